@@ -1,0 +1,27 @@
+// One build for every bundle. `node esbuild.mjs` builds once; `--watch` rebuilds on change;
+// `--production` minifies.
+import * as esbuild from 'esbuild';
+
+const production = process.argv.includes('--production');
+const watch = process.argv.includes('--watch');
+
+const node = {
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  sourcemap: !production,
+  minify: production,
+  logLevel: 'warning',
+};
+
+const builds = [
+  // The language server bundles all of its dependencies: it runs under VS Code's own Node.
+  { ...node, entryPoints: { server: 'server/src/server.ts' }, outdir: 'dist' },
+];
+
+if (watch) {
+  for (const options of builds) await (await esbuild.context(options)).watch();
+} else {
+  await Promise.all(builds.map((options) => esbuild.build(options)));
+}

@@ -1,0 +1,91 @@
+/**
+ * Reads numbered lines out of a value file from the nearest index checkpoint, one chunk at a
+ * time. A line is kept only up to `maxLineBytes` (the rest is counted, not held), so even a
+ * single 1 GB line never sits in memory whole.
+ */
+import { open } from 'node:fs/promises';
+import { checkpointFor, type LineIndex } from './lineIndex';
+
+const CHUNK_BYTES = 64 * 1024;
+const NEWLINE = 0x0a;
+
+export interface ReadLine {
+  number: number;
+  text: string;
+  /** Bytes of the line that were not kept because it was longer than the cap. */
+  cutBytes: number;
+}
+
+/** Largest prefix length ≤ max that ends on a UTF-8 character boundary. */
+function boundary(bytes: Buffer, max: number): number {
+  if (bytes.length <= max) return bytes.length;
+  let end = max;
+  while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end--;
+  return end;
+}
+
+/**
+ * Calls `visit` for each line from `fromLine` on, until it returns false or the value ends.
+ */
+export async function readLines(
+  path: string,
+  index: LineIndex,
+  fromLine: number,
+  maxLineBytes: number,
+  visit: (line: ReadLine) => boolean,
+): Promise<void> {
+  if (fromLine > index.lines) return;
+  const handle = await open(path, 'r');
+  try {
+    const start = checkpointFor(index, fromLine);
+    let position = start.offset;
+    let lineNumber = start.line;
+    const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+    let parts: Buffer[] = [];
+    let kept = 0;
+    let length = 0;
+    const keepLimit = maxLineBytes + 4; // a little over, to find a character boundary
+
+    const emit = (): boolean => {
+      const bytes = Buffer.concat(parts, kept);
+      const end = boundary(bytes, maxLineBytes);
+      const more = visit({ number: lineNumber, text: bytes.subarray(0, end).toString('utf8'), cutBytes: length - end });
+      parts = [];
+      kept = 0;
+      length = 0;
+      lineNumber++;
+      return more;
+    };
+
+    for (;;) {
+      const { bytesRead } = await handle.read(chunk, 0, CHUNK_BYTES, position);
+      if (bytesRead === 0) break;
+      position += bytesRead;
+      const view = chunk.subarray(0, bytesRead);
+      let from = 0;
+      while (from < bytesRead) {
+        const nl = view.indexOf(NEWLINE, from);
+        const end = nl === -1 ? bytesRead : nl;
+        if (lineNumber >= fromLine) {
+          const take = Math.min(end - from, keepLimit - kept);
+          if (take > 0) {
+            parts.push(Buffer.from(view.subarray(from, from + take)));
+            kept += take;
+          }
+          length += end - from;
+        }
+        if (end === bytesRead) break;
+        from = end + 1;
+        if (lineNumber >= fromLine) {
+          if (!emit()) return;
+        } else {
+          lineNumber++;
+        }
+      }
+    }
+    // The last line, when the value does not end in a newline.
+    if (lineNumber >= fromLine && lineNumber <= index.lines) emit();
+  } finally {
+    await handle.close();
+  }
+}

@@ -1,0 +1,186 @@
+/**
+ * peek_value: a bounded answer from a retained value, by line range or by search. Every line
+ * is `N: text`; an answer never exceeds `peekMaxBytes`, and a cut answer ends with a line
+ * that says so and where to continue.
+ */
+import { gutterLine } from './gutter';
+import type { LineIndex } from './lineIndex';
+import { readLines, type ReadLine } from './lineReader';
+import { compileQuery, searchLines } from './search';
+import type { Settings } from './settings';
+
+export interface PeekRequest {
+  start?: number;
+  end?: number;
+  query?: string;
+  ignoreCase?: boolean;
+  regex?: boolean;
+  context?: number;
+}
+
+export interface PeekAnswer {
+  text: string;
+  totalLines: number;
+  bytes: number;
+  truncated: boolean;
+  /** Where the next call should start to continue a cut answer. */
+  nextStart?: number;
+  /** For a search: how many lines match in all. */
+  matches?: number;
+}
+
+export const MAX_CONTEXT_LINES = 20;
+/** Room kept for the closing notice line. */
+const NOTICE_RESERVE_BYTES = 240;
+export const MAX_QUERY_LENGTH = 1000;
+
+/** A peek that cannot be answered; the message says what to do instead. */
+export class PeekError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PeekError';
+  }
+}
+
+type Limits = Pick<Settings, 'peekMaxLines' | 'peekMaxBytes'>;
+
+function wholeNumber(value: unknown, name: string, min: number): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min) {
+    throw new PeekError(`${name} must be a whole number of at least ${min} (got ${JSON.stringify(value)})`);
+  }
+  return value;
+}
+
+/** Collects rendered lines while they fit in the byte budget. */
+class Answer {
+  readonly lines: string[] = [];
+  private used = 0;
+  constructor(private readonly budget: number) {}
+
+  /** Max bytes of line text one line may keep, so `linesPerWindow` lines always fit. */
+  lineCap(linesPerWindow = 1): number {
+    return Math.max(64, Math.floor(this.budget / linesPerWindow) - 64);
+  }
+
+  /** Adds a line if it fits; a line alone in the answer always fits (the reader cut it). */
+  add(text: string): boolean {
+    const size = Buffer.byteLength(text, 'utf8') + 1;
+    if (this.lines.length > 0 && this.used + size > this.budget) return false;
+    this.lines.push(text);
+    this.used += size;
+    return true;
+  }
+}
+
+function render(line: ReadLine): string {
+  const text = line.cutBytes > 0 ? `${line.text}… [line cut: ${line.cutBytes} more bytes]` : line.text;
+  return gutterLine(line.number, text);
+}
+
+export async function peekValue(
+  path: string,
+  index: LineIndex,
+  valueId: string,
+  request: PeekRequest,
+  limits: Limits,
+): Promise<PeekAnswer> {
+  const start = wholeNumber(request.start, 'start', 1) ?? 1;
+  const end = wholeNumber(request.end, 'end', 1);
+  const context = wholeNumber(request.context, 'context', 0) ?? 0;
+  if (context > MAX_CONTEXT_LINES) throw new PeekError(`context must be at most ${MAX_CONTEXT_LINES} (got ${context})`);
+  if (end !== undefined && end < start) throw new PeekError(`end (${end}) must not be before start (${start})`);
+  const base = { totalLines: index.lines, bytes: index.bytes };
+  if (request.query !== undefined && request.query !== null) {
+    if (typeof request.query !== 'string') throw new PeekError('query must be a string');
+    if (request.query.length > MAX_QUERY_LENGTH) throw new PeekError(`query must be at most ${MAX_QUERY_LENGTH} characters`);
+    return { ...base, ...(await search(path, index, valueId, request, start, end ?? index.lines, context, limits)) };
+  }
+  if (index.lines === 0) return { ...base, text: '[peek: the value is empty]', truncated: false };
+  if (start > index.lines) {
+    throw new PeekError(`start (${start}) is past the end: the value has ${index.lines} lines`);
+  }
+  return { ...base, ...(await range(path, index, valueId, start, Math.min(end ?? Infinity, index.lines), limits)) };
+}
+
+async function range(path: string, index: LineIndex, valueId: string, start: number, end: number, limits: Limits) {
+  const last = Math.min(end, start + limits.peekMaxLines - 1);
+  const answer = new Answer(limits.peekMaxBytes - NOTICE_RESERVE_BYTES);
+  let shownTo = start - 1;
+  await readLines(path, index, start, answer.lineCap(), (line) => {
+    if (line.number > last || !answer.add(render(line))) return false;
+    shownTo = line.number;
+    return line.number < last;
+  });
+  if (shownTo >= end) return { text: answer.lines.join('\n'), truncated: false };
+  const nextStart = shownTo + 1;
+  const why = shownTo < last ? `the ${limits.peekMaxBytes}-byte answer cap` : `the ${limits.peekMaxLines}-line cap`;
+  answer.lines.push(
+    `[peek: cut at ${why}: showing lines ${start}-${shownTo} of ${index.lines}; continue with {"id":"${valueId}","start":${nextStart}${end < index.lines ? `,"end":${end}` : ''}}]`,
+  );
+  return { text: answer.lines.join('\n'), truncated: true, nextStart };
+}
+
+async function search(
+  path: string,
+  index: LineIndex,
+  valueId: string,
+  request: PeekRequest,
+  from: number,
+  to: number,
+  context: number,
+  limits: Limits,
+) {
+  let matcher;
+  try {
+    matcher = compileQuery({ query: request.query!, ignoreCase: request.ignoreCase, regex: request.regex });
+  } catch (err) {
+    throw new PeekError((err as Error).message);
+  }
+  const found = await searchLines(path, index, matcher, from, to, limits.peekMaxLines);
+  const quoted = JSON.stringify(request.query);
+  if (found.total === 0) {
+    return { text: `[peek: no line matches ${quoted} in lines ${from}-${Math.min(to, index.lines)} of ${index.lines}]`, truncated: false, matches: 0 };
+  }
+
+  // Merge each match's context window into runs of lines to show.
+  const windows: [number, number][] = [];
+  for (const line of found.lines) {
+    const lo = Math.max(1, line - context);
+    const hi = Math.min(index.lines, line + context);
+    const prev = windows[windows.length - 1];
+    if (prev && lo <= prev[1] + 1) prev[1] = Math.max(prev[1], hi);
+    else windows.push([lo, hi]);
+  }
+
+  // The closing notice repeats the query, so keep room for it.
+  const answer = new Answer(limits.peekMaxBytes - NOTICE_RESERVE_BYTES - Buffer.byteLength(quoted));
+  const lineCap = answer.lineCap(2 * context + 1);
+  let lastMatchShown = 0;
+  let full = false;
+  const isMatch = new Set(found.lines);
+  for (const [i, [lo, hi]] of windows.entries()) {
+    if (i > 0 && !answer.add('--')) break;
+    await readLines(path, index, lo, lineCap, (line) => {
+      if (line.number > hi) return false;
+      if (!answer.add(render(line))) {
+        full = true;
+        return false;
+      }
+      if (isMatch.has(line.number)) lastMatchShown = line.number;
+      return line.number < hi;
+    });
+    if (full) break;
+  }
+  const shownMatches = found.lines.filter((l) => l <= lastMatchShown).length;
+  if (shownMatches === found.total) {
+    answer.lines.push(`[peek: ${found.total} matching line${found.total === 1 ? '' : 's'}]`);
+    return { text: answer.lines.join('\n'), truncated: false, matches: found.total };
+  }
+  const nextStart = lastMatchShown + 1;
+  const options = `${request.ignoreCase ? ',"ignoreCase":true' : ''}${request.regex ? ',"regex":true' : ''}${context ? `,"context":${context}` : ''}`;
+  answer.lines.push(
+    `[peek: showing ${shownMatches} of ${found.total} matching lines (through line ${lastMatchShown}); continue with {"id":"${valueId}","query":${quoted}${options},"start":${nextStart}}]`,
+  );
+  return { text: answer.lines.join('\n'), truncated: true, nextStart, matches: found.total };
+}

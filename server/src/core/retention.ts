@@ -1,0 +1,270 @@
+/**
+ * The retention service: the one entry point every front end (language server, tests, a
+ * future CLI or MCP server) calls. It wires ids → store → stub → transcript for a retain,
+ * ids → store → peek for a peek, and transcript → replay for a replay.
+ */
+import { createHash } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import { pathToFileURL } from 'node:url';
+import { sanitizeId, valueIdCandidates } from './ids';
+import { peekValue, PeekError, type PeekAnswer, type PeekRequest } from './peek';
+import { offersPeek, replayStructured, replayText, type StructuredReplay } from './replay';
+import { resolveSettings, type Settings } from './settings';
+import { Store, type RunSummary, type ValueMeta } from './store';
+import { stubFor } from './stub';
+import { appendEvent, readEvents, readOfferedTools, validateEvent, type ReadResult, type TranscriptEvent } from './transcript';
+import { countLines, utf8Bytes } from './text';
+
+export interface RetainParams {
+  runId: string;
+  callId: string;
+  tool: string;
+  text: string;
+  isError?: boolean;
+  args?: unknown;
+  turn?: number;
+  durationMs?: number;
+}
+
+export interface RetainResult {
+  /** Exactly what the model gets: the stub when retained, else the result itself. */
+  content: string;
+  retained: boolean;
+  valueId?: string;
+  uri?: string;
+  bytes: number;
+  lines: number;
+  /** Why a result over the threshold was kept verbatim, or that the transcript append failed. */
+  warning?: string;
+}
+
+export interface PeekParams extends PeekRequest {
+  valueId: string;
+  runId?: string;
+}
+
+export interface PeekResult extends PeekAnswer {
+  runId: string;
+  valueId: string;
+}
+
+export type ReplayShape = 'text' | 'structured';
+
+export type ReplayResult = { shape: 'text'; text: string } | ({ shape: 'structured' } & StructuredReplay);
+
+/** A request that cannot be carried out as given; the message names the field and the fix. */
+export class RequestError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RequestError';
+  }
+}
+
+function requireString(value: unknown, field: string): string {
+  if (typeof value !== 'string' || value.length === 0) throw new RequestError(`${field} must be a non-empty string`);
+  return value;
+}
+
+export class RetentionService {
+  readonly store: Store;
+  private settings: Settings;
+  private readonly events = new EventEmitter();
+  /** Whether each run offers peek_value, by run file name, read once from its first event. */
+  private readonly offersPeekCache = new Map<string, boolean>();
+
+  constructor(root: string, settings: Partial<Settings> = {}) {
+    this.store = new Store(root);
+    this.settings = resolveSettings(settings);
+  }
+
+  init(): Promise<void> {
+    return this.store.init();
+  }
+
+  getSettings(): Settings {
+    return { ...this.settings };
+  }
+
+  /** Replaces the settings; throws a SettingsError (and keeps the old ones) when invalid. */
+  updateSettings(input: unknown): Settings {
+    this.settings = resolveSettings(input);
+    return this.getSettings();
+  }
+
+  /** Called with a run id whenever this service changes that run. */
+  onChanged(listener: (runId: string) => void): () => void {
+    this.events.on('changed', listener);
+    return () => this.events.off('changed', listener);
+  }
+
+  private changed(runId: string): void {
+    this.events.emit('changed', runId);
+  }
+
+  async retain(params: RetainParams): Promise<RetainResult> {
+    const runId = sanitizeId(requireString(params.runId, 'runId'));
+    const callId = requireString(params.callId, 'callId');
+    const tool = requireString(params.tool, 'tool');
+    if (typeof params.text !== 'string') throw new RequestError('text must be a string');
+    if (params.isError !== undefined && typeof params.isError !== 'boolean') throw new RequestError('isError must be a boolean');
+    if (params.turn !== undefined && !(Number.isInteger(params.turn) && params.turn >= 0)) throw new RequestError('turn must be a whole number');
+    const { text } = params;
+    const isError = params.isError ?? false;
+    const bytes = utf8Bytes(text);
+    const lines = countLines(text);
+    const settings = this.settings;
+
+    let meta: ValueMeta | undefined;
+    let warning: string | undefined;
+    if (bytes > settings.thresholdBytes && (await this.runOffersPeek(runId))) {
+      try {
+        meta = await this.storeValue(runId, callId, tool, text, isError, settings);
+      } catch (err) {
+        warning = `kept verbatim: the value could not be written (${(err as Error).message})`;
+      }
+    }
+
+    const preview = { previewHeadLines: settings.previewHeadLines, previewTailLines: settings.previewTailLines };
+    const content = meta ? stubFor({ valueId: meta.valueId, tool, text, isError }, preview) : text;
+    const event: TranscriptEvent = {
+      type: 'tool_call_finished',
+      callId,
+      tool,
+      result: text,
+      ...(isError ? { isError } : {}),
+      ...(params.args !== undefined ? { arguments: params.args } : {}),
+      ...(params.turn !== undefined ? { turn: params.turn } : {}),
+      ...(params.durationMs !== undefined ? { durationMs: params.durationMs } : {}),
+      ...(meta ? { valueId: meta.valueId, bytes: meta.bytes, lines: meta.lines, sha256: meta.sha256, preview } : {}),
+    };
+    try {
+      await appendEvent(this.store.transcriptPath(runId), event);
+    } catch (err) {
+      // The stub (if any) still points at a complete file; say what the transcript missed.
+      warning = [warning, `the transcript append failed (${(err as Error).message})`].filter(Boolean).join('; ');
+    }
+    this.changed(runId);
+    return {
+      content,
+      retained: meta !== undefined,
+      ...(meta ? { valueId: meta.valueId, uri: pathToFileURL(this.store.valuePath(runId, meta.valueId)).href } : {}),
+      bytes,
+      lines,
+      ...(warning ? { warning } : {}),
+    };
+  }
+
+  /**
+   * Writes the value under the call's id. If that name is taken by different bytes (a call id
+   * used twice in a run), the value gets a name derived from the call id and its hash, so the
+   * earlier stub keeps pointing at what it showed.
+   */
+  private async storeValue(runId: string, callId: string, tool: string, text: string, isError: boolean, settings: Settings): Promise<ValueMeta> {
+    const preview = { previewHeadLines: settings.previewHeadLines, previewTailLines: settings.previewTailLines };
+    let valueId = sanitizeId(callId);
+    if (await this.store.valueExists(runId, valueId)) {
+      const sha256 = createHash('sha256').update(text, 'utf8').digest('hex');
+      valueId = sanitizeId(`${callId}\u0000${sha256}`);
+    }
+    return this.store.writeValue({ runId, valueId, callId, tool, isError, preview }, text);
+  }
+
+  private async runOffersPeek(runId: string): Promise<boolean> {
+    const cached = this.offersPeekCache.get(runId);
+    if (cached !== undefined) return cached;
+    const tools = await readOfferedTools(this.store.transcriptPath(runId));
+    const offers = tools === undefined ? true : offersPeek([{ type: 'run_started', tools }]);
+    // Only a recorded run_started is final; a run without one may still get it.
+    if (tools !== undefined) this.offersPeekCache.set(runId, offers);
+    return offers;
+  }
+
+  async append(runIdRaw: unknown, event: unknown): Promise<void> {
+    const runId = sanitizeId(requireString(runIdRaw, 'runId'));
+    const problem = validateEvent(event);
+    if (problem) throw new RequestError(problem);
+    const e = event as TranscriptEvent;
+    if (e.type === 'tool_call_finished') throw new RequestError('event.type tool_call_finished is recorded by retained/retain, which also decides retention');
+    await appendEvent(this.store.transcriptPath(runId), e);
+    if (e.type === 'run_started') this.offersPeekCache.delete(runId);
+    this.changed(runId);
+  }
+
+  /** Finds the run holding a value; several candidates without a runId is an error listing them. */
+  async resolveValue(valueIdRaw: unknown, runIdRaw?: unknown): Promise<{ runId: string; valueId: string }> {
+    const given = requireString(valueIdRaw, 'valueId');
+    const candidates = valueIdCandidates(given);
+    if (runIdRaw !== undefined && runIdRaw !== null) {
+      const runId = sanitizeId(requireString(runIdRaw, 'runId'));
+      for (const valueId of candidates) if (await this.store.valueExists(runId, valueId)) return { runId, valueId };
+      const known = (await this.store.listValueFiles(runId)).map((v) => v.valueId);
+      throw new RequestError(`no value ${JSON.stringify(given)} in run ${runId}; ${describeKnown(known)}`);
+    }
+    const found: { runId: string; valueId: string }[] = [];
+    for (const valueId of candidates) for (const runId of await this.store.runsWithValue(valueId)) found.push({ runId, valueId });
+    if (found.length === 1) return found[0]!;
+    if (found.length > 1) {
+      throw new RequestError(`value ${JSON.stringify(given)} is in several runs (${found.map((f) => f.runId).join(', ')}): pass runId to choose one`);
+    }
+    const known: string[] = [];
+    for (const runId of (await this.store.listRunIds()).slice(0, 5)) {
+      known.push(...(await this.store.listValueFiles(runId)).map((v) => v.valueId));
+    }
+    throw new RequestError(`no retained value ${JSON.stringify(given)}; ${describeKnown(known)}`);
+  }
+
+  async peek(params: PeekParams): Promise<PeekResult> {
+    const { runId, valueId } = await this.resolveValue(params.valueId, params.runId);
+    const index = await this.store.lineIndex(runId, valueId);
+    try {
+      const answer = await peekValue(this.store.valuePath(runId, valueId), index, valueId, params, this.settings);
+      return { runId, valueId, ...answer };
+    } catch (err) {
+      if (err instanceof PeekError) throw new RequestError(err.message);
+      throw err;
+    }
+  }
+
+  async runs(): Promise<RunSummary[]> {
+    const ids = await this.store.listRunIds();
+    return Promise.all(ids.map((id) => this.store.summarizeRun(id)));
+  }
+
+  values(runId: unknown): Promise<ValueMeta[]> {
+    return this.store.listValues(sanitizeId(requireString(runId, 'runId')));
+  }
+
+  transcript(runId: unknown, from = 0, limit = Infinity): Promise<ReadResult> {
+    if (!Number.isInteger(from) || from < 0) throw new RequestError('from must be a whole number of at least 0');
+    if (limit !== Infinity && (!Number.isInteger(limit) || limit < 1)) throw new RequestError('limit must be a whole number of at least 1');
+    return readEvents(this.store.transcriptPath(sanitizeId(requireString(runId, 'runId'))), from, limit);
+  }
+
+  async replay(runIdRaw: unknown, shape: unknown): Promise<ReplayResult & { skipped: ReadResult['skipped'] }> {
+    const runId = sanitizeId(requireString(runIdRaw, 'runId'));
+    if (shape !== 'text' && shape !== 'structured') throw new RequestError(`shape must be "text" or "structured" (got ${JSON.stringify(shape)})`);
+    const { events, skipped } = await readEvents(this.store.transcriptPath(runId));
+    const existingValues = new Set((await this.store.listValueFiles(runId)).map((v) => v.valueId));
+    const input = { events, existingValues };
+    if (shape === 'text') return { shape, text: replayText(input), skipped };
+    return { shape, ...replayStructured(input), skipped };
+  }
+
+  async delete(runIdRaw: unknown, valueIdRaw?: unknown): Promise<void> {
+    const runId = sanitizeId(requireString(runIdRaw, 'runId'));
+    if (valueIdRaw === undefined || valueIdRaw === null) {
+      await this.store.deleteRun(runId);
+      this.offersPeekCache.delete(runId);
+    } else {
+      const { valueId } = await this.resolveValue(valueIdRaw, runId);
+      await this.store.deleteValue(runId, valueId);
+    }
+    this.changed(runId);
+  }
+}
+
+function describeKnown(ids: string[]): string {
+  if (ids.length === 0) return 'no values are retained yet';
+  const shown = ids.slice(0, 20).join(', ');
+  return `known ids: ${shown}${ids.length > 20 ? `, … (${ids.length - 20} more)` : ''}`;
+}

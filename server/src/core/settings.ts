@@ -1,0 +1,72 @@
+/**
+ * Retention settings: defaults, bounds, and the one validator every front end uses. A peek
+ * answer must stay below the retention threshold, or a peek could itself be retained.
+ */
+
+export interface Settings {
+  /** Results whose UTF-8 size exceeds this many bytes are retained. */
+  thresholdBytes: number;
+  /** Most lines one peek returns. */
+  peekMaxLines: number;
+  /** Most bytes one peek answer holds; must be below `thresholdBytes`. */
+  peekMaxBytes: number;
+  /** Lines of the value's head shown in a stub. */
+  previewHeadLines: number;
+  /** Lines of the value's tail shown in a stub. */
+  previewTailLines: number;
+}
+
+export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
+  thresholdBytes: 20480,
+  peekMaxLines: 400,
+  peekMaxBytes: 16384,
+  previewHeadLines: 6,
+  previewTailLines: 6,
+});
+
+interface Bound {
+  min: number;
+  max: number;
+}
+
+export const SETTING_BOUNDS: Readonly<Record<keyof Settings, Bound>> = Object.freeze({
+  thresholdBytes: { min: 2048, max: 1 << 30 },
+  peekMaxLines: { min: 1, max: 400 },
+  peekMaxBytes: { min: 1024, max: 1 << 20 },
+  previewHeadLines: { min: 0, max: 10 },
+  previewTailLines: { min: 0, max: 10 },
+});
+
+export class SettingsError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SettingsError';
+  }
+}
+
+/**
+ * Fills defaults and checks every field. Throws a SettingsError naming the field and the
+ * rule it broke; unknown fields are ignored so newer clients can talk to older servers.
+ */
+export function resolveSettings(input: unknown): Settings {
+  if (input !== undefined && input !== null && (typeof input !== 'object' || Array.isArray(input))) {
+    throw new SettingsError('settings must be an object');
+  }
+  const given = (input ?? {}) as Record<string, unknown>;
+  const out = { ...DEFAULT_SETTINGS };
+  for (const key of Object.keys(SETTING_BOUNDS) as (keyof Settings)[]) {
+    const value = given[key];
+    if (value === undefined || value === null) continue;
+    const { min, max } = SETTING_BOUNDS[key];
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+      throw new SettingsError(`${key} must be a whole number from ${min} to ${max} (got ${JSON.stringify(value)})`);
+    }
+    out[key] = value;
+  }
+  if (out.peekMaxBytes >= out.thresholdBytes) {
+    throw new SettingsError(
+      `peekMaxBytes (${out.peekMaxBytes}) must be below thresholdBytes (${out.thresholdBytes}), or a peek answer could itself be retained`,
+    );
+  }
+  return out;
+}

@@ -1,0 +1,50 @@
+/**
+ * The stub the model sees in place of a retained result. A pure function of the result and
+ * the preview settings, so the live turn and every replay produce the same bytes.
+ */
+import { gutterLine } from './gutter';
+import { countLines, cutToBytes, headLines, markedCut, tailLines, utf8Bytes } from './text';
+
+export const STUB_MAX_BYTES = 2048;
+/** Room for the preview lines; the header, omission line and hint take the rest. */
+const PREVIEW_BUDGET_BYTES = 1400;
+const TOOL_NAME_MAX_BYTES = 64;
+
+export interface StubInput {
+  valueId: string;
+  tool: string;
+  text: string;
+  isError?: boolean;
+}
+
+export interface PreviewSettings {
+  previewHeadLines: number;
+  previewTailLines: number;
+}
+
+export function stubFor(input: StubInput, preview: PreviewSettings): string {
+  const { valueId, text } = input;
+  const bytes = utf8Bytes(text);
+  const lines = countLines(text);
+  const tool = cutToBytes(input.tool.replace(/[\r\n]/g, ' '), TOOL_NAME_MAX_BYTES).kept;
+  const out: string[] = [
+    `[retained #${valueId}] ${tool} ${input.isError ? 'error' : 'result'}: ${bytes} bytes, ${lines} lines, kept out of context`,
+  ];
+
+  const head = Math.min(preview.previewHeadLines, lines);
+  const tail = Math.min(preview.previewTailLines, lines - head);
+  if (head + tail > 0) {
+    // Each shown line gets an equal share of the budget, minus its gutter and cut mark.
+    const perLine = Math.max(16, Math.floor(PREVIEW_BUDGET_BYTES / (head + tail)) - 40);
+    headLines(text, head).forEach((line, i) => out.push(gutterLine(i + 1, markedCut(line, perLine))));
+    const hidden = lines - head - tail;
+    if (hidden > 0) out.push(`… ${hidden} lines not shown (${head + 1}-${lines - tail}) …`);
+    const firstTail = lines - tail + 1;
+    tailLines(text, tail).forEach((line, i) => out.push(gutterLine(firstTail + i, markedCut(line, perLine))));
+  }
+
+  out.push(
+    `Read it with peek_value: {"id":"${valueId}","start":1,"end":400} for lines, or {"id":"${valueId}","query":"text"} to search.`,
+  );
+  return out.join('\n');
+}

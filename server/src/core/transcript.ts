@@ -1,0 +1,190 @@
+/**
+ * The run transcript: one JSON event per line in `runs/<runId>.jsonl`, appended as things
+ * happen. It always holds every full tool result, retained or not, so the UI and replay can
+ * rebuild anything.
+ *
+ * Appends are serialized per file inside a process, and each event is one `write()` on an
+ * O_APPEND descriptor, so events from several processes never interleave. A crash mid-append
+ * leaves a torn last line, which readers report and skip.
+ */
+import { promises as fs } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { createReadStream } from 'node:fs';
+
+export type StopReason = 'end_turn' | 'interrupted' | 'aborted' | 'error';
+export const STOP_REASONS: readonly StopReason[] = ['end_turn', 'interrupted', 'aborted', 'error'];
+
+export interface ToolCall {
+  id: string;
+  name: string;
+  arguments: unknown;
+}
+
+interface EventBase {
+  /** ISO time; filled in when the event is appended without one. */
+  ts?: string;
+  /** The turn (model request) this event belongs to, when the writer tracks it. */
+  turn?: number;
+}
+
+export interface RunStartedEvent extends EventBase {
+  type: 'run_started';
+  tools: string[];
+  model?: string;
+  agent?: string;
+}
+export interface UserEvent extends EventBase {
+  type: 'user';
+  text: string;
+}
+export interface AssistantEvent extends EventBase {
+  type: 'assistant';
+  text?: string;
+  toolCalls?: ToolCall[];
+}
+export interface ToolCallFinishedEvent extends EventBase {
+  type: 'tool_call_finished';
+  callId: string;
+  tool: string;
+  result: string;
+  isError?: boolean;
+  durationMs?: number;
+  /** The call's arguments, for a result whose call no assistant event recorded. */
+  arguments?: unknown;
+  /** Set when the result was retained: the value file and what the stub was made with. */
+  valueId?: string;
+  bytes?: number;
+  lines?: number;
+  sha256?: string;
+  preview?: { previewHeadLines: number; previewTailLines: number };
+}
+export interface TurnEndedEvent extends EventBase {
+  type: 'turn_ended';
+  stopReason: StopReason;
+}
+
+export type TranscriptEvent = RunStartedEvent | UserEvent | AssistantEvent | ToolCallFinishedEvent | TurnEndedEvent;
+export type EventType = TranscriptEvent['type'];
+
+export interface ReadResult {
+  events: TranscriptEvent[];
+  /** Lines that could not be parsed (a torn last line after a crash), with their line numbers. */
+  skipped: { line: number; reason: string }[];
+}
+
+const queues = new Map<string, Promise<unknown>>();
+
+/** Appends one event as one line. Resolves when it is on disk (written, not fsynced). */
+export function appendEvent(path: string, event: TranscriptEvent): Promise<void> {
+  const stamped = event.ts ? event : { ...event, ts: new Date().toISOString() };
+  const line = Buffer.from(`${JSON.stringify(stamped)}\n`, 'utf8');
+  const previous = queues.get(path) ?? Promise.resolve();
+  const next = previous.catch(() => undefined).then(() => writeLine(path, line));
+  queues.set(path, next);
+  void next.finally(() => {
+    if (queues.get(path) === next) queues.delete(path);
+  });
+  return next;
+}
+
+async function writeLine(path: string, line: Buffer): Promise<void> {
+  const handle = await fs.open(path, 'a');
+  try {
+    // One write call for the whole line: with O_APPEND the kernel places it atomically.
+    const { bytesWritten } = await handle.write(line, 0, line.length);
+    if (bytesWritten !== line.length) throw new Error(`short write to ${path}: ${bytesWritten} of ${line.length} bytes`);
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Reads events in order, from 0-based event position `from`, at most `limit` of them.
+ * Lines that do not parse are reported in `skipped`, never fatal.
+ */
+export async function readEvents(path: string, from = 0, limit = Infinity): Promise<ReadResult> {
+  const result: ReadResult = { events: [], skipped: [] };
+  let stream;
+  try {
+    await fs.access(path);
+    stream = createReadStream(path, { encoding: 'utf8', highWaterMark: 1 << 20 });
+  } catch {
+    return result;
+  }
+  const lines = createInterface({ input: stream, crlfDelay: Infinity });
+  let lineNo = 0;
+  let position = 0;
+  for await (const text of lines) {
+    lineNo++;
+    if (text.trim() === '') continue;
+    const parsed = parseEvent(text);
+    if (typeof parsed === 'string') {
+      result.skipped.push({ line: lineNo, reason: parsed });
+      continue;
+    }
+    if (position >= from && result.events.length < limit) result.events.push(parsed);
+    position++;
+    if (result.events.length >= limit) break;
+  }
+  lines.close();
+  stream.destroy();
+  return result;
+}
+
+/** The event, or a string saying why the line is not one. */
+function parseEvent(text: string): TranscriptEvent | string {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return `not JSON (a torn line?): ${text.slice(0, 60)}`;
+  }
+  const problem = validateEvent(value);
+  return problem ?? (value as TranscriptEvent);
+}
+
+/** undefined when `value` is a well-formed event; else what is wrong with it, naming the field. */
+export function validateEvent(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'event must be an object';
+  const e = value as Record<string, unknown>;
+  const str = (field: string) => (typeof e[field] === 'string' ? undefined : `event.${field} must be a string`);
+  const optStr = (field: string) => (e[field] === undefined || typeof e[field] === 'string' ? undefined : `event.${field} must be a string`);
+  if (e.ts !== undefined && typeof e.ts !== 'string') return 'event.ts must be a string';
+  if (e.turn !== undefined && !(Number.isInteger(e.turn) && (e.turn as number) >= 0)) return 'event.turn must be a whole number';
+  switch (e.type) {
+    case 'run_started':
+      if (!Array.isArray(e.tools) || !e.tools.every((t) => typeof t === 'string')) return 'event.tools must be an array of strings';
+      return optStr('model') ?? optStr('agent');
+    case 'user':
+      return str('text');
+    case 'assistant': {
+      const textProblem = optStr('text');
+      if (textProblem) return textProblem;
+      if (e.toolCalls === undefined) return undefined;
+      if (!Array.isArray(e.toolCalls)) return 'event.toolCalls must be an array';
+      for (const [i, call] of e.toolCalls.entries()) {
+        const c = call as Record<string, unknown> | null;
+        if (typeof c !== 'object' || c === null) return `event.toolCalls[${i}] must be an object`;
+        if (typeof c.id !== 'string' || c.id === '') return `event.toolCalls[${i}].id must be a non-empty string`;
+        if (typeof c.name !== 'string' || c.name === '') return `event.toolCalls[${i}].name must be a non-empty string`;
+      }
+      return undefined;
+    }
+    case 'tool_call_finished':
+      if (typeof e.callId !== 'string' || e.callId === '') return 'event.callId must be a non-empty string';
+      if (e.isError !== undefined && typeof e.isError !== 'boolean') return 'event.isError must be a boolean';
+      return str('tool') ?? str('result') ?? optStr('valueId');
+    case 'turn_ended':
+      if (!STOP_REASONS.includes(e.stopReason as StopReason)) return `event.stopReason must be one of ${STOP_REASONS.join(', ')}`;
+      return undefined;
+    default:
+      return `event.type must be one of run_started, user, assistant, tool_call_finished, turn_ended (got ${JSON.stringify(e.type)})`;
+  }
+}
+
+/** The tools a run offers: from its first run_started event, or undefined when it has none. */
+export async function readOfferedTools(path: string): Promise<string[] | undefined> {
+  const { events } = await readEvents(path, 0, 1);
+  const first = events[0];
+  return first?.type === 'run_started' ? first.tools : undefined;
+}

@@ -1,0 +1,97 @@
+/**
+ * The Retained Outputs protocol: every custom message between the language server and its
+ * clients, declared once. The server, the extension and the tests import these objects, so a
+ * renamed field fails to compile on every side.
+ */
+import { NotificationType, RequestType } from 'vscode-languageserver-protocol';
+import type { PeekParams, PeekResult, RetainParams, RetainResult } from './core/retention';
+import type { Block, Message } from './core/replay';
+import type { Settings } from './core/settings';
+import type { RunSummary, ValueMeta } from './core/store';
+import type { ReadResult, StopReason, TranscriptEvent } from './core/transcript';
+
+export type { Block, Message, PeekParams, PeekResult, ReadResult, RetainParams, RetainResult, RunSummary, Settings, StopReason, TranscriptEvent, ValueMeta };
+
+/** Client → server: record a tool result; retain it when it is over the threshold. */
+export namespace RetainRequest {
+  export const method = 'retained/retain';
+  export const type = new RequestType<RetainParams, RetainResult, void>(method);
+}
+
+/** Client → server: a bounded read of a retained value, by line range or search. */
+export namespace PeekRequest {
+  export const method = 'retained/peek';
+  export const type = new RequestType<PeekParams, PeekResult, void>(method);
+}
+
+export interface AppendParams {
+  runId: string;
+  event: TranscriptEvent;
+}
+/** Client → server: append a run_started, user, assistant or turn_ended event to a run. */
+export namespace AppendRequest {
+  export const method = 'retained/append';
+  export const type = new RequestType<AppendParams, { ok: true }, void>(method);
+}
+
+/** Client → server: every run in the store, newest first. */
+export namespace RunsRequest {
+  export const method = 'retained/runs';
+  export const type = new RequestType<Record<string, never> | undefined, { runs: RunSummary[] }, void>(method);
+}
+
+/** Client → server: the retained values of one run, oldest first. */
+export namespace ValuesRequest {
+  export const method = 'retained/values';
+  export const type = new RequestType<{ runId: string }, { values: (ValueMeta & { uri: string })[] }, void>(method);
+}
+
+export interface TranscriptParams {
+  runId: string;
+  /** 0-based position of the first event to return. */
+  from?: number;
+  limit?: number;
+}
+/** Client → server: a page of a run's transcript events, full results included. */
+export namespace TranscriptRequest {
+  export const method = 'retained/transcript';
+  export const type = new RequestType<TranscriptParams, ReadResult, void>(method);
+}
+
+export interface ReplayParams {
+  runId: string;
+  shape: 'text' | 'structured';
+}
+export type ReplayResponse =
+  | { shape: 'text'; text: string; skipped: ReadResult['skipped'] }
+  | { shape: 'structured'; messages: Message[]; stopReason?: StopReason; skipped: ReadResult['skipped'] };
+/** Client → server: the model-facing history of a run, rebuilt from its transcript. */
+export namespace ReplayRequest {
+  export const method = 'retained/replay';
+  export const type = new RequestType<ReplayParams, ReplayResponse, void>(method);
+}
+
+/** Client → server: delete one value (with valueId) or a whole run (without). */
+export namespace DeleteRequest {
+  export const method = 'retained/delete';
+  export const type = new RequestType<{ runId: string; valueId?: string }, { ok: true }, void>(method);
+}
+
+/** Client → server: the settings in force and where the store is. */
+export namespace StatusRequest {
+  export const method = 'retained/status';
+  export const type = new RequestType<Record<string, never> | undefined, { root: string; settings: Settings; runs: number; values: number; valueBytes: number }, void>(method);
+}
+
+/** Server → client: a run changed (this server, or another process writing the same store). */
+export namespace ChangedNotification {
+  export const method = 'retained/changed';
+  export const type = new NotificationType<{ runId: string }>(method);
+}
+
+/** What the client passes in `initializationOptions` and `workspace/didChangeConfiguration`. */
+export interface ServerOptions {
+  /** Store root; defaults to `<first workspace folder>/.retained`. */
+  storeRoot?: string;
+  settings?: Partial<Settings>;
+}

@@ -1,0 +1,209 @@
+/**
+ * The language server: wiring only. It hosts one RetentionService over the store and maps the
+ * `retained/…` protocol, document links and hovers onto it. Run as
+ * `node dist/server.js --stdio` (or `--node-ipc`, as the extension does).
+ */
+import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import {
+  createConnection,
+  DocumentLink,
+  ErrorCodes,
+  Hover,
+  InitializeError,
+  MarkupKind,
+  ProposedFeatures,
+  ResponseError,
+  TextDocuments,
+  TextDocumentSyncKind,
+} from 'vscode-languageserver/node';
+import { TextDocument } from 'vscode-languageserver-textdocument';
+import { RequestError, RetentionService } from './core/retention';
+import { SettingsError } from './core/settings';
+import { StoreWatcher } from './core/storeWatcher';
+import { findStubRefs, stubRefAt } from './stubRefs';
+import {
+  AppendRequest,
+  ChangedNotification,
+  DeleteRequest,
+  PeekRequest,
+  ReplayRequest,
+  RetainRequest,
+  RunsRequest,
+  StatusRequest,
+  TranscriptRequest,
+  ValuesRequest,
+  type ServerOptions,
+} from './protocol';
+import { pathToFileURL } from 'node:url';
+
+const connection = createConnection(ProposedFeatures.all);
+const documents = new TextDocuments(TextDocument);
+let service: RetentionService;
+let watcher: StoreWatcher | undefined;
+let workspaceRoot = process.cwd();
+
+function storeRootFor(options: ServerOptions | undefined): string {
+  return options?.storeRoot || join(workspaceRoot, '.retained');
+}
+
+async function open(options: ServerOptions | undefined): Promise<void> {
+  const next = new RetentionService(storeRootFor(options), options?.settings ?? {});
+  await next.init();
+  watcher?.dispose();
+  service = next;
+  service.onChanged((runId) => connection.sendNotification(ChangedNotification.type, { runId }));
+  watcher = new StoreWatcher(service.store.runsDir, (runId) => {
+    service.store.dropCachesFor(runId);
+    void connection.sendNotification(ChangedNotification.type, { runId });
+  });
+  watcher.start();
+  for (const runId of await service.store.listRunIds()) watcher.watchValues(runId);
+}
+
+/** Runs a handler, turning bad input into an InvalidParams error that names what was wrong. */
+function handle<P, R>(run: (params: P) => Promise<R>): (params: P) => Promise<R | ResponseError<void>> {
+  return async (params) => {
+    try {
+      if (typeof params !== 'object' || params === null || Array.isArray(params)) {
+        return new ResponseError(ErrorCodes.InvalidParams, 'params must be an object');
+      }
+      return await run(params);
+    } catch (err) {
+      if (err instanceof RequestError || err instanceof SettingsError) {
+        return new ResponseError(ErrorCodes.InvalidParams, err.message);
+      }
+      connection.console.error(`retained: ${(err as Error).stack ?? String(err)}`);
+      return new ResponseError(ErrorCodes.InternalError, (err as Error).message);
+    }
+  };
+}
+
+connection.onInitialize(async (params) => {
+  const folder = params.workspaceFolders?.[0]?.uri ?? params.rootUri;
+  if (folder?.startsWith('file:')) workspaceRoot = fileURLToPath(folder);
+  try {
+    await open(params.initializationOptions as ServerOptions | undefined);
+  } catch (err) {
+    const message = err instanceof SettingsError ? `Retained Outputs settings refused: ${err.message}` : `Retained Outputs could not open its store: ${(err as Error).message}`;
+    return new ResponseError<InitializeError>(ErrorCodes.InvalidParams, message, { retry: false });
+  }
+  return {
+    capabilities: {
+      textDocumentSync: TextDocumentSyncKind.Incremental,
+      documentLinkProvider: { resolveProvider: false },
+      hoverProvider: true,
+    },
+    serverInfo: { name: 'Retained Outputs', version: '0.1.0' },
+  };
+});
+
+connection.onDidChangeConfiguration(async (change) => {
+  const options = (change.settings as { retained?: ServerOptions } | null)?.retained;
+  if (!options) return;
+  try {
+    if (storeRootFor(options) !== service.store.root) await open(options);
+    else service.updateSettings(options.settings ?? {});
+    connection.console.info(`retained: settings now ${JSON.stringify(service.getSettings())} at ${service.store.root}`);
+  } catch (err) {
+    const message = `Retained Outputs kept its previous settings: ${(err as Error).message}`;
+    connection.console.warn(message);
+    void connection.window.showErrorMessage(message);
+  }
+});
+
+connection.onRequest(RetainRequest.type, handle((p) => service.retain(p)));
+connection.onRequest(PeekRequest.type, handle((p) => service.peek(p)));
+connection.onRequest(
+  AppendRequest.type,
+  handle(async (p) => {
+    await service.append(p.runId, p.event);
+    return { ok: true as const };
+  }),
+);
+connection.onRequest(RunsRequest.type, async () => ({ runs: await service.runs() }));
+connection.onRequest(
+  ValuesRequest.type,
+  handle(async (p) => {
+    const values = await service.values(p.runId);
+    return { values: values.map((v) => ({ ...v, uri: pathToFileURL(service.store.valuePath(v.runId, v.valueId)).href })) };
+  }),
+);
+connection.onRequest(TranscriptRequest.type, handle((p) => service.transcript(p.runId, p.from ?? 0, p.limit ?? Infinity)));
+connection.onRequest(ReplayRequest.type, handle((p) => service.replay(p.runId, p.shape)));
+connection.onRequest(
+  DeleteRequest.type,
+  handle(async (p) => {
+    await service.delete(p.runId, p.valueId);
+    return { ok: true as const };
+  }),
+);
+connection.onRequest(StatusRequest.type, async () => {
+  const runs = await service.runs();
+  return {
+    root: service.store.root,
+    settings: service.getSettings(),
+    runs: runs.length,
+    values: runs.reduce((n, r) => n + r.valueCount, 0),
+    valueBytes: runs.reduce((n, r) => n + r.valueBytes, 0),
+  };
+});
+
+connection.onDocumentLinks(async ({ textDocument }) => {
+  const document = documents.get(textDocument.uri);
+  if (!document) return [];
+  const links: DocumentLink[] = [];
+  for (const ref of findStubRefs(document.getText())) {
+    const target = await locate(ref.valueId);
+    if (!target) continue;
+    links.push({
+      range: { start: document.positionAt(ref.start), end: document.positionAt(ref.end) },
+      target: pathToFileURL(service.store.valuePath(target.runId, target.valueId)).href,
+      tooltip: `Open retained value #${target.valueId} (run ${target.runId})`,
+    });
+  }
+  return links;
+});
+
+connection.onHover(async ({ textDocument, position }): Promise<Hover | null> => {
+  const document = documents.get(textDocument.uri);
+  if (!document) return null;
+  const ref = stubRefAt(document.getText(), document.offsetAt(position));
+  if (!ref) return null;
+  const target = await locate(ref.valueId);
+  if (!target) return { contents: { kind: MarkupKind.Markdown, value: `No retained value \`#${ref.valueId}\` in this store.` } };
+  const meta = await service.store.readMeta(target.runId, target.valueId);
+  const preview = await service.peek({ valueId: target.valueId, runId: target.runId, start: 1, end: 12 });
+  const fence = '`'.repeat(Math.max(3, longestBacktickRun(preview.text) + 1));
+  return {
+    range: { start: document.positionAt(ref.start), end: document.positionAt(ref.end) },
+    contents: {
+      kind: MarkupKind.Markdown,
+      value: [
+        `**Retained value #${target.valueId}**: ${meta.tool}, ${meta.bytes} bytes, ${meta.lines} lines (run ${target.runId})`,
+        '',
+        `${fence}text`,
+        preview.text,
+        fence,
+      ].join('\n'),
+    },
+  };
+});
+
+/** The value a stub in a document names; undefined when the store has none (or several runs do). */
+async function locate(valueId: string): Promise<{ runId: string; valueId: string } | undefined> {
+  try {
+    return await service.resolveValue(valueId);
+  } catch {
+    const runs = await service.store.runsWithValue(valueId);
+    return runs[0] ? { runId: runs[0], valueId } : undefined;
+  }
+}
+
+function longestBacktickRun(text: string): number {
+  return Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length));
+}
+
+connection.onShutdown(() => watcher?.dispose());
+documents.listen(connection);
+connection.listen();

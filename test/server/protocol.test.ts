@@ -1,0 +1,170 @@
+/** The built server, spawned as a real process, spoken to over stdio in temp folders with real files. */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { stripGutters } from '../../server/src/core/gutter';
+import {
+  AppendRequest,
+  DeleteRequest,
+  PeekRequest,
+  ReplayRequest,
+  RetainRequest,
+  RunsRequest,
+  TranscriptRequest,
+  ValuesRequest,
+  type PeekResult,
+  type ReadResult,
+  type ReplayResponse,
+  type RetainResult,
+  type RunSummary,
+  type ValueMeta,
+} from '../../server/src/protocol';
+import { ServerProcess } from '../helpers/serverProcess';
+import { removeTempDirs, tempDir } from '../helpers/tmp';
+
+const PACKAGE_LOCK = resolve(__dirname, '../../package-lock.json');
+
+describe('language server over stdio', () => {
+  let workspace: string;
+  let server: ServerProcess;
+
+  beforeEach(async () => {
+    workspace = tempDir();
+    server = await ServerProcess.start({ workspace });
+  });
+  afterEach(async () => server.stop());
+  after(removeTempDirs);
+
+  it("the seed's scenario: this project's package-lock.json is retained, searched, and rebuilt byte for byte", async () => {
+    const lock = readFileSync(PACKAGE_LOCK, 'utf8');
+    assert.ok(Buffer.byteLength(lock) > 20480, 'package-lock.json is well over 20 KB');
+    const retained = await server.request<RetainResult>(RetainRequest.type, { runId: 'demo', callId: 'toolu_lock', tool: 'read_file', text: lock });
+    assert.equal(retained.retained, true);
+    assert.match(retained.content, /^\[retained #toolu_lock\] read_file result: \d+ bytes, \d+ lines/);
+    assert.ok(Buffer.byteLength(retained.content) < 2048);
+    assert.equal(readFileSync(fileURLToPath(retained.uri!), 'utf8'), lock);
+    assert.ok(retained.uri!.startsWith(pathToFileURL(join(workspace, '.retained', 'runs', 'demo.values')).href));
+
+    // A query for one package finds its version and integrity lines.
+    const pkg = JSON.parse(lock).packages['node_modules/mocha'] as { version: string; integrity: string };
+    const found = await server.request<PeekResult>(PeekRequest.type, { valueId: 'toolu_lock', query: '"node_modules/mocha"', context: 4 });
+    assert.equal(found.matches, 1);
+    assert.match(found.text, new RegExp(`^\\d+: +"version": "${pkg.version.replace(/\./g, '\\.')}",$`, 'm'));
+    assert.ok(found.text.split('\n').some((l) => l.endsWith(`"integrity": "${pkg.integrity}",`)));
+
+    // Range peeks, following nextStart, rebuild the file after stripGutters.
+    const parts: string[] = [];
+    for (let start = 1; ; ) {
+      const page = await server.request<PeekResult>(PeekRequest.type, { valueId: 'toolu_lock', start });
+      assert.ok(Buffer.byteLength(page.text) <= 16384);
+      parts.push(stripGutters(page.text.split('\n').filter((l) => !l.startsWith('[peek:')).join('\n')));
+      if (!page.nextStart) break;
+      start = page.nextStart;
+    }
+    assert.equal(parts.join('\n') + '\n', lock);
+  });
+
+  it('records a whole run and lists, pages, replays and deletes it', async () => {
+    await server.request(AppendRequest.type, { runId: 'r1', event: { type: 'run_started', tools: ['read_file', 'peek_value'], model: 'm', agent: 'test' } });
+    await server.request(AppendRequest.type, { runId: 'r1', event: { type: 'user', text: 'what is in big.txt?' } });
+    await server.request(AppendRequest.type, { runId: 'r1', event: { type: 'assistant', toolCalls: [{ id: 'call_1', name: 'read_file', arguments: { path: 'big.txt' } }] } });
+    const text = Array.from({ length: 3000 }, (_, i) => `big ${i}`).join('\n');
+    const live = await server.request<RetainResult>(RetainRequest.type, { runId: 'r1', callId: 'call_1', tool: 'read_file', text, turn: 0 });
+    await server.request(AppendRequest.type, { runId: 'r1', event: { type: 'turn_ended', stopReason: 'end_turn' } });
+
+    const { runs } = await server.request<{ runs: RunSummary[] }>(RunsRequest.type, {});
+    assert.deepEqual(runs.map((r) => [r.runId, r.valueCount, r.valueBytes]), [['r1', 1, Buffer.byteLength(text)]]);
+    const { values } = await server.request<{ values: ValueMeta[] }>(ValuesRequest.type, { runId: 'r1' });
+    assert.equal(values[0]!.tool, 'read_file');
+    assert.equal(values[0]!.lines, 3000);
+    const page = await server.request<ReadResult>(TranscriptRequest.type, { runId: 'r1', from: 1, limit: 2 });
+    assert.deepEqual(page.events.map((e) => e.type), ['user', 'assistant']);
+
+    const replay = await server.request<ReplayResponse>(ReplayRequest.type, { runId: 'r1', shape: 'structured' });
+    assert.ok(replay.shape === 'structured');
+    assert.deepEqual(replay.messages[2]!.content[0], { type: 'tool_result', tool_use_id: 'call_1', content: live.content });
+
+    await server.request(DeleteRequest.type, { runId: 'r1', valueId: 'call_1' });
+    const after = await server.request<ReplayResponse>(ReplayRequest.type, { runId: 'r1', shape: 'text' });
+    assert.ok(after.shape === 'text' && after.text.includes(text), 'with the value gone, the full text replays');
+    await server.request(DeleteRequest.type, { runId: 'r1' });
+    assert.deepEqual((await server.request<{ runs: RunSummary[] }>(RunsRequest.type, {})).runs, []);
+  });
+
+  it('answers bad params with InvalidParams naming the field, and keeps serving', async () => {
+    const cases: [string, unknown, RegExp][] = [
+      [RetainRequest.method, { runId: 'r', callId: 'c', tool: 't' }, /text must be a string/],
+      [RetainRequest.method, { runId: 'r', tool: 't', text: 'x' }, /callId must be a non-empty string/],
+      [RetainRequest.method, [1, 2], /params must be an object/],
+      [PeekRequest.method, { valueId: 'missing' }, /no retained value "missing"/],
+      [PeekRequest.method, { valueId: 5 }, /valueId must be a non-empty string/],
+      [AppendRequest.method, { runId: 'r', event: { type: 'user' } }, /event.text must be a string/],
+      [ReplayRequest.method, { runId: 'r', shape: 'html' }, /shape must be "text" or "structured"/],
+      [TranscriptRequest.method, { runId: 'r', from: -1 }, /from must be a whole number/],
+    ];
+    for (const [method, params, message] of cases) {
+      await assert.rejects(server.request(method, params), (err: { code: number; message: string }) => {
+        assert.equal(err.code, -32602, method);
+        assert.match(err.message, message);
+        return true;
+      });
+    }
+    const ok = await server.request<RetainResult>(RetainRequest.type, { runId: 'r', callId: 'c', tool: 't', text: 'fine' });
+    assert.equal(ok.content, 'fine');
+  });
+
+  it('notifies retained/changed for its own writes and for another process writing the same store', async () => {
+    const own = server.nextChange('shared');
+    await server.request(AppendRequest.type, { runId: 'shared', event: { type: 'user', text: 'a' } });
+    await own;
+    const other = await ServerProcess.start({ workspace });
+    try {
+      const seen = server.nextChange('shared');
+      await other.request(RetainRequest.type, { runId: 'shared', callId: 'x', tool: 't', text: 'y'.repeat(30000) });
+      await seen;
+      const fresh = server.nextChange('fresh-run');
+      await other.request(AppendRequest.type, { runId: 'fresh-run', event: { type: 'user', text: 'b' } });
+      await fresh;
+    } finally {
+      await other.stop();
+    }
+  });
+
+  it('makes [retained #id] in an open document a link to the value, with a hover preview', async () => {
+    const r = await server.request<RetainResult>(RetainRequest.type, { runId: 'r', callId: 'toolu_9', tool: 'grep', text: Array.from({ length: 5000 }, (_, i) => `hit ${i}`).join('\n') });
+    const uri = pathToFileURL(join(workspace, 'notes.md')).href;
+    const text = `Earlier the agent saw:\n${r.content}\nand [retained #unknown_id] too.`;
+    await server.connection.sendNotification('textDocument/didOpen', { textDocument: { uri, languageId: 'markdown', version: 1, text } });
+    const links = await server.request<{ range: { start: { line: number; character: number } }; target: string }[]>('textDocument/documentLink', { textDocument: { uri } });
+    assert.equal(links.length, 1);
+    assert.equal(links[0]!.target, r.uri);
+    assert.deepEqual(links[0]!.range.start, { line: 1, character: 0 });
+    const hover = await server.request<{ contents: { value: string } }>('textDocument/hover', { textDocument: { uri }, position: { line: 1, character: 5 } });
+    assert.match(hover.contents.value, /\*\*Retained value #toolu_9\*\*: grep, \d+ bytes, 5000 lines/);
+    assert.match(hover.contents.value, /1: hit 0\n2: hit 1/);
+  });
+});
+
+describe('language server settings', () => {
+  after(removeTempDirs);
+
+  it('refuses at initialize a peek cap not below the threshold, saying why', async () => {
+    await assert.rejects(
+      ServerProcess.start({ workspace: tempDir(), settings: { thresholdBytes: 8192, peekMaxBytes: 16384 } }),
+      /peekMaxBytes \(16384\) must be below thresholdBytes \(8192\)/,
+    );
+  });
+
+  it('applies a settings change without a restart', async () => {
+    const server = await ServerProcess.start({ workspace: tempDir() });
+    try {
+      const text = 'z'.repeat(10000);
+      assert.equal((await server.request<RetainResult>(RetainRequest.type, { runId: 'r', callId: 'a', tool: 't', text })).retained, false);
+      await server.connection.sendNotification('workspace/didChangeConfiguration', { settings: { retained: { settings: { thresholdBytes: 8192, peekMaxBytes: 4096 } } } });
+      assert.equal((await server.request<RetainResult>(RetainRequest.type, { runId: 'r', callId: 'b', tool: 't', text })).retained, true);
+    } finally {
+      await server.stop();
+    }
+  });
+});

@@ -1,0 +1,31 @@
+import assert from 'node:assert/strict';
+import { gutterLine, stripGutters } from '../../server/src/core/gutter';
+
+describe('gutter', () => {
+  it('prefixes a line with its number', () => {
+    assert.equal(gutterLine(12, 'text'), '12: text');
+  });
+
+  it('strips one gutter from every line of a snippet', () => {
+    assert.equal(stripGutters('3: const a = 1;\n4:   return a;\n5: '), 'const a = 1;\n  return a;\n');
+  });
+
+  it('strips stacked gutters (a peek of a read that had its own)', () => {
+    assert.equal(stripGutters('12: 5: foo()\n13: 6:   bar()'), 'foo()\n  bar()');
+  });
+
+  it('tolerates a trailing space an editor trimmed and cat -n arrows', () => {
+    assert.equal(stripGutters('7: a\n8:\n9: b'), 'a\n\nb');
+    assert.equal(stripGutters('  41→x\n  42→y'), 'x\ny');
+  });
+
+  it('leaves text alone unless every non-empty line has a gutter', () => {
+    const text = '1: first item\nsecond line without one';
+    assert.equal(stripGutters(text), text);
+    assert.equal(stripGutters('plain text'), 'plain text');
+  });
+
+  it('keeps CRLF line ends', () => {
+    assert.equal(stripGutters('1: a\r\n2: b'), 'a\r\nb');
+  });
+});

@@ -1,0 +1,182 @@
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { stripGutters } from '../../server/src/core/gutter';
+import { indexBuffer, indexFile, parseIndex, serializeIndex, LineIndexBuilder } from '../../server/src/core/lineIndex';
+import { peekValue, type PeekRequest } from '../../server/src/core/peek';
+import { DEFAULT_SETTINGS } from '../../server/src/core/settings';
+import { removeTempDirs, tempDir } from '../helpers/tmp';
+
+const limits = { peekMaxLines: DEFAULT_SETTINGS.peekMaxLines, peekMaxBytes: DEFAULT_SETTINGS.peekMaxBytes };
+
+async function valueFile(text: string) {
+  const path = join(tempDir(), 'v.txt');
+  writeFileSync(path, text);
+  return { path, index: await indexFile(path) };
+}
+
+async function peek(text: string, request: PeekRequest, lim = limits) {
+  const { path, index } = await valueFile(text);
+  return peekValue(path, index, 'v1', request, lim);
+}
+
+/** The lines of a peek answer without its closing notice. */
+function bodyLines(text: string): string[] {
+  return text.split('\n').filter((line) => !line.startsWith('[peek:'));
+}
+
+describe('line index', () => {
+  after(removeTempDirs);
+
+  it('is the same built in chunks of any size as in one go, and survives serialization', () => {
+    fc.assert(
+      fc.property(fc.array(fc.string({ maxLength: 300 }), { maxLength: 800 }), fc.integer({ min: 1, max: 5000 }), (lines, chunk) => {
+        const data = Buffer.from(lines.join('\n'));
+        const whole = indexBuffer(data);
+        const builder = new LineIndexBuilder();
+        for (let at = 0; at < data.length; at += chunk) builder.push(data.subarray(at, at + chunk));
+        const chunked = builder.finish();
+        assert.deepEqual(chunked, whole);
+        assert.deepEqual(parseIndex(serializeIndex(whole), data.length), whole);
+        const expected = data.length === 0 ? 0 : data.toString().split('\n').length - (data.toString().endsWith('\n') ? 1 : 0);
+        assert.equal(whole.lines, expected);
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it('rejects an index made for another size, or torn', () => {
+    const index = serializeIndex(indexBuffer(Buffer.from('a\nb\n')));
+    assert.equal(parseIndex(index, 5), undefined);
+    assert.equal(parseIndex(index.subarray(0, index.length - 3), 4), undefined);
+  });
+});
+
+describe('peek by range', () => {
+  after(removeTempDirs);
+  const text = Array.from({ length: 3000 }, (_, i) => `row ${i + 1}`).join('\n') + '\n';
+
+  it('returns numbered lines, 1-based and inclusive', async () => {
+    const answer = await peek(text, { start: 2445, end: 2447 });
+    assert.equal(answer.text, '2445: row 2445\n2446: row 2446\n2447: row 2447');
+    assert.equal(answer.truncated, false);
+    assert.equal(answer.totalLines, 3000);
+  });
+
+  it('caps at 400 lines and says where to continue', async () => {
+    const answer = await peek(text, { start: 1, end: 3000 });
+    const lines = bodyLines(answer.text);
+    assert.equal(lines.length, 400);
+    assert.equal(answer.truncated, true);
+    assert.equal(answer.nextStart, 401);
+    assert.match(answer.text, /\[peek: cut at the 400-line cap: showing lines 1-400 of 3000; continue with \{"id":"v1","start":401\}\]$/);
+  });
+
+  it('caps the answer at 16 KiB and says where to continue', async () => {
+    const wide = Array.from({ length: 1000 }, (_, i) => `${i}`.padEnd(100, 'x')).join('\n');
+    const answer = await peek(wide, { start: 1, end: 400 });
+    assert.ok(Buffer.byteLength(answer.text) <= limits.peekMaxBytes);
+    assert.equal(answer.truncated, true);
+    assert.match(answer.text, /16384-byte answer cap/);
+    assert.equal(bodyLines(answer.text).length, answer.nextStart! - 1);
+  });
+
+  it('cuts and marks a line longer than the cap, at a character boundary', async () => {
+    const answer = await peek(`short\n${'ü'.repeat(100_000)}\nend\n`, { start: 2, end: 2 });
+    assert.ok(Buffer.byteLength(answer.text) <= limits.peekMaxBytes);
+    assert.match(answer.text, /^2: ü+… \[line cut: \d+ more bytes\]$/);
+    assert.ok(!answer.text.includes('\ufffd'));
+  });
+
+  it('says clearly when start is past the end or end before start', async () => {
+    await assert.rejects(peek(text, { start: 3001 }), /start \(3001\) is past the end: the value has 3000 lines/);
+    await assert.rejects(peek(text, { start: 5, end: 4 }), /end \(4\) must not be before start \(5\)/);
+    await assert.rejects(peek(text, { start: 0 }), /start must be a whole number of at least 1/);
+  });
+
+  it('keeps a value that already has a gutter: both show, and stripGutters removes both', async () => {
+    const answer = await peek('5: alpha\n6: beta\n', { start: 1 });
+    assert.equal(answer.text, '1: 5: alpha\n2: 6: beta');
+    assert.equal(stripGutters(answer.text), 'alpha\nbeta');
+  });
+
+  it('property: range peeks, followed with nextStart, rebuild any value byte for byte', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.string({ maxLength: 120 }).map((s) => s.replace(/\n/g, '')), { minLength: 1, maxLength: 1500 }), fc.boolean(), async (lines, finalNewline) => {
+        const value = lines.join('\n') + (finalNewline ? '\n' : '');
+        const { path, index } = await valueFile(value);
+        const rebuilt: string[] = [];
+        for (let start = 1; start <= index.lines; ) {
+          const answer = await peekValue(path, index, 'v', { start }, { peekMaxLines: 400, peekMaxBytes: 4096 });
+          rebuilt.push(...bodyLines(answer.text).map((l) => l.replace(/^\d+: /, '')));
+          start = answer.nextStart ?? index.lines + 1;
+        }
+        assert.equal(rebuilt.join('\n') + (value.endsWith('\n') ? '\n' : ''), value === '\n' ? '\n' : value);
+      }),
+      { numRuns: 40 },
+    );
+  });
+});
+
+describe('peek by query', () => {
+  after(removeTempDirs);
+  const text = ['alpha', 'Beta one', 'gamma', 'beta two', 'delta', 'BETA three', 'x'].join('\n');
+
+  it('finds a literal substring, case-sensitively by default', async () => {
+    const answer = await peek(text, { query: 'beta' });
+    assert.equal(answer.text, '4: beta two\n[peek: 1 matching line]');
+    assert.equal(answer.matches, 1);
+  });
+
+  it('can ignore case and match a regular expression', async () => {
+    assert.equal((await peek(text, { query: 'beta', ignoreCase: true })).matches, 3);
+    assert.equal((await peek(text, { query: '^b.ta', regex: true })).text, '4: beta two\n[peek: 1 matching line]');
+    assert.equal((await peek(text, { query: '^b.ta', regex: true, ignoreCase: true })).matches, 3);
+  });
+
+  it('shows context lines, merging windows that touch, with -- between groups', async () => {
+    const answer = await peek(text, { query: 'gamma', context: 1 });
+    assert.equal(answer.text, '2: Beta one\n3: gamma\n4: beta two\n[peek: 1 matching line]');
+    const two = await peek(text, { query: 'a', context: 0, regex: true });
+    assert.equal(two.matches, 5);
+    const apart = await peek(text, { query: 'alpha|delta', regex: true });
+    assert.equal(apart.text, '1: alpha\n--\n5: delta\n[peek: 2 matching lines]');
+  });
+
+  it('says when nothing matches, and rejects a bad query with the reason', async () => {
+    assert.match((await peek(text, { query: 'zeta' })).text, /no line matches "zeta"/);
+    await assert.rejects(peek(text, { query: '(', regex: true }), /query is not a valid regular expression/);
+    await assert.rejects(peek(text, { query: '' }), /query must not be empty/);
+  });
+
+  it('cuts at the cap, counts all matches, and continues from nextStart', async () => {
+    const many = Array.from({ length: 5000 }, (_, i) => `match ${i + 1} ${'y'.repeat(50)}`).join('\n');
+    const first = await peek(many, { query: 'match' });
+    assert.equal(first.matches, 5000);
+    assert.equal(first.truncated, true);
+    assert.ok(Buffer.byteLength(first.text) <= limits.peekMaxBytes);
+    const { path, index } = await valueFile(many);
+    const next = await peekValue(path, index, 'v1', { query: 'match', start: first.nextStart! }, limits);
+    assert.ok(next.text.startsWith(`${first.nextStart}: match ${first.nextStart} `));
+  });
+
+  it('agrees with a naive line scan on random text (literal, ignoreCase, regex)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.stringMatching(/^[abAB \n]{0,30}$/), { maxLength: 300 }),
+        fc.stringMatching(/^[abAB]{1,3}$/),
+        fc.boolean(),
+        async (parts, needle, ignoreCase) => {
+          const value = parts.join('\n');
+          const lines = value === '' ? [] : value.replace(/\n$/, '').split('\n');
+          const expected = lines.filter((l) => (ignoreCase ? l.toLowerCase().includes(needle.toLowerCase()) : l.includes(needle))).length;
+          const { path, index } = await valueFile(value);
+          const answer = await peekValue(path, index, 'v', { query: needle, ignoreCase }, limits);
+          assert.equal(answer.matches, expected);
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+});

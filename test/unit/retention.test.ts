@@ -1,0 +1,127 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { sanitizeId } from '../../server/src/core/ids';
+import { RetentionService } from '../../server/src/core/retention';
+import { makeReadOnly, makeWritable, removeTempDirs, tempDir } from '../helpers/tmp';
+
+const big = (n: number, tag = 'line') => Array.from({ length: n }, (_, i) => `${tag} ${i + 1} ${'.'.repeat(40)}`).join('\n') + '\n';
+
+async function service(settings = {}) {
+  const root = join(tempDir(), '.retained');
+  const s = new RetentionService(root, settings);
+  await s.init();
+  return s;
+}
+
+describe('retention', () => {
+  after(removeTempDirs);
+
+  it('keeps a result at or under the threshold verbatim, and still logs it in full', async () => {
+    const s = await service();
+    const text = 'x'.repeat(20480);
+    const r = await s.retain({ runId: 'r1', callId: 'c1', tool: 'read', text });
+    assert.equal(r.retained, false);
+    assert.equal(r.content, text);
+    const { events } = await s.transcript('r1');
+    assert.equal(events[0]!.type === 'tool_call_finished' && events[0]!.result, text);
+  });
+
+  it('retains a result over the threshold: a byte-identical file, a stub, and the full event', async () => {
+    const s = await service();
+    const text = big(1000) + 'ünïcödé 😀\n';
+    const r = await s.retain({ runId: 'r1', callId: 'toolu_01', tool: 'read_file', text, args: { path: 'x' } });
+    assert.equal(r.retained, true);
+    assert.equal(r.valueId, 'toolu_01');
+    assert.match(r.content, /^\[retained #toolu_01\] read_file result: /);
+    assert.ok(Buffer.byteLength(r.content) < 2048);
+    assert.equal(readFileSync(fileURLToPath(r.uri!), 'utf8'), text);
+    const { events } = await s.transcript('r1');
+    const e = events[0]!;
+    assert.ok(e.type === 'tool_call_finished');
+    assert.equal(e.result, text);
+    assert.equal(e.valueId, 'toolu_01');
+    assert.equal(e.lines, 1001);
+    assert.equal(existsSync(join(s.store.root, '.gitignore')), true);
+    assert.equal(readFileSync(join(s.store.root, '.gitignore'), 'utf8'), '*\n');
+  });
+
+  it('does not retain when the run does not offer peek_value', async () => {
+    const s = await service();
+    await s.append('r1', { type: 'run_started', tools: ['read_file'] });
+    const r = await s.retain({ runId: 'r1', callId: 'c', tool: 'read_file', text: big(1000) });
+    assert.equal(r.retained, false);
+    assert.equal(r.content, big(1000));
+  });
+
+  it('falls back to the verbatim result with a warning when the store cannot be written', async () => {
+    const s = await service();
+    await s.append('r1', { type: 'user', text: 'hi' });
+    makeReadOnly(s.store.runsDir);
+    try {
+      const r = await s.retain({ runId: 'r1', callId: 'c', tool: 'bash', text: big(1000) });
+      assert.equal(r.retained, false);
+      assert.equal(r.content, big(1000));
+      assert.match(r.warning!, /kept verbatim: the value could not be written/);
+      assert.equal(existsSync(s.store.valuesDir('r1')), false);
+    } finally {
+      makeWritable(s.store.runsDir);
+    }
+  });
+
+  it('gives a reused call id a new file, so the first stub still points at what it showed', async () => {
+    const s = await service();
+    const a = await s.retain({ runId: 'r1', callId: 'dup', tool: 't', text: big(1000, 'first') });
+    const b = await s.retain({ runId: 'r1', callId: 'dup', tool: 't', text: big(1000, 'second') });
+    assert.notEqual(a.valueId, b.valueId);
+    assert.equal(readFileSync(fileURLToPath(a.uri!), 'utf8'), big(1000, 'first'));
+    assert.equal(readFileSync(fileURLToPath(b.uri!), 'utf8'), big(1000, 'second'));
+  });
+
+  it('peeks by the id the stub shows, or by the raw call id', async () => {
+    const s = await service();
+    const r = await s.retain({ runId: 'r1', callId: 'call/../7', tool: 't', text: big(1000) });
+    assert.equal(r.valueId, sanitizeId('call/../7'));
+    const byStub = await s.peek({ valueId: r.valueId!, start: 2, end: 2 });
+    const byRaw = await s.peek({ valueId: 'call/../7', start: 2, end: 2 });
+    assert.equal(byStub.text, `2: line 2 ${'.'.repeat(40)}`);
+    assert.deepEqual(byRaw, byStub);
+    assert.deepEqual(readdirSync(s.store.runsDir).sort(), ['r1.jsonl', 'r1.values']);
+  });
+
+  it('lists known ids for an unknown one, and asks for runId when an id is in several runs', async () => {
+    const s = await service();
+    await s.retain({ runId: 'r1', callId: 'same', tool: 't', text: big(1000) });
+    await assert.rejects(s.peek({ valueId: 'nope' }), /no retained value "nope"; known ids: same/);
+    await s.retain({ runId: 'r2', callId: 'same', tool: 't', text: big(1000) });
+    await assert.rejects(s.peek({ valueId: 'same' }), /is in several runs \((r1, r2|r2, r1)\): pass runId/);
+    assert.equal((await s.peek({ valueId: 'same', runId: 'r2', start: 1, end: 1 })).runId, 'r2');
+  });
+
+  it('rejects bad input naming the field', async () => {
+    const s = await service();
+    await assert.rejects(s.retain({ runId: '', callId: 'c', tool: 't', text: '' }), /runId must be a non-empty string/);
+    await assert.rejects(s.retain({ runId: 'r', callId: 'c', tool: 't', text: 5 as unknown as string }), /text must be a string/);
+    await assert.rejects(s.append('r', { type: 'tool_call_finished', callId: 'c', tool: 't', result: '' }), /recorded by retained\/retain/);
+    await assert.rejects(s.replay('r', 'xml'), /shape must be "text" or "structured"/);
+  });
+
+  it('deletes a value or a whole run', async () => {
+    const s = await service();
+    mkdirSync(s.store.runsDir, { recursive: true });
+    const r = await s.retain({ runId: 'r1', callId: 'c', tool: 't', text: big(1000) });
+    await s.delete('r1', r.valueId);
+    assert.equal(existsSync(fileURLToPath(r.uri!)), false);
+    await s.delete('r1');
+    assert.deepEqual(await s.runs(), []);
+  });
+
+  it('reports changes to listeners', async () => {
+    const s = await service();
+    const seen: string[] = [];
+    s.onChanged((runId) => seen.push(runId));
+    await s.append('run/1', { type: 'user', text: 'x' });
+    assert.deepEqual(seen, [sanitizeId('run/1')]);
+  });
+});

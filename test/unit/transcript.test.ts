@@ -1,0 +1,55 @@
+import assert from 'node:assert/strict';
+import { appendFileSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { appendEvent, readEvents, validateEvent } from '../../server/src/core/transcript';
+import { removeTempDirs, tempDir } from '../helpers/tmp';
+
+describe('transcript', () => {
+  after(removeTempDirs);
+
+  it('appends one JSON line per event, stamped, and reads them back in order', async () => {
+    const path = join(tempDir(), 'run.jsonl');
+    await appendEvent(path, { type: 'run_started', tools: ['peek_value'], model: 'm' });
+    await appendEvent(path, { type: 'user', text: 'hi' });
+    const { events, skipped } = await readEvents(path);
+    assert.deepEqual(events.map((e) => e.type), ['run_started', 'user']);
+    assert.ok(events.every((e) => typeof e.ts === 'string'));
+    assert.deepEqual(skipped, []);
+  });
+
+  it('serializes concurrent appends: no event interleaves with another', async () => {
+    const path = join(tempDir(), 'run.jsonl');
+    const big = 'z'.repeat(300_000);
+    await Promise.all(Array.from({ length: 200 }, (_, i) => appendEvent(path, { type: 'user', text: `${i}:${i % 10 === 0 ? big : ''}` })));
+    const lines = readFileSync(path, 'utf8').trimEnd().split('\n');
+    assert.equal(lines.length, 200);
+    const seen = new Set(lines.map((l) => (JSON.parse(l) as { text: string }).text.split(':')[0]));
+    assert.equal(seen.size, 200);
+  });
+
+  it('reports and skips a torn last line, never fatal', async () => {
+    const path = join(tempDir(), 'run.jsonl');
+    await appendEvent(path, { type: 'user', text: 'kept' });
+    appendFileSync(path, '{"type":"user","text":"half');
+    const { events, skipped } = await readEvents(path);
+    assert.equal(events.length, 1);
+    assert.equal(skipped.length, 1);
+    assert.equal(skipped[0]!.line, 2);
+    assert.match(skipped[0]!.reason, /torn/);
+  });
+
+  it('pages with from and limit', async () => {
+    const path = join(tempDir(), 'run.jsonl');
+    for (let i = 0; i < 10; i++) await appendEvent(path, { type: 'user', text: `${i}` });
+    const { events } = await readEvents(path, 3, 4);
+    assert.deepEqual(events.map((e) => (e as { text: string }).text), ['3', '4', '5', '6']);
+  });
+
+  it('names the field that is wrong in a bad event', () => {
+    assert.match(validateEvent({ type: 'nope' })!, /event.type must be one of/);
+    assert.equal(validateEvent({ type: 'user', text: 3 }), 'event.text must be a string');
+    assert.equal(validateEvent({ type: 'assistant', toolCalls: [{ id: '', name: 'x' }] }), 'event.toolCalls[0].id must be a non-empty string');
+    assert.match(validateEvent({ type: 'turn_ended', stopReason: 'bored' })!, /event.stopReason must be one of end_turn, interrupted, aborted, error/);
+    assert.equal(validateEvent('x'), 'event must be an object');
+  });
+});

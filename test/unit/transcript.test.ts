@@ -53,3 +53,30 @@ describe('transcript', () => {
     assert.equal(validateEvent('x'), 'event must be an object');
   });
 });
+
+describe('transcript after a torn append', () => {
+  after(removeTempDirs);
+
+  it('starts the next event on a line of its own', async () => {
+    const path = join(tempDir(), 'run.jsonl');
+    await appendEvent(path, { type: 'user', text: 'one' });
+    appendFileSync(path, '{"type":"user","text":"to');
+    await appendEvent(path, { type: 'user', text: 'three' });
+    const { events, skipped } = await readEvents(path);
+    assert.deepEqual(events.map((e) => (e as { text: string }).text), ['one', 'three']);
+    assert.equal(skipped.length, 1);
+  });
+});
+
+describe('transcript encoding of big results', () => {
+  after(removeTempDirs);
+
+  it('writes a result larger than one encoding slice as the same JSON, surrogate pairs intact', async () => {
+    const path = join(tempDir(), 'run.jsonl');
+    const result = `${'a"\\\n\t'.repeat(1_000_000)}😀${'é😀'.repeat(700_000)}\u0000end`;
+    await appendEvent(path, { type: 'tool_call_finished', callId: 'c', tool: 't', result, ts: 'x' });
+    const { events } = await readEvents(path);
+    assert.equal(events.length, 1);
+    assert.deepEqual(events[0], { type: 'tool_call_finished', callId: 'c', tool: 't', ts: 'x', result });
+  });
+});

@@ -12,7 +12,7 @@ import { offersPeek, replayStructured, replayText, type StructuredReplay } from 
 import { resolveSettings, type Settings } from './settings';
 import { Store, type RunSummary, type ValueMeta } from './store';
 import { stubFor } from './stub';
-import { appendEvent, readEvents, readOfferedTools, validateEvent, type ReadResult, type TranscriptEvent } from './transcript';
+import { appendEvent, readEvents, readFirstEvent, validateEvent, type ReadResult, type TranscriptEvent } from './transcript';
 import { countLines, utf8Bytes } from './text';
 
 export interface RetainParams {
@@ -172,10 +172,10 @@ export class RetentionService {
   private async runOffersPeek(runId: string): Promise<boolean> {
     const cached = this.offersPeekCache.get(runId);
     if (cached !== undefined) return cached;
-    const tools = await readOfferedTools(this.store.transcriptPath(runId));
-    const offers = tools === undefined ? true : offersPeek([{ type: 'run_started', tools }]);
-    // Only a recorded run_started is final; a run without one may still get it.
-    if (tools !== undefined) this.offersPeekCache.set(runId, offers);
+    const first = await readFirstEvent(this.store.transcriptPath(runId));
+    const offers = offersPeek(first ? [first] : []);
+    // A run that has begun is settled: run_started, when there is one, comes first.
+    if (first) this.offersPeekCache.set(runId, offers);
     return offers;
   }
 

@@ -30,9 +30,9 @@ interface Bound {
 }
 
 export const SETTING_BOUNDS: Readonly<Record<keyof Settings, Bound>> = Object.freeze({
-  thresholdBytes: { min: 2048, max: 1 << 30 },
+  thresholdBytes: { min: 512, max: 1 << 30 },
   peekMaxLines: { min: 1, max: 400 },
-  peekMaxBytes: { min: 1024, max: 1 << 20 },
+  peekMaxBytes: { min: 256, max: 1 << 20 },
   previewHeadLines: { min: 0, max: 10 },
   previewTailLines: { min: 0, max: 10 },
 });

@@ -94,8 +94,9 @@ export class Store {
       createdAt: new Date().toISOString(),
     };
     const target = this.valuePath(meta.runId, meta.valueId);
-    await writeAtomic(dir, target, data);
+    await writeAtomic(dir, target, data, { durable: true });
     try {
+      // Sidecars are derivable from the value, so they skip the fsyncs.
       await writeAtomic(dir, this.sidecar(meta.runId, meta.valueId, '.idx'), serializeIndex(index));
       await writeAtomic(dir, this.sidecar(meta.runId, meta.valueId, '.meta.json'), Buffer.from(JSON.stringify(full)));
     } catch (err) {
@@ -267,14 +268,17 @@ function checkedValueId(valueId: string): string {
   return valueId;
 }
 
-/** temp file in the same folder → write → fsync → rename → fsync the folder. */
-async function writeAtomic(dir: string, target: string, data: Buffer): Promise<void> {
+/**
+ * Temp file in the same folder → write → rename, so the target is whole or absent. With
+ * `durable`, also fsync the file before the rename and the folder after it.
+ */
+async function writeAtomic(dir: string, target: string, data: Buffer, { durable = false } = {}): Promise<void> {
   const tmp = join(dir, `${TMP_PREFIX}${randomBytes(6).toString('hex')}`);
   const handle = await fs.open(tmp, 'wx', 0o644);
   try {
     try {
       await handle.writeFile(data);
-      await handle.sync();
+      if (durable) await handle.sync();
     } finally {
       await handle.close();
     }
@@ -283,6 +287,7 @@ async function writeAtomic(dir: string, target: string, data: Buffer): Promise<v
     await fs.rm(tmp, { force: true });
     throw err;
   }
+  if (!durable) return;
   const dirHandle = await fs.open(dir, 'r').catch(() => undefined);
   if (dirHandle) {
     await dirHandle.sync().catch(() => undefined);

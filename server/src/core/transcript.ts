@@ -77,22 +77,56 @@ const queues = new Map<string, Promise<unknown>>();
 /** Appends one event as one line. Resolves when it is on disk (written, not fsynced). */
 export function appendEvent(path: string, event: TranscriptEvent): Promise<void> {
   const stamped = event.ts ? event : { ...event, ts: new Date().toISOString() };
-  const line = Buffer.from(`${JSON.stringify(stamped)}\n`, 'utf8');
+  const line = encodeLine(stamped);
   const previous = queues.get(path) ?? Promise.resolve();
   const next = previous.catch(() => undefined).then(() => writeLine(path, line));
   queues.set(path, next);
-  void next.finally(() => {
+  const forget = () => {
     if (queues.get(path) === next) queues.delete(path);
-  });
+  };
+  next.then(forget, forget);
   return next;
 }
 
-async function writeLine(path: string, line: Buffer): Promise<void> {
-  const handle = await fs.open(path, 'a');
+const ENCODE_CHUNK = 4 << 20;
+
+/**
+ * The event as one JSON line, in parts. A big result is escaped slice by slice straight into
+ * buffers, so a 200 MB result is not copied into one more 200 MB string on the way.
+ */
+function encodeLine(event: TranscriptEvent): Buffer[] {
+  if (event.type !== 'tool_call_finished' || event.result.length <= ENCODE_CHUNK) {
+    return [Buffer.from(`${JSON.stringify(event)}\n`, 'utf8')];
+  }
+  const { result, ...rest } = event;
+  const head = JSON.stringify(rest);
+  const parts = [Buffer.from(`${head.slice(0, -1)},"result":"`, 'utf8')];
+  for (let at = 0; at < result.length; ) {
+    let end = Math.min(result.length, at + ENCODE_CHUNK);
+    // Keep a surrogate pair in one slice.
+    if (end < result.length && /[\ud800-\udbff]/.test(result[end - 1]!)) end--;
+    parts.push(Buffer.from(JSON.stringify(result.slice(at, end)).slice(1, -1), 'utf8'));
+    at = end;
+  }
+  parts.push(Buffer.from('"}\n'));
+  return parts;
+}
+
+async function writeLine(path: string, parts: Buffer[]): Promise<void> {
+  const handle = await fs.open(path, 'a+');
   try {
+    // A torn last line (a writer killed mid-append, a full disk) must not swallow this event.
+    const { size } = await handle.stat();
+    const data = [...parts];
+    if (size > 0) {
+      const last = Buffer.alloc(1);
+      await handle.read(last, 0, 1, size - 1);
+      if (last[0] !== 0x0a) data.unshift(Buffer.from('\n'));
+    }
     // One write call for the whole line: with O_APPEND the kernel places it atomically.
-    const { bytesWritten } = await handle.write(line, 0, line.length);
-    if (bytesWritten !== line.length) throw new Error(`short write to ${path}: ${bytesWritten} of ${line.length} bytes`);
+    const total = data.reduce((n, b) => n + b.length, 0);
+    const { bytesWritten } = await handle.writev(data);
+    if (bytesWritten !== total) throw new Error(`short write: ${bytesWritten} of ${total} bytes reached ${path}`);
   } finally {
     await handle.close();
   }
@@ -182,9 +216,8 @@ export function validateEvent(value: unknown): string | undefined {
   }
 }
 
-/** The tools a run offers: from its first run_started event, or undefined when it has none. */
-export async function readOfferedTools(path: string): Promise<string[] | undefined> {
+/** The run's first event, or undefined while it has none. */
+export async function readFirstEvent(path: string): Promise<TranscriptEvent | undefined> {
   const { events } = await readEvents(path, 0, 1);
-  const first = events[0];
-  return first?.type === 'run_started' ? first.tools : undefined;
+  return events[0];
 }

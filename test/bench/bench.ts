@@ -1,0 +1,133 @@
+/**
+ * `npm run bench`: figures for the README, measured side by side in one run on this machine.
+ * The server runs as a real process over stdio; every peek is a full protocol round trip.
+ * Absolute times on shared machines are noisy: read the ratios.
+ */
+import { execFileSync } from 'node:child_process';
+import { writeFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PeekRequest, RetainRequest, type PeekResult, type RetainResult } from '../../server/src/protocol';
+import { ServerProcess } from '../helpers/serverProcess';
+import { removeTempDirs, tempDir } from '../helpers/tmp';
+
+const MB = 1024 * 1024;
+const rows: string[][] = [];
+
+function percentile(samples: number[], p: number): number {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+function timeMs(run: () => unknown): number {
+  const t0 = process.hrtime.bigint();
+  run();
+  return Number(process.hrtime.bigint() - t0) / 1e6;
+}
+
+async function timeMsAsync(run: () => Promise<unknown>): Promise<number> {
+  const t0 = process.hrtime.bigint();
+  await run();
+  return Number(process.hrtime.bigint() - t0) / 1e6;
+}
+
+/** Lines like a build log: numbered, varied, with a rare marker placed by the caller. */
+function makeValue(bytes: number, markers: Record<number, string> = {}): string {
+  const parts: string[] = [];
+  let size = 0;
+  for (let i = 1; size < bytes; i++) {
+    const line = markers[i] ?? `${i.toString().padStart(8, '0')} INFO worker-${i % 17} processed item ${(i * 2654435761) % 1e9} in ${i % 97} ms`;
+    parts.push(line);
+    size += line.length + 1;
+  }
+  return parts.join('\n') + '\n';
+}
+
+const fmt = (n: number, digits = 2) => n.toFixed(digits);
+
+async function benchRetain(workspace: string): Promise<void> {
+  // A low threshold so that even the 1 KB result is retained (written, indexed, logged).
+  const server = await ServerProcess.start({ workspace, settings: { thresholdBytes: 512, peekMaxBytes: 384 } });
+  try {
+    const sizes: [string, number, number][] = [
+      ['1 KB', 1024, 200],
+      ['100 KB', 100 * 1024, 50],
+      ['10 MB', 10 * MB, 5],
+      ['200 MB', 200 * MB, 1],
+    ];
+    for (const [label, bytes, repeats] of sizes) {
+      const text = makeValue(bytes);
+      const times: number[] = [];
+      for (let i = 0; i < repeats; i++) {
+        times.push(await timeMsAsync(() => server.request<RetainResult>(RetainRequest.type, { runId: 'bench-retain', callId: `r_${label.replace(' ', '')}_${i}`, tool: 'bench', text })));
+      }
+      const median = percentile(times, 50);
+      rows.push(['retain', label, `${fmt(Buffer.byteLength(text) / MB / (median / 1000), 1)} MB/s`, `p50 ${fmt(median)} ms over ${repeats}`, '']);
+    }
+  } finally {
+    await server.stop();
+  }
+}
+
+async function benchPeek(workspace: string): Promise<number> {
+  const server = await ServerProcess.start({ workspace });
+  try {
+    const value = makeValue(200 * MB, { 1_000_000: 'NEEDLE-middle', 2_000_000: 'NEEDLE-late' });
+    const retained = await server.request<RetainResult>(RetainRequest.type, { runId: 'bench-peek', callId: 'big', tool: 'bench', text: value });
+    const file = fileURLToPath(retained.uri!);
+    const lines = retained.lines;
+    const positions: [string, number][] = [
+      ['start', 1],
+      ['middle', Math.floor(lines / 2)],
+      ['end', lines - 99],
+    ];
+    for (const [where, start] of positions) {
+      const end = start + 99;
+      const peeks: number[] = [];
+      for (let i = 0; i < 60; i++) peeks.push(await timeMsAsync(() => server.request<PeekResult>(PeekRequest.type, { valueId: 'big', start, end })));
+      const seds: number[] = [];
+      for (let i = 0; i < 15; i++) seds.push(timeMs(() => execFileSync('sed', ['-n', `${start},${end}p;${end}q`, file], { maxBuffer: 64 * MB })));
+      rows.push([
+        'peek range (100 lines)',
+        `200 MB, ${where}`,
+        `p50 ${fmt(percentile(peeks, 50))} ms, p99 ${fmt(percentile(peeks, 99))} ms`,
+        `sed -n: p50 ${fmt(percentile(seds, 50))} ms, p99 ${fmt(percentile(seds, 99))} ms`,
+        `${fmt(percentile(seds, 50) / percentile(peeks, 50), 1)}× faster`,
+      ]);
+    }
+    const queries: number[] = [];
+    for (let i = 0; i < 10; i++) queries.push(await timeMsAsync(() => server.request<PeekResult>(PeekRequest.type, { valueId: 'big', query: 'NEEDLE' })));
+    const greps: number[] = [];
+    for (let i = 0; i < 10; i++) greps.push(timeMs(() => execFileSync('grep', ['-F', '-n', 'NEEDLE', file], { maxBuffer: 64 * MB })));
+    rows.push([
+      'peek query (literal)',
+      '200 MB, 2 hits',
+      `p50 ${fmt(percentile(queries, 50))} ms, p99 ${fmt(percentile(queries, 99))} ms`,
+      `grep -F -n: p50 ${fmt(percentile(greps, 50))} ms, p99 ${fmt(percentile(greps, 99))} ms`,
+      `${fmt(percentile(greps, 50) / percentile(queries, 50), 2)}× grep's speed`,
+    ]);
+    return server.peakRssBytes();
+  } finally {
+    await server.stop();
+  }
+}
+
+async function main(): Promise<void> {
+  const workspace = tempDir('retained-bench-');
+  console.log('Retained Outputs benchmark (server over stdio, real files in a temp folder)\n');
+  await benchRetain(workspace);
+  const peak = await benchPeek(workspace);
+  rows.push(['server peak memory', 'after the 200 MB retain and peeks', `${fmt(peak / MB, 0)} MB (VmHWM)`, '', '']);
+  const header = ['what', 'input', 'Retained Outputs', 'baseline', 'ratio'];
+  const table = [header, header.map(() => '---'), ...rows].map((r) => `| ${r.join(' | ')} |`).join('\n');
+  console.log(table);
+  mkdirSync('test-output', { recursive: true });
+  writeFileSync(join('test-output', 'bench.md'), `${table}\n`);
+  removeTempDirs();
+}
+
+main().catch((err) => {
+  console.error(err);
+  removeTempDirs();
+  process.exit(1);
+});

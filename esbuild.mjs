@@ -18,6 +18,8 @@ const node = {
 const builds = [
   // The language server bundles all of its dependencies: it runs under VS Code's own Node.
   { ...node, entryPoints: { server: 'server/src/server.ts' }, outdir: 'dist' },
+  // The extension: everything but `vscode`, which the extension host provides.
+  { ...node, entryPoints: { extension: 'extension/src/extension.ts' }, outdir: 'dist', external: ['vscode'] },
 ];
 
 if (watch) {

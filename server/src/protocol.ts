@@ -34,16 +34,25 @@ export namespace AppendRequest {
   export const type = new RequestType<AppendParams, { ok: true }, void>(method);
 }
 
-/** Client → server: every run in the store, newest first. */
+/** Client → server: every run in the store, newest first; or just the runs named in `runIds`. */
 export namespace RunsRequest {
   export const method = 'retained/runs';
-  export const type = new RequestType<Record<string, never> | undefined, { runs: RunSummary[] }, void>(method);
+  export const type = new RequestType<{ runIds?: string[] } | undefined, { runs: RunSummary[] }, void>(method);
 }
+
+/** A value as listed: its metadata without the stub, and the file's URI. */
+export type ValueSummary = Omit<ValueMeta, 'stub'> & { uri: string };
 
 /** Client → server: the retained values of one run, oldest first. */
 export namespace ValuesRequest {
   export const method = 'retained/values';
-  export const type = new RequestType<{ runId: string }, { values: (ValueMeta & { uri: string })[] }, void>(method);
+  export const type = new RequestType<{ runId: string }, { values: ValueSummary[] }, void>(method);
+}
+
+/** Client → server: one value's metadata with the stub the model got. */
+export namespace ValueRequest {
+  export const method = 'retained/value';
+  export const type = new RequestType<{ runId: string; valueId: string }, ValueMeta & { uri: string }, void>(method);
 }
 
 export interface TranscriptParams {
@@ -80,7 +89,7 @@ export namespace DeleteRequest {
 /** Client → server: the settings in force and where the store is. */
 export namespace StatusRequest {
   export const method = 'retained/status';
-  export const type = new RequestType<Record<string, never> | undefined, { root: string; settings: Settings; runs: number; values: number; valueBytes: number }, void>(method);
+  export const type = new RequestType<Record<string, never> | undefined, { root: string; settings: Settings; runs: number; values: number; valueBytes: number; keptOutBytes: number }, void>(method);
 }
 
 /** Server → client: a run changed (this server, or another process writing the same store). */

@@ -32,6 +32,7 @@ import {
   RunsRequest,
   StatusRequest,
   TranscriptRequest,
+  ValueRequest,
   ValuesRequest,
   type ServerOptions,
 } from './protocol';
@@ -54,7 +55,7 @@ async function open(options: ServerOptions | undefined): Promise<void> {
   service = next;
   service.onChanged((runId) => connection.sendNotification(ChangedNotification.type, { runId }));
   watcher = new StoreWatcher(service.store.runsDir, (runId) => {
-    service.store.dropCachesFor(runId);
+    service.forget(runId);
     void connection.sendNotification(ChangedNotification.type, { runId });
   });
   watcher.start();
@@ -121,12 +122,20 @@ connection.onRequest(
     return { ok: true as const };
   }),
 );
-connection.onRequest(RunsRequest.type, async () => ({ runs: await service.runs() }));
+connection.onRequest(RunsRequest.type, async (p) => ({ runs: await service.runs(p?.runIds) }));
+const uriOf = (runId: string, valueId: string) => pathToFileURL(service.store.valuePath(runId, valueId)).href;
 connection.onRequest(
   ValuesRequest.type,
   handle(async (p) => {
     const values = await service.values(p.runId);
-    return { values: values.map((v) => ({ ...v, uri: pathToFileURL(service.store.valuePath(v.runId, v.valueId)).href })) };
+    return { values: values.map(({ stub: _stub, ...v }) => ({ ...v, uri: uriOf(v.runId, v.valueId) })) };
+  }),
+);
+connection.onRequest(
+  ValueRequest.type,
+  handle(async (p) => {
+    const { runId, valueId } = await service.resolveValue(p.valueId, p.runId);
+    return { ...(await service.store.readMeta(runId, valueId)), uri: uriOf(runId, valueId) };
   }),
 );
 connection.onRequest(TranscriptRequest.type, handle((p) => service.transcript(p.runId, p.from ?? 0, p.limit ?? Infinity)));
@@ -146,6 +155,7 @@ connection.onRequest(StatusRequest.type, async () => {
     runs: runs.length,
     values: runs.reduce((n, r) => n + r.valueCount, 0),
     valueBytes: runs.reduce((n, r) => n + r.valueBytes, 0),
+    keptOutBytes: runs.reduce((n, r) => n + r.keptOutBytes, 0),
   };
 });
 

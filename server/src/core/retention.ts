@@ -11,7 +11,7 @@ import { peekValue, PeekError, type PeekAnswer, type PeekRequest } from './peek'
 import { offersPeek, replayStructured, replayText, type StructuredReplay } from './replay';
 import { resolveSettings, type Settings } from './settings';
 import { Store, type RunSummary, type ValueMeta } from './store';
-import { stubFor } from './stub';
+import { stubFor, type PreviewSettings } from './stub';
 import { appendEvent, readEvents, readFirstEvent, validateEvent, type ReadResult, type TranscriptEvent } from './transcript';
 import { countLines, utf8Bytes } from './text';
 
@@ -71,6 +71,7 @@ export class RetentionService {
   private readonly events = new EventEmitter();
   /** Whether each run offers peek_value, by run file name, read once from its first event. */
   private readonly offersPeekCache = new Map<string, boolean>();
+  private readonly summaries = new Map<string, Promise<RunSummary>>();
 
   constructor(root: string, settings: Partial<Settings> = {}) {
     this.store = new Store(root);
@@ -98,6 +99,7 @@ export class RetentionService {
   }
 
   private changed(runId: string): void {
+    this.summaries.delete(runId);
     this.events.emit('changed', runId);
   }
 
@@ -114,18 +116,17 @@ export class RetentionService {
     const lines = countLines(text);
     const settings = this.settings;
 
+    const preview = { previewHeadLines: settings.previewHeadLines, previewTailLines: settings.previewTailLines };
     let meta: ValueMeta | undefined;
     let warning: string | undefined;
     if (bytes > settings.thresholdBytes && (await this.runOffersPeek(runId))) {
       try {
-        meta = await this.storeValue(runId, callId, tool, text, isError, settings);
+        meta = await this.storeValue(runId, callId, tool, text, isError, preview);
       } catch (err) {
         warning = `kept verbatim: the value could not be written (${(err as Error).message})`;
       }
     }
-
-    const preview = { previewHeadLines: settings.previewHeadLines, previewTailLines: settings.previewTailLines };
-    const content = meta ? stubFor({ valueId: meta.valueId, tool, text, isError }, preview) : text;
+    const content = meta ? meta.stub : text;
     const event: TranscriptEvent = {
       type: 'tool_call_finished',
       callId,
@@ -159,14 +160,14 @@ export class RetentionService {
    * used twice in a run), the value gets a name derived from the call id and its hash, so the
    * earlier stub keeps pointing at what it showed.
    */
-  private async storeValue(runId: string, callId: string, tool: string, text: string, isError: boolean, settings: Settings): Promise<ValueMeta> {
-    const preview = { previewHeadLines: settings.previewHeadLines, previewTailLines: settings.previewTailLines };
+  private async storeValue(runId: string, callId: string, tool: string, text: string, isError: boolean, preview: PreviewSettings): Promise<ValueMeta> {
     let valueId = sanitizeId(callId);
     if (await this.store.valueExists(runId, valueId)) {
       const sha256 = createHash('sha256').update(text, 'utf8').digest('hex');
       valueId = sanitizeId(`${callId}\u0000${sha256}`);
     }
-    return this.store.writeValue({ runId, valueId, callId, tool, isError, preview }, text);
+    const stub = stubFor({ valueId, tool, text, isError }, preview);
+    return this.store.writeValue({ runId, valueId, callId, tool, isError, preview, stub }, text);
   }
 
   private async runOffersPeek(runId: string): Promise<boolean> {
@@ -225,9 +226,31 @@ export class RetentionService {
     }
   }
 
-  async runs(): Promise<RunSummary[]> {
-    const ids = await this.store.listRunIds();
-    return Promise.all(ids.map((id) => this.store.summarizeRun(id)));
+  /** Summaries of every run (or of `only`), newest first; cached per run until it changes. */
+  async runs(only?: unknown): Promise<RunSummary[]> {
+    if (only !== undefined && only !== null && (!Array.isArray(only) || !only.every((id) => typeof id === 'string'))) {
+      throw new RequestError('runIds must be an array of strings');
+    }
+    const all = await this.store.listRunIds();
+    const wanted = only ? new Set((only as string[]).map(sanitizeId)) : undefined;
+    const ids = wanted ? all.filter((id) => wanted.has(id)) : all;
+    return Promise.all(
+      ids.map(async (id) => {
+        let summary = this.summaries.get(id);
+        if (!summary) {
+          summary = this.store.summarizeRun(id);
+          this.summaries.set(id, summary);
+          summary.catch(() => this.summaries.delete(id));
+        }
+        return summary;
+      }),
+    );
+  }
+
+  /** Drops what is cached about a run, after another process changed it. */
+  forget(runId: string): void {
+    this.summaries.delete(runId);
+    this.store.dropCachesFor(runId);
   }
 
   values(runId: unknown): Promise<ValueMeta[]> {

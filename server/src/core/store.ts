@@ -29,6 +29,8 @@ export interface ValueMeta {
   createdAt: string;
   /** The preview settings its stub was made with, so replay rebuilds the same stub. */
   preview: { previewHeadLines: number; previewTailLines: number };
+  /** The stub the model got in its place ('' for a value some other tool dropped in). */
+  stub: string;
 }
 
 export interface RunSummary {
@@ -39,6 +41,8 @@ export interface RunSummary {
   transcriptBytes: number;
   valueCount: number;
   valueBytes: number;
+  /** Bytes the model did not get: each value's size less its stub's. */
+  keptOutBytes: number;
 }
 
 const VALUE_EXT = '.txt';
@@ -155,6 +159,7 @@ export class Store {
       isError: false,
       createdAt: stat.mtime.toISOString(),
       preview: { previewHeadLines: 0, previewTailLines: 0 },
+      stub: '',
     };
   }
 
@@ -182,7 +187,7 @@ export class Store {
 
   async summarizeRun(runId: string): Promise<RunSummary> {
     const transcript = await fs.stat(this.transcriptPath(runId)).catch(() => undefined);
-    const values = await this.listValueFiles(runId);
+    const values = await this.listValues(runId);
     const started = transcript ? transcript.birthtimeMs || transcript.mtimeMs : await this.runTime(runId);
     return {
       runId,
@@ -191,6 +196,7 @@ export class Store {
       transcriptBytes: transcript?.size ?? 0,
       valueCount: values.length,
       valueBytes: values.reduce((sum, v) => sum + v.bytes, 0),
+      keptOutBytes: values.reduce((sum, v) => sum + Math.max(0, v.bytes - Buffer.byteLength(v.stub)), 0),
     };
   }
 

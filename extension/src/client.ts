@@ -1,0 +1,61 @@
+/**
+ * Starts the language server over IPC and keeps it running: the client restarts a crashed
+ * server, and every step is in the "Retained Outputs" output channel.
+ */
+import * as vscode from 'vscode';
+import {
+  CloseAction,
+  DidChangeConfigurationNotification,
+  ErrorAction,
+  LanguageClient,
+  TransportKind,
+  type LanguageClientOptions,
+  type ServerOptions as ProcessOptions,
+} from 'vscode-languageclient/node';
+import type { ServerOptions } from '../../server/src/protocol';
+
+const MAX_RESTARTS = 5;
+const RESTART_WINDOW_MS = 3 * 60 * 1000;
+
+export function createClient(context: vscode.ExtensionContext, output: vscode.LogOutputChannel, options: ServerOptions): LanguageClient {
+  const module = context.asAbsolutePath('dist/server.js');
+  const server: ProcessOptions = {
+    run: { module, transport: TransportKind.ipc },
+    debug: { module, transport: TransportKind.ipc, options: { execArgv: ['--nolazy', '--inspect=6019'] } },
+  };
+  const restarts: number[] = [];
+  const clientOptions: LanguageClientOptions = {
+    // Stub links and hovers work in any text document: transcripts, chat logs, notes.
+    documentSelector: [{ scheme: 'file' }, { scheme: 'untitled' }],
+    initializationOptions: options,
+    outputChannel: output,
+    initializationFailedHandler: (error) => {
+      output.error(`The language server did not start: ${error instanceof Error ? error.message : String(error)}`);
+      void vscode.window.showErrorMessage(`Retained Outputs: ${error instanceof Error ? error.message : String(error)}`);
+      return false;
+    },
+    errorHandler: {
+      error: (error, _message, count) => {
+        output.error(`Connection error (${count ?? 0}): ${error.message}`);
+        return { action: (count ?? 0) <= 3 ? ErrorAction.Continue : ErrorAction.Shutdown };
+      },
+      closed: () => {
+        const now = Date.now();
+        restarts.push(now);
+        while (restarts.length && now - restarts[0]! > RESTART_WINDOW_MS) restarts.shift();
+        if (restarts.length > MAX_RESTARTS) {
+          output.error(`The language server stopped ${restarts.length} times in 3 minutes; not restarting it. Run "Retained: Restart Language Server" to try again.`);
+          return { action: CloseAction.DoNotRestart, message: 'Retained Outputs: the language server keeps stopping; see the log.' };
+        }
+        output.warn('The language server stopped; restarting it.');
+        return { action: CloseAction.Restart };
+      },
+    },
+  };
+  return new LanguageClient('retained', 'Retained Outputs', server, clientOptions);
+}
+
+/** Sends changed settings to a running server; it applies them without a restart. */
+export function sendSettings(client: LanguageClient, options: ServerOptions): Promise<void> {
+  return client.sendNotification(DidChangeConfigurationNotification.type, { settings: { retained: options } });
+}

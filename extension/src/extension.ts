@@ -1,0 +1,89 @@
+/**
+ * Retained Outputs, the VS Code side: a thin client. activate() only wires things together;
+ * everything it shows or does goes through the language server's `retained/…` protocol.
+ */
+import * as vscode from 'vscode';
+import type { LanguageClient } from 'vscode-languageclient/node';
+import { ChangedNotification } from '../../server/src/protocol';
+import { createApi, type RetainedApi } from './api';
+import { createClient, sendSettings } from './client';
+import { readServerOptions, SECTION } from './config';
+import { registerPaste } from './paste';
+import { PeekTool } from './peekTool';
+import { RunsTree } from './runsTree';
+import { RetainedStatusBar } from './statusBar';
+import { registerTestHooks } from './testHooks';
+import { registerValueCommands } from './valueCommands';
+
+export type { RetainedApi };
+
+export async function activate(context: vscode.ExtensionContext): Promise<RetainedApi> {
+  const output = vscode.window.createOutputChannel('Retained Outputs', { log: true });
+  context.subscriptions.push(output);
+  const isTrusted = () => vscode.workspace.isTrusted;
+
+  let options;
+  try {
+    options = readServerOptions();
+  } catch (err) {
+    void vscode.window.showErrorMessage(`Retained Outputs: settings refused, using defaults: ${(err as Error).message}`);
+    options = {};
+  }
+  const client: LanguageClient = createClient(context, output, options);
+  const runChanged = new vscode.EventEmitter<{ runId: string }>();
+  const tree = new RunsTree(client);
+  const statusBar = new RetainedStatusBar(client);
+  const view = vscode.window.createTreeView('retained.runs', { treeDataProvider: tree, showCollapseAll: true });
+
+  context.subscriptions.push(
+    runChanged,
+    tree,
+    statusBar,
+    view,
+    ...registerValueCommands(client, isTrusted),
+    ...registerPaste(),
+    vscode.lm.registerTool('peek_value', new PeekTool(client)),
+    vscode.commands.registerCommand('retained.refresh', () => tree.refresh()),
+    vscode.commands.registerCommand('retained.focus', () => vscode.commands.executeCommand('workbench.view.extension.retained')),
+    vscode.commands.registerCommand('retained.showOutput', () => output.show()),
+    vscode.commands.registerCommand('retained.restartServer', () => client.restart()),
+    vscode.workspace.onDidChangeConfiguration(async (event) => {
+      if (!event.affectsConfiguration(SECTION)) return;
+      try {
+        await sendSettings(client, readServerOptions());
+        output.info('Settings sent to the language server.');
+        await Promise.all([tree.refresh(), statusBar.refresh()]);
+      } catch (err) {
+        output.warn(`Settings refused: ${(err as Error).message}`);
+        void vscode.window.showErrorMessage(`Retained Outputs: setting refused, keeping the previous ones: ${(err as Error).message}`);
+      }
+    }),
+    client,
+  );
+
+  // A burst of changes (an agent writing fast) refreshes each run at most every 150 ms.
+  const pending = new Map<string, NodeJS.Timeout>();
+  client.onNotification(ChangedNotification.type, ({ runId }) => {
+    runChanged.fire({ runId });
+    if (pending.has(runId)) return;
+    pending.set(
+      runId,
+      setTimeout(() => {
+        pending.delete(runId);
+        void tree.refresh(runId);
+        void statusBar.refresh();
+      }, 150),
+    );
+  });
+
+  await client.start();
+  output.info(`Language server started (store: ${options.storeRoot ?? '.retained in the workspace'}).`);
+  void statusBar.refresh();
+  const api = createApi(client, runChanged.event, isTrusted);
+  context.subscriptions.push(...registerTestHooks(api));
+  return api;
+}
+
+export function deactivate(): void {
+  // The client is in context.subscriptions; disposing it stops the server.
+}

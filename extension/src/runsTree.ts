@@ -1,0 +1,97 @@
+/**
+ * The sidebar: runs (newest first) → their retained values. Children load lazily, and a
+ * `retained/changed` refreshes only the run that changed, so the tree stays fast with
+ * thousands of values.
+ */
+import * as vscode from 'vscode';
+import type { LanguageClient } from 'vscode-languageclient/node';
+import { RunsRequest, ValueRequest, ValuesRequest, type RunSummary, type ValueSummary } from '../../server/src/protocol';
+import { formatAge, formatBytes } from './format';
+
+export type RunNode = { kind: 'run'; run: RunSummary };
+export type ValueNode = { kind: 'value'; value: ValueSummary };
+export type Node = RunNode | ValueNode;
+
+export class RunsTree implements vscode.TreeDataProvider<Node> {
+  private readonly changed = new vscode.EventEmitter<Node | undefined>();
+  readonly onDidChangeTreeData = this.changed.event;
+  /** The run nodes last shown, by id, so a change can refresh just that node. */
+  private runs = new Map<string, RunNode>();
+
+  constructor(private readonly client: LanguageClient) {}
+
+  /** Refreshes everything (undefined) or one run. */
+  async refresh(runId?: string): Promise<void> {
+    const node = runId ? this.runs.get(runId) : undefined;
+    if (!node) return this.changed.fire(undefined);
+    const [summary] = (await this.client.sendRequest(RunsRequest.type, { runIds: [runId!] })).runs;
+    if (!summary) return this.changed.fire(undefined); // deleted: the list changes
+    node.run = summary;
+    this.changed.fire(node);
+  }
+
+  async getChildren(element?: Node): Promise<Node[]> {
+    if (!element) {
+      const { runs } = await this.client.sendRequest(RunsRequest.type, {});
+      this.runs = new Map(runs.map((run) => [run.runId, this.runs.get(run.runId) ?? { kind: 'run', run }]));
+      for (const run of runs) this.runs.get(run.runId)!.run = run;
+      // The welcome text shows only once the store is known to be empty, not while loading.
+      void vscode.commands.executeCommand('setContext', 'retained.empty', runs.length === 0);
+      return [...this.runs.values()];
+    }
+    if (element.kind === 'run') {
+      const { values } = await this.client.sendRequest(ValuesRequest.type, { runId: element.run.runId });
+      return values.map((value) => ({ kind: 'value', value }));
+    }
+    return [];
+  }
+
+  getParent(element: Node): Node | undefined {
+    return element.kind === 'value' ? this.runs.get(element.value.runId) : undefined;
+  }
+
+  getTreeItem(element: Node): vscode.TreeItem {
+    if (element.kind === 'run') {
+      const { run } = element;
+      const item = new vscode.TreeItem(run.runId, vscode.TreeItemCollapsibleState.Collapsed);
+      item.id = `run:${run.runId}`;
+      item.contextValue = 'run';
+      item.iconPath = new vscode.ThemeIcon('history');
+      item.description = `${new Date(run.startedAt).toLocaleString()} · ${run.valueCount} value${run.valueCount === 1 ? '' : 's'} · ${formatBytes(run.valueBytes)}`;
+      item.tooltip = new vscode.MarkdownString(
+        [
+          `**Run ${run.runId}**`,
+          '',
+          `- started ${new Date(run.startedAt).toLocaleString()}, last change ${formatAge(run.updatedAt)}`,
+          `- ${run.valueCount} retained values, ${formatBytes(run.valueBytes)}`,
+          `- ${formatBytes(run.keptOutBytes)} kept out of the model's context`,
+          `- transcript ${formatBytes(run.transcriptBytes)}`,
+        ].join('\n'),
+      );
+      return item;
+    }
+    const { value } = element;
+    const item = new vscode.TreeItem(`${value.tool} · ${value.callId}`, vscode.TreeItemCollapsibleState.None);
+    item.id = `value:${value.runId}/${value.valueId}`;
+    item.contextValue = 'value';
+    item.resourceUri = vscode.Uri.parse(value.uri);
+    item.iconPath = new vscode.ThemeIcon(value.isError ? 'error' : 'file-text');
+    item.description = `${formatBytes(value.bytes)} · ${value.lines} lines · ${formatAge(value.createdAt)}`;
+    item.command = { command: 'retained.openValue', title: 'Open Original', arguments: [element] };
+    return item;
+  }
+
+  /** The tooltip (the stub's preview) is fetched only when the user hovers. */
+  async resolveTreeItem(item: vscode.TreeItem, element: Node): Promise<vscode.TreeItem> {
+    if (element.kind !== 'value') return item;
+    const meta = await this.client.sendRequest(ValueRequest.type, { runId: element.value.runId, valueId: element.value.valueId });
+    const tooltip = new vscode.MarkdownString(`**#${meta.valueId}**: ${meta.tool}, ${formatBytes(meta.bytes)}, ${meta.lines} lines\n\n`);
+    tooltip.appendCodeblock(meta.stub || '(no stub recorded)', 'text');
+    item.tooltip = tooltip;
+    return item;
+  }
+
+  dispose(): void {
+    this.changed.dispose();
+  }
+}

@@ -1,0 +1,121 @@
+/** The commands on a retained value or run: open, peek, search, copy, reveal, delete. */
+import * as vscode from 'vscode';
+import type { LanguageClient } from 'vscode-languageclient/node';
+import { DeleteRequest, PeekRequest, ValueRequest } from '../../server/src/protocol';
+import { formatBytes } from './format';
+import type { Node, RunNode, ValueNode } from './runsTree';
+
+/** Opens a value's original text, optionally selecting lines (1-based, inclusive). */
+export async function openValue(uri: vscode.Uri, lines?: { start: number; end: number }): Promise<vscode.TextEditor> {
+  const document = await vscode.workspace.openTextDocument(uri);
+  const options: vscode.TextDocumentShowOptions = { preview: true };
+  if (lines) {
+    const last = Math.min(lines.end, document.lineCount) - 1;
+    options.selection = new vscode.Range(lines.start - 1, 0, last, document.lineAt(Math.max(0, last)).text.length);
+  }
+  return vscode.window.showTextDocument(document, options);
+}
+
+function parseRange(input: string): { start: number; end: number } | string {
+  const match = /^\s*(\d+)\s*(?:[-–:,]\s*(\d+))?\s*$/.exec(input);
+  if (!match) return 'Enter a line or a range, e.g. 120 or 120-180';
+  const start = Number(match[1]);
+  const end = match[2] ? Number(match[2]) : start;
+  if (start < 1) return 'Lines start at 1';
+  if (end < start) return 'The range ends before it starts';
+  return { start, end };
+}
+
+export function registerValueCommands(client: LanguageClient, isTrusted: () => boolean): vscode.Disposable[] {
+  const valueOf = (node: Node | undefined): ValueNode['value'] => {
+    if (node?.kind !== 'value') throw new Error('Choose a retained value in the Retained Outputs view first.');
+    return node.value;
+  };
+  const command = (id: string, run: (node: Node) => Promise<unknown>) =>
+    vscode.commands.registerCommand(id, async (node: Node) => {
+      try {
+        await run(node);
+      } catch (err) {
+        void vscode.window.showErrorMessage(`Retained Outputs: ${(err as Error).message}`);
+      }
+    });
+
+  return [
+    command('retained.openValue', async (node) => openValue(vscode.Uri.parse(valueOf(node).uri))),
+
+    command('retained.peekLines', async (node) => {
+      const value = valueOf(node);
+      const input = await vscode.window.showInputBox({
+        title: `Peek lines of #${value.valueId} (${value.lines} lines)`,
+        prompt: 'A line or a range, e.g. 120 or 120-180',
+        validateInput: (text) => {
+          const range = parseRange(text);
+          if (typeof range === 'string') return range;
+          return range.start > value.lines ? `The value has ${value.lines} lines` : undefined;
+        },
+      });
+      if (input === undefined) return;
+      await openValue(vscode.Uri.parse(value.uri), parseRange(input) as { start: number; end: number });
+    }),
+
+    command('retained.searchValue', async (node) => {
+      const value = valueOf(node);
+      const query = await vscode.window.showInputBox({ title: `Search in #${value.valueId}`, prompt: 'Text to find (case-insensitive)' });
+      if (!query) return;
+      const answer = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: `Searching ${formatBytes(value.bytes)} for "${query}"…` },
+        () => client.sendRequest(PeekRequest.type, { valueId: value.valueId, runId: value.runId, query, ignoreCase: true }),
+      );
+      const items = answer.text
+        .split('\n')
+        .map((line) => /^(\d+): (.*)$/.exec(line))
+        .filter((m): m is RegExpExecArray => m !== null)
+        .map((m) => ({ label: m[2]!.trim() || '(empty line)', description: `line ${m[1]}`, line: Number(m[1]) }));
+      if (items.length === 0) return void vscode.window.showInformationMessage(`No line of #${value.valueId} contains "${query}".`);
+      const pick = await vscode.window.showQuickPick(items, {
+        title: `${answer.matches} matching line${answer.matches === 1 ? '' : 's'} in #${value.valueId}${answer.truncated ? ` (showing ${items.length})` : ''}`,
+        matchOnDescription: true,
+      });
+      if (pick) await openValue(vscode.Uri.parse(value.uri), { start: pick.line, end: pick.line });
+    }),
+
+    command('retained.copyStub', async (node) => {
+      const value = valueOf(node);
+      const meta = await client.sendRequest(ValueRequest.type, { runId: value.runId, valueId: value.valueId });
+      await vscode.env.clipboard.writeText(meta.stub);
+      void vscode.window.setStatusBarMessage(`Copied the stub of #${value.valueId}`, 3000);
+    }),
+
+    command('retained.copyPath', async (node) => {
+      await vscode.env.clipboard.writeText(vscode.Uri.parse(valueOf(node).uri).fsPath);
+      void vscode.window.setStatusBarMessage('Copied the path', 3000);
+    }),
+
+    command('retained.revealValue', async (node) => {
+      await vscode.commands.executeCommand('revealInExplorer', vscode.Uri.parse(valueOf(node).uri));
+    }),
+
+    command('retained.deleteValue', async (node) => {
+      const value = valueOf(node);
+      if (!isTrusted()) throw new Error('deleting is off in an untrusted workspace');
+      const answer = await vscode.window.showWarningMessage(
+        `Delete retained value #${value.valueId} (${formatBytes(value.bytes)})?`,
+        { modal: true, detail: 'The transcript keeps the full result; replays will send it in full instead of the stub.' },
+        'Delete',
+      );
+      if (answer === 'Delete') await client.sendRequest(DeleteRequest.type, { runId: value.runId, valueId: value.valueId });
+    }),
+
+    command('retained.deleteRun', async (node) => {
+      if (node?.kind !== 'run') throw new Error('Choose a run in the Retained Outputs view first.');
+      if (!isTrusted()) throw new Error('deleting is off in an untrusted workspace');
+      const { run } = node as RunNode;
+      const answer = await vscode.window.showWarningMessage(
+        `Delete run ${run.runId}, its transcript and its ${run.valueCount} values (${formatBytes(run.valueBytes)})?`,
+        { modal: true },
+        'Delete',
+      );
+      if (answer === 'Delete') await client.sendRequest(DeleteRequest.type, { runId: run.runId });
+    }),
+  ];
+}

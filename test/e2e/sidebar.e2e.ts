@@ -116,13 +116,13 @@ describe('Retained Outputs in a real VS Code', function () {
 
   it('context menu: Copy Stub puts the exact stub the model got on the clipboard', async () => {
     await contextAction(/read_file · toolu_lock/, 'Copy Stub');
-    const clipboard = await poll('the clipboard', () => vs.page.evaluate(() => navigator.clipboard.readText()), (text) => text.startsWith('[retained #'));
+    const clipboard = await poll('the clipboard', () => vs.page.evaluate<string>('navigator.clipboard.readText()'), (text) => text.startsWith('[retained #'));
     assert.equal(clipboard, demo.stub.content);
   });
 
   it('context menu: Copy Path gives the value file', async () => {
     await contextAction(/read_file · toolu_lock/, 'Copy Path');
-    const clipboard = await poll('the clipboard', () => vs.page.evaluate(() => navigator.clipboard.readText()), (text) => text.endsWith('.txt'));
+    const clipboard = await poll('the clipboard', () => vs.page.evaluate<string>('navigator.clipboard.readText()'), (text) => text.endsWith('.txt'));
     assert.equal(clipboard, fileURLToPath(demo.stub.uri!));
   });
 

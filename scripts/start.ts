@@ -1,0 +1,55 @@
+/**
+ * `npm start`: builds the extension, installs what a real VS Code needs (first run only), and
+ * opens code-server on 127.0.0.1 with the extension and a demo workspace whose store holds a
+ * recorded run. Prints the URL; Ctrl+C stops it.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { recordDemoRun } from '../test/e2e/fixtures';
+import { ensureTools, packageExtension, ROOT } from '../test/e2e/harness';
+
+const PORT = Number(process.env.PORT ?? 8080);
+
+async function main(): Promise<void> {
+  execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' });
+  const { node24, codeServer } = ensureTools();
+  const vsix = packageExtension();
+  const home = join(homedir(), '.cache', 'retained-outputs-demo');
+  const workspace = join(home, 'workspace');
+  const userData = join(home, 'user-data');
+  const extensions = join(home, 'extensions');
+  for (const dir of [workspace, join(userData, 'User'), extensions]) mkdirSync(dir, { recursive: true });
+  if (!existsSync(join(workspace, '.retained', 'runs', 'demo-run.jsonl'))) {
+    writeFileSync(join(workspace, 'README.md'), '# Retained Outputs demo\n\nOpen the Retained Outputs view in the activity bar.\n');
+    const { stub } = await recordDemoRun(workspace);
+    writeFileSync(join(workspace, 'notes.md'), `# A stub is a link\n\nCtrl+click or hover it:\n\n${stub.content}\n`);
+  }
+  const settings = join(userData, 'User', 'settings.json');
+  if (!existsSync(settings)) {
+    writeFileSync(settings, JSON.stringify({ 'workbench.startupEditor': 'none', 'update.mode': 'none', 'telemetry.telemetryLevel': 'off', 'extensions.autoUpdate': false }, null, 2));
+  }
+  const env = { ...process.env, PATH: `${join(node24, '..')}:${process.env.PATH}` };
+  execFileSync(node24, [codeServer, '--user-data-dir', userData, '--extensions-dir', extensions, '--force', '--install-extension', vsix], { env, stdio: 'ignore' });
+  const server = spawn(
+    node24,
+    [codeServer, '--bind-addr', `127.0.0.1:${PORT}`, '--auth', 'none', '--user-data-dir', userData, '--extensions-dir', extensions,
+      '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust', '--disable-getting-started-override', workspace],
+    { env, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  server.stdout.on('data', (data: Buffer) => {
+    if (data.toString().includes('HTTP server listening')) {
+      console.log(`\nRetained Outputs is running in VS Code (code-server):\n\n  http://127.0.0.1:${PORT}/?folder=${encodeURIComponent(workspace)}\n\nDemo workspace: ${workspace}\nCtrl+C to stop.`);
+    }
+  });
+  const stop = () => server.kill('SIGTERM');
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  server.on('exit', (code) => process.exit(code ?? 0));
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -7,16 +7,8 @@ import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { PeekRequest, type PeekParams } from '../../server/src/protocol';
 
-export interface PeekToolInput {
-  id: string;
-  runId?: string;
-  start?: number;
-  end?: number;
-  query?: string;
-  ignoreCase?: boolean;
-  regex?: boolean;
-  context?: number;
-}
+/** The tool's input: the peek request, with the value id called `id` as stubs print it. */
+export type PeekToolInput = Omit<PeekParams, 'valueId'> & { id: string };
 
 export function toPeekParams(input: PeekToolInput): PeekParams {
   const { id, ...rest } = input;

@@ -3,8 +3,8 @@
  * `retained/…` protocol, document links and hovers onto it. Run as
  * `node dist/server.js --stdio` (or `--node-ipc`, as the extension does).
  */
-import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import {
   createConnection,
   DocumentLink,
@@ -36,7 +36,6 @@ import {
   ValuesRequest,
   type ServerOptions,
 } from './protocol';
-import { pathToFileURL } from 'node:url';
 
 const connection = createConnection(ProposedFeatures.all);
 const documents = new TextDocuments(TextDocument);

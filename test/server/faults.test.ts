@@ -40,7 +40,8 @@ describe('faults', function () {
     const huge = line.repeat(Math.ceil((200 * MB) / line.length));
     const hugeSha = sha256(huge);
     const stubs: RetainResult[] = [];
-    const delays = [50, 400, 900, 1500, 2500];
+    // A 200 MB retain takes seconds here: spread the kills over parsing, writing and logging.
+    const delays = [50, 1500, 4000, 7000, 9500];
     for (const [attempt, delay] of delays.entries()) {
       const server = await ServerProcess.start({ workspace });
       const small = await server.request<RetainResult>(RetainRequest.type, { runId: 'kill', callId: `small_${attempt}`, tool: 't', text: 'k'.repeat(30000) });

@@ -20,6 +20,13 @@ const builds = [
   { ...node, entryPoints: { server: 'server/src/server.ts' }, outdir: 'dist' },
   // The extension: everything but `vscode`, which the extension host provides.
   { ...node, entryPoints: { extension: 'extension/src/extension.ts' }, outdir: 'dist', external: ['vscode'] },
+  // The extension-host suite, loaded by VS Code from `extensionTestsPath` (mocha from node_modules).
+  {
+    ...node,
+    entryPoints: { 'test/vscode/index': 'test/vscode/index.ts', 'test/vscode/suite.test': 'test/vscode/suite.test.ts' },
+    outdir: 'dist',
+    external: ['vscode', 'mocha'],
+  },
 ];
 
 if (watch) {

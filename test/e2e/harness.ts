@@ -148,8 +148,19 @@ export class VSCode {
     vscode.log.push(...logLines);
     server.stdout!.on('data', (d: Buffer) => vscode.log.push(d.toString()));
     server.stderr!.on('data', (d: Buffer) => vscode.log.push(d.toString()));
-    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(options.workspace)}`);
-    await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+    const url = `http://127.0.0.1:${port}/?folder=${encodeURIComponent(options.workspace)}`;
+    const consoleErrors: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error') consoleErrors.push(message.text());
+    });
+    await page.goto(url);
+    try {
+      await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+    } catch (err) {
+      await vscode.screenshot('workbench-did-not-load');
+      await vscode.close();
+      throw new Error(`the workbench did not load: ${(err as Error).message}\nbrowser console errors:\n${consoleErrors.slice(0, 20).join('\n')}`);
+    }
     return vscode;
   }
 

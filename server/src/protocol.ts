@@ -4,13 +4,13 @@
  * renamed field fails to compile on every side.
  */
 import { NotificationType, RequestType } from 'vscode-languageserver-protocol';
-import type { PeekParams, PeekResult, RetainParams, RetainResult } from './core/retention';
+import type { PeekParams, PeekResult, ReplayResult, ReplayShape, RetainParams, RetainResult } from './core/retention';
 import type { Block, Message } from './core/replay';
 import type { Settings } from './core/settings';
 import type { RunSummary, ValueMeta } from './core/store';
 import type { ReadResult, StopReason, TranscriptEvent } from './core/transcript';
 
-export type { Block, Message, PeekParams, PeekResult, ReadResult, RetainParams, RetainResult, RunSummary, Settings, StopReason, TranscriptEvent, ValueMeta };
+export type { Block, Message, PeekParams, PeekResult, ReadResult, ReplayShape, RetainParams, RetainResult, RunSummary, Settings, StopReason, TranscriptEvent, ValueMeta };
 
 /** Client → server: record a tool result; retain it when it is over the threshold. */
 export namespace RetainRequest {
@@ -69,11 +69,10 @@ export namespace TranscriptRequest {
 
 export interface ReplayParams {
   runId: string;
-  shape: 'text' | 'structured';
+  shape: ReplayShape;
 }
-export type ReplayResponse =
-  | { shape: 'text'; text: string; skipped: ReadResult['skipped'] }
-  | { shape: 'structured'; messages: Message[]; stopReason?: StopReason; skipped: ReadResult['skipped'] };
+/** The history in the shape asked for, and the transcript lines that could not be read. */
+export type ReplayResponse = ReplayResult & { skipped: ReadResult['skipped'] };
 /** Client → server: the model-facing history of a run, rebuilt from its transcript. */
 export namespace ReplayRequest {
   export const method = 'retained/replay';

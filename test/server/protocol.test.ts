@@ -4,6 +4,8 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { stripGutters } from '../../server/src/core/gutter';
+import { validateHistory } from '../../server/src/core/historyValidator';
+import { PROVIDER_SHAPES } from '../../server/src/core/providers';
 import {
   AppendRequest,
   DeleteRequest,
@@ -85,6 +87,13 @@ describe('language server over stdio', () => {
     assert.ok(replay.shape === 'structured');
     assert.deepEqual(replay.messages[2]!.content[0], { type: 'tool_result', tool_use_id: 'call_1', content: live.content });
 
+    for (const shape of PROVIDER_SHAPES) {
+      const projected = await server.request<ReplayResponse>(ReplayRequest.type, { runId: 'r1', shape });
+      assert.ok(projected.shape === shape && 'messages' in projected);
+      assert.deepEqual(validateHistory(shape, projected.messages), [], shape);
+      assert.ok(JSON.stringify(projected.messages).includes(JSON.stringify(live.content)), `${shape} carries the live stub`);
+    }
+
     await server.request(DeleteRequest.type, { runId: 'r1', valueId: 'call_1' });
     const after = await server.request<ReplayResponse>(ReplayRequest.type, { runId: 'r1', shape: 'text' });
     assert.ok(after.shape === 'text' && after.text.includes(text), 'with the value gone, the full text replays');
@@ -100,7 +109,7 @@ describe('language server over stdio', () => {
       [PeekRequest.method, { valueId: 'missing' }, /no retained value "missing"/],
       [PeekRequest.method, { valueId: 5 }, /valueId must be a non-empty string/],
       [AppendRequest.method, { runId: 'r', event: { type: 'user' } }, /event.text must be a string/],
-      [ReplayRequest.method, { runId: 'r', shape: 'html' }, /shape must be "text" or "structured"/],
+      [ReplayRequest.method, { runId: 'r', shape: 'html' }, /shape must be one of "text", "structured", "anthropic", "openai-chat", "openai-responses"/],
       [TranscriptRequest.method, { runId: 'r', from: -1 }, /from must be a whole number/],
     ];
     for (const [method, params, message] of cases) {

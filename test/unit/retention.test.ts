@@ -104,7 +104,7 @@ describe('retention', () => {
     await assert.rejects(s.retain({ runId: '', callId: 'c', tool: 't', text: '' }), /runId must be a non-empty string/);
     await assert.rejects(s.retain({ runId: 'r', callId: 'c', tool: 't', text: 5 as unknown as string }), /text must be a string/);
     await assert.rejects(s.append('r', { type: 'tool_call_finished', callId: 'c', tool: 't', result: '' }), /recorded by retained\/retain/);
-    await assert.rejects(s.replay('r', 'xml'), /shape must be "text" or "structured"/);
+    await assert.rejects(s.replay('r', 'xml'), /shape must be one of "text", "structured", "anthropic", "openai-chat", "openai-responses"/);
   });
 
   it('deletes a value or a whole run', async () => {

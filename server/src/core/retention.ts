@@ -8,11 +8,12 @@ import { EventEmitter } from 'node:events';
 import { pathToFileURL } from 'node:url';
 import { sanitizeId, valueIdCandidates } from './ids';
 import { peekValue, PeekError, type PeekAnswer, type PeekRequest } from './peek';
+import { PROVIDER_SHAPES, toAnthropic, toOpenAIChat, toOpenAIResponses, type AnthropicMessage, type ChatMessage, type ProviderShape, type ResponsesItem } from './providers';
 import { offersPeek, replayStructured, replayText, type StructuredReplay } from './replay';
 import { resolveSettings, type Settings } from './settings';
 import { Store, type RunSummary, type ValueMeta } from './store';
 import { stubFor, type PreviewSettings } from './stub';
-import { appendEvent, readEvents, readFirstEvent, validateEvent, type ReadResult, type TranscriptEvent } from './transcript';
+import { appendEvent, readEvents, readFirstEvent, validateEvent, type ReadResult, type StopReason, type TranscriptEvent } from './transcript';
 import { countLines, utf8Bytes } from './text';
 
 export interface RetainParams {
@@ -48,9 +49,16 @@ export interface PeekResult extends PeekAnswer {
   valueId: string;
 }
 
-export type ReplayShape = 'text' | 'structured';
+export type ReplayShape = 'text' | 'structured' | ProviderShape;
+export const REPLAY_SHAPES: readonly ReplayShape[] = ['text', 'structured', ...PROVIDER_SHAPES];
 
-export type ReplayResult = { shape: 'text'; text: string } | ({ shape: 'structured' } & StructuredReplay);
+export type ReplayResult =
+  | { shape: 'text'; text: string }
+  | ({ shape: 'structured' } & StructuredReplay)
+  | { shape: 'anthropic'; messages: AnthropicMessage[]; stopReason?: StopReason }
+  | { shape: 'openai-chat'; messages: ChatMessage[]; stopReason?: StopReason }
+  /** For the Responses API, `messages` holds the input items. */
+  | { shape: 'openai-responses'; messages: ResponsesItem[]; stopReason?: StopReason };
 
 /** A request that cannot be carried out as given; the message names the field and the fix. */
 export class RequestError extends Error {
@@ -265,12 +273,25 @@ export class RetentionService {
 
   async replay(runIdRaw: unknown, shape: unknown): Promise<ReplayResult & { skipped: ReadResult['skipped'] }> {
     const runId = sanitizeId(requireString(runIdRaw, 'runId'));
-    if (shape !== 'text' && shape !== 'structured') throw new RequestError(`shape must be "text" or "structured" (got ${JSON.stringify(shape)})`);
+    if (!REPLAY_SHAPES.includes(shape as ReplayShape)) {
+      throw new RequestError(`shape must be one of ${REPLAY_SHAPES.map((s) => `"${s}"`).join(', ')} (got ${JSON.stringify(shape)})`);
+    }
     const { events, skipped } = await readEvents(this.store.transcriptPath(runId));
     const existingValues = new Set((await this.store.listValueFiles(runId)).map((v) => v.valueId));
     const input = { events, existingValues };
     if (shape === 'text') return { shape, text: replayText(input), skipped };
-    return { shape, ...replayStructured(input), skipped };
+    const structured = replayStructured(input);
+    const stop = structured.stopReason ? { stopReason: structured.stopReason } : {};
+    switch (shape as Exclude<ReplayShape, 'text'>) {
+      case 'structured':
+        return { shape: 'structured', ...structured, skipped };
+      case 'anthropic':
+        return { shape: 'anthropic', messages: toAnthropic(structured.messages), ...stop, skipped };
+      case 'openai-chat':
+        return { shape: 'openai-chat', messages: toOpenAIChat(structured.messages), ...stop, skipped };
+      case 'openai-responses':
+        return { shape: 'openai-responses', messages: toOpenAIResponses(structured.messages), ...stop, skipped };
+    }
   }
 
   async delete(runIdRaw: unknown, valueIdRaw?: unknown): Promise<void> {

@@ -8,6 +8,7 @@ import { ChangedNotification } from '../../server/src/protocol';
 import { createApi, type RetainedApi } from './api';
 import { createClient, sendSettings } from './client';
 import { readServerOptions, SECTION } from './config';
+import { registerImportCommand } from './importCommand';
 import { registerPaste } from './paste';
 import { PeekTool } from './peekTool';
 import { RunsTree } from './runsTree';
@@ -41,6 +42,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Retain
     statusBar,
     view,
     ...registerValueCommands(client, isTrusted),
+    registerImportCommand(client, isTrusted),
     ...registerPaste(),
     vscode.lm.registerTool('peek_value', new PeekTool(client)),
     vscode.commands.registerCommand('retained.refresh', () => tree.refresh()),

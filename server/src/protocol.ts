@@ -5,12 +5,13 @@
  */
 import { NotificationType, RequestType } from 'vscode-languageserver-protocol';
 import type { PeekParams, PeekResult, ReplayResult, ReplayShape, RetainParams, RetainResult } from './core/retention';
+import type { ImportFormat, ImportResult } from './core/importer';
 import type { Block, Message } from './core/replay';
 import type { Settings } from './core/settings';
 import type { RunSummary, ValueMeta } from './core/store';
 import type { ReadResult, StopReason, TranscriptEvent } from './core/transcript';
 
-export type { Block, Message, PeekParams, PeekResult, ReadResult, ReplayShape, RetainParams, RetainResult, RunSummary, Settings, StopReason, TranscriptEvent, ValueMeta };
+export type { Block, ImportFormat, ImportResult, Message, PeekParams, PeekResult, ReadResult, ReplayShape, RetainParams, RetainResult, RunSummary, Settings, StopReason, TranscriptEvent, ValueMeta };
 
 /** Client → server: record a tool result; retain it when it is over the threshold. */
 export namespace RetainRequest {
@@ -77,6 +78,19 @@ export type ReplayResponse = ReplayResult & { skipped: ReadResult['skipped'] };
 export namespace ReplayRequest {
   export const method = 'retained/replay';
   export const type = new RequestType<ReplayParams, ReplayResponse, void>(method);
+}
+
+export interface ImportParams {
+  /** A Claude Code session JSONL or a Codex CLI rollout, on the server's file system. */
+  path: string;
+  format?: ImportFormat;
+  /** Defaults to the file's name. */
+  runId?: string;
+}
+/** Client → server: import a real agent transcript as a run (big results retained as if live). */
+export namespace ImportRequest {
+  export const method = 'retained/import';
+  export const type = new RequestType<ImportParams, ImportResult, void>(method);
 }
 
 /** Client → server: delete one value (with valueId) or a whole run (without). */

@@ -18,6 +18,7 @@ import {
   TextDocumentSyncKind,
 } from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
+import { importTranscript } from './core/importer';
 import { RequestError, RetentionService } from './core/retention';
 import { SettingsError } from './core/settings';
 import { StoreWatcher } from './core/storeWatcher';
@@ -26,6 +27,7 @@ import {
   AppendRequest,
   ChangedNotification,
   DeleteRequest,
+  ImportRequest,
   PeekRequest,
   ReplayRequest,
   RetainRequest,
@@ -139,6 +141,7 @@ connection.onRequest(
 );
 connection.onRequest(TranscriptRequest.type, handle((p) => service.transcript(p.runId, p.from ?? 0, p.limit ?? Infinity)));
 connection.onRequest(ReplayRequest.type, handle((p) => service.replay(p.runId, p.shape)));
+connection.onRequest(ImportRequest.type, handle((p) => importTranscript(service, p.path, p.format, p.runId)));
 connection.onRequest(
   DeleteRequest.type,
   handle(async (p) => {

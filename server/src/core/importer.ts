@@ -62,63 +62,87 @@ function contentText(content: unknown): string {
     .join('\n');
 }
 
-function claudeCodeSteps(records: readonly Json[]): { steps: Step[]; tools: Set<string>; model?: string } {
-  const steps: Step[] = [];
-  const tools = new Set<string>();
+/**
+ * The import's steps, in order. Assistant text and tool calls are collected across records
+ * and emitted as one assistant event when something else comes, so a split API response
+ * becomes one message again.
+ */
+class StepCollector {
+  readonly steps: Step[] = [];
+  readonly tools = new Set<string>();
+  private text: string[] = [];
+  private calls: ToolCall[] = [];
+  /** What identifies the message being collected (Claude Code's message.id). */
+  key: unknown;
+
+  addText(text: string): void {
+    if (text) this.text.push(text);
+  }
+
+  addCall(call: ToolCall): void {
+    this.calls.push(call);
+    this.tools.add(call.name);
+  }
+
+  /** Emits the collected message, if any, then `step`. */
+  flush(step?: Step): void {
+    if (this.text.length || this.calls.length) {
+      const text = this.text.join('\n');
+      this.steps.push({ kind: 'event', event: { type: 'assistant', ...(text ? { text } : {}), ...(this.calls.length ? { toolCalls: this.calls } : {}) } });
+    }
+    this.text = [];
+    this.calls = [];
+    this.key = undefined;
+    if (step) this.steps.push(step);
+  }
+}
+
+interface Steps {
+  steps: Step[];
+  tools: Set<string>;
+  model?: string;
+}
+
+function claudeCodeSteps(records: readonly Json[]): Steps {
+  const steps = new StepCollector();
   let model: string | undefined;
-  let pending: { id: unknown; text: string[]; calls: ToolCall[] } | undefined;
-  const flush = () => {
-    if (!pending) return;
-    const text = pending.text.join('\n');
-    steps.push({ kind: 'event', event: { type: 'assistant', ...(text ? { text } : {}), ...(pending.calls.length ? { toolCalls: pending.calls } : {}) } });
-    pending = undefined;
-  };
   for (const r of records) {
     const message = r.message as Json | undefined;
     if (!message || (r.type !== 'user' && r.type !== 'assistant')) continue;
     if (r.type === 'assistant') {
       // One API response is split over several lines that share message.id: merge them.
-      if (pending && pending.id !== message.id) flush();
-      pending ??= { id: message.id, text: [], calls: [] };
-      if (typeof message.model === 'string' && !model) model = message.model;
+      if (steps.key !== message.id) steps.flush();
+      steps.key = message.id;
+      if (typeof message.model === 'string') model ??= message.model;
       for (const block of Array.isArray(message.content) ? (message.content as Json[]) : []) {
-        if (block.type === 'text' && typeof block.text === 'string' && block.text) pending.text.push(block.text);
+        if (block.type === 'text' && typeof block.text === 'string') steps.addText(block.text);
         if (block.type === 'tool_use' && typeof block.id === 'string' && typeof block.name === 'string') {
-          pending.calls.push({ id: block.id, name: block.name, arguments: block.input ?? {} });
-          tools.add(block.name);
+          steps.addCall({ id: block.id, name: block.name, arguments: block.input ?? {} });
         }
       }
       continue;
     }
-    flush();
+    steps.flush();
     if (typeof message.content === 'string') {
-      steps.push({ kind: 'event', event: { type: 'user', text: message.content } });
+      steps.steps.push({ kind: 'event', event: { type: 'user', text: message.content } });
       continue;
     }
     const blocks = Array.isArray(message.content) ? (message.content as Json[]) : [];
     for (const block of blocks) {
       if (block.type === 'tool_result' && typeof block.tool_use_id === 'string') {
-        steps.push({ kind: 'result', callId: block.tool_use_id, text: contentText(block.content), isError: block.is_error === true });
+        steps.steps.push({ kind: 'result', callId: block.tool_use_id, text: contentText(block.content), isError: block.is_error === true });
       }
     }
     const text = blocks.flatMap((b) => (b.type === 'text' && typeof b.text === 'string' ? [b.text] : [])).join('\n');
-    if (text) steps.push({ kind: 'event', event: { type: 'user', text } });
+    if (text) steps.steps.push({ kind: 'event', event: { type: 'user', text } });
   }
-  flush();
-  return { steps, tools, ...(model ? { model } : {}) };
+  steps.flush();
+  return { steps: steps.steps, tools: steps.tools, ...(model ? { model } : {}) };
 }
 
-function codexSteps(records: readonly Json[]): { steps: Step[]; tools: Set<string>; model?: string } {
-  const steps: Step[] = [];
-  const tools = new Set<string>();
+function codexSteps(records: readonly Json[]): Steps {
+  const steps = new StepCollector();
   let model: string | undefined;
-  let pending: { text: string[]; calls: ToolCall[] } | undefined;
-  const flush = () => {
-    if (!pending) return;
-    const text = pending.text.join('\n');
-    steps.push({ kind: 'event', event: { type: 'assistant', ...(text ? { text } : {}), ...(pending.calls.length ? { toolCalls: pending.calls } : {}) } });
-    pending = undefined;
-  };
   for (const r of records) {
     const payload = r.payload as Json | undefined;
     if (r.type === 'turn_context' && typeof payload?.model === 'string') model ??= payload.model;
@@ -127,13 +151,8 @@ function codexSteps(records: readonly Json[]): { steps: Step[]; tools: Set<strin
     switch (payload.type) {
       case 'message': {
         const text = contentText(payload.content);
-        if (payload.role === 'assistant') {
-          pending ??= { text: [], calls: [] };
-          if (text) pending.text.push(text);
-        } else if (payload.role === 'user') {
-          flush();
-          steps.push({ kind: 'event', event: { type: 'user', text } });
-        }
+        if (payload.role === 'assistant') steps.addText(text);
+        else if (payload.role === 'user') steps.flush({ kind: 'event', event: { type: 'user', text } });
         break;
       }
       case 'function_call':
@@ -148,23 +167,20 @@ function codexSteps(records: readonly Json[]): { steps: Step[]; tools: Set<strin
             args = { input: raw };
           }
         }
-        pending ??= { text: [], calls: [] };
-        pending.calls.push({ id: String(payload.call_id), name, arguments: args ?? {} });
-        tools.add(name);
+        steps.addCall({ id: String(payload.call_id), name, arguments: args ?? {} });
         break;
       }
       case 'function_call_output':
       case 'custom_tool_call_output': {
-        flush();
         const output = payload.output;
         const text = typeof output === 'string' ? output : contentText((output as Json | undefined)?.content ?? output);
-        steps.push({ kind: 'result', callId: String(payload.call_id), text, isError: false });
+        steps.flush({ kind: 'result', callId: String(payload.call_id), text, isError: false });
         break;
       }
     }
   }
-  flush();
-  return { steps, tools, ...(model ? { model } : {}) };
+  steps.flush();
+  return { steps: steps.steps, tools: steps.tools, ...(model ? { model } : {}) };
 }
 
 export async function importTranscript(service: RetentionService, path: unknown, format?: unknown, runIdRaw?: unknown): Promise<ImportResult> {

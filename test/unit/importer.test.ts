@@ -1,6 +1,6 @@
 /** Real Claude Code and Codex transcripts (../shared/fixtures/transcripts) imported as runs. */
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { validateHistory } from '../../server/src/core/historyValidator';
 import { importTranscript } from '../../server/src/core/importer';
@@ -24,6 +24,9 @@ const cases = [
 ] as const;
 
 describe('importing real transcripts', () => {
+  before(() => {
+    if (!existsSync(FIXTURES)) throw new Error(`the transcript fixtures are not at ${FIXTURES}: the workplace's shared/ folder must sit beside the project`);
+  });
   after(removeTempDirs);
 
   for (const c of cases) {

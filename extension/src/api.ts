@@ -28,7 +28,7 @@ export interface RetainedApi {
   /** A bounded read of a retained value, by line range or search: the text peek_value returns. */
   peek(params: PeekParams): Promise<PeekResult>;
   /** The model-facing history of a run, rebuilt from its transcript. */
-  replay(runId: string, shape: ReplayParams['shape']): Promise<ReplayResponse>;
+  replay(runId: string, shape: ReplayParams['shape'], options?: Pick<ReplayParams, 'policy' | 'stats'>): Promise<ReplayResponse>;
   /** Fires when a run changes, in this window or in another process writing the same store. */
   readonly onDidChangeRun: vscode.Event<{ runId: string }>;
 }
@@ -47,7 +47,7 @@ export function createApi(client: LanguageClient, onDidChangeRun: vscode.Event<{
       await client.sendRequest(AppendRequest.type, { runId, event });
     },
     peek: (params) => client.sendRequest(PeekRequest.type, params),
-    replay: (runId, shape) => client.sendRequest(ReplayRequest.type, { runId, shape }),
+    replay: (runId, shape, options) => client.sendRequest(ReplayRequest.type, { runId, shape, ...options }),
     onDidChangeRun,
   };
 }

@@ -5,6 +5,7 @@
  */
 import { NotificationType, RequestType } from 'vscode-languageserver-protocol';
 import type { PeekParams, PeekResult, ReplayResult, ReplayShape, RetainParams, RetainResult } from './core/retention';
+import type { HistoryPolicy } from './core/historyPolicy';
 import type { ImportFormat, ImportResult } from './core/importer';
 import type { Block, Message } from './core/replay';
 import type { Settings } from './core/settings';
@@ -71,6 +72,10 @@ export namespace TranscriptRequest {
 export interface ReplayParams {
   runId: string;
   shape: ReplayShape;
+  /** Older result bodies as references: `{keepRounds?, inlineMaxBytes?, exemptTools?}`. */
+  policy?: Partial<HistoryPolicy>;
+  /** Also report bytes and tokens sent versus a naive full replay. */
+  stats?: boolean;
 }
 /** The history in the shape asked for, and the transcript lines that could not be read. */
 export type ReplayResponse = ReplayResult & { skipped: ReadResult['skipped'] };

@@ -140,7 +140,7 @@ connection.onRequest(
   }),
 );
 connection.onRequest(TranscriptRequest.type, handle((p) => service.transcript(p.runId, p.from ?? 0, p.limit ?? Infinity)));
-connection.onRequest(ReplayRequest.type, handle((p) => service.replay(p.runId, p.shape)));
+connection.onRequest(ReplayRequest.type, handle((p) => service.replay(p.runId, p.shape, { policy: p.policy, stats: p.stats })));
 connection.onRequest(ImportRequest.type, handle((p) => importTranscript(service, p.path, p.format, p.runId)));
 connection.onRequest(
   DeleteRequest.type,

@@ -9,7 +9,9 @@ import { pathToFileURL } from 'node:url';
 import { sanitizeId, valueIdCandidates } from './ids';
 import { peekValue, PeekError, type PeekAnswer, type PeekRequest } from './peek';
 import { PROVIDER_SHAPES, toAnthropic, toOpenAIChat, toOpenAIResponses, type AnthropicMessage, type ChatMessage, type ProviderShape, type ResponsesItem } from './providers';
-import { offersPeek, replayStructured, replayText, type StructuredReplay } from './replay';
+import { applyHistoryPolicy, resolveHistoryPolicy, type HistoryPolicy, type ResultInfo } from './historyPolicy';
+import { offersPeek, replayStructured, replayText, type Message, type StructuredReplay } from './replay';
+import { measureMessages, TOKENIZER } from './tokens';
 import { resolveSettings, type Settings } from './settings';
 import { Store, type RunSummary, type ValueMeta } from './store';
 import { stubFor, type PreviewSettings } from './stub';
@@ -52,13 +54,52 @@ export interface PeekResult extends PeekAnswer {
 export type ReplayShape = 'text' | 'structured' | ProviderShape;
 export const REPLAY_SHAPES: readonly ReplayShape[] = ['text', 'structured', ...PROVIDER_SHAPES];
 
-export type ReplayResult =
-  | { shape: 'text'; text: string }
+/** What a projection sends, per message and in total, against a naive full replay. */
+export interface HistoryStats {
+  bytesSent: number;
+  bytesNaive: number;
+  tokensSent: number;
+  tokensNaive: number;
+  tokenizer: string;
+  perMessage: { bytesSent: number; tokensSent: number }[];
+}
+
+type Projected =
   | ({ shape: 'structured' } & StructuredReplay)
   | { shape: 'anthropic'; messages: AnthropicMessage[]; stopReason?: StopReason }
   | { shape: 'openai-chat'; messages: ChatMessage[]; stopReason?: StopReason }
   /** For the Responses API, `messages` holds the input items. */
   | { shape: 'openai-responses'; messages: ResponsesItem[]; stopReason?: StopReason };
+
+export type ReplayResult = { shape: 'text'; text: string } | (Projected & { stats?: HistoryStats });
+
+function projectShape(shape: Exclude<ReplayShape, 'text'>, structured: StructuredReplay): Projected {
+  const stop = structured.stopReason ? { stopReason: structured.stopReason } : {};
+  switch (shape) {
+    case 'structured':
+      return { shape, ...structured };
+    case 'anthropic':
+      return { shape, messages: toAnthropic(structured.messages), ...stop };
+    case 'openai-chat':
+      return { shape, messages: toOpenAIChat(structured.messages), ...stop };
+    case 'openai-responses':
+      return { shape, messages: toOpenAIResponses(structured.messages), ...stop };
+  }
+}
+
+function historyStats(sent: readonly unknown[], naive: readonly unknown[]): HistoryStats {
+  const perSent = measureMessages(sent);
+  const perNaive = measureMessages(naive);
+  const sum = (list: { bytes: number; tokens: number }[], key: 'bytes' | 'tokens') => list.reduce((n, m) => n + m[key], 0);
+  return {
+    bytesSent: sum(perSent, 'bytes'),
+    bytesNaive: sum(perNaive, 'bytes'),
+    tokensSent: sum(perSent, 'tokens'),
+    tokensNaive: sum(perNaive, 'tokens'),
+    tokenizer: TOKENIZER,
+    perMessage: perSent.map((m) => ({ bytesSent: m.bytes, tokensSent: m.tokens })),
+  };
+}
 
 /** A request that cannot be carried out as given; the message names the field and the fix. */
 export class RequestError extends Error {
@@ -271,27 +312,62 @@ export class RetentionService {
     return readEvents(this.store.transcriptPath(sanitizeId(requireString(runId, 'runId'))), from, limit);
   }
 
-  async replay(runIdRaw: unknown, shape: unknown): Promise<ReplayResult & { skipped: ReadResult['skipped'] }> {
+  /**
+   * The run's model-facing history in `shape`. With `policy`, older result bodies become
+   * references (their values are written first; if one cannot be, the projection fails rather
+   * than drop the body). With `stats`, bytes and tokens sent versus a naive full replay.
+   */
+  async replay(runIdRaw: unknown, shape: unknown, options: { policy?: unknown; stats?: unknown } = {}): Promise<ReplayResult & { skipped: ReadResult['skipped'] }> {
     const runId = sanitizeId(requireString(runIdRaw, 'runId'));
     if (!REPLAY_SHAPES.includes(shape as ReplayShape)) {
       throw new RequestError(`shape must be one of ${REPLAY_SHAPES.map((s) => `"${s}"`).join(', ')} (got ${JSON.stringify(shape)})`);
+    }
+    if (options.stats !== undefined && typeof options.stats !== 'boolean') throw new RequestError('stats must be a boolean');
+    let policy: HistoryPolicy | undefined;
+    try {
+      policy = options.policy === undefined || options.policy === null ? undefined : resolveHistoryPolicy(options.policy);
+    } catch (err) {
+      throw new RequestError((err as Error).message);
     }
     const { events, skipped } = await readEvents(this.store.transcriptPath(runId));
     const existingValues = new Set((await this.store.listValueFiles(runId)).map((v) => v.valueId));
     const input = { events, existingValues };
     if (shape === 'text') return { shape, text: replayText(input), skipped };
+
     const structured = replayStructured(input);
-    const stop = structured.stopReason ? { stopReason: structured.stopReason } : {};
-    switch (shape as Exclude<ReplayShape, 'text'>) {
-      case 'structured':
-        return { shape: 'structured', ...structured, skipped };
-      case 'anthropic':
-        return { shape: 'anthropic', messages: toAnthropic(structured.messages), ...stop, skipped };
-      case 'openai-chat':
-        return { shape: 'openai-chat', messages: toOpenAIChat(structured.messages), ...stop, skipped };
-      case 'openai-responses':
-        return { shape: 'openai-responses', messages: toOpenAIResponses(structured.messages), ...stop, skipped };
+    if (policy) structured.messages = await this.applyPolicy(runId, structured.messages, events, existingValues, policy);
+    const projected = projectShape(shape as Exclude<ReplayShape, 'text'>, structured);
+    if (options.stats !== true) return { ...projected, skipped };
+    const naive = projectShape(shape as Exclude<ReplayShape, 'text'>, replayStructured({ events, existingValues: new Set() }));
+    return { ...projected, stats: historyStats(projected.messages, naive.messages), skipped };
+  }
+
+  private async applyPolicy(runId: string, messages: Message[], events: readonly TranscriptEvent[], existing: ReadonlySet<string>, policy: HistoryPolicy): Promise<Message[]> {
+    const results = new Map<string, ResultInfo>();
+    for (const e of events) {
+      if (e.type !== 'tool_call_finished') continue;
+      const archived = sanitizeId(e.callId);
+      const valueId = e.valueId && existing.has(e.valueId) ? e.valueId : existing.has(archived) ? archived : undefined;
+      results.set(e.callId, {
+        tool: e.tool,
+        text: e.result,
+        isError: e.isError ?? false,
+        sha256: e.sha256 ?? createHash('sha256').update(e.result, 'utf8').digest('hex'),
+        ...(valueId ? { valueId } : {}),
+      });
     }
+    const outcome = applyHistoryPolicy(messages, results, policy);
+    const preview = { previewHeadLines: this.settings.previewHeadLines, previewTailLines: this.settings.previewTailLines };
+    for (const need of outcome.archive) {
+      try {
+        const stub = stubFor({ valueId: need.valueId, tool: need.tool, text: need.text, isError: need.isError }, preview);
+        await this.store.writeValue({ runId, valueId: need.valueId, callId: need.callId, tool: need.tool, isError: need.isError, preview, stub }, need.text);
+      } catch (err) {
+        throw new RequestError(`the result of call ${need.callId} could not be archived as a reference (${(err as Error).message}); no projection was made, so no body was dropped`);
+      }
+    }
+    if (outcome.archive.length > 0) this.changed(runId);
+    return outcome.messages;
   }
 
   async delete(runIdRaw: unknown, valueIdRaw?: unknown): Promise<void> {

@@ -1,0 +1,119 @@
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { validateHistory } from '../../server/src/core/historyValidator';
+import { PROVIDER_SHAPES } from '../../server/src/core/providers';
+import { RetentionService } from '../../server/src/core/retention';
+import type { Block, Message } from '../../server/src/core/replay';
+import { makeReadOnly, makeWritable, removeTempDirs, tempDir } from '../helpers/tmp';
+
+const body = (tag: string) => Array.from({ length: 100 }, (_, i) => `${tag} line ${i}`).join('\n'); // ~1.5 KB: under the threshold
+
+/** Four rounds: read a, run a failing command, read a again (identical), grep (exempt). */
+async function recordedRun() {
+  const s = new RetentionService(join(tempDir(), '.retained'));
+  await s.init();
+  await s.append('r', { type: 'user', text: 'go' });
+  const round = async (id: string, tool: string, text: string, isError = false) => {
+    await s.append('r', { type: 'assistant', toolCalls: [{ id, name: tool, arguments: { n: id } }] });
+    await s.retain({ runId: 'r', callId: id, tool, text, isError });
+  };
+  await round('c1', 'read_file', body('alpha'));
+  await round('c2', 'bash', body('boom'), true);
+  await round('c3', 'read_file', body('alpha'));
+  await round('c4', 'grep', body('hits'));
+  await round('c5', 'read_file', body('newest'));
+  await s.append('r', { type: 'turn_ended', stopReason: 'end_turn' });
+  return s;
+}
+
+const results = (messages: Message[]) =>
+  new Map(messages.flatMap((m) => m.content).flatMap((b: Block) => (b.type === 'tool_result' ? [[b.tool_use_id, b] as const] : [])));
+
+describe('history policy: older results as references', () => {
+  after(removeTempDirs);
+
+  it('keeps the newest round intact and turns older bodies into references to stored values', async () => {
+    const s = await recordedRun();
+    const replay = await s.replay('r', 'structured', { policy: { keepRounds: 1, inlineMaxBytes: 1024, exemptTools: ['grep'] } });
+    assert.ok(replay.shape === 'structured');
+    const r = results(replay.messages);
+    assert.equal(r.get('c5')!.content, body('newest'), 'the newest round is intact');
+    assert.equal(r.get('c4')!.content, body('hits'), 'exempt tools stay inline');
+    assert.match(r.get('c1')!.content, /^\[retained #c1\] read_file result: \d+ bytes, 100 lines, an earlier result kept out of context; read it with peek_value$/);
+    const stored = readFileSync(join(s.store.valuesDir('r'), 'c1.txt'), 'utf8');
+    assert.equal(stored, body('alpha'), 'the reference points at the full, byte-identical body');
+    assert.equal((await s.peek({ valueId: 'c1', start: 2, end: 2 })).text, '2: alpha line 1');
+  });
+
+  it('keeps failure identity: an error stays an error in its reference', async () => {
+    const s = await recordedRun();
+    const replay = await s.replay('r', 'anthropic', { policy: {} });
+    assert.ok(replay.shape === 'anthropic');
+    const c2 = results(replay.messages).get('c2')!;
+    assert.ok(c2.type === 'tool_result' && c2.is_error === true);
+    assert.match(c2.content, /^\[retained #c2\] bash error:/);
+  });
+
+  it('stores identical results once, and both share one reference', async () => {
+    const s = await recordedRun();
+    const replay = await s.replay('r', 'structured', { policy: { keepRounds: 1 } });
+    assert.ok(replay.shape === 'structured');
+    const r = results(replay.messages);
+    assert.equal(r.get('c3')!.content, r.get('c1')!.content);
+    assert.equal(existsSync(join(s.store.valuesDir('r'), 'c3.txt')), false, 'no second copy');
+  });
+
+  it('is byte-identical on every replay and after a restart, and archives nothing twice', async () => {
+    const s = await recordedRun();
+    const first = JSON.stringify(await s.replay('r', 'openai-responses', { policy: {} }));
+    const files = readdirSync(s.store.valuesDir('r')).sort();
+    const again = new RetentionService(s.store.root);
+    assert.equal(JSON.stringify(await again.replay('r', 'openai-responses', { policy: {} })), first);
+    assert.deepEqual(readdirSync(s.store.valuesDir('r')).sort(), files);
+  });
+
+  it('passes every provider’s pairing rules', async () => {
+    const s = await recordedRun();
+    for (const shape of PROVIDER_SHAPES) {
+      const replay = await s.replay('r', shape, { policy: { keepRounds: 2 } });
+      assert.ok('messages' in replay);
+      assert.deepEqual(validateHistory(shape, replay.messages), [], shape);
+    }
+  });
+
+  it('fails with a clear error, dropping nothing, when an older body cannot be archived', async () => {
+    const s = new RetentionService(join(tempDir(), '.retained'));
+    await s.init();
+    await s.append('r', { type: 'assistant', toolCalls: [{ id: 'a', name: 't', arguments: {} }] });
+    await s.retain({ runId: 'r', callId: 'a', tool: 't', text: body('xxxxxxxx') });
+    await s.append('r', { type: 'assistant', toolCalls: [{ id: 'b', name: 't', arguments: {} }] });
+    await s.retain({ runId: 'r', callId: 'b', tool: 't', text: 'small' });
+    makeReadOnly(s.store.runsDir);
+    try {
+      await assert.rejects(s.replay('r', 'structured', { policy: {} }), /the result of call a could not be archived as a reference .*no projection was made/);
+      const plain = await s.replay('r', 'structured');
+      assert.ok(plain.shape === 'structured' && JSON.stringify(plain.messages).includes('xxxxxxxx line 99'));
+    } finally {
+      makeWritable(s.store.runsDir);
+    }
+  });
+
+  it('reports bytes and tokens sent against a naive replay, per message and in total', async () => {
+    const s = await recordedRun();
+    const replay = await s.replay('r', 'openai-chat', { policy: {}, stats: true });
+    assert.ok(replay.shape !== 'text' && replay.stats);
+    const { stats } = replay;
+    assert.ok(stats.tokensSent < stats.tokensNaive && stats.bytesSent < stats.bytesNaive);
+    assert.ok(stats.tokensSent > 0);
+    assert.match(stats.tokenizer, /o200k_base/);
+    assert.equal(stats.perMessage.length, replay.messages.length);
+    assert.equal(stats.perMessage.reduce((n, m) => n + m.tokensSent, 0), stats.tokensSent);
+  });
+
+  it('names the field of a bad policy', async () => {
+    const s = await recordedRun();
+    await assert.rejects(s.replay('r', 'structured', { policy: { keepRounds: -1 } }), /policy.keepRounds must be a whole number of at least 0/);
+    await assert.rejects(s.replay('r', 'structured', { policy: { exemptTools: 'grep' } }), /policy.exemptTools must be an array/);
+  });
+});

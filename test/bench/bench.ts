@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PeekRequest, RetainRequest, type PeekResult, type RetainResult } from '../../server/src/protocol';
 import { ServerProcess } from '../helpers/serverProcess';
+import { contextEconomyRows } from './contextEconomy';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
 
 const MB = 1024 * 1024;
@@ -112,17 +113,27 @@ async function benchPeek(workspace: string): Promise<number> {
   }
 }
 
+function markdownTable(header: string[], body: string[][]): string {
+  return [header, header.map(() => '---'), ...body].map((r) => `| ${r.join(' | ')} |`).join('\n');
+}
+
 async function main(): Promise<void> {
   const workspace = tempDir('retained-bench-');
+  console.log('Context economy on real transcripts (cumulative tokens over every request, o200k_base):\n');
+  const economy = markdownTable(
+    ['transcript', 'requests', 'tool results', 'naive replay', 'stubs (> 20 KiB)', 'stubs + older results as references'],
+    await contextEconomyRows(),
+  );
+  console.log(`${economy}\n`);
   console.log('Retained Outputs benchmark (server over stdio, real files in a temp folder)\n');
   await benchRetain(workspace);
   const peak = await benchPeek(workspace);
   rows.push(['server peak memory', 'after the 200 MB retain and peeks', `${fmt(peak / MB, 0)} MB (VmHWM)`, '', '']);
-  const header = ['what', 'input', 'Retained Outputs', 'baseline', 'ratio'];
-  const table = [header, header.map(() => '---'), ...rows].map((r) => `| ${r.join(' | ')} |`).join('\n');
+  const table = markdownTable(['what', 'input', 'Retained Outputs', 'baseline', 'ratio'], rows);
   console.log(table);
   mkdirSync('test-output', { recursive: true });
   writeFileSync(join('test-output', 'bench.md'), `${table}\n`);
+  writeFileSync(join('test-output', 'context-economy.md'), `${economy}\n`);
   removeTempDirs();
 }
 

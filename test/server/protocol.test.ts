@@ -94,6 +94,11 @@ describe('language server over stdio', () => {
       assert.ok(JSON.stringify(projected.messages).includes(JSON.stringify(live.content)), `${shape} carries the live stub`);
     }
 
+    const withStats = await server.request<ReplayResponse>(ReplayRequest.type, { runId: 'r1', shape: 'anthropic', policy: { keepRounds: 1 }, stats: true });
+    assert.ok(withStats.shape === 'anthropic' && withStats.stats);
+    assert.ok(withStats.stats.tokensSent < withStats.stats.tokensNaive, 'the stub costs fewer tokens than the full result');
+    await assert.rejects(server.request(ReplayRequest.type, { runId: 'r1', shape: 'anthropic', policy: { inlineMaxBytes: 'big' } }), /policy.inlineMaxBytes must be a whole number/);
+
     await server.request(DeleteRequest.type, { runId: 'r1', valueId: 'call_1' });
     const after = await server.request<ReplayResponse>(ReplayRequest.type, { runId: 'r1', shape: 'text' });
     assert.ok(after.shape === 'text' && after.text.includes(text), 'with the value gone, the full text replays');

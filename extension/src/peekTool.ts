@@ -16,6 +16,7 @@ export function toPeekParams(input: PeekToolInput): PeekParams {
 }
 
 export function describePeek(input: PeekToolInput): string {
+  if (input.landmark !== undefined) return `Jumping to the ${input.landmark} landmarks of #${input.id}`;
   if (input.query !== undefined) return `Searching #${input.id} for "${input.query}"`;
   if (input.start !== undefined) return `Reading lines ${input.start}-${input.end ?? input.start + 399} of #${input.id}`;
   return `Reading #${input.id}`;

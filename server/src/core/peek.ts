@@ -4,6 +4,7 @@
  * that says so and where to continue.
  */
 import { gutterLine } from './gutter';
+import { LANDMARK_KINDS, LANDMARK_PATTERNS, type LandmarkKind } from './landmarks';
 import type { LineIndex } from './lineIndex';
 import { readLines, type ReadLine } from './lineReader';
 import { compileQuery, searchLines } from './search';
@@ -16,7 +17,12 @@ export interface PeekRequest {
   ignoreCase?: boolean;
   regex?: boolean;
   context?: number;
+  /** Jump to the lines that look like this kind of landmark (the stub names them), with context. */
+  landmark?: LandmarkKind;
 }
+
+/** Context shown around landmarks unless the request asks for other. */
+const LANDMARK_CONTEXT = 3;
 
 export interface PeekAnswer {
   text: string;
@@ -52,6 +58,12 @@ function wholeNumber(value: unknown, name: string, min: number): number | undefi
   return value;
 }
 
+/** What the notices call a search: the query itself, or the landmark it stands for. */
+function searchName(name: string): string {
+  const landmark = /^"landmark":(".*")$/.exec(name);
+  return landmark ? `the ${JSON.parse(landmark[1]!)} landmark pattern` : JSON.stringify(JSON.parse(`{${name}}`).query);
+}
+
 /** Collects rendered lines while they fit in the byte budget. */
 class Answer {
   readonly lines: string[] = [];
@@ -84,7 +96,16 @@ export async function peekValue(
   valueId: string,
   request: PeekRequest,
   limits: Limits,
+  /** How the closing notice names the search to continue (a landmark, else the query). */
+  searchName?: string,
 ): Promise<PeekAnswer> {
+  if (request.landmark !== undefined && request.landmark !== null) {
+    if (!LANDMARK_KINDS.includes(request.landmark)) throw new PeekError(`landmark must be one of ${LANDMARK_KINDS.join(', ')} (got ${JSON.stringify(request.landmark)})`);
+    if (request.query !== undefined && request.query !== null) throw new PeekError('pass either query or landmark, not both');
+    const { landmark, ...rest } = request;
+    const search = { ...rest, query: LANDMARK_PATTERNS[landmark].source, regex: true, ignoreCase: false, context: request.context ?? LANDMARK_CONTEXT };
+    return peekValue(path, index, valueId, search, limits, `"landmark":${JSON.stringify(landmark)}`);
+  }
   const start = wholeNumber(request.start, 'start', 1) ?? 1;
   const end = wholeNumber(request.end, 'end', 1);
   const context = wholeNumber(request.context, 'context', 0) ?? 0;
@@ -94,7 +115,8 @@ export async function peekValue(
   if (request.query !== undefined && request.query !== null) {
     if (typeof request.query !== 'string') throw new PeekError('query must be a string');
     if (request.query.length > MAX_QUERY_LENGTH) throw new PeekError(`query must be at most ${MAX_QUERY_LENGTH} characters`);
-    return { ...base, ...(await search(path, index, valueId, request, start, end ?? index.lines, context, limits)) };
+    const name = searchName ?? `"query":${JSON.stringify(request.query)}${request.ignoreCase ? ',"ignoreCase":true' : ''}${request.regex ? ',"regex":true' : ''}`;
+    return { ...base, ...(await search(path, index, valueId, request, name, start, end ?? index.lines, context, limits)) };
   }
   if (index.lines === 0) return { ...base, text: '[peek: the value is empty]', truncated: false };
   if (start > index.lines) {
@@ -126,6 +148,7 @@ async function search(
   index: LineIndex,
   valueId: string,
   request: PeekRequest,
+  name: string,
   from: number,
   to: number,
   context: number,
@@ -138,7 +161,7 @@ async function search(
     throw new PeekError((err as Error).message);
   }
   const found = await searchLines(path, index, matcher, from, to, limits.peekMaxLines);
-  const quoted = JSON.stringify(request.query);
+  const quoted = searchName(name);
   if (found.total === 0) {
     return { text: `[peek: no line matches ${quoted} in lines ${from}-${Math.min(to, index.lines)} of ${index.lines}]`, truncated: false, matches: 0 };
   }
@@ -178,9 +201,8 @@ async function search(
     return { text: answer.lines.join('\n'), truncated: false, matches: found.total };
   }
   const nextStart = lastMatchShown + 1;
-  const options = `${request.ignoreCase ? ',"ignoreCase":true' : ''}${request.regex ? ',"regex":true' : ''}${context ? `,"context":${context}` : ''}`;
   answer.lines.push(
-    `[peek: showing ${shownMatches} of ${found.total} matching lines (through line ${lastMatchShown}); continue with {"id":"${valueId}","query":${quoted}${options},"start":${nextStart}}]`,
+    `[peek: showing ${shownMatches} of ${found.total} matching lines (through line ${lastMatchShown}); continue with {"id":"${valueId}",${name}${context ? `,"context":${context}` : ''},"start":${nextStart}}]`,
   );
   return { text: answer.lines.join('\n'), truncated: true, nextStart, matches: found.total };
 }

@@ -3,11 +3,12 @@
  * the preview settings, so the live turn and every replay produce the same bytes.
  */
 import { gutterLine } from './gutter';
+import { findLandmarks, landmarksLine } from './landmarks';
 import { countLines, cutToBytes, headLines, markedCut, tailLines, utf8Bytes } from './text';
 
 export const STUB_MAX_BYTES = 2048;
-/** Room for the preview lines; the header, omission line and hint take the rest. */
-const PREVIEW_BUDGET_BYTES = 1400;
+/** Room for the preview lines; the header, landmarks, omission line and hint take the rest. */
+const PREVIEW_BUDGET_BYTES = 1100;
 const TOOL_NAME_MAX_BYTES = 64;
 
 export interface StubInput {
@@ -43,6 +44,8 @@ export function stubFor(input: StubInput, preview: PreviewSettings): string {
     tailLines(text, tail).forEach((line, i) => out.push(gutterLine(firstTail + i, markedCut(line, perLine))));
   }
 
+  const landmarks = landmarksLine(findLandmarks(text));
+  if (landmarks) out.push(landmarks);
   out.push(
     `Read it with peek_value: {"id":"${valueId}","start":1,"end":400} for lines, or {"id":"${valueId}","query":"text"} to search.`,
   );

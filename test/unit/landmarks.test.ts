@@ -1,0 +1,51 @@
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { findLandmarks, landmarksLine } from '../../server/src/core/landmarks';
+import { indexFile } from '../../server/src/core/lineIndex';
+import { peekValue } from '../../server/src/core/peek';
+import { DEFAULT_SETTINGS } from '../../server/src/core/settings';
+import { STUB_MAX_BYTES, stubFor } from '../../server/src/core/stub';
+import { removeTempDirs, tempDir } from '../helpers/tmp';
+
+/** A test run's output: the failure and its stack trace in the middle, the exit code at the end. */
+function testLog(): string {
+  const lines = Array.from({ length: 3000 }, (_, i) => `ok ${i + 1} - case ${i + 1}`);
+  lines[1499] = 'not ok 1500 - FAILED parses the lock file';
+  lines[1500] = 'Error: expected 3 to equal 4';
+  lines[1501] = '    at Context.<anonymous> (test/lock.test.ts:42:10)';
+  lines[2200] = 'npm warn deprecated glob@7';
+  lines.push('Process exited with code 1');
+  return lines.join('\n');
+}
+
+describe('landmarks', () => {
+  after(removeTempDirs);
+
+  it('finds the exit code and the first errors, failures, warnings and stack traces', () => {
+    const found = findLandmarks(testLog());
+    assert.deepEqual(found, { exitCode: 1, lines: { error: [1501], failure: [1500], warning: [2201], trace: [1502] } });
+  });
+
+  it('puts them in the stub, which stays under 2 KiB and deterministic', () => {
+    const log = testLog();
+    const stub = stubFor({ valueId: 'run_tests', tool: 'bash', text: log }, { previewHeadLines: 10, previewTailLines: 10 });
+    assert.match(stub, /^Landmarks: exit code 1; error at line 1501; failure at line 1500; warning at line 2201; stack trace at line 1502\. Jump there with peek_value/m);
+    assert.ok(Buffer.byteLength(stub) < STUB_MAX_BYTES);
+    assert.equal(stub, stubFor({ valueId: 'run_tests', tool: 'bash', text: log }, { previewHeadLines: 10, previewTailLines: 10 }));
+    assert.equal(landmarksLine(findLandmarks('all good\nnothing here')), undefined);
+  });
+
+  it('peek jumps to a landmark with context', async () => {
+    const path = join(tempDir(), 'v.txt');
+    writeFileSync(path, testLog());
+    const answer = await peekValue(path, await indexFile(path), 'run_tests', { landmark: 'failure' }, DEFAULT_SETTINGS);
+    assert.equal(answer.matches, 1);
+    assert.equal(
+      answer.text,
+      ['1497: ok 1497 - case 1497', '1498: ok 1498 - case 1498', '1499: ok 1499 - case 1499', '1500: not ok 1500 - FAILED parses the lock file',
+        '1501: Error: expected 3 to equal 4', '1502:     at Context.<anonymous> (test/lock.test.ts:42:10)', '1503: ok 1503 - case 1503', '[peek: 1 matching line]'].join('\n'),
+    );
+    await assert.rejects(peekValue(path, await indexFile(path), 'v', { landmark: 'oops' as never }, DEFAULT_SETTINGS), /landmark must be one of error, failure, warning, trace/);
+  });
+});

@@ -49,6 +49,16 @@ describe('importing real transcripts', () => {
     });
   }
 
+  it('keeps Codex reasoning items with their encrypted content for the Responses API', async () => {
+    const s = await freshService();
+    const result = await importTranscript(s, join(FIXTURES, cases[3].file));
+    const replay = await s.replay(result.runId, 'openai-responses');
+    assert.ok(replay.shape === 'openai-responses');
+    const reasoning = replay.messages.filter((i) => i.type === 'reasoning');
+    assert.ok(reasoning.length >= 30, `${reasoning.length} reasoning items`);
+    assert.ok(reasoning.every((i) => i.type === 'reasoning' && i.encrypted_content.length > 0));
+  });
+
   it('drops Codex event_msg lines that repeat response items', async () => {
     const s = await freshService();
     const result = await importTranscript(s, join(FIXTURES, cases[3].file));

@@ -90,3 +90,39 @@ describe('history validator', () => {
     assert.match(problems.join('\n'), /function_call late has no function_call_output/);
   });
 });
+
+describe('thinking and reasoning blocks', () => {
+  const thinkingEvents: TranscriptEvent[] = [
+    { type: 'user', text: 'first' },
+    { type: 'assistant', thinking: [{ text: 'old thought', signature: 'sig-old' }], toolCalls: [{ id: 't1', name: 'read', arguments: {} }] },
+    { type: 'tool_call_finished', callId: 't1', tool: 'read', result: 'r1' },
+    { type: 'user', text: 'second' },
+    { type: 'assistant', thinking: [{ text: 'now', signature: 'sig-now', encryptedContent: 'enc-now' }, { text: 'unsigned' }], toolCalls: [{ id: 't2', name: 'read', arguments: {} }] },
+    { type: 'tool_call_finished', callId: 't2', tool: 'read', result: 'r2' },
+  ];
+  const { messages } = replayStructured({ events: thinkingEvents, existingValues: new Set() });
+
+  it("anthropic: the current turn's signed thinking, unmodified and first; older or unsigned thinking left out", () => {
+    const history = toAnthropic(messages);
+    assert.deepEqual(history[1]!.content.map((b) => b.type), ['tool_use'], 'the earlier turn keeps no thinking');
+    assert.deepEqual(history[3]!.content[0], { type: 'thinking', thinking: 'now', signature: 'sig-now' });
+    assert.deepEqual(history[3]!.content.map((b) => b.type), ['thinking', 'tool_use']);
+    assert.deepEqual(validateHistory('anthropic', history), []);
+  });
+
+  it('openai-responses: reasoning items with their encrypted content, before the call', () => {
+    const items = toOpenAIResponses(messages);
+    const at = items.findIndex((i) => i.type === 'reasoning');
+    assert.deepEqual(items[at], { type: 'reasoning', encrypted_content: 'enc-now', summary: [{ type: 'summary_text', text: 'now' }] });
+    assert.equal(items[at + 1]!.type, 'function_call');
+    assert.deepEqual(validateHistory('openai-responses', items), []);
+  });
+
+  it('openai-chat has no place for them and the validator rejects thinking placed after text', () => {
+    assert.ok(!JSON.stringify(toOpenAIChat(messages)).includes('sig-now'));
+    assert.match(validateHistory('anthropic', [
+      { role: 'user', content: [{ type: 'text', text: 'q' }] },
+      { role: 'assistant', content: [{ type: 'text', text: 'a' }, { type: 'thinking', thinking: 't', signature: 's' }] },
+    ]).join('\n'), /thinking after other content/);
+  });
+});

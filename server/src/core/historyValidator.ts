@@ -35,6 +35,8 @@ function validateAnthropic(messages: readonly AnthropicMessage[]): string[] {
         seen.add(id);
       }
       if (message.content.some((b) => b.type === 'tool_result')) problems.push(`messages[${i}]: tool_result in an assistant message`);
+      const firstOther = message.content.findIndex((b) => b.type !== 'thinking');
+      if (firstOther !== -1 && message.content.slice(firstOther).some((b) => b.type === 'thinking')) problems.push(`messages[${i}]: thinking after other content`);
       if (uses.length === 0) return;
       const next = messages[i + 1];
       if (!next || next.role !== 'user') {
@@ -52,7 +54,7 @@ function validateAnthropic(messages: readonly AnthropicMessage[]): string[] {
       const previous = messages[i - 1];
       const calls = previous?.role === 'assistant' ? previous.content.flatMap((b) => (b.type === 'tool_use' ? [b.id] : [])) : [];
       message.content.forEach((b, j) => {
-        if (b.type === 'tool_use') problems.push(`messages[${i}]: tool_use in a user message`);
+        if (b.type === 'tool_use' || b.type === 'thinking') problems.push(`messages[${i}]: ${b.type} in a user message`);
         if (b.type !== 'tool_result') return;
         if (!calls.includes(b.tool_use_id)) problems.push(`messages[${i}]: tool_result ${b.tool_use_id} answers no tool_use of the previous message`);
         if (message.content.slice(0, j).some((x) => x.type !== 'tool_result')) problems.push(`messages[${i}]: tool_result ${b.tool_use_id} comes after other content`);

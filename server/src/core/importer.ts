@@ -9,7 +9,7 @@ import { basename, extname } from 'node:path';
 import { sanitizeId } from './ids';
 import { PEEK_TOOL } from './replay';
 import { RequestError, type RetentionService } from './retention';
-import type { ToolCall, TranscriptEvent } from './transcript';
+import type { Thinking, ToolCall, TranscriptEvent } from './transcript';
 
 export type ImportFormat = 'claude-code' | 'codex';
 export const IMPORT_FORMATS: readonly ImportFormat[] = ['claude-code', 'codex'];
@@ -70,10 +70,17 @@ function contentText(content: unknown): string {
 class StepCollector {
   readonly steps: Step[] = [];
   readonly tools = new Set<string>();
+  private thinking: Thinking[] = [];
   private text: string[] = [];
   private calls: ToolCall[] = [];
   /** What identifies the message being collected (Claude Code's message.id). */
   key: unknown;
+
+  addThinking(thinking: Thinking): void {
+    // Reasoning that came after the calls belongs to the next response.
+    if (this.calls.length) this.flush();
+    this.thinking.push(thinking);
+  }
 
   addText(text: string): void {
     if (text) this.text.push(text);
@@ -88,8 +95,10 @@ class StepCollector {
   flush(step?: Step): void {
     if (this.text.length || this.calls.length) {
       const text = this.text.join('\n');
-      this.steps.push({ kind: 'event', event: { type: 'assistant', ...(text ? { text } : {}), ...(this.calls.length ? { toolCalls: this.calls } : {}) } });
+      const thinking = this.thinking.length ? { thinking: this.thinking } : {};
+      this.steps.push({ kind: 'event', event: { type: 'assistant', ...thinking, ...(text ? { text } : {}), ...(this.calls.length ? { toolCalls: this.calls } : {}) } });
     }
+    this.thinking = [];
     this.text = [];
     this.calls = [];
     this.key = undefined;
@@ -115,6 +124,9 @@ function claudeCodeSteps(records: readonly Json[]): Steps {
       steps.key = message.id;
       if (typeof message.model === 'string') model ??= message.model;
       for (const block of Array.isArray(message.content) ? (message.content as Json[]) : []) {
+        if (block.type === 'thinking' && typeof block.thinking === 'string') {
+          steps.addThinking({ text: block.thinking, ...(typeof block.signature === 'string' && block.signature ? { signature: block.signature } : {}) });
+        }
         if (block.type === 'text' && typeof block.text === 'string') steps.addText(block.text);
         if (block.type === 'tool_use' && typeof block.id === 'string' && typeof block.name === 'string') {
           steps.addCall({ id: block.id, name: block.name, arguments: block.input ?? {} });
@@ -153,6 +165,12 @@ function codexSteps(records: readonly Json[]): Steps {
         const text = contentText(payload.content);
         if (payload.role === 'assistant') steps.addText(text);
         else if (payload.role === 'user') steps.flush({ kind: 'event', event: { type: 'user', text } });
+        break;
+      }
+      case 'reasoning': {
+        const summary = Array.isArray(payload.summary) ? contentText(payload.summary) : '';
+        const encrypted = typeof payload.encrypted_content === 'string' ? { encryptedContent: payload.encrypted_content } : {};
+        steps.addThinking({ text: summary, ...encrypted });
         break;
       }
       case 'function_call':

@@ -4,12 +4,27 @@
  * (`tool_calls` + `role: "tool"`), and OpenAI Responses (`function_call` /
  * `function_call_output` items). Pure functions; `historyValidator.ts` checks their pairing.
  */
-import type { Message } from './replay';
+import type { Block, Message } from './replay';
+
+/** Index of the first message of the current turn: after the last user message that is not just tool results. */
+function currentTurnStart(messages: readonly Message[]): number {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i]!;
+    if (m.role === 'user' && m.content.some((b) => b.type === 'text')) return i;
+  }
+  return 0;
+}
 
 export type ProviderShape = 'anthropic' | 'openai-chat' | 'openai-responses';
 export const PROVIDER_SHAPES: readonly ProviderShape[] = ['anthropic', 'openai-chat', 'openai-responses'];
 
-export type AnthropicMessage = Message;
+export type AnthropicBlock =
+  | { type: 'thinking'; thinking: string; signature: string }
+  | Exclude<Block, { type: 'thinking' }>;
+export interface AnthropicMessage {
+  role: Message['role'];
+  content: AnthropicBlock[];
+}
 
 export type ChatMessage =
   | { role: 'user'; content: string }
@@ -19,11 +34,24 @@ export type ChatMessage =
 export type ResponsesItem =
   | { type: 'message'; role: 'user'; content: { type: 'input_text'; text: string }[] }
   | { type: 'message'; role: 'assistant'; content: { type: 'output_text'; text: string }[] }
+  | { type: 'reasoning'; encrypted_content: string; summary: { type: 'summary_text'; text: string }[] }
   | { type: 'function_call'; call_id: string; name: string; arguments: string }
   | { type: 'function_call_output'; call_id: string; output: string };
 
+/**
+ * Anthropic wants the current turn's thinking blocks back unmodified, with their signatures,
+ * ahead of the tool use they led to; earlier turns' thinking is not needed (the API drops it),
+ * and a block without a signature cannot be sent at all.
+ */
 export function toAnthropic(messages: readonly Message[]): AnthropicMessage[] {
-  return messages.map((m) => ({ role: m.role, content: m.content.map((b) => ({ ...b })) }));
+  const turn = currentTurnStart(messages);
+  return messages.map((m, i) => ({
+    role: m.role,
+    content: m.content.flatMap((b): AnthropicBlock[] => {
+      if (b.type !== 'thinking') return [{ ...b }];
+      return i >= turn && b.signature ? [{ type: 'thinking', thinking: b.thinking, signature: b.signature }] : [];
+    }),
+  }));
 }
 
 export function toOpenAIChat(messages: readonly Message[]): ChatMessage[] {
@@ -49,7 +77,10 @@ export function toOpenAIResponses(messages: readonly Message[]): ResponsesItem[]
   const out: ResponsesItem[] = [];
   for (const message of messages) {
     for (const b of message.content) {
-      if (b.type === 'text') {
+      if (b.type === 'thinking') {
+        // Reasoning items go back with their encrypted content; without it there is nothing to send.
+        if (b.encryptedContent) out.push({ type: 'reasoning', encrypted_content: b.encryptedContent, summary: b.thinking ? [{ type: 'summary_text', text: b.thinking }] : [] });
+      } else if (b.type === 'text') {
         out.push(
           message.role === 'user'
             ? { type: 'message', role: 'user', content: [{ type: 'input_text', text: b.text }] }

@@ -10,6 +10,7 @@ import type { StopReason, ToolCall, ToolCallFinishedEvent, TranscriptEvent } fro
 export const PEEK_TOOL = 'peek_value';
 
 export type Block =
+  | { type: 'thinking'; thinking: string; signature?: string; encryptedContent?: string }
   | { type: 'text'; text: string }
   | { type: 'tool_use'; id: string; name: string; input: unknown }
   | { type: 'tool_result'; tool_use_id: string; content: string; is_error?: boolean };
@@ -76,9 +77,12 @@ export function replayStructured({ events, existingValues }: ReplayInput): Struc
       case 'assistant': {
         closeOpenCalls();
         const blocks: Block[] = [];
+        for (const t of event.thinking ?? []) {
+          blocks.push({ type: 'thinking', thinking: t.text, ...(t.signature ? { signature: t.signature } : {}), ...(t.encryptedContent ? { encryptedContent: t.encryptedContent } : {}) });
+        }
         if (event.text) blocks.push({ type: 'text', text: event.text });
         for (const call of event.toolCalls ?? []) blocks.push({ type: 'tool_use', id: call.id, name: call.name, input: call.arguments ?? {} });
-        if (blocks.length > 0) appendBlocks(messages, 'assistant', blocks);
+        if (blocks.some((b) => b.type !== 'thinking')) appendBlocks(messages, 'assistant', blocks);
         open = [...(event.toolCalls ?? [])];
         break;
       }
@@ -123,6 +127,7 @@ export function replayText(input: ReplayInput): string {
   const names = new Map<string, string>();
   for (const message of messages) {
     for (const block of message.content) {
+      if (block.type === 'thinking') continue; // reasoning is for the provider that made it, not a prompt
       if (block.type === 'text') parts.push(`${message.role === 'user' ? 'User' : 'Assistant'}: ${block.text}`);
       else if (block.type === 'tool_use') {
         names.set(block.id, block.name);

@@ -37,8 +37,19 @@ export interface UserEvent extends EventBase {
   type: 'user';
   text: string;
 }
+/**
+ * A reasoning block as the provider returned it, kept verbatim: Anthropic's thinking with its
+ * signature, or OpenAI's reasoning item with its encrypted content. Never stubbed.
+ */
+export interface Thinking {
+  text: string;
+  signature?: string;
+  encryptedContent?: string;
+}
+
 export interface AssistantEvent extends EventBase {
   type: 'assistant';
+  thinking?: Thinking[];
   text?: string;
   toolCalls?: ToolCall[];
 }
@@ -194,6 +205,15 @@ export function validateEvent(value: unknown): string | undefined {
     case 'assistant': {
       const textProblem = optStr('text');
       if (textProblem) return textProblem;
+      if (e.thinking !== undefined) {
+        if (!Array.isArray(e.thinking)) return 'event.thinking must be an array';
+        for (const [i, t] of e.thinking.entries()) {
+          const block = t as Record<string, unknown> | null;
+          if (typeof block !== 'object' || block === null || typeof block.text !== 'string') return `event.thinking[${i}].text must be a string`;
+          if (block.signature !== undefined && typeof block.signature !== 'string') return `event.thinking[${i}].signature must be a string`;
+          if (block.encryptedContent !== undefined && typeof block.encryptedContent !== 'string') return `event.thinking[${i}].encryptedContent must be a string`;
+        }
+      }
       if (e.toolCalls === undefined) return undefined;
       if (!Array.isArray(e.toolCalls)) return 'event.toolCalls must be an array';
       for (const [i, call] of e.toolCalls.entries()) {

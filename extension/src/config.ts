@@ -19,6 +19,12 @@ export function readServerOptions(): ServerOptions {
     peekMaxBytes: config.get<number>('peekMaxBytes'),
     previewHeadLines: config.get<number>('previewHeadLines'),
     previewTailLines: config.get<number>('previewTailLines'),
+    landmarkPatterns: config.get<Settings['landmarkPatterns']>('landmarkPatterns'),
+    history: {
+      keepRounds: config.get<number>('history.keepRounds') ?? 1,
+      inlineMaxBytes: config.get<number>('history.inlineMaxBytes') ?? 1024,
+      exemptTools: config.get<string[]>('history.exemptTools') ?? [],
+    },
   };
   const root = config.get<string>('storeRoot')?.trim();
   const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;

@@ -72,8 +72,8 @@ export namespace TranscriptRequest {
 export interface ReplayParams {
   runId: string;
   shape: ReplayShape;
-  /** Older result bodies as references: `{keepRounds?, inlineMaxBytes?, exemptTools?}`. */
-  policy?: Partial<HistoryPolicy>;
+  /** Older result bodies as references: `{keepRounds?, inlineMaxBytes?, exemptTools?}`, or `true` for the configured policy. */
+  policy?: Partial<HistoryPolicy> | boolean;
   /** Also report bytes and tokens sent versus a naive full replay. */
   stats?: boolean;
 }

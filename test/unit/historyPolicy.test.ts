@@ -117,3 +117,19 @@ describe('history policy: older results as references', () => {
     await assert.rejects(s.replay('r', 'structured', { policy: { exemptTools: 'grep' } }), /policy.exemptTools must be an array/);
   });
 });
+
+describe('history policy from the settings', () => {
+  after(removeTempDirs);
+
+  it('policy: true uses the configured policy; a request may override it', async () => {
+    const s = await recordedRun();
+    s.updateSettings({ history: { keepRounds: 4 } });
+    const configured = await s.replay('r', 'structured', { policy: true });
+    assert.ok(configured.shape === 'structured');
+    assert.equal(results(configured.messages).get('c2')!.content, body('boom'), 'four newest rounds intact');
+    assert.match(results(configured.messages).get('c1')!.content, /^\[retained #c1\]/);
+    const overridden = await s.replay('r', 'structured', { policy: { keepRounds: 1 } });
+    assert.ok(overridden.shape === 'structured');
+    assert.match(results(overridden.messages).get('c2')!.content, /^\[retained #c2\]/);
+  });
+});

@@ -49,3 +49,18 @@ describe('landmarks', () => {
     await assert.rejects(peekValue(path, await indexFile(path), 'v', { landmark: 'oops' as never }, DEFAULT_SETTINGS), /landmark must be one of error, failure, warning, trace/);
   });
 });
+
+describe('landmark patterns from the settings', () => {
+  after(removeTempDirs);
+
+  it('shape the stub (recorded with it) and the peek jump', async () => {
+    const text = Array.from({ length: 50 }, (_, i) => (i === 30 ? 'E: cannot stat' : `line ${i + 1}`)).join('\n');
+    const preview = { previewHeadLines: 2, previewTailLines: 2, landmarkPatterns: { error: '^E: ' } };
+    assert.match(stubFor({ valueId: 'v', tool: 't', text }, preview), /Landmarks: error at line 31\./);
+    assert.doesNotMatch(stubFor({ valueId: 'v', tool: 't', text }, { previewHeadLines: 2, previewTailLines: 2 }), /Landmarks/);
+    const path = join(tempDir(), 'v.txt');
+    writeFileSync(path, text);
+    const answer = await peekValue(path, await indexFile(path), 'v', { landmark: 'error', context: 0 }, { ...DEFAULT_SETTINGS, landmarkPatterns: { error: '^E: ' } });
+    assert.equal(answer.text, '31: E: cannot stat\n[peek: 1 matching line]');
+  });
+});

@@ -19,3 +19,16 @@ describe('settings', () => {
     assert.throws(() => resolveSettings([]), /settings must be an object/);
   });
 });
+
+describe('settings for landmarks and the history policy', () => {
+  it('takes regular expressions per landmark kind, and names a bad one', () => {
+    assert.deepEqual(resolveSettings({ landmarkPatterns: { error: '^E: ' } }).landmarkPatterns, { error: '^E: ' });
+    assert.throws(() => resolveSettings({ landmarkPatterns: { error: '(' } }), /landmarkPatterns.error is not a valid regular expression/);
+    assert.throws(() => resolveSettings({ landmarkPatterns: { oops: 'x' } }), /landmarkPatterns.oops is not a landmark kind/);
+  });
+
+  it('takes a default history policy, and names a bad field', () => {
+    assert.deepEqual(resolveSettings({ history: { keepRounds: 2 } }).history, { keepRounds: 2, inlineMaxBytes: 1024, exemptTools: [] });
+    assert.throws(() => resolveSettings({ history: { inlineMaxBytes: -5 } }), /history.inlineMaxBytes must be a whole number of at least 0/);
+  });
+});

@@ -54,9 +54,9 @@ export function referenceText(valueId: string, tool: string, text: string, isErr
   return `[retained #${valueId}] ${tool} ${isError ? 'error' : 'result'}: ${utf8Bytes(text)} bytes, ${countLines(text)} lines, an earlier result kept out of context; read it with peek_value`;
 }
 
-/** Checks a policy from a request; throws an Error naming the field. */
-export function resolveHistoryPolicy(input: unknown): HistoryPolicy {
-  if (input === undefined || input === null) return { ...DEFAULT_HISTORY_POLICY, exemptTools: [] };
+/** Checks a policy from a request, filling what it leaves out from `defaults`; throws an Error naming the field. */
+export function resolveHistoryPolicy(input: unknown, defaults: HistoryPolicy = DEFAULT_HISTORY_POLICY): HistoryPolicy {
+  if (input === undefined || input === null || input === true) return { ...defaults, exemptTools: [...defaults.exemptTools] };
   if (typeof input !== 'object' || Array.isArray(input)) throw new Error('policy must be an object');
   const p = input as Record<string, unknown>;
   const whole = (key: string, min: number, fallback: number) => {
@@ -64,9 +64,9 @@ export function resolveHistoryPolicy(input: unknown): HistoryPolicy {
     if (typeof value !== 'number' || !Number.isInteger(value) || value < min) throw new Error(`policy.${key} must be a whole number of at least ${min}`);
     return value;
   };
-  const exempt = p.exemptTools ?? [];
+  const exempt = p.exemptTools ?? defaults.exemptTools;
   if (!Array.isArray(exempt) || !exempt.every((t) => typeof t === 'string')) throw new Error('policy.exemptTools must be an array of tool names');
-  return { keepRounds: whole('keepRounds', 0, DEFAULT_HISTORY_POLICY.keepRounds), inlineMaxBytes: whole('inlineMaxBytes', 0, DEFAULT_HISTORY_POLICY.inlineMaxBytes), exemptTools: exempt as string[] };
+  return { keepRounds: whole('keepRounds', 0, defaults.keepRounds), inlineMaxBytes: whole('inlineMaxBytes', 0, defaults.inlineMaxBytes), exemptTools: [...(exempt as string[])] };
 }
 
 export function applyHistoryPolicy(messages: readonly Message[], results: ReadonlyMap<string, ResultInfo>, policy: HistoryPolicy): PolicyOutcome {

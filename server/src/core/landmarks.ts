@@ -28,7 +28,19 @@ export interface Landmarks {
   lines: Partial<Record<LandmarkKind, number[]>>;
 }
 
-export function findLandmarks(text: string): Landmarks {
+const compiled = new Map<string, RegExp>();
+
+/** The pattern for a kind: the override (a regex source from the settings) or the built-in one. */
+export function landmarkPattern(kind: LandmarkKind, overrides: Partial<Record<LandmarkKind, string>> = {}): RegExp {
+  const source = overrides[kind];
+  if (!source) return LANDMARK_PATTERNS[kind];
+  let re = compiled.get(source);
+  if (!re) compiled.set(source, (re = new RegExp(source, 'u')));
+  return re;
+}
+
+export function findLandmarks(text: string, overrides: Partial<Record<LandmarkKind, string>> = {}): Landmarks {
+  const patterns = Object.fromEntries(LANDMARK_KINDS.map((kind) => [kind, landmarkPattern(kind, overrides)])) as Record<LandmarkKind, RegExp>;
   const found: Partial<Record<LandmarkKind, number[]>> = {};
   let remaining = LANDMARK_KINDS.length;
   let lineNumber = 0;
@@ -39,7 +51,7 @@ export function findLandmarks(text: string): Landmarks {
     lineNumber++;
     for (const kind of LANDMARK_KINDS) {
       const list = (found[kind] ??= []);
-      if (list.length >= LANDMARKS_PER_KIND || !LANDMARK_PATTERNS[kind].test(line)) continue;
+      if (list.length >= LANDMARKS_PER_KIND || !patterns[kind].test(line)) continue;
       list.push(lineNumber);
       if (list.length === LANDMARKS_PER_KIND) remaining--;
     }

@@ -4,7 +4,7 @@
  * that says so and where to continue.
  */
 import { gutterLine } from './gutter';
-import { LANDMARK_KINDS, LANDMARK_PATTERNS, type LandmarkKind } from './landmarks';
+import { LANDMARK_KINDS, landmarkPattern, type LandmarkKind } from './landmarks';
 import type { LineIndex } from './lineIndex';
 import { readLines, type ReadLine } from './lineReader';
 import { compileQuery, searchLines } from './search';
@@ -48,7 +48,7 @@ export class PeekError extends Error {
   }
 }
 
-type Limits = Pick<Settings, 'peekMaxLines' | 'peekMaxBytes'>;
+type Limits = Pick<Settings, 'peekMaxLines' | 'peekMaxBytes'> & Partial<Pick<Settings, 'landmarkPatterns'>>;
 
 function wholeNumber(value: unknown, name: string, min: number): number | undefined {
   if (value === undefined || value === null) return undefined;
@@ -103,7 +103,7 @@ export async function peekValue(
     if (!LANDMARK_KINDS.includes(request.landmark)) throw new PeekError(`landmark must be one of ${LANDMARK_KINDS.join(', ')} (got ${JSON.stringify(request.landmark)})`);
     if (request.query !== undefined && request.query !== null) throw new PeekError('pass either query or landmark, not both');
     const { landmark, ...rest } = request;
-    const search = { ...rest, query: LANDMARK_PATTERNS[landmark].source, regex: true, ignoreCase: false, context: request.context ?? LANDMARK_CONTEXT };
+    const search = { ...rest, query: landmarkPattern(landmark, limits.landmarkPatterns).source, regex: true, ignoreCase: false, context: request.context ?? LANDMARK_CONTEXT };
     return peekValue(path, index, valueId, search, limits, `"landmark":${JSON.stringify(landmark)}`);
   }
   const start = wholeNumber(request.start, 'start', 1) ?? 1;

@@ -14,7 +14,7 @@ import { offersPeek, replayStructured, replayText, type Message, type Structured
 import { measureMessages, TOKENIZER } from './tokens';
 import { resolveSettings, type Settings } from './settings';
 import { Store, type RunSummary, type ValueMeta } from './store';
-import { stubFor, type PreviewSettings } from './stub';
+import { previewOf, stubFor, type PreviewSettings } from './stub';
 import { appendEvent, readEvents, readFirstEvent, validateEvent, type ReadResult, type StopReason, type TranscriptEvent } from './transcript';
 import { countLines, utf8Bytes } from './text';
 
@@ -165,7 +165,7 @@ export class RetentionService {
     const lines = countLines(text);
     const settings = this.settings;
 
-    const preview = { previewHeadLines: settings.previewHeadLines, previewTailLines: settings.previewTailLines };
+    const preview = previewOf(settings);
     let meta: ValueMeta | undefined;
     let warning: string | undefined;
     if (bytes > settings.thresholdBytes && (await this.runOffersPeek(runId))) {
@@ -325,7 +325,7 @@ export class RetentionService {
     if (options.stats !== undefined && typeof options.stats !== 'boolean') throw new RequestError('stats must be a boolean');
     let policy: HistoryPolicy | undefined;
     try {
-      policy = options.policy === undefined || options.policy === null ? undefined : resolveHistoryPolicy(options.policy);
+      policy = options.policy === undefined || options.policy === null || options.policy === false ? undefined : resolveHistoryPolicy(options.policy, this.settings.history);
     } catch (err) {
       throw new RequestError((err as Error).message);
     }
@@ -357,7 +357,7 @@ export class RetentionService {
       });
     }
     const outcome = applyHistoryPolicy(messages, results, policy);
-    const preview = { previewHeadLines: this.settings.previewHeadLines, previewTailLines: this.settings.previewTailLines };
+    const preview = previewOf(this.settings);
     for (const need of outcome.archive) {
       try {
         const stub = stubFor({ valueId: need.valueId, tool: need.tool, text: need.text, isError: need.isError }, preview);

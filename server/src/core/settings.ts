@@ -3,6 +3,9 @@
  * answer must stay below the retention threshold, or a peek could itself be retained.
  */
 
+import { DEFAULT_HISTORY_POLICY, resolveHistoryPolicy, type HistoryPolicy } from './historyPolicy';
+import { LANDMARK_KINDS, type LandmarkKind } from './landmarks';
+
 export interface Settings {
   /** Results whose UTF-8 size exceeds this many bytes are retained. */
   thresholdBytes: number;
@@ -14,7 +17,13 @@ export interface Settings {
   previewHeadLines: number;
   /** Lines of the value's tail shown in a stub. */
   previewTailLines: number;
+  /** Regular expressions (sources) that replace the built-in landmark patterns, per kind. */
+  landmarkPatterns: Partial<Record<LandmarkKind, string>>;
+  /** The history policy a replay uses when it asks for one without saying which. */
+  history: HistoryPolicy;
 }
+
+type NumericSetting = 'thresholdBytes' | 'peekMaxLines' | 'peekMaxBytes' | 'previewHeadLines' | 'previewTailLines';
 
 export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
   thresholdBytes: 20480,
@@ -22,6 +31,8 @@ export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
   peekMaxBytes: 16384,
   previewHeadLines: 6,
   previewTailLines: 6,
+  landmarkPatterns: {},
+  history: DEFAULT_HISTORY_POLICY,
 });
 
 interface Bound {
@@ -29,13 +40,31 @@ interface Bound {
   max: number;
 }
 
-export const SETTING_BOUNDS: Readonly<Record<keyof Settings, Bound>> = Object.freeze({
+export const SETTING_BOUNDS: Readonly<Record<NumericSetting, Bound>> = Object.freeze({
   thresholdBytes: { min: 512, max: 1 << 30 },
   peekMaxLines: { min: 1, max: 400 },
   peekMaxBytes: { min: 256, max: 1 << 20 },
   previewHeadLines: { min: 0, max: 10 },
   previewTailLines: { min: 0, max: 10 },
 });
+
+function resolveLandmarkPatterns(input: unknown): Partial<Record<LandmarkKind, string>> {
+  if (input === undefined || input === null) return {};
+  if (typeof input !== 'object' || Array.isArray(input)) throw new SettingsError('landmarkPatterns must be an object of regular expressions by kind');
+  const out: Partial<Record<LandmarkKind, string>> = {};
+  for (const [kind, source] of Object.entries(input as Record<string, unknown>)) {
+    if (!LANDMARK_KINDS.includes(kind as LandmarkKind)) throw new SettingsError(`landmarkPatterns.${kind} is not a landmark kind (${LANDMARK_KINDS.join(', ')})`);
+    if (source === '' || source === null || source === undefined) continue;
+    if (typeof source !== 'string') throw new SettingsError(`landmarkPatterns.${kind} must be a regular expression`);
+    try {
+      new RegExp(source, 'u');
+    } catch (err) {
+      throw new SettingsError(`landmarkPatterns.${kind} is not a valid regular expression: ${(err as Error).message}`);
+    }
+    out[kind as LandmarkKind] = source;
+  }
+  return out;
+}
 
 export class SettingsError extends Error {
   constructor(message: string) {
@@ -53,8 +82,13 @@ export function resolveSettings(input: unknown): Settings {
     throw new SettingsError('settings must be an object');
   }
   const given = (input ?? {}) as Record<string, unknown>;
-  const out = { ...DEFAULT_SETTINGS };
-  for (const key of Object.keys(SETTING_BOUNDS) as (keyof Settings)[]) {
+  const out: Settings = { ...DEFAULT_SETTINGS, landmarkPatterns: resolveLandmarkPatterns(given.landmarkPatterns), history: DEFAULT_HISTORY_POLICY };
+  try {
+    out.history = resolveHistoryPolicy(given.history ?? undefined);
+  } catch (err) {
+    throw new SettingsError((err as Error).message.replace(/^policy/, 'history'));
+  }
+  for (const key of Object.keys(SETTING_BOUNDS) as NumericSetting[]) {
     const value = given[key];
     if (value === undefined || value === null) continue;
     const { min, max } = SETTING_BOUNDS[key];

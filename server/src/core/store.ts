@@ -14,6 +14,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { promises as fs, constants as fsConstants } from 'node:fs';
 import { join } from 'node:path';
 import { isSanitizedId, sanitizeId } from './ids';
+import type { PreviewSettings } from './stub';
 import { indexBuffer, indexFile, parseIndex, serializeIndex, type LineIndex } from './lineIndex';
 
 export interface ValueMeta {
@@ -28,7 +29,7 @@ export interface ValueMeta {
   /** ISO time the value was written. */
   createdAt: string;
   /** The preview settings its stub was made with, so replay rebuilds the same stub. */
-  preview: { previewHeadLines: number; previewTailLines: number };
+  preview: PreviewSettings;
   /** The stub the model got in its place ('' for a value some other tool dropped in). */
   stub: string;
 }

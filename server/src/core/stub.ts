@@ -3,7 +3,7 @@
  * the preview settings, so the live turn and every replay produce the same bytes.
  */
 import { gutterLine } from './gutter';
-import { findLandmarks, landmarksLine } from './landmarks';
+import { findLandmarks, landmarksLine, type LandmarkKind } from './landmarks';
 import { countLines, cutToBytes, headLines, markedCut, tailLines, utf8Bytes } from './text';
 
 export const STUB_MAX_BYTES = 2048;
@@ -21,6 +21,14 @@ export interface StubInput {
 export interface PreviewSettings {
   previewHeadLines: number;
   previewTailLines: number;
+  /** Landmark pattern overrides in force when the stub was made (absent: the built-in ones). */
+  landmarkPatterns?: Partial<Record<LandmarkKind, string>>;
+}
+
+/** The stub-shaping part of the settings, as recorded with each retained value. */
+export function previewOf(settings: PreviewSettings): PreviewSettings {
+  const { previewHeadLines, previewTailLines, landmarkPatterns } = settings;
+  return { previewHeadLines, previewTailLines, ...(landmarkPatterns && Object.keys(landmarkPatterns).length ? { landmarkPatterns } : {}) };
 }
 
 export function stubFor(input: StubInput, preview: PreviewSettings): string {
@@ -44,7 +52,7 @@ export function stubFor(input: StubInput, preview: PreviewSettings): string {
     tailLines(text, tail).forEach((line, i) => out.push(gutterLine(firstTail + i, markedCut(line, perLine))));
   }
 
-  const landmarks = landmarksLine(findLandmarks(text));
+  const landmarks = landmarksLine(findLandmarks(text, preview.landmarkPatterns));
   if (landmarks) out.push(landmarks);
   out.push(
     `Read it with peek_value: {"id":"${valueId}","start":1,"end":400} for lines, or {"id":"${valueId}","query":"text"} to search.`,

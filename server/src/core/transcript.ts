@@ -8,6 +8,7 @@
  * leaves a torn last line, which readers report and skip.
  */
 import { promises as fs } from 'node:fs';
+import type { PreviewSettings } from './stub';
 import { createInterface } from 'node:readline';
 import { createReadStream } from 'node:fs';
 
@@ -67,7 +68,7 @@ export interface ToolCallFinishedEvent extends EventBase {
   bytes?: number;
   lines?: number;
   sha256?: string;
-  preview?: { previewHeadLines: number; previewTailLines: number };
+  preview?: PreviewSettings;
 }
 export interface TurnEndedEvent extends EventBase {
   type: 'turn_ended';

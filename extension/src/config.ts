@@ -23,6 +23,7 @@ export function readServerOptions(): ServerOptions {
     history: {
       keepRounds: config.get<number>('history.keepRounds') ?? 1,
       inlineMaxBytes: config.get<number>('history.inlineMaxBytes') ?? 1024,
+      inputMaxBytes: config.get<number>('history.inputMaxBytes') ?? 1024,
       exemptTools: config.get<string[]>('history.exemptTools') ?? [],
     },
   };

@@ -133,3 +133,48 @@ describe('history policy from the settings', () => {
     assert.match(results(overridden.messages).get('c2')!.content, /^\[retained #c2\]/);
   });
 });
+
+describe('history policy: older inputs as references', () => {
+  after(removeTempDirs);
+  const file = Array.from({ length: 200 }, (_, i) => `export const line${i} = ${i};`).join('\n'); // ~5 KB
+
+  async function writesRun() {
+    const s = new RetentionService(join(tempDir(), '.retained'));
+    await s.init();
+    await s.append('w', { type: 'user', text: 'write it twice' });
+    for (const id of ['w1', 'w2', 'w3']) {
+      await s.append('w', { type: 'assistant', toolCalls: [{ id, name: 'Write', arguments: { file_path: `/src/${id}.ts`, content: file, edits: [{ old_string: 'x', new_string: file }] } }] });
+      await s.retain({ runId: 'w', callId: id, tool: 'Write', text: 'ok' });
+    }
+    return s;
+  }
+
+  it('replaces large string arguments of older calls, keeping the arguments shape and small fields', async () => {
+    const s = await writesRun();
+    const replay = await s.replay('w', 'structured', { policy: {} });
+    assert.ok(replay.shape === 'structured');
+    const uses = replay.messages.flatMap((m) => m.content).flatMap((b) => (b.type === 'tool_use' ? [b] : []));
+    const first = uses[0]!.input as { file_path: string; content: string; edits: { old_string: string; new_string: string }[] };
+    assert.equal(first.file_path, '/src/w1.ts', 'small arguments untouched');
+    assert.match(first.content, /^\[retained #w1-input-content\] Write input content: \d+ bytes, 200 lines, elided from an earlier call; read it with peek_value$/);
+    assert.equal(first.edits[0]!.old_string, 'x');
+    assert.match(first.edits[0]!.new_string, /^\[retained #w1-input-content\] Write input edits\[0\]\.new_string: /, 'identical input content shares one value');
+    assert.equal((uses[2]!.input as { content: string }).content, file, 'the newest round keeps its input');
+    assert.equal((await s.peek({ valueId: 'w1-input-content', start: 200, end: 200 })).text, '200: export const line199 = 199;');
+    for (const shape of PROVIDER_SHAPES) {
+      const projected = await s.replay('w', shape, { policy: {} });
+      assert.ok('messages' in projected);
+      assert.deepEqual(validateHistory(shape, projected.messages), [], shape);
+    }
+    const again = new RetentionService(s.store.root);
+    assert.deepEqual(await again.replay('w', 'openai-chat', { policy: {} }), await s.replay('w', 'openai-chat', { policy: {} }));
+  });
+
+  it('leaves inputs of exempt tools and small inputs alone', async () => {
+    const s = await writesRun();
+    const exempt = await s.replay('w', 'structured', { policy: { exemptTools: ['Write'] } });
+    assert.ok(exempt.shape === 'structured' && !JSON.stringify(exempt.messages).includes('[retained #'));
+    const roomy = await s.replay('w', 'structured', { policy: { inputMaxBytes: 100_000 } });
+    assert.ok(roomy.shape === 'structured' && !JSON.stringify(roomy.messages).includes('input content'));
+  });
+});

@@ -28,7 +28,7 @@ describe('settings for landmarks and the history policy', () => {
   });
 
   it('takes a default history policy, and names a bad field', () => {
-    assert.deepEqual(resolveSettings({ history: { keepRounds: 2 } }).history, { keepRounds: 2, inlineMaxBytes: 1024, exemptTools: [] });
+    assert.deepEqual(resolveSettings({ history: { keepRounds: 2 } }).history, { keepRounds: 2, inlineMaxBytes: 1024, inputMaxBytes: 1024, exemptTools: [] });
     assert.throws(() => resolveSettings({ history: { inlineMaxBytes: -5 } }), /history.inlineMaxBytes must be a whole number of at least 0/);
   });
 });

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PeekRequest, RetainRequest, type PeekResult, type RetainResult } from '../../server/src/protocol';
 import { ServerProcess } from '../helpers/serverProcess';
-import { contextEconomyRows } from './contextEconomy';
+import { contextEconomy, measureRetrievable, RETRIEVABLE } from './contextEconomy';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
 
 const MB = 1024 * 1024;
@@ -119,11 +119,23 @@ function markdownTable(header: string[], body: string[][]): string {
 
 async function main(): Promise<void> {
   const workspace = tempDir('retained-bench-');
-  console.log('Context economy on real transcripts (cumulative tokens over every request, o200k_base):\n');
-  const economy = markdownTable(
-    ['transcript', 'requests', 'tool results', 'naive replay', 'stubs (> 20 KiB)', 'stubs + older results as references'],
-    await contextEconomyRows(),
-  );
+  const tables = await contextEconomy();
+  const retrievable = await measureRetrievable();
+  const economy = [
+    'Cumulative tokens sent over every request of the session (o200k_base):',
+    '',
+    markdownTable(['session', 'requests', ...tables.header], tables.cumulative),
+    '',
+    `Requests sent before the history first passes a ${(200_000).toLocaleString('en-US')}-token window:`,
+    '',
+    markdownTable(['session', 'requests', ...tables.header], tables.window),
+    '',
+    'Share of elided content that can still be read back:',
+    '',
+    markdownTable(['policy', 'retrievable'], RETRIEVABLE),
+    '',
+    `Measured on the real transcripts: ${retrievable.readBack} of ${retrievable.references} references in the default projection read back with peek_value.`,
+  ].join('\n');
   console.log(`${economy}\n`);
   console.log('Retained Outputs benchmark (server over stdio, real files in a temp folder)\n');
   await benchRetain(workspace);

@@ -1,12 +1,12 @@
 /**
- * Context economy on real agent transcripts: every model request sends the history before it,
- * so what counts is the cumulative tokens over a session. For each transcript, imported into a
- * temp store, compares naive replay, stubs for results over the threshold, and stubs plus older
- * results as references (the default history policy). Tokens: o200k_base on each message's JSON.
+ * Context economy: every model request sends the history before it, so what a session costs
+ * is the cumulative tokens over its requests. For real transcripts (imported into a temp store)
+ * and synthetic long sessions, compares our policies with simulations of other harnesses'
+ * policies on the same history. Tokens: o200k_base on each message's JSON (Anthropic shape).
  */
+import { createHash } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { createHash } from 'node:crypto';
 import { applyHistoryPolicy, DEFAULT_HISTORY_POLICY, type ResultInfo } from '../../server/src/core/historyPolicy';
 import { importTranscript } from '../../server/src/core/importer';
 import { toAnthropic } from '../../server/src/core/providers';
@@ -17,61 +17,268 @@ import type { TranscriptEvent } from '../../server/src/core/transcript';
 import { tempDir } from '../helpers/tmp';
 
 const FIXTURES = resolve(__dirname, '../../../shared/fixtures/transcripts');
+const WINDOW = 200_000;
+const CLEARED = '[Old tool result content cleared]';
 
 const tokensOf = (messages: Message[]) => measureMessages(toAnthropic(messages)).reduce((n, m) => n + m.tokens, 0);
+const sha = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/** A session: its events, and which results were retained (value files that exist). */
+interface Session {
+  name: string;
+  events: TranscriptEvent[];
+  retained: Set<string>;
+}
 
 function resultInfos(events: readonly TranscriptEvent[]): Map<string, ResultInfo> {
   const infos = new Map<string, ResultInfo>();
   for (const e of events) {
     if (e.type !== 'tool_call_finished') continue;
-    infos.set(e.callId, {
-      tool: e.tool,
-      text: e.result,
-      isError: e.isError ?? false,
-      sha256: e.sha256 ?? createHash('sha256').update(e.result).digest('hex'),
-      ...(e.valueId ? { valueId: e.valueId } : {}),
-    });
+    infos.set(e.callId, { tool: e.tool, text: e.result, isError: e.isError ?? false, sha256: e.sha256 ?? sha(e.result), ...(e.valueId ? { valueId: e.valueId } : {}) });
   }
   return infos;
 }
 
-export async function contextEconomyRows(): Promise<string[][]> {
-  const rows: string[][] = [];
-  const files = readdirSync(FIXTURES).filter((f) => f.endsWith('.jsonl')).sort();
-  for (const file of files) {
+/** Replaces tool_result bodies whose call id is in `ids` with `text`. */
+function clearResults(messages: Message[], ids: ReadonlySet<string>, text: (content: string) => string): Message[] {
+  return messages.map((m) => ({
+    role: m.role,
+    content: m.content.map((b) => (b.type === 'tool_result' && ids.has(b.tool_use_id) ? { ...b, content: text(b.content) } : b)),
+  }));
+}
+
+const resultIds = (messages: Message[]) => messages.flatMap((m) => m.content.flatMap((b) => (b.type === 'tool_result' ? [b.tool_use_id] : [])));
+
+/**
+ * A policy turns the history before a request into what is sent. It may keep state across the
+ * requests of one session (OpenCode's prune is persistent). `retrievable` says whether what it
+ * elides can be read back.
+ */
+interface Policy {
+  name: string;
+  retrievable: string;
+  start(session: Session): (before: TranscriptEvent[]) => Message[];
+}
+
+const policies: Policy[] = [
+  { name: 'naive replay', retrievable: '—', start: () => (before) => replayStructured({ events: before, existingValues: new Set() }).messages },
+  { name: 'stubs (> 20 KiB)', retrievable: '100 %', start: (s) => (before) => replayStructured({ events: before, existingValues: s.retained }).messages },
+  {
+    name: '+ older results as references',
+    retrievable: '100 %',
+    start: (s) => {
+      const infos = resultInfos(s.events);
+      return (before) => applyHistoryPolicy(replayStructured({ events: before, existingValues: s.retained }).messages, infos, { ...DEFAULT_HISTORY_POLICY, inputMaxBytes: Infinity, exemptTools: [] }).messages;
+    },
+  },
+  {
+    name: '+ older inputs as references',
+    retrievable: '100 %',
+    start: (s) => {
+      const infos = resultInfos(s.events);
+      return (before) => applyHistoryPolicy(replayStructured({ events: before, existingValues: s.retained }).messages, infos, { ...DEFAULT_HISTORY_POLICY, exemptTools: [] }).messages;
+    },
+  },
+  {
+    // OpenCode's prune: outside the last two user turns, once 40k tokens of tool output pile up
+    // (counting back from the newest), older outputs are cleared, if that frees at least 20k.
+    name: 'OpenCode prune',
+    retrievable: '0 %',
+    start: () => {
+      const cleared = new Set<string>();
+      return (before) => {
+        const messages = replayStructured({ events: before, existingValues: new Set() }).messages;
+        const userTurns = messages.flatMap((m, i) => (m.role === 'user' && m.content.some((b) => b.type === 'text') ? [i] : []));
+        const protectFrom = userTurns.length >= 2 ? userTurns[userTurns.length - 2]! : 0;
+        let seen = 0;
+        const toClear: string[] = [];
+        let freed = 0;
+        for (let i = protectFrom - 1; i >= 0; i--) {
+          for (const b of messages[i]!.content) {
+            if (b.type !== 'tool_result' || cleared.has(b.tool_use_id)) continue;
+            const tokens = measureMessages([b.content])[0]!.tokens;
+            seen += tokens;
+            if (seen > 40_000) {
+              toClear.push(b.tool_use_id);
+              freed += tokens;
+            }
+          }
+        }
+        if (freed >= 20_000) toClear.forEach((id) => cleared.add(id));
+        return clearResults(messages, cleared, () => CLEARED);
+      };
+    },
+  },
+  {
+    // Anthropic's clear_tool_uses: past 100k input tokens, all but the 3 most recent tool results cleared.
+    name: 'Anthropic clear_tool_uses',
+    retrievable: '0 %',
+    start: () => (before) => {
+      const messages = replayStructured({ events: before, existingValues: new Set() }).messages;
+      if (tokensOf(messages) <= 100_000) return messages;
+      const ids = resultIds(messages);
+      return clearResults(messages, new Set(ids.slice(0, Math.max(0, ids.length - 3))), () => '[cleared]');
+    },
+  },
+  {
+    name: 'floor (every result and large input a 200-byte reference)',
+    retrievable: '—',
+    start: () => (before) => {
+      const messages = replayStructured({ events: before, existingValues: new Set() }).messages;
+      const ref = (id: string) => `[ref #${id}]`.padEnd(200, '.');
+      return messages.map((m) => ({
+        role: m.role,
+        content: m.content.map((b) => {
+          if (b.type === 'tool_result') return { ...b, content: ref(b.tool_use_id) };
+          if (b.type === 'tool_use') return { ...b, input: JSON.parse(JSON.stringify(b.input ?? {}, (_k, v: unknown) => (typeof v === 'string' && Buffer.byteLength(v) > 1024 ? ref(b.id) : v))) };
+          return b;
+        }),
+      }));
+    },
+  },
+];
+
+interface Outcome {
+  requests: number;
+  cumulative: number[];
+  fitBefore: number[];
+}
+
+function measure(session: Session): Outcome {
+  const sends = policies.map((p) => p.start(session));
+  const cumulative = policies.map(() => 0);
+  const fitBefore = policies.map(() => -1);
+  let requests = 0;
+  session.events.forEach((event, i) => {
+    if (event.type !== 'assistant') return;
+    requests++;
+    const before = session.events.slice(0, i);
+    sends.forEach((send, p) => {
+      const tokens = tokensOf(send(before));
+      cumulative[p]! += tokens;
+      if (tokens > WINDOW && fitBefore[p] === -1) fitBefore[p] = requests - 1;
+    });
+  });
+  return { requests, cumulative, fitBefore: fitBefore.map((f) => (f === -1 ? requests : f)) };
+}
+
+/**
+ * A deterministic long coding session: reads, edits, writes and commands, like a real agent's,
+ * with a user message every ten rounds.
+ */
+function syntheticSession(rounds: number, seed: number): Session {
+  let state = seed;
+  const rand = () => ((state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const words = ['const', 'value', 'return', 'await', 'import', 'export', 'function', 'result', 'error', 'index', 'buffer', 'config', 'request', 'response', 'handler', 'stream'];
+  const code = (bytes: number) => {
+    const lines: string[] = [];
+    for (let size = 0; size < bytes; ) {
+      const line = Array.from({ length: 4 + Math.floor(rand() * 8) }, () => words[Math.floor(rand() * words.length)]).join(' ') + ';';
+      lines.push(line);
+      size += line.length + 1;
+    }
+    return lines.join('\n');
+  };
+  const events: TranscriptEvent[] = [{ type: 'user', text: 'Implement the feature, run the tests, fix what fails.' }];
+  for (let r = 0; r < rounds; r++) {
+    // The developer steers every ten rounds, as in a real session (and OpenCode counts turns by them).
+    if (r > 0 && r % 10 === 0) events.push({ type: 'assistant', text: 'Step done.' }, { type: 'user', text: `Next step ${r / 10}: keep going.` });
+    const id = `call_${r}`;
+    const kind = rand();
+    if (kind < 0.4) {
+      events.push({ type: 'assistant', toolCalls: [{ id, name: 'Read', arguments: { file_path: `/src/module${r % 37}.ts` } }] });
+      events.push({ type: 'tool_call_finished', callId: id, tool: 'Read', result: code(2000 + rand() * 38000) });
+    } else if (kind < 0.65) {
+      events.push({ type: 'assistant', toolCalls: [{ id, name: 'Edit', arguments: { file_path: `/src/module${r % 37}.ts`, old_string: code(500 + rand() * 2500), new_string: code(500 + rand() * 2500) } }] });
+      events.push({ type: 'tool_call_finished', callId: id, tool: 'Edit', result: 'The file has been updated.' });
+    } else if (kind < 0.8) {
+      events.push({ type: 'assistant', toolCalls: [{ id, name: 'Write', arguments: { file_path: `/src/new${r}.ts`, content: code(2000 + rand() * 8000) } }] });
+      events.push({ type: 'tool_call_finished', callId: id, tool: 'Write', result: 'File created.' });
+    } else {
+      events.push({ type: 'assistant', toolCalls: [{ id, name: 'Bash', arguments: { command: 'npm test' } }] });
+      events.push({ type: 'tool_call_finished', callId: id, tool: 'Bash', result: code(300 + rand() * 60000) });
+    }
+  }
+  events.push({ type: 'assistant', text: 'Done.' });
+  // Results over 20 KiB are retained, as they would have been live.
+  const retained = new Set<string>();
+  for (const e of events) {
+    if (e.type === 'tool_call_finished' && Buffer.byteLength(e.result) > 20480) {
+      e.valueId = e.callId;
+      e.preview = { previewHeadLines: 6, previewTailLines: 6 };
+      retained.add(e.callId);
+    }
+  }
+  return { name: `synthetic, ${rounds} rounds`, events, retained };
+}
+
+async function fixtureSessions(): Promise<Session[]> {
+  const sessions: Session[] = [];
+  for (const file of readdirSync(FIXTURES).filter((f) => f.endsWith('.jsonl')).sort()) {
     const service = new RetentionService(join(tempDir('retained-economy-'), '.retained'));
     await service.init();
     let runId: string;
     try {
       ({ runId } = await importTranscript(service, join(FIXTURES, file)));
     } catch {
-      continue; // not a transcript this importer reads (e.g. the schema-coverage sample)
+      continue; // not a transcript the importer reads
     }
     const { events } = await service.transcript(runId);
-    const existing = new Set((await service.store.listValueFiles(runId)).map((v) => v.valueId));
-    const infos = resultInfos(events);
-    if (infos.size === 0) continue;
-    let requests = 0;
-    const total = { naive: 0, stubs: 0, refs: 0 };
-    // Each assistant event is a model response: its request sent every event before it.
-    for (let i = 0; i < events.length; i++) {
-      if (events[i]!.type !== 'assistant') continue;
-      const before = events.slice(0, i);
-      requests++;
-      total.naive += tokensOf(replayStructured({ events: before, existingValues: new Set() }).messages);
-      const stubbed = replayStructured({ events: before, existingValues: existing }).messages;
-      total.stubs += tokensOf(stubbed);
-      total.refs += tokensOf(applyHistoryPolicy(stubbed, infos, { ...DEFAULT_HISTORY_POLICY, exemptTools: [] }).messages);
-    }
-    const pct = (n: number) => `${(100 * (1 - n / total.naive)).toFixed(0)} % less`;
-    rows.push([
-      file.replace(/\.jsonl$/, '').slice(0, 48),
-      String(requests),
-      String(infos.size),
-      total.naive.toLocaleString('en-US'),
-      `${total.stubs.toLocaleString('en-US')} (${pct(total.stubs)})`,
-      `${total.refs.toLocaleString('en-US')} (${pct(total.refs)})`,
-    ]);
+    if (!events.some((e) => e.type === 'tool_call_finished')) continue;
+    const retained = new Set((await service.store.listValueFiles(runId)).map((v) => v.valueId));
+    sessions.push({ name: file.replace(/\.jsonl$/, '').slice(0, 44), events, retained });
   }
-  return rows;
+  return sessions;
+}
+
+export interface EconomyTables {
+  cumulative: string[][];
+  window: string[][];
+  header: string[];
+}
+
+export async function contextEconomy(): Promise<EconomyTables> {
+  const sessions = [...(await fixtureSessions()), syntheticSession(120, 7), syntheticSession(300, 11)];
+  const cumulative: string[][] = [];
+  const window: string[][] = [];
+  for (const session of sessions) {
+    const outcome = measure(session);
+    const naive = outcome.cumulative[0]!;
+    cumulative.push([
+      session.name,
+      String(outcome.requests),
+      ...outcome.cumulative.map((t, p) => (p === 0 ? t.toLocaleString('en-US') : `${t.toLocaleString('en-US')} (−${(100 * (1 - t / naive)).toFixed(0)} %)`)),
+    ]);
+    window.push([session.name, String(outcome.requests), ...outcome.fitBefore.map(String)]);
+  }
+  return { cumulative, window, header: policies.map((p) => p.name) };
+}
+
+export const RETRIEVABLE = policies.map((p) => [p.name, p.retrievable]);
+
+/**
+ * Checks, on the real transcripts, that what our default policy elides can be read back: every
+ * `[retained #id]` in the projection is peeked through the service.
+ */
+export async function measureRetrievable(): Promise<{ references: number; readBack: number }> {
+  let references = 0;
+  let readBack = 0;
+  for (const file of readdirSync(FIXTURES).filter((f) => f.endsWith('.jsonl')).sort()) {
+    const service = new RetentionService(join(tempDir('retained-retrievable-'), '.retained'));
+    await service.init();
+    let runId: string;
+    try {
+      ({ runId } = await importTranscript(service, join(FIXTURES, file)));
+    } catch {
+      continue;
+    }
+    const replay = await service.replay(runId, 'anthropic', { policy: {} });
+    const ids = new Set([...JSON.stringify(replay).matchAll(/\[retained #([A-Za-z0-9_-]+)\]/g)].map((m) => m[1]!));
+    for (const valueId of ids) {
+      references++;
+      const peek = await service.peek({ valueId, runId, start: 1, end: 1 }).catch(() => undefined);
+      if (peek) readBack++;
+    }
+  }
+  return { references, readBack };
 }

@@ -20,7 +20,9 @@ const FIXTURES = resolve(__dirname, '../../../shared/fixtures/transcripts');
 const WINDOW = 200_000;
 const CLEARED = '[Old tool result content cleared]';
 
-const tokensOf = (messages: Message[]) => measureMessages(toAnthropic(messages)).reduce((n, m) => n + m.tokens, 0);
+const sizeOf = (messages: Message[]) =>
+  measureMessages(toAnthropic(messages)).reduce((sum, m) => ({ bytes: sum.bytes + m.bytes, tokens: sum.tokens + m.tokens }), { bytes: 0, tokens: 0 });
+const tokensOf = (messages: Message[]) => sizeOf(messages).tokens;
 const sha = (text: string) => createHash('sha256').update(text).digest('hex');
 
 /** A session: its events, and which results were retained (value files that exist). */
@@ -141,12 +143,14 @@ const policies: Policy[] = [
 interface Outcome {
   requests: number;
   cumulative: number[];
+  cumulativeBytes: number[];
   fitBefore: number[];
 }
 
 function measure(session: Session): Outcome {
   const sends = policies.map((p) => p.start(session));
   const cumulative = policies.map(() => 0);
+  const cumulativeBytes = policies.map(() => 0);
   const fitBefore = policies.map(() => -1);
   let requests = 0;
   session.events.forEach((event, i) => {
@@ -154,12 +158,13 @@ function measure(session: Session): Outcome {
     requests++;
     const before = session.events.slice(0, i);
     sends.forEach((send, p) => {
-      const tokens = tokensOf(send(before));
+      const { tokens, bytes } = sizeOf(send(before));
       cumulative[p]! += tokens;
+      cumulativeBytes[p]! += bytes;
       if (tokens > WINDOW && fitBefore[p] === -1) fitBefore[p] = requests - 1;
     });
   });
-  return { requests, cumulative, fitBefore: fitBefore.map((f) => (f === -1 ? requests : f)) };
+  return { requests, cumulative, cumulativeBytes, fitBefore: fitBefore.map((f) => (f === -1 ? requests : f)) };
 }
 
 /**
@@ -233,6 +238,7 @@ async function fixtureSessions(): Promise<Session[]> {
 
 export interface EconomyTables {
   cumulative: string[][];
+  bytes: string[][];
   window: string[][];
   header: string[];
 }
@@ -240,7 +246,9 @@ export interface EconomyTables {
 export async function contextEconomy(): Promise<EconomyTables> {
   const sessions = [...(await fixtureSessions()), syntheticSession(120, 7), syntheticSession(300, 11)];
   const cumulative: string[][] = [];
+  const bytes: string[][] = [];
   const window: string[][] = [];
+  const mb = (n: number) => `${(n / 1e6).toFixed(1)} MB`;
   for (const session of sessions) {
     const outcome = measure(session);
     const naive = outcome.cumulative[0]!;
@@ -249,9 +257,10 @@ export async function contextEconomy(): Promise<EconomyTables> {
       String(outcome.requests),
       ...outcome.cumulative.map((t, p) => (p === 0 ? t.toLocaleString('en-US') : `${t.toLocaleString('en-US')} (−${(100 * (1 - t / naive)).toFixed(0)} %)`)),
     ]);
+    bytes.push([session.name, String(outcome.requests), ...outcome.cumulativeBytes.map(mb)]);
     window.push([session.name, String(outcome.requests), ...outcome.fitBefore.map(String)]);
   }
-  return { cumulative, window, header: policies.map((p) => p.name) };
+  return { cumulative, bytes, window, header: policies.map((p) => p.name) };
 }
 
 export const RETRIEVABLE = policies.map((p) => [p.name, p.retrievable]);

@@ -6,7 +6,7 @@
 import { open } from 'node:fs/promises';
 import { checkpointFor, type LineIndex } from './lineIndex';
 
-const CHUNK_BYTES = 1 << 20;
+const CHUNK_BYTES = 4 << 20;
 const NEWLINE = 0x0a;
 
 export interface Query {
@@ -70,6 +70,11 @@ export interface SearchResult {
   total: number;
 }
 
+/**
+ * Streams the value in regions of whole lines that start and end at line-index checkpoints,
+ * about 1 MiB each, so every region's first line number is known without counting newlines:
+ * only a region with a hit pays for counting, and only up to its hits.
+ */
 export async function searchLines(
   path: string,
   index: LineIndex,
@@ -85,40 +90,22 @@ export async function searchLines(
     result.total++;
     if (result.lines.length < keep) result.lines.push(line);
   };
+  const { checkpointLines: lines, checkpointOffsets: offsets } = index;
   const handle = await open(path, 'r');
   try {
-    const start = checkpointFor(index, fromLine);
-    let position = start.offset;
-    let line = start.line;
-    let carry: Buffer = Buffer.alloc(0);
-    for (;;) {
-      if (line > toLine) break;
-      const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
-      const { bytesRead } = await handle.read(chunk, 0, CHUNK_BYTES, position);
-      position += bytesRead;
-      const data = carry.length ? Buffer.concat([carry, chunk.subarray(0, bytesRead)]) : chunk.subarray(0, bytesRead);
-      if (bytesRead === 0) {
-        if (data.length > 0) matcher(data, line, report);
-        break;
-      }
-      const lastNl = data.lastIndexOf(NEWLINE);
-      if (lastNl === -1) {
-        carry = Buffer.from(data);
-        continue;
-      }
-      const region = data.subarray(0, lastNl + 1);
-      matcher(region, line, report);
-      line += countNewlines(region);
-      carry = Buffer.from(data.subarray(lastNl + 1));
+    let buffer = Buffer.allocUnsafe(CHUNK_BYTES + 64 * 1024);
+    let at = lines.lastIndexOf(checkpointFor(index, fromLine).line);
+    while (at < lines.length && lines[at]! <= toLine) {
+      let next = at + 1;
+      while (next < lines.length && offsets[next]! - offsets[at]! < CHUNK_BYTES) next++;
+      const size = (next < lines.length ? offsets[next]! : index.bytes) - offsets[at]!;
+      if (size > buffer.length) buffer = Buffer.allocUnsafe(size); // one line longer than a chunk
+      const { bytesRead } = await handle.read(buffer, 0, size, offsets[at]!);
+      matcher(buffer.subarray(0, bytesRead), lines[at]!, report);
+      at = next;
     }
   } finally {
     await handle.close();
   }
   return result;
-}
-
-function countNewlines(buf: Buffer): number {
-  let count = 0;
-  for (let at = buf.indexOf(NEWLINE); at !== -1; at = buf.indexOf(NEWLINE, at + 1)) count++;
-  return count;
 }

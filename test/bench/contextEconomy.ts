@@ -217,17 +217,23 @@ function syntheticSession(rounds: number, seed: number): Session {
   return { name: `synthetic, ${rounds} rounds`, events, retained };
 }
 
-async function fixtureSessions(): Promise<Session[]> {
-  const sessions: Session[] = [];
+/** Each transcript in the fixtures that the importer reads, imported into its own temp store. */
+async function* importedFixtures(): AsyncGenerator<{ file: string; service: RetentionService; runId: string }> {
   for (const file of readdirSync(FIXTURES).filter((f) => f.endsWith('.jsonl')).sort()) {
     const service = new RetentionService(join(tempDir('retained-economy-'), '.retained'));
     await service.init();
-    let runId: string;
     try {
-      ({ runId } = await importTranscript(service, join(FIXTURES, file)));
+      const { runId } = await importTranscript(service, join(FIXTURES, file));
+      yield { file, service, runId };
     } catch {
-      continue; // not a transcript the importer reads
+      // not a transcript the importer reads
     }
+  }
+}
+
+async function fixtureSessions(): Promise<Session[]> {
+  const sessions: Session[] = [];
+  for await (const { file, service, runId } of importedFixtures()) {
     const { events } = await service.transcript(runId);
     if (!events.some((e) => e.type === 'tool_call_finished')) continue;
     const retained = new Set((await service.store.listValueFiles(runId)).map((v) => v.valueId));
@@ -272,21 +278,12 @@ export const RETRIEVABLE = policies.map((p) => [p.name, p.retrievable]);
 export async function measureRetrievable(): Promise<{ references: number; readBack: number }> {
   let references = 0;
   let readBack = 0;
-  for (const file of readdirSync(FIXTURES).filter((f) => f.endsWith('.jsonl')).sort()) {
-    const service = new RetentionService(join(tempDir('retained-retrievable-'), '.retained'));
-    await service.init();
-    let runId: string;
-    try {
-      ({ runId } = await importTranscript(service, join(FIXTURES, file)));
-    } catch {
-      continue;
-    }
+  for await (const { service, runId } of importedFixtures()) {
     const replay = await service.replay(runId, 'anthropic', { policy: {} });
     const ids = new Set([...JSON.stringify(replay).matchAll(/\[retained #([A-Za-z0-9_-]+)\]/g)].map((m) => m[1]!));
     for (const valueId of ids) {
       references++;
-      const peek = await service.peek({ valueId, runId, start: 1, end: 1 }).catch(() => undefined);
-      if (peek) readBack++;
+      if (await service.peek({ valueId, runId, start: 1, end: 1 }).catch(() => undefined)) readBack++;
     }
   }
   return { references, readBack };

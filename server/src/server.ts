@@ -202,14 +202,10 @@ connection.onHover(async ({ textDocument, position }): Promise<Hover | null> => 
   };
 });
 
-/** The value a stub in a document names; undefined when the store has none (or several runs do). */
+/** The value a stub in a document names, in the newest run that has it; undefined when none does. */
 async function locate(valueId: string): Promise<{ runId: string; valueId: string } | undefined> {
-  try {
-    return await service.resolveValue(valueId);
-  } catch {
-    const runs = await service.store.runsWithValue(valueId);
-    return runs[0] ? { runId: runs[0], valueId } : undefined;
-  }
+  const [runId] = await service.store.runsWithValue(valueId);
+  return runId ? { runId, valueId } : undefined;
 }
 
 function longestBacktickRun(text: string): number {

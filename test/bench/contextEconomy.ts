@@ -4,10 +4,9 @@
  * and synthetic long sessions, compares our policies with simulations of other harnesses'
  * policies on the same history. Tokens: o200k_base on each message's JSON (Anthropic shape).
  */
-import { createHash } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { applyHistoryPolicy, DEFAULT_HISTORY_POLICY, type ResultInfo } from '../../server/src/core/historyPolicy';
+import { applyHistoryPolicy, DEFAULT_HISTORY_POLICY, resultInfos } from '../../server/src/core/historyPolicy';
 import { importTranscript } from '../../server/src/core/importer';
 import { toAnthropic } from '../../server/src/core/providers';
 import { replayStructured, type Message } from '../../server/src/core/replay';
@@ -23,22 +22,12 @@ const CLEARED = '[Old tool result content cleared]';
 const sizeOf = (messages: Message[]) =>
   measureMessages(toAnthropic(messages)).reduce((sum, m) => ({ bytes: sum.bytes + m.bytes, tokens: sum.tokens + m.tokens }), { bytes: 0, tokens: 0 });
 const tokensOf = (messages: Message[]) => sizeOf(messages).tokens;
-const sha = (text: string) => createHash('sha256').update(text).digest('hex');
 
 /** A session: its events, and which results were retained (value files that exist). */
 interface Session {
   name: string;
   events: TranscriptEvent[];
   retained: Set<string>;
-}
-
-function resultInfos(events: readonly TranscriptEvent[]): Map<string, ResultInfo> {
-  const infos = new Map<string, ResultInfo>();
-  for (const e of events) {
-    if (e.type !== 'tool_call_finished') continue;
-    infos.set(e.callId, { tool: e.tool, text: e.result, isError: e.isError ?? false, sha256: e.sha256 ?? sha(e.result), ...(e.valueId ? { valueId: e.valueId } : {}) });
-  }
-  return infos;
 }
 
 /** Replaces tool_result bodies whose call id is in `ids` with `text`. */
@@ -69,7 +58,7 @@ const policies: Policy[] = [
     name: '+ older results as references',
     retrievable: '100 %',
     start: (s) => {
-      const infos = resultInfos(s.events);
+      const infos = resultInfos(s.events, s.retained);
       return (before) => applyHistoryPolicy(replayStructured({ events: before, existingValues: s.retained }).messages, infos, { ...DEFAULT_HISTORY_POLICY, inputMaxBytes: Infinity, exemptTools: [] }).messages;
     },
   },
@@ -77,7 +66,7 @@ const policies: Policy[] = [
     name: '+ older inputs as references',
     retrievable: '100 %',
     start: (s) => {
-      const infos = resultInfos(s.events);
+      const infos = resultInfos(s.events, s.retained);
       return (before) => applyHistoryPolicy(replayStructured({ events: before, existingValues: s.retained }).messages, infos, { ...DEFAULT_HISTORY_POLICY, exemptTools: [] }).messages;
     },
   },

@@ -11,6 +11,7 @@
 import { createHash } from 'node:crypto';
 import { sanitizeId } from './ids';
 import type { Message } from './replay';
+import type { TranscriptEvent } from './transcript';
 import { countLines, utf8Bytes } from './text';
 
 export interface HistoryPolicy {
@@ -35,6 +36,21 @@ export interface ResultInfo {
   sha256: string;
   /** Set when the result is already a value whose file exists. */
   valueId?: string;
+}
+
+/**
+ * What the policy needs of each result in a transcript. A result's value is the one its event
+ * names, or the one an earlier projection archived under its call id, while the file exists.
+ */
+export function resultInfos(events: readonly TranscriptEvent[], existingValues: ReadonlySet<string>): Map<string, ResultInfo> {
+  const infos = new Map<string, ResultInfo>();
+  for (const e of events) {
+    if (e.type !== 'tool_call_finished') continue;
+    const archived = sanitizeId(e.callId);
+    const valueId = e.valueId && existingValues.has(e.valueId) ? e.valueId : existingValues.has(archived) ? archived : undefined;
+    infos.set(e.callId, { tool: e.tool, text: e.result, isError: e.isError ?? false, sha256: e.sha256 ?? sha(e.result), ...(valueId ? { valueId } : {}) });
+  }
+  return infos;
 }
 
 /** A value the projection refers to that is not stored yet: the caller must write it first. */

@@ -4,6 +4,7 @@
  * that says so and where to continue.
  */
 import { gutterLine } from './gutter';
+import { withCutMark } from './text';
 import { LANDMARK_KINDS, landmarkPattern, type LandmarkKind } from './landmarks';
 import type { LineIndex } from './lineIndex';
 import { readLines, type ReadLine } from './lineReader';
@@ -58,10 +59,10 @@ function wholeNumber(value: unknown, name: string, min: number): number | undefi
   return value;
 }
 
-/** What the notices call a search: the query itself, or the landmark it stands for. */
-function searchName(name: string): string {
-  const landmark = /^"landmark":(".*")$/.exec(name);
-  return landmark ? `the ${JSON.parse(landmark[1]!)} landmark pattern` : JSON.stringify(JSON.parse(`{${name}}`).query);
+/** How the notices name a search: `label` in prose, `resume` as the arguments that repeat it. */
+interface SearchName {
+  label: string;
+  resume: string;
 }
 
 /** Collects rendered lines while they fit in the byte budget. */
@@ -86,8 +87,7 @@ class Answer {
 }
 
 function render(line: ReadLine): string {
-  const text = line.cutBytes > 0 ? `${line.text}… [line cut: ${line.cutBytes} more bytes]` : line.text;
-  return gutterLine(line.number, text);
+  return gutterLine(line.number, withCutMark(line.text, line.cutBytes));
 }
 
 export async function peekValue(
@@ -96,15 +96,15 @@ export async function peekValue(
   valueId: string,
   request: PeekRequest,
   limits: Limits,
-  /** How the closing notice names the search to continue (a landmark, else the query). */
-  searchName?: string,
+  /** How the notices name the search (a landmark's, else the query's own). */
+  searchName?: SearchName,
 ): Promise<PeekAnswer> {
   if (request.landmark !== undefined && request.landmark !== null) {
     if (!LANDMARK_KINDS.includes(request.landmark)) throw new PeekError(`landmark must be one of ${LANDMARK_KINDS.join(', ')} (got ${JSON.stringify(request.landmark)})`);
     if (request.query !== undefined && request.query !== null) throw new PeekError('pass either query or landmark, not both');
     const { landmark, ...rest } = request;
     const search = { ...rest, query: landmarkPattern(landmark, limits.landmarkPatterns).source, regex: true, ignoreCase: false, context: request.context ?? LANDMARK_CONTEXT };
-    return peekValue(path, index, valueId, search, limits, `"landmark":${JSON.stringify(landmark)}`);
+    return peekValue(path, index, valueId, search, limits, { label: `the ${landmark} landmark pattern`, resume: `"landmark":${JSON.stringify(landmark)}` });
   }
   const start = wholeNumber(request.start, 'start', 1) ?? 1;
   const end = wholeNumber(request.end, 'end', 1);
@@ -115,7 +115,10 @@ export async function peekValue(
   if (request.query !== undefined && request.query !== null) {
     if (typeof request.query !== 'string') throw new PeekError('query must be a string');
     if (request.query.length > MAX_QUERY_LENGTH) throw new PeekError(`query must be at most ${MAX_QUERY_LENGTH} characters`);
-    const name = searchName ?? `"query":${JSON.stringify(request.query)}${request.ignoreCase ? ',"ignoreCase":true' : ''}${request.regex ? ',"regex":true' : ''}`;
+    const name = searchName ?? {
+      label: JSON.stringify(request.query),
+      resume: `"query":${JSON.stringify(request.query)}${request.ignoreCase ? ',"ignoreCase":true' : ''}${request.regex ? ',"regex":true' : ''}`,
+    };
     return { ...base, ...(await search(path, index, valueId, request, name, start, end ?? index.lines, context, limits)) };
   }
   if (index.lines === 0) return { ...base, text: '[peek: the value is empty]', truncated: false };
@@ -148,7 +151,7 @@ async function search(
   index: LineIndex,
   valueId: string,
   request: PeekRequest,
-  name: string,
+  name: SearchName,
   from: number,
   to: number,
   context: number,
@@ -161,7 +164,7 @@ async function search(
     throw new PeekError((err as Error).message);
   }
   const found = await searchLines(path, index, matcher, from, to, limits.peekMaxLines);
-  const quoted = searchName(name);
+  const quoted = name.label;
   if (found.total === 0) {
     return { text: `[peek: no line matches ${quoted} in lines ${from}-${Math.min(to, index.lines)} of ${index.lines}]`, truncated: false, matches: 0 };
   }
@@ -202,7 +205,7 @@ async function search(
   }
   const nextStart = lastMatchShown + 1;
   answer.lines.push(
-    `[peek: showing ${shownMatches} of ${found.total} matching lines (through line ${lastMatchShown}); continue with {"id":"${valueId}",${name}${context ? `,"context":${context}` : ''},"start":${nextStart}}]`,
+    `[peek: showing ${shownMatches} of ${found.total} matching lines (through line ${lastMatchShown}); continue with {"id":"${valueId}",${name.resume}${context ? `,"context":${context}` : ''},"start":${nextStart}}]`,
   );
   return { text: answer.lines.join('\n'), truncated: true, nextStart, matches: found.total };
 }

@@ -9,7 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { sanitizeId, valueIdCandidates } from './ids';
 import { peekValue, PeekError, type PeekAnswer, type PeekRequest } from './peek';
 import { PROVIDER_SHAPES, toAnthropic, toOpenAIChat, toOpenAIResponses, type AnthropicMessage, type ChatMessage, type ProviderShape, type ResponsesItem } from './providers';
-import { applyHistoryPolicy, resolveHistoryPolicy, type HistoryPolicy, type ResultInfo } from './historyPolicy';
+import { applyHistoryPolicy, resolveHistoryPolicy, resultInfos, type HistoryPolicy } from './historyPolicy';
 import { offersPeek, replayStructured, replayText, type Message, type StructuredReplay } from './replay';
 import { measureMessages, TOKENIZER } from './tokens';
 import { resolveSettings, type Settings } from './settings';
@@ -215,6 +215,11 @@ export class RetentionService {
       const sha256 = createHash('sha256').update(text, 'utf8').digest('hex');
       valueId = sanitizeId(`${callId}\u0000${sha256}`);
     }
+    return this.writeValue(runId, valueId, callId, tool, text, isError, preview);
+  }
+
+  /** Writes a value with the stub it stands for, made with `preview`. */
+  private writeValue(runId: string, valueId: string, callId: string, tool: string, text: string, isError: boolean, preview: PreviewSettings): Promise<ValueMeta> {
     const stub = stubFor({ valueId, tool, text, isError }, preview);
     return this.store.writeValue({ runId, valueId, callId, tool, isError, preview, stub }, text);
   }
@@ -343,25 +348,10 @@ export class RetentionService {
   }
 
   private async applyPolicy(runId: string, messages: Message[], events: readonly TranscriptEvent[], existing: ReadonlySet<string>, policy: HistoryPolicy): Promise<Message[]> {
-    const results = new Map<string, ResultInfo>();
-    for (const e of events) {
-      if (e.type !== 'tool_call_finished') continue;
-      const archived = sanitizeId(e.callId);
-      const valueId = e.valueId && existing.has(e.valueId) ? e.valueId : existing.has(archived) ? archived : undefined;
-      results.set(e.callId, {
-        tool: e.tool,
-        text: e.result,
-        isError: e.isError ?? false,
-        sha256: e.sha256 ?? createHash('sha256').update(e.result, 'utf8').digest('hex'),
-        ...(valueId ? { valueId } : {}),
-      });
-    }
-    const outcome = applyHistoryPolicy(messages, results, policy);
-    const preview = previewOf(this.settings);
+    const outcome = applyHistoryPolicy(messages, resultInfos(events, existing), policy);
     for (const need of outcome.archive) {
       try {
-        const stub = stubFor({ valueId: need.valueId, tool: need.tool, text: need.text, isError: need.isError }, preview);
-        await this.store.writeValue({ runId, valueId: need.valueId, callId: need.callId, tool: need.tool, isError: need.isError, preview, stub }, need.text);
+        await this.writeValue(runId, need.valueId, need.callId, need.tool, need.text, need.isError, previewOf(this.settings));
       } catch (err) {
         throw new RequestError(`the result of call ${need.callId} could not be archived as a reference (${(err as Error).message}); no projection was made, so no body was dropped`);
       }

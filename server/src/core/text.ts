@@ -64,8 +64,13 @@ export function cutToBytes(text: string, maxBytes: number): { kept: string; cutB
   return { kept: text.slice(0, end), cutBytes: total - bytes };
 }
 
+/** `kept` with a visible mark saying how many bytes of the line were cut after it. */
+export function withCutMark(kept: string, cutBytes: number): string {
+  return cutBytes === 0 ? kept : `${kept}… [line cut: ${cutBytes} more bytes]`;
+}
+
 /** A line cut to `maxBytes` with a visible mark saying how much was cut. */
 export function markedCut(text: string, maxBytes: number): string {
   const { kept, cutBytes } = cutToBytes(text, maxBytes);
-  return cutBytes === 0 ? kept : `${kept}… [line cut: ${cutBytes} more bytes]`;
+  return withCutMark(kept, cutBytes);
 }

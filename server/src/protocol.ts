@@ -7,11 +7,15 @@ import { NotificationType, RequestType } from 'vscode-languageserver-protocol';
 import type { PeekParams, PeekResult, ReplayResult, ReplayShape, RetainParams, RetainResult } from './core/retention';
 import type { HistoryPolicy } from './core/historyPolicy';
 import type { ImportFormat, ImportResult } from './core/importer';
+import type { CallCell, Clip, FullCell, InspectRow, ModelCell, ModelForm, Outline, RequestFigures } from './core/inspection';
+import type { InspectParams, InspectResult } from './core/runInspector';
+import type { RunSearchHit, RunSearchResult } from './core/runSearch';
 import type { Block, Message } from './core/replay';
 import type { Settings } from './core/settings';
 import type { RunSummary, ValueMeta } from './core/store';
 import type { ReadResult, StopReason, TranscriptEvent } from './core/transcript';
 
+export type { CallCell, Clip, FullCell, InspectParams, InspectResult, InspectRow, ModelCell, ModelForm, Outline, RequestFigures, RunSearchHit, RunSearchResult };
 export type { Block, ImportFormat, ImportResult, Message, PeekParams, PeekResult, ReadResult, ReplayShape, RetainParams, RetainResult, RunSummary, Settings, StopReason, TranscriptEvent, ValueMeta };
 
 /** Client → server: record a tool result; retain it when it is over the threshold. */
@@ -96,6 +100,28 @@ export interface ImportParams {
 export namespace ImportRequest {
   export const method = 'retained/import';
   export const type = new RequestType<ImportParams, ImportResult, void>(method);
+}
+
+/**
+ * Client → server: a run as the inspector shows it. The outline (counts, bytes and estimated
+ * tokens per request, full versus sent) and rows `from`…`from+limit` (at most 500): each event,
+ * clipped, beside what request `request` sent for it, with the history policy when `policy`.
+ */
+export namespace InspectRequest {
+  export const method = 'retained/inspect';
+  export const type = new RequestType<InspectParams, InspectResult, void>(method);
+}
+
+export interface SearchRunParams {
+  runId: string;
+  query: string;
+  ignoreCase?: boolean;
+  regex?: boolean;
+}
+/** Client → server: matching lines anywhere in a run (messages, arguments, full results), at most 1,000. */
+export namespace SearchRunRequest {
+  export const method = 'retained/search';
+  export const type = new RequestType<SearchRunParams, RunSearchResult, void>(method);
 }
 
 /** Client → server: delete one value (with valueId) or a whole run (without). */

@@ -36,6 +36,8 @@ import {
   TranscriptRequest,
   ValueRequest,
   ValuesRequest,
+  InspectRequest,
+  SearchRunRequest,
   type ServerOptions,
 } from './protocol';
 
@@ -141,6 +143,8 @@ connection.onRequest(
 );
 connection.onRequest(TranscriptRequest.type, handle((p) => service.transcript(p.runId, p.from ?? 0, p.limit ?? Infinity)));
 connection.onRequest(ReplayRequest.type, handle((p) => service.replay(p.runId, p.shape, { policy: p.policy, stats: p.stats })));
+connection.onRequest(InspectRequest.type, handle((p) => service.inspect(p)));
+connection.onRequest(SearchRunRequest.type, handle((p) => service.searchRun(p.runId, p.query, { ignoreCase: p.ignoreCase, regex: p.regex })));
 connection.onRequest(ImportRequest.type, handle((p) => importTranscript(service, p.path, p.format, p.runId)));
 connection.onRequest(
   DeleteRequest.type,

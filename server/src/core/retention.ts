@@ -9,7 +9,9 @@ import { pathToFileURL } from 'node:url';
 import { sanitizeId, valueIdCandidates } from './ids';
 import { peekValue, PeekError, type PeekAnswer, type PeekRequest } from './peek';
 import { PROVIDER_SHAPES, toAnthropic, toOpenAIChat, toOpenAIResponses, type AnthropicMessage, type ChatMessage, type ProviderShape, type ResponsesItem } from './providers';
-import { applyHistoryPolicy, resolveHistoryPolicy, resultInfos, type HistoryPolicy } from './historyPolicy';
+import { applyHistoryPolicy, resolveHistoryPolicy, resultInfos, type ArchiveNeed, type HistoryPolicy } from './historyPolicy';
+import { InspectError, RunInspector, type InspectParams, type InspectResult } from './runInspector';
+import { SearchError, type RunSearchOptions, type RunSearchResult } from './runSearch';
 import { offersPeek, replayStructured, replayText, type Message, type StructuredReplay } from './replay';
 import { measureMessages, TOKENIZER } from './tokens';
 import { resolveSettings, type Settings } from './settings';
@@ -121,10 +123,20 @@ export class RetentionService {
   /** Whether each run offers peek_value, by run file name, read once from its first event. */
   private readonly offersPeekCache = new Map<string, boolean>();
   private readonly summaries = new Map<string, Promise<RunSummary>>();
+  private readonly inspector: RunInspector;
 
   constructor(root: string, settings: Partial<Settings> = {}) {
     this.store = new Store(root);
     this.settings = resolveSettings(settings);
+    this.inspector = new RunInspector(
+      async (runId) => {
+        const { events, skipped } = await readEvents(this.store.transcriptPath(runId));
+        const existingValues = new Set((await this.store.listValueFiles(runId)).map((v) => v.valueId));
+        return { events, skipped: skipped.length, existingValues };
+      },
+      (runId, needs) => this.archive(runId, needs),
+      () => this.settings.history,
+    );
   }
 
   init(): Promise<void> {
@@ -149,6 +161,7 @@ export class RetentionService {
 
   private changed(runId: string): void {
     this.summaries.delete(runId);
+    this.inspector.invalidate(runId);
     this.events.emit('changed', runId);
   }
 
@@ -304,6 +317,7 @@ export class RetentionService {
   /** Drops what is cached about a run, after another process changed it. */
   forget(runId: string): void {
     this.summaries.delete(runId);
+    this.inspector.invalidate(runId);
     this.store.dropCachesFor(runId);
   }
 
@@ -349,15 +363,43 @@ export class RetentionService {
 
   private async applyPolicy(runId: string, messages: Message[], events: readonly TranscriptEvent[], existing: ReadonlySet<string>, policy: HistoryPolicy): Promise<Message[]> {
     const outcome = applyHistoryPolicy(messages, resultInfos(events, existing), policy);
-    for (const need of outcome.archive) {
+    await this.archive(runId, outcome.archive);
+    return outcome.messages;
+  }
+
+  /** Writes the values a projection refers to; if one cannot be written, nothing is projected. */
+  private async archive(runId: string, needs: readonly ArchiveNeed[]): Promise<void> {
+    for (const need of needs) {
       try {
         await this.writeValue(runId, need.valueId, need.callId, need.tool, need.text, need.isError, previewOf(this.settings));
       } catch (err) {
         throw new RequestError(`the result of call ${need.callId} could not be archived as a reference (${(err as Error).message}); no projection was made, so no body was dropped`);
       }
     }
-    if (outcome.archive.length > 0) this.changed(runId);
-    return outcome.messages;
+    if (needs.length > 0) this.changed(runId);
+  }
+
+  /** The inspector's outline of a run and a page of its rows: each event beside what the model got. */
+  async inspect(params: InspectParams): Promise<InspectResult> {
+    const runId = sanitizeId(requireString(params?.runId, 'runId'));
+    try {
+      return await this.inspector.inspect(runId, params);
+    } catch (err) {
+      throw err instanceof InspectError ? new RequestError(err.message) : err;
+    }
+  }
+
+  /** Finds text anywhere in a run: messages, call arguments and full results. */
+  async searchRun(runIdRaw: unknown, query: unknown, options: RunSearchOptions = {}): Promise<RunSearchResult> {
+    const runId = sanitizeId(requireString(runIdRaw, 'runId'));
+    for (const key of ['ignoreCase', 'regex'] as const) {
+      if (options[key] !== undefined && typeof options[key] !== 'boolean') throw new RequestError(`${key} must be a boolean`);
+    }
+    try {
+      return await this.inspector.search(runId, query, { ...options, limit: 1000 });
+    } catch (err) {
+      throw err instanceof InspectError || err instanceof SearchError ? new RequestError(err.message) : err;
+    }
   }
 
   async delete(runIdRaw: unknown, valueIdRaw?: unknown): Promise<void> {

@@ -1,0 +1,380 @@
+/**
+ * The inspector's view of a run: every transcript event beside what the model was sent for
+ * it as of a chosen request, plus bytes and estimated tokens per request. Pure: events in,
+ * rows out. Bodies are clipped to a cell's worth, so a run with 50 MB results pages cheaply;
+ * the full text is always one click away (the value file, or a search over the transcript).
+ *
+ * Request k is the model call that produced the k-th assistant event; it was sent the history
+ * of every event before that one. Request A+1 (A assistant events) is the next one: what a
+ * resume would send now.
+ */
+import { applyHistoryPolicy, resultInfos, type ArchiveNeed, type HistoryPolicy } from './historyPolicy';
+import { replayStructured, type Block, type Message } from './replay';
+import { cutToBytes, utf8Bytes, countLines } from './text';
+import { countTokens, TOKENIZER } from './tokens';
+import type { StopReason, TranscriptEvent } from './transcript';
+
+export const CELL_MAX_BYTES = 8192;
+export const CELL_MAX_LINES = 200;
+/** Bodies longer than this are tokenized on a sample and scaled: an estimate, said so in the UI. */
+const TOKEN_SAMPLE_CHARS = 65_536;
+
+/** A body as a cell shows it: the first lines and bytes, and the size of the whole. */
+export interface Clip {
+  text: string;
+  bytes: number;
+  lines: number;
+  /** True when `text` is only the start of the body. */
+  cut: boolean;
+}
+
+export interface CallCell {
+  id: string;
+  name: string;
+  /** The arguments as indented JSON. */
+  args: Clip;
+}
+
+export type RowKind = 'run_started' | 'user' | 'assistant' | 'tool_result' | 'turn_ended';
+
+/** The left column: the event as recorded, in full (clipped for display). */
+export interface FullCell {
+  kind: RowKind;
+  ts?: string;
+  text?: Clip;
+  /** Reasoning blocks the assistant event carries (kept verbatim, shown as a count). */
+  thinking?: number;
+  calls?: CallCell[];
+  tool?: string;
+  callId?: string;
+  durationMs?: number;
+  isError?: boolean;
+  /** The retained value holding this result, while its file exists. */
+  valueId?: string;
+  stopReason?: StopReason;
+  model?: string;
+  agent?: string;
+  tools?: string[];
+}
+
+/** How a body reached the model. */
+export type ModelForm = 'verbatim' | 'stub' | 'reference' | 'interrupted';
+
+/** The right column: what the chosen request sent for this event. */
+export interface ModelCell {
+  /** False when the event is not in the chosen request (it came later, or is not a message). */
+  sent: boolean;
+  text?: Clip;
+  form?: ModelForm;
+  calls?: CallCell[];
+  /** Results the replay made up for calls that never finished (interrupted). */
+  synthetic?: string[];
+  /** Bytes of this event's bodies the model did not get in full; all of it can be read back. */
+  savedBytes: number;
+}
+
+export interface InspectRow {
+  index: number;
+  /** The first request that sent this event (A+1: not sent yet). */
+  firstRequest: number;
+  full: FullCell;
+  model: ModelCell;
+}
+
+/** What one request sent, against the same history with every body in full. */
+export interface RequestFigures {
+  request: number;
+  /** Events before this index were sent. */
+  cut: number;
+  bytesFull: number;
+  bytesSent: number;
+  tokensFull: number;
+  tokensSent: number;
+}
+
+export interface Outline {
+  events: number;
+  userMessages: number;
+  assistantMessages: number;
+  toolCalls: number;
+  errors: number;
+  /** Results retained as values whose files exist. */
+  retained: number;
+  /** UTF-8 bytes of those results that the model got as stubs instead. */
+  keptOutBytes: number;
+  /** One entry per request, the last being the next request (what a resume sends). */
+  requests: RequestFigures[];
+  totals: { bytesFull: number; bytesSent: number; tokensFull: number; tokensSent: number };
+  tokenizer: string;
+}
+
+/** The start of `text`: at most `maxLines` lines and `maxBytes` bytes. */
+export function clip(text: string, maxBytes = CELL_MAX_BYTES, maxLines = CELL_MAX_LINES): Clip {
+  const bytes = utf8Bytes(text);
+  const lines = countLines(text);
+  let end = text.length;
+  if (lines > maxLines) {
+    end = -1;
+    for (let n = 0; n < maxLines; n++) end = text.indexOf('\n', end + 1);
+  }
+  const { kept } = cutToBytes(end < text.length ? text.slice(0, end) : text, maxBytes);
+  return { text: kept, bytes, lines, cut: kept.length < text.length };
+}
+
+function argsText(args: unknown): string {
+  return JSON.stringify(args ?? {}, null, 2) ?? 'undefined';
+}
+
+function callCells(calls: readonly { id: string; name: string; arguments?: unknown; input?: unknown }[]): CallCell[] {
+  return calls.map((c) => ({ id: c.id, name: c.name, args: clip(argsText('input' in c ? c.input : c.arguments)) }));
+}
+
+export function fullCell(event: TranscriptEvent, existingValues: ReadonlySet<string>): FullCell {
+  const base = event.ts ? { ts: event.ts } : {};
+  switch (event.type) {
+    case 'run_started':
+      return { kind: 'run_started', ...base, tools: event.tools, ...(event.model ? { model: event.model } : {}), ...(event.agent ? { agent: event.agent } : {}) };
+    case 'user':
+      return { kind: 'user', ...base, text: clip(event.text) };
+    case 'assistant':
+      return {
+        kind: 'assistant',
+        ...base,
+        ...(event.text ? { text: clip(event.text) } : {}),
+        ...(event.thinking?.length ? { thinking: event.thinking.length } : {}),
+        ...(event.toolCalls?.length ? { calls: callCells(event.toolCalls) } : {}),
+      };
+    case 'tool_call_finished':
+      return {
+        kind: 'tool_result',
+        ...base,
+        text: clip(event.result),
+        tool: event.tool,
+        callId: event.callId,
+        ...(event.durationMs !== undefined ? { durationMs: event.durationMs } : {}),
+        ...(event.isError ? { isError: true } : {}),
+        ...(event.valueId && existingValues.has(event.valueId) ? { valueId: event.valueId } : {}),
+      };
+    case 'turn_ended':
+      return { kind: 'turn_ended', ...base, stopReason: event.stopReason };
+  }
+}
+
+/** Index of each assistant event, in order: request k produced assistantIndexes[k-1]. */
+function assistantIndexes(events: readonly TranscriptEvent[]): number[] {
+  return events.flatMap((e, i) => (e.type === 'assistant' ? [i] : []));
+}
+
+/** The event index at which request `request` (1-based) cut the history. */
+export function cutOf(events: readonly TranscriptEvent[], request: number): number {
+  const assistants = assistantIndexes(events);
+  return request >= 1 && request <= assistants.length ? assistants[request - 1]! : events.length;
+}
+
+interface Owned {
+  /** Owning event index of each block, keyed by the block object. */
+  owner: Map<Block, number>;
+  /** Blocks of tool results the replay made up for interrupted calls. */
+  synthetic: Set<Block>;
+}
+
+/**
+ * Which event each block of a replay came from. Replay keeps events in order and pairs results
+ * by call id, so texts map by order within their role and tool blocks map by id.
+ */
+function ownersOf(events: readonly TranscriptEvent[], messages: readonly Message[]): Owned {
+  const userTexts: number[] = [];
+  const assistantTexts: number[] = [];
+  const thinking: number[] = [];
+  const callOwner = new Map<string, number>();
+  const resultOwner = new Map<string, number>();
+  events.forEach((e, i) => {
+    if (e.type === 'user') userTexts.push(i);
+    else if (e.type === 'assistant') {
+      const makesMessage = Boolean(e.text) || Boolean(e.toolCalls?.length);
+      if (makesMessage) for (const _ of e.thinking ?? []) thinking.push(i);
+      if (e.text) assistantTexts.push(i);
+      for (const call of e.toolCalls ?? []) if (!callOwner.has(call.id)) callOwner.set(call.id, i);
+    } else if (e.type === 'tool_call_finished') {
+      if (!resultOwner.has(e.callId)) resultOwner.set(e.callId, i);
+      if (!callOwner.has(e.callId)) callOwner.set(e.callId, i); // an orphan result gets its own call
+    }
+  });
+  const owner = new Map<Block, number>();
+  const synthetic = new Set<Block>();
+  const take = (queue: number[]) => queue.shift();
+  for (const message of messages) {
+    for (const block of message.content) {
+      let at: number | undefined;
+      if (block.type === 'thinking') at = take(thinking);
+      else if (block.type === 'text') at = take(message.role === 'user' ? userTexts : assistantTexts);
+      else if (block.type === 'tool_use') at = callOwner.get(block.id);
+      else {
+        at = resultOwner.get(block.tool_use_id);
+        if (at === undefined) {
+          at = callOwner.get(block.tool_use_id);
+          synthetic.add(block);
+        }
+      }
+      if (at !== undefined) owner.set(block, at);
+    }
+  }
+  return { owner, synthetic };
+}
+
+function estimateTokens(json: string): number {
+  if (json.length <= TOKEN_SAMPLE_CHARS) return countTokens(json);
+  const sample = json.slice(0, TOKEN_SAMPLE_CHARS);
+  return Math.round((countTokens(sample) * json.length) / sample.length);
+}
+
+/** Bytes and tokens per event in one projection, as prefix sums (index i: events before i). */
+function prefixSizes(events: readonly TranscriptEvent[], messages: readonly Message[]): { bytes: Float64Array; tokens: Float64Array } {
+  const bytes = new Float64Array(events.length + 1);
+  const tokens = new Float64Array(events.length + 1);
+  const { owner } = ownersOf(events, messages);
+  for (const message of messages) {
+    for (const block of message.content) {
+      const at = owner.get(block);
+      if (at === undefined) continue;
+      const json = JSON.stringify(block);
+      bytes[at + 1]! += utf8Bytes(json);
+      tokens[at + 1]! += estimateTokens(json);
+    }
+  }
+  for (let i = 1; i <= events.length; i++) {
+    bytes[i]! += bytes[i - 1]!;
+    tokens[i]! += tokens[i - 1]!;
+  }
+  return { bytes, tokens };
+}
+
+/** Where the newest `keepRounds` rounds before `cut` begin (the policy leaves them intact). */
+function keptFrom(roundStarts: readonly number[], cut: number, keepRounds: number): number {
+  const before = roundStarts.filter((i) => i < cut);
+  if (before.length <= keepRounds) return 0;
+  return keepRounds === 0 ? cut : before[before.length - keepRounds]!;
+}
+
+/**
+ * Counts and per-request figures. Sizes are summed per block (JSON of each block), so they are
+ * an estimate of the request body; tokens of bodies over 64 KiB are scaled from a sample.
+ */
+export function buildOutline(events: readonly TranscriptEvent[], existingValues: ReadonlySet<string>, policy?: HistoryPolicy): Outline {
+  const naive = prefixSizes(events, replayStructured({ events: [...events], existingValues: new Set() }).messages);
+  const stubbed = replayStructured({ events: [...events], existingValues });
+  const sent = prefixSizes(events, stubbed.messages);
+  const older = policy ? prefixSizes(events, applyHistoryPolicy(stubbed.messages, resultInfos(events, existingValues), { ...policy, keepRounds: 0 }).messages) : undefined;
+  const roundStarts = events.flatMap((e, i) => ((e.type === 'assistant' && e.toolCalls?.length) || (e.type === 'tool_call_finished' && !hasCall(events, e.callId)) ? [i] : []));
+
+  const cuts = [...assistantIndexes(events), events.length];
+  const requests = cuts.map((cut, k): RequestFigures => {
+    let bytesSent = sent.bytes[cut]!;
+    let tokensSent = sent.tokens[cut]!;
+    if (older && policy) {
+      const from = keptFrom(roundStarts, cut, policy.keepRounds);
+      bytesSent = older.bytes[from]! + sent.bytes[cut]! - sent.bytes[from]!;
+      tokensSent = older.tokens[from]! + sent.tokens[cut]! - sent.tokens[from]!;
+    }
+    return { request: k + 1, cut, bytesFull: naive.bytes[cut]!, bytesSent, tokensFull: naive.tokens[cut]!, tokensSent };
+  });
+  const sum = (key: keyof Omit<RequestFigures, 'request' | 'cut'>) => requests.reduce((n, r) => n + r[key], 0);
+
+  let toolCalls = 0;
+  let errors = 0;
+  let retained = 0;
+  let keptOutBytes = 0;
+  for (const e of events) {
+    if (e.type === 'assistant') toolCalls += e.toolCalls?.length ?? 0;
+    if (e.type !== 'tool_call_finished') continue;
+    if (!hasCall(events, e.callId)) toolCalls++;
+    if (e.isError) errors++;
+    if (e.valueId && existingValues.has(e.valueId)) {
+      retained++;
+      keptOutBytes += e.bytes ?? utf8Bytes(e.result);
+    }
+  }
+  return {
+    events: events.length,
+    userMessages: events.filter((e) => e.type === 'user').length,
+    assistantMessages: cuts.length - 1,
+    toolCalls,
+    errors,
+    retained,
+    keptOutBytes,
+    requests,
+    totals: { bytesFull: sum('bytesFull'), bytesSent: sum('bytesSent'), tokensFull: sum('tokensFull'), tokensSent: sum('tokensSent') },
+    tokenizer: `${TOKENIZER}; per block, bodies over 64 KiB scaled from a sample`,
+  };
+}
+
+const callIdSets = new WeakMap<readonly TranscriptEvent[], Set<string>>();
+function hasCall(events: readonly TranscriptEvent[], callId: string): boolean {
+  let ids = callIdSets.get(events);
+  if (!ids) {
+    ids = new Set(events.flatMap((e) => (e.type === 'assistant' ? (e.toolCalls ?? []).map((c) => c.id) : [])));
+    callIdSets.set(events, ids);
+  }
+  return ids.has(callId);
+}
+
+export interface ModelView {
+  cells: ModelCell[];
+  /** Values the view refers to that are not stored yet: write them before showing it. */
+  archive: ArchiveNeed[];
+}
+
+/**
+ * The model's side of every event as request `request` sent it: the real replay of the events
+ * before its cut, with the history policy applied when given, mapped back onto events.
+ */
+export function modelView(events: readonly TranscriptEvent[], existingValues: ReadonlySet<string>, request: number, policy?: HistoryPolicy): ModelView {
+  const cut = cutOf(events, request);
+  const prefix = events.slice(0, cut);
+  let { messages } = replayStructured({ events: prefix, existingValues });
+  let archive: ArchiveNeed[] = [];
+  let referenced = new Set<string>();
+  if (policy) {
+    const outcome = applyHistoryPolicy(messages, resultInfos(prefix, existingValues), policy);
+    messages = outcome.messages;
+    archive = outcome.archive;
+    referenced = new Set(outcome.referenced);
+  }
+  const cells: ModelCell[] = events.map(() => ({ sent: false, savedBytes: 0 }));
+  const { owner, synthetic } = ownersOf(prefix, messages);
+  for (const message of messages) {
+    for (const block of message.content) {
+      const at = owner.get(block);
+      if (at === undefined) continue;
+      const cell = cells[at]!;
+      const event = events[at]!;
+      cell.sent = true;
+      if (block.type === 'thinking') continue;
+      if (block.type === 'text') cell.text = clip(block.text);
+      else if (block.type === 'tool_use') {
+        const [call] = callCells([block]);
+        (cell.calls ??= []).push(call!);
+        if (event.type === 'assistant') {
+          const original = event.toolCalls?.find((c) => c.id === block.id);
+          if (original) cell.savedBytes += Math.max(0, utf8Bytes(argsText(original.arguments)) - call!.args.bytes);
+        }
+      } else if (synthetic.has(block)) {
+        (cell.synthetic ??= []).push(block.content);
+      } else if (event.type === 'tool_call_finished') {
+        cell.text = clip(block.content);
+        cell.form = referenced.has(block.tool_use_id) ? 'reference' : block.content === event.result ? 'verbatim' : 'stub';
+        cell.savedBytes += Math.max(0, utf8Bytes(event.result) - cell.text.bytes);
+      }
+    }
+  }
+  return { cells, archive };
+}
+
+/** The first request that sends each event: one more than the assistant events up to it. */
+export function firstRequests(events: readonly TranscriptEvent[]): number[] {
+  let seen = 0;
+  return events.map((e) => {
+    if (e.type === 'assistant') seen++;
+    return seen + 1;
+  });
+}

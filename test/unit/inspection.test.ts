@@ -1,0 +1,188 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { clip, CELL_MAX_BYTES } from '../../server/src/core/inspection';
+import { importTranscript } from '../../server/src/core/importer';
+import { RetentionService } from '../../server/src/core/retention';
+import { searchRun } from '../../server/src/core/runSearch';
+import type { TranscriptEvent } from '../../server/src/core/transcript';
+import { removeTempDirs, tempDir } from '../helpers/tmp';
+
+const FIXTURES = join(__dirname, '../../../shared/fixtures/transcripts');
+const big = (n: number, tag = 'line') => Array.from({ length: n }, (_, i) => `${tag} ${i + 1} ${'.'.repeat(40)}`).join('\n') + '\n';
+
+async function service() {
+  const s = new RetentionService(join(tempDir(), '.retained'));
+  await s.init();
+  return s;
+}
+
+/** user → assistant(2 calls) → big + small result → assistant(1 call) → result → assistant text → turn end. */
+async function recordRun(s: RetentionService, runId = 'r') {
+  await s.append(runId, { type: 'run_started', tools: ['read', 'grep', 'peek_value'] });
+  await s.append(runId, { type: 'user', text: 'Find the bug' });
+  await s.append(runId, { type: 'assistant', text: 'Reading.', toolCalls: [{ id: 'c1', name: 'read', arguments: { path: 'a.log' } }, { id: 'c2', name: 'grep', arguments: { q: 'x' } }] });
+  await s.retain({ runId, callId: 'c1', tool: 'read', text: big(2000), durationMs: 12 });
+  await s.retain({ runId, callId: 'c2', tool: 'grep', text: 'small '.repeat(400), isError: true });
+  await s.append(runId, { type: 'assistant', toolCalls: [{ id: 'c3', name: 'read', arguments: { path: 'b.log' } }] });
+  await s.retain({ runId, callId: 'c3', tool: 'read', text: big(10, 'b') });
+  await s.append(runId, { type: 'assistant', text: 'Done.' });
+  await s.append(runId, { type: 'turn_ended', stopReason: 'end_turn' });
+}
+
+/** What the stub saves in a request body: the full tool_result block minus the stubbed one. */
+function fullBlockBytes(stub: string): number {
+  const block = (content: string) => Buffer.byteLength(JSON.stringify({ type: 'tool_result', tool_use_id: 'c1', content }));
+  return block(big(2000)) - block(stub);
+}
+
+describe('inspection', () => {
+  after(removeTempDirs);
+
+  it('clips a body to lines and bytes, keeping its full size', () => {
+    const c = clip(Array.from({ length: 1000 }, (_, i) => `${i}`).join('\n'));
+    assert.equal(c.lines, 1000);
+    assert.equal(c.cut, true);
+    assert.equal(c.text.split('\n').length, 200);
+    const wide = clip(big(1000));
+    assert.ok(wide.cut && Buffer.byteLength(wide.text) <= CELL_MAX_BYTES);
+    const line = clip('x'.repeat(1_000_000));
+    assert.equal(line.bytes, 1_000_000);
+    assert.equal(Buffer.byteLength(line.text), CELL_MAX_BYTES);
+    assert.deepEqual(clip('a\nb\n'), { text: 'a\nb\n', bytes: 4, lines: 2, cut: false });
+  });
+
+  it('puts each event beside what the next request sends for it: stubs for retained results, the rest verbatim', async () => {
+    const s = await service();
+    await recordRun(s);
+    const { outline, rows, request } = await s.inspect({ runId: 'r', from: 0, limit: 100 });
+    assert.equal(rows.length, 9);
+    assert.equal(request, 4, 'three assistant events: the next request is the 4th');
+    assert.deepEqual(rows.map((r) => r.full.kind), ['run_started', 'user', 'assistant', 'tool_result', 'tool_result', 'assistant', 'tool_result', 'assistant', 'turn_ended']);
+    assert.deepEqual(rows.map((r) => r.firstRequest), [1, 1, 2, 2, 2, 3, 3, 4, 4]);
+    const [started, user, assistant, bigResult, small, , , , ended] = rows;
+    assert.equal(started!.model.sent, false);
+    assert.equal(ended!.model.sent, false);
+    assert.equal(user!.model.text!.text, 'Find the bug');
+    assert.deepEqual(assistant!.model.calls!.map((c) => c.name), ['read', 'grep']);
+    assert.equal(bigResult!.full.valueId, 'c1');
+    assert.equal(bigResult!.full.durationMs, 12);
+    assert.equal(bigResult!.full.text!.lines, 2000);
+    assert.equal(bigResult!.model.form, 'stub');
+    assert.match(bigResult!.model.text!.text, /^\[retained #c1\] read result: /);
+    assert.ok(bigResult!.model.savedBytes > 80_000);
+    assert.equal(small!.model.form, 'verbatim');
+    assert.equal(small!.full.isError, true);
+    assert.equal(small!.model.savedBytes, 0);
+
+    assert.equal(outline.events, 9);
+    assert.equal(outline.toolCalls, 3);
+    assert.equal(outline.errors, 1);
+    assert.equal(outline.retained, 1);
+    assert.deepEqual(outline.requests.map((r) => r.cut), [2, 5, 7, 9]);
+    // The only difference between full and sent is the big result, from request 2 on.
+    const [r1, r2, r3, r4] = outline.requests;
+    assert.equal(r1!.bytesFull, r1!.bytesSent);
+    assert.equal(r2!.bytesFull - r2!.bytesSent, fullBlockBytes(bigResult!.model.text!.text));
+    assert.equal(r3!.bytesFull - r3!.bytesSent, fullBlockBytes(bigResult!.model.text!.text));
+    assert.equal(r4!.bytesFull - r4!.bytesSent, fullBlockBytes(bigResult!.model.text!.text));
+    assert.ok(r4!.tokensFull > r4!.tokensSent * 10);
+    assert.equal(outline.totals.bytesSent, r1!.bytesSent + r2!.bytesSent + r3!.bytesSent + r4!.bytesSent);
+  });
+
+  it('shows the history as an earlier request had it: later events not sent', async () => {
+    const s = await service();
+    await recordRun(s);
+    const { rows, request } = await s.inspect({ runId: 'r', request: 2, from: 0, limit: 100 });
+    assert.equal(request, 2);
+    assert.deepEqual(rows.map((r) => r.model.sent), [false, true, true, true, true, false, false, false, false]);
+    const clamped = await s.inspect({ runId: 'r', request: 99 });
+    assert.equal(clamped.request, 4);
+    assert.equal(clamped.rows.length, 0, 'no limit: only the outline');
+  });
+
+  it('with the history policy, older bodies become references whose values are written first', async () => {
+    const s = await service();
+    await recordRun(s);
+    const { rows, outline } = await s.inspect({ runId: 'r', policy: true, from: 0, limit: 100 });
+    const [, , , bigResult, small, , last] = rows;
+    assert.equal(bigResult!.model.form, 'stub', 'a stub is under inlineMaxBytes (1 KiB): it stays');
+    assert.equal(small!.model.form, 'reference', 'a 2,400-byte result in an older round is over inlineMaxBytes');
+    assert.match(small!.model.text!.text, /^\[retained #c2\] grep error: 2400 bytes, .*an earlier result/);
+    assert.equal(last!.model.form, 'verbatim', 'the newest round stays intact');
+    assert.ok((await s.values('r')).some((v) => v.valueId === 'c2'), 'the referenced small result was archived');
+    const plain = await s.inspect({ runId: 'r' });
+    assert.ok(outline.totals.bytesSent < plain.outline.totals.bytesSent);
+    // Request 2 has only one round: the policy keeps it intact.
+    assert.equal(outline.requests[1]!.bytesSent, plain.outline.requests[1]!.bytesSent);
+  });
+
+  it('refuses bad paging with the field named', async () => {
+    const s = await service();
+    await recordRun(s);
+    await assert.rejects(s.inspect({ runId: 'r', from: -1 }), /from must be a whole number/);
+    await assert.rejects(s.inspect({ runId: 'r', limit: 501 }), /limit must be at most 500/);
+    await assert.rejects(s.inspect({ runId: 'r', request: 0 }), /request must be a whole number of at least 1/);
+    await assert.rejects(s.inspect({ runId: '' } as never), /runId must be a non-empty string/);
+  });
+
+  it('sees a change to the run: the parsed copy is dropped', async () => {
+    const s = await service();
+    await recordRun(s);
+    assert.equal((await s.inspect({ runId: 'r' })).outline.events, 9);
+    await s.append('r', { type: 'user', text: 'more' });
+    assert.equal((await s.inspect({ runId: 'r' })).outline.events, 10);
+  });
+
+  it('aligns every event of real Claude Code and Codex sessions with the replay', async () => {
+    for (const file of ['claude-code_spotter_tool_heavy.jsonl', 'codex_rollout-2025-11-17T15-30-28-019a93b9-f380-7600-98ff-940e6b99603c.jsonl']) {
+      const s = await service();
+      const { runId } = await importTranscript(s, join(FIXTURES, file));
+      const { outline } = await s.inspect({ runId });
+      const rows = [];
+      for (let from = 0; from < outline.events; from += 500) rows.push(...(await s.inspect({ runId, from, limit: 500 })).rows);
+      assert.equal(rows.length, outline.events, file);
+      for (const row of rows) {
+        if (row.full.kind === 'user' || row.full.kind === 'assistant' || row.full.kind === 'tool_result') {
+          assert.equal(row.model.sent, true, `${file}: event ${row.index} (${row.full.kind}) is in the replay`);
+        }
+        if (row.full.kind === 'tool_result') assert.equal(row.model.form, row.full.valueId ? 'stub' : 'verbatim', `${file}: event ${row.index}`);
+      }
+      const last = outline.requests.at(-1)!;
+      assert.ok(last.bytesSent <= last.bytesFull, file);
+    }
+  });
+});
+
+describe('run search', () => {
+  const events: TranscriptEvent[] = [
+    { type: 'user', text: 'Why does Build fail?' },
+    { type: 'assistant', text: 'Looking.', toolCalls: [{ id: 'c1', name: 'sh', arguments: { cmd: 'npm run build' } }] },
+    { type: 'tool_call_finished', callId: 'c1', tool: 'sh', result: `${big(50_000)}error: build failed\nerror again, build\n` },
+  ];
+
+  it('finds every matching line with its event, body and line number', () => {
+    const r = searchRun(events, 'build');
+    assert.deepEqual(
+      r.hits.map((h) => [h.index, h.where, h.line]),
+      [
+        [1, 'args', 2],
+        [2, 'result', 50_001],
+        [2, 'result', 50_002],
+      ],
+    );
+    assert.equal(r.hits[1]!.preview, 'error: build failed');
+    assert.equal(r.hits[0]!.callId, 'c1');
+    assert.equal(searchRun(events, 'build', { ignoreCase: true }).total, 4);
+  });
+
+  it('counts a line once however often it matches, and takes regular expressions', () => {
+    assert.equal(searchRun(events, '.', { regex: true }).hits.filter((h) => h.index === 0).length, 1);
+    assert.deepEqual(searchRun(events, '^error', { regex: true }).hits.map((h) => h.line), [50_001, 50_002]);
+    assert.equal(searchRun(events, 'line 7 ').total, 1);
+  });
+
+  it('refuses an empty query and a bad expression, saying which', () => {
+    assert.throws(() => searchRun(events, ''), /query must not be empty/);
+    assert.throws(() => searchRun(events, '(', { regex: true }), /not a valid regular expression/);
+  });
+});

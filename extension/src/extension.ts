@@ -9,9 +9,10 @@ import { createApi, type RetainedApi } from './api';
 import { createClient, sendSettings } from './client';
 import { readServerOptions, SECTION } from './config';
 import { registerImportCommand } from './importCommand';
+import { INSPECTOR_VIEW_TYPE, Inspectors } from './inspector';
 import { registerPaste } from './paste';
 import { PeekTool } from './peekTool';
-import { RunsTree } from './runsTree';
+import { RunsTree, type RunNode } from './runsTree';
 import { RetainedStatusBar } from './statusBar';
 import { registerTestHooks } from './testHooks';
 import { registerValueCommands } from './valueCommands';
@@ -35,12 +36,16 @@ export async function activate(context: vscode.ExtensionContext): Promise<Retain
   const tree = new RunsTree(client);
   const statusBar = new RetainedStatusBar(client);
   const view = vscode.window.createTreeView('retained.runs', { treeDataProvider: tree, showCollapseAll: true });
+  const inspectors = new Inspectors(context.extensionUri, client, output);
 
   context.subscriptions.push(
     runChanged,
     tree,
     statusBar,
     view,
+    inspectors,
+    vscode.window.registerWebviewPanelSerializer(INSPECTOR_VIEW_TYPE, inspectors),
+    vscode.commands.registerCommand('retained.openInspector', (arg?: RunNode | string) => inspectors.open(typeof arg === 'string' ? arg : arg?.run.runId)),
     ...registerValueCommands(client, isTrusted),
     registerImportCommand(client, isTrusted),
     ...registerPaste(),
@@ -74,6 +79,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Retain
         pending.delete(runId);
         void tree.refresh(runId);
         void statusBar.refresh();
+        inspectors.changed(runId);
       }, 150),
     );
   });

@@ -2,14 +2,14 @@
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { StatusRequest } from '../../server/src/protocol';
-import { formatBytes } from './format';
+import { formatBytes } from '../../webview/src/format';
 
 export class RetainedStatusBar implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('retained.status', vscode.StatusBarAlignment.Right, 100);
 
   constructor(private readonly client: LanguageClient) {
     this.item.name = 'Retained Outputs';
-    this.item.command = 'retained.focus';
+    this.item.command = 'retained.openInspector';
     this.item.text = '$(archive) Retained';
     this.item.show();
   }
@@ -17,7 +17,7 @@ export class RetainedStatusBar implements vscode.Disposable {
   async refresh(): Promise<void> {
     const status = await this.client.sendRequest(StatusRequest.type, {});
     this.item.text = `$(archive) ${status.values} retained · ${formatBytes(status.keptOutBytes)} kept out`;
-    this.item.tooltip = `Retained Outputs: ${status.values} values in ${status.runs} runs (${formatBytes(status.valueBytes)}); ${formatBytes(status.keptOutBytes)} kept out of agents' context.\nStore: ${status.root}\nClick to show them.`;
+    this.item.tooltip = `Retained Outputs: ${status.values} values in ${status.runs} runs (${formatBytes(status.valueBytes)}); ${formatBytes(status.keptOutBytes)} kept out of agents' context.\nStore: ${status.root}\nClick to open a run in the inspector.`;
   }
 
   dispose(): void {

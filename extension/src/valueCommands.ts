@@ -2,13 +2,13 @@
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { DeleteRequest, PeekRequest, ValueRequest } from '../../server/src/protocol';
-import { formatBytes } from './format';
+import { formatBytes } from '../../webview/src/format';
 import type { Node, RunNode, ValueNode } from './runsTree';
 
 /** Opens a value's original text, optionally selecting lines (1-based, inclusive). */
-export async function openValue(uri: vscode.Uri, lines?: { start: number; end: number }): Promise<vscode.TextEditor> {
+export async function openValue(uri: vscode.Uri, lines?: { start: number; end: number }, viewColumn?: vscode.ViewColumn): Promise<vscode.TextEditor> {
   const document = await vscode.workspace.openTextDocument(uri);
-  const options: vscode.TextDocumentShowOptions = { preview: true };
+  const options: vscode.TextDocumentShowOptions = { preview: true, ...(viewColumn ? { viewColumn } : {}) };
   if (lines) {
     const last = Math.min(lines.end, document.lineCount) - 1;
     options.selection = new vscode.Range(lines.start - 1, 0, last, document.lineAt(Math.max(0, last)).text.length);

@@ -1,4 +1,4 @@
-/** Human-readable sizes and ages for the tree, status bar and messages. */
+/** Human-readable sizes, ages and token counts, for the extension and the inspector alike. */
 
 export function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
@@ -20,4 +20,18 @@ export function formatAge(iso: string, now = Date.now()): string {
   const hours = Math.round(minutes / 60);
   if (hours < 48) return `${hours}h ago`;
   return `${Math.round(hours / 24)}d ago`;
+}
+
+/** Token counts as people read them: 950, 12.3k, 4.1M. */
+export function formatTokens(tokens: number): string {
+  const n = Math.round(tokens);
+  if (n < 1000) return `${n}`;
+  if (n < 1_000_000) return `${(n / 1000).toFixed(n < 10_000 ? 1 : 0)}k`;
+  return `${(n / 1_000_000).toFixed(1)}M`;
+}
+
+/** How much smaller `sent` is than `full`, as "−87 %" (or "±0 %"). */
+export function formatSaving(sent: number, full: number): string {
+  if (full <= 0 || sent >= full) return '±0 %';
+  return `−${Math.round((1 - sent / full) * 100)} %`;
 }

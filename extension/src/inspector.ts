@@ -1,0 +1,156 @@
+/**
+ * The inspector panels: one webview per run, showing the full transcript beside the model's
+ * view. The extension only relays: every message from the webview is checked, then answered
+ * from the language server. Panels come back after a window reload through the serializer.
+ */
+import { randomBytes } from 'node:crypto';
+import * as vscode from 'vscode';
+import type { LanguageClient } from 'vscode-languageclient/node';
+import { InspectRequest, RunsRequest, SearchRunRequest, ValueRequest } from '../../server/src/protocol';
+import { formatBytes } from '../../webview/src/format';
+import { parseState, parseViewMessage, type HostToView, type ViewToHost } from '../../webview/src/messages';
+import { openValue } from './valueCommands';
+
+export const INSPECTOR_VIEW_TYPE = 'retained.inspector';
+
+export class Inspectors implements vscode.WebviewPanelSerializer, vscode.Disposable {
+  private readonly panels = new Map<string, vscode.WebviewPanel>();
+
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    private readonly client: LanguageClient,
+    private readonly log: vscode.LogOutputChannel,
+  ) {}
+
+  /** Opens (or reveals) the inspector of `runId`; without one, asks which run. */
+  async open(runId?: string): Promise<void> {
+    runId ??= await this.pickRun();
+    if (!runId) return;
+    const open = this.panels.get(runId);
+    if (open) return open.reveal();
+    const panel = vscode.window.createWebviewPanel(INSPECTOR_VIEW_TYPE, `Inspector: ${runId}`, vscode.ViewColumn.Active, this.options());
+    this.attach(panel, runId);
+  }
+
+  /** Restores a panel after a reload, from the state its webview saved. */
+  async deserializeWebviewPanel(panel: vscode.WebviewPanel, state: unknown): Promise<void> {
+    const saved = parseState(state);
+    if (!saved) {
+      panel.dispose(); // nothing to show: a state from another version
+      return;
+    }
+    panel.webview.options = this.options();
+    this.attach(panel, saved.runId);
+  }
+
+  /** Tells the run's panel, if open, that the run changed. */
+  changed(runId: string): void {
+    void this.panels.get(runId)?.webview.postMessage({ type: 'changed' } satisfies HostToView);
+  }
+
+  dispose(): void {
+    for (const panel of this.panels.values()) panel.dispose();
+  }
+
+  private options(): vscode.WebviewPanelOptions & vscode.WebviewOptions {
+    return {
+      enableScripts: true,
+      enableFindWidget: true,
+      // Only the bundle, its CSS and codicons are loadable; the state survives hiding via setState.
+      localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, 'dist', 'webview'), vscode.Uri.joinPath(this.extensionUri, 'media')],
+    };
+  }
+
+  private attach(panel: vscode.WebviewPanel, runId: string): void {
+    this.panels.set(runId, panel);
+    panel.title = `Inspector: ${runId}`;
+    panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'retained.svg');
+    panel.webview.html = this.html(panel.webview);
+    const subscription = panel.webview.onDidReceiveMessage((data: unknown) => {
+      const message = parseViewMessage(data);
+      if (typeof message === 'string') {
+        this.log.warn(`Inspector (${runId}): message refused: ${message}`);
+        return;
+      }
+      void this.handle(panel, runId, message);
+    });
+    panel.onDidDispose(() => {
+      subscription.dispose();
+      if (this.panels.get(runId) === panel) this.panels.delete(runId);
+    });
+  }
+
+  private async handle(panel: vscode.WebviewPanel, runId: string, message: ViewToHost): Promise<void> {
+    const post = (reply: HostToView) => void panel.webview.postMessage(reply);
+    switch (message.type) {
+      case 'ready':
+        return post({ type: 'init', runId });
+      case 'rendered':
+        this.log.info(`Inspector (${runId}): first rows rendered ${message.ms} ms after the page started (${message.rows} rows).`);
+        return;
+      case 'openValue':
+        try {
+          const meta = await this.client.sendRequest(ValueRequest.type, { runId, valueId: message.valueId });
+          const line = message.line ? Math.min(message.line, Math.max(1, meta.lines)) : undefined;
+          await openValue(vscode.Uri.parse(meta.uri), line ? { start: line, end: line } : undefined, vscode.ViewColumn.Beside);
+        } catch (err) {
+          void vscode.window.showErrorMessage(`Retained Outputs: ${(err as Error).message}`);
+        }
+        return;
+      case 'request':
+        try {
+          const result =
+            message.method === 'inspect'
+              ? await this.client.sendRequest(InspectRequest.type, { runId, ...message.params })
+              : await this.client.sendRequest(SearchRunRequest.type, { runId, ...message.params });
+          return post({ type: 'response', id: message.id, result });
+        } catch (err) {
+          return post({ type: 'error', id: message.id, message: (err as Error).message });
+        }
+    }
+  }
+
+  private async pickRun(): Promise<string | undefined> {
+    const { runs } = await this.client.sendRequest(RunsRequest.type, {});
+    if (runs.length === 0) {
+      void vscode.window.showInformationMessage('Retained Outputs: no runs recorded yet.');
+      return undefined;
+    }
+    const picked = await vscode.window.showQuickPick(
+      runs.map((run) => ({
+        label: run.runId,
+        description: new Date(run.startedAt).toLocaleString(),
+        detail: `${run.valueCount} retained values · ${formatBytes(run.keptOutBytes)} kept out of context`,
+      })),
+      { title: 'Open Inspector', placeHolder: 'Which run? (newest first)' },
+    );
+    return picked?.label;
+  }
+
+  private html(webview: vscode.Webview): string {
+    const nonce = randomBytes(18).toString('base64');
+    const asset = (file: string) => webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'dist', 'webview', file)).toString();
+    const csp = [
+      "default-src 'none'",
+      `img-src ${webview.cspSource} data:`,
+      `font-src ${webview.cspSource}`,
+      `style-src ${webview.cspSource} 'nonce-${nonce}'`,
+      `script-src 'nonce-${nonce}'`,
+    ].join('; ');
+    return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="stylesheet" nonce="${nonce}" id="vscode-codicon-stylesheet" href="${asset('codicon.css')}">
+<link rel="stylesheet" nonce="${nonce}" href="${asset('inspector.css')}">
+<title>Retained Outputs Inspector</title>
+</head>
+<body>
+<div id="root"></div>
+<script nonce="${nonce}" src="${asset('inspector.js')}"></script>
+</body>
+</html>`;
+  }
+}

@@ -1,0 +1,223 @@
+/**
+ * The inspector's React components in jsdom. Only VS Code's side is faked: `acquireVsCodeApi`
+ * is an object whose postMessage answers the webview's requests from a real RetentionService
+ * over a real store in a temp dir, the way the extension relays them to the language server.
+ */
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { createElement } from 'react';
+import { act, cleanup, fireEvent, render, waitFor } from '@testing-library/react';
+import { RetentionService } from '../../server/src/core/retention';
+import { App } from '../../webview/src/App';
+import { Host, type VsCodeApi } from '../../webview/src/host';
+import { parseViewMessage, type HostToView, type ViewToHost } from '../../webview/src/messages';
+import { removeTempDirs, tempDir } from '../helpers/tmp';
+
+const big = (n: number) => Array.from({ length: n }, (_, i) => `line ${i + 1} ${'.'.repeat(40)}`).join('\n') + '\n';
+const HOSTILE = [
+  '<script>window.__pwned = 1</script>',
+  '<img src=x onerror="window.__pwned = 2">',
+  '<a href="javascript:window.__pwned = 3">click</a>',
+  '<style>body { display: none }</style>',
+  '\u001b[31mred\u001b[0m and a bell \u0007',
+].join('\n');
+
+async function recordRun(s: RetentionService, runId: string) {
+  await s.append(runId, { type: 'run_started', tools: ['read', 'sh', 'peek_value'] });
+  await s.append(runId, { type: 'user', text: 'Why does the build fail?' });
+  await s.append(runId, { type: 'assistant', text: 'Reading the log.', toolCalls: [{ id: 'c1', name: 'read', arguments: { path: 'build.log' } }] });
+  await s.retain({ runId, callId: 'c1', tool: 'read', text: `${big(1500)}error: missing semicolon\n`, durationMs: 40 });
+  await s.append(runId, { type: 'assistant', toolCalls: [{ id: 'c2', name: 'sh', arguments: { cmd: 'cat notes.html' } }] });
+  await s.retain({ runId, callId: 'c2', tool: 'sh', text: HOSTILE });
+  await s.append(runId, { type: 'assistant', text: 'Line 1501 is missing a semicolon.' });
+  await s.append(runId, { type: 'turn_ended', stopReason: 'end_turn' });
+}
+
+/** The fake VS Code API: answers like the extension would, from the real service. */
+function fakeVsCode(service: RetentionService, runId: string, initialState?: unknown) {
+  const posted: ViewToHost[] = [];
+  let state = initialState;
+  const deliver = (message: HostToView) => window.dispatchEvent(new window.MessageEvent('message', { data: message }));
+  const api: VsCodeApi = {
+    postMessage(data) {
+      const message = parseViewMessage(data);
+      assert.notEqual(typeof message, 'string', `the webview sent a message the extension refuses: ${message as string}`);
+      const m = message as ViewToHost;
+      posted.push(m);
+      if (m.type === 'ready') queueMicrotask(() => deliver({ type: 'init', runId }));
+      if (m.type === 'request') {
+        const answer = m.method === 'inspect' ? service.inspect({ runId, ...m.params }) : service.searchRun(runId, m.params.query, m.params);
+        answer.then(
+          (result) => deliver({ type: 'response', id: m.id, result }),
+          (err: Error) => deliver({ type: 'error', id: m.id, message: err.message }),
+        );
+      }
+    },
+    getState: () => state,
+    setState: (s) => {
+      state = s;
+    },
+  };
+  return { api, posted, deliver, state: () => state };
+}
+
+async function mount(initialState?: unknown) {
+  const service = new RetentionService(join(tempDir(), '.retained'));
+  await service.init();
+  await recordRun(service, 'run-1');
+  const fake = fakeVsCode(service, 'run-1', initialState);
+  const view = render(createElement(App, { host: new Host(fake.api, window) }));
+  await waitFor(() => assert.ok(view.container.querySelector('.row .cell.full'), `rows rendered: ${view.container.querySelector(".timeline")?.outerHTML.slice(0, 1500)} posted ${JSON.stringify(fake.posted)}`), { timeout: 5000 });
+  return { service, fake, view, rows: () => [...view.container.querySelectorAll<HTMLElement>('.row')] };
+}
+
+const rowText = (row: HTMLElement | undefined, side: 'full' | 'model') => row?.querySelector(`.cell.${side}`)?.textContent ?? '';
+
+describe('inspector webview', () => {
+  afterEach(cleanup);
+  after(removeTempDirs);
+
+  it('shows each event in full beside what the model got: the big result as a highlighted stub', async () => {
+    const { rows, view } = await mount();
+    const all = rows();
+    assert.equal(all.length, 8);
+    assert.match(rowText(all[1], 'full'), /Why does the build fail\?/);
+    assert.match(rowText(all[1], 'model'), /Why does the build fail\?/);
+    const result = all[3]!;
+    assert.match(rowText(result, 'full'), /read.*c1.*1,501 lines.*40 ms/s);
+    assert.match(rowText(result, 'full'), /line 1 \.{40}/);
+    assert.match(rowText(result, 'full'), /Showing 167 of 1,501 lines/);
+    assert.ok(result.querySelector('.cell.model.form-stub'), 'the stub is highlighted');
+    assert.match(rowText(result, 'model'), /^.*stub.*saved \d+(\.\d)? KB.*\[retained #c1\] read result: \d+ bytes, 1501 lines/s);
+    assert.match(rowText(all[0], 'model'), /not a message/);
+    assert.match(view.container.querySelector('.header')!.textContent!, /8 events · 2 tool calls · 1 retained/);
+    assert.match(view.container.querySelector('.header')!.textContent!, /Request 4/);
+  });
+
+  it('selects a request: later events are shown as not sent yet, and the choice is saved', async () => {
+    const { rows, view, fake } = await mount();
+    const previous = view.container.querySelector('vscode-button[aria-label="Previous request"]')!;
+    await act(async () => fireEvent.click(previous));
+    await waitFor(() => assert.match(view.container.querySelector('.columns-head')!.textContent!, /request 3$/));
+    await waitFor(() => assert.match(rowText(rows()[6], 'model'), /not in this request: first sent in request 4/));
+    assert.match(rowText(rows()[5], 'model'), /notes\.html|<script>/, 'the hostile result was sent in request 3');
+    assert.equal((fake.state() as { request?: number }).request, 3);
+    const asked = fake.posted.filter((m) => m.type === 'request' && m.method === 'inspect').at(-1);
+    assert.deepEqual(asked?.type === 'request' && asked.params, { request: 3, policy: false, from: 0, limit: 100 });
+
+    // The "request k" link on an assistant row shows the history that produced it.
+    const link = [...rows()[2]!.querySelectorAll('a.request-link')][0]!;
+    assert.equal(link.textContent, 'request 1');
+    await act(async () => fireEvent.click(link));
+    await waitFor(() => assert.match(rowText(rows()[3], 'model'), /first sent in request 2/));
+  });
+
+  it('switches the history policy on: older results become references', async () => {
+    const { rows, view, fake, service } = await mount();
+    // Two more rounds: a 5 KB result (verbatim: under the threshold), then one more call.
+    await service.append('run-1', { type: 'assistant', toolCalls: [{ id: 'c3', name: 'read', arguments: { path: 'notes.md' } }] });
+    await service.retain({ runId: 'run-1', callId: 'c3', tool: 'read', text: 'note\n'.repeat(1000) });
+    await service.append('run-1', { type: 'assistant', toolCalls: [{ id: 'c4', name: 'read', arguments: { path: 'x' } }] });
+    await service.retain({ runId: 'run-1', callId: 'c4', tool: 'read', text: 'x' });
+    await act(async () => fake.deliver({ type: 'changed' }));
+    await waitFor(() => assert.equal(rows().length, 12));
+    assert.equal(rows()[9]!.querySelector('.cell.model')!.className, 'cell model form-verbatim');
+
+    const checkbox = view.container.querySelector<HTMLElement>('vscode-checkbox.policy')!;
+    // What vscode-checkbox does on a click (jsdom cannot run its click handling; the e2e test clicks for real).
+    await act(async () => {
+      (checkbox as HTMLElement & { checked: boolean }).checked = true;
+      checkbox.dispatchEvent(new window.Event('change', { bubbles: true }));
+    });
+    await waitFor(() => assert.ok(rows()[9]!.querySelector('.cell.model.form-reference')));
+    assert.match(rowText(rows()[9], 'model'), /\[retained #c3\] read result: 5000 bytes, 1000 lines, an earlier result/);
+    assert.equal(rows()[11]!.querySelector('.cell.model')!.className, 'cell model form-verbatim', 'the newest round stays');
+    const asked = fake.posted.filter((m) => m.type === 'request' && m.method === 'inspect').at(-1);
+    assert.equal(asked?.type === 'request' && asked.method === 'inspect' && asked.params.policy, true);
+    assert.equal((fake.state() as { policy?: boolean }).policy, true);
+  });
+
+  it('restores the saved request after a reload', async () => {
+    const { rows, view } = await mount({ runId: 'run-1', policy: false, request: 2 });
+    await waitFor(() => assert.match(view.container.querySelector('.columns-head')!.textContent!, /request 2$/));
+    assert.match(rowText(rows()[3], 'model'), /\[retained #c1\]/, 'request 2 had the big result');
+    assert.match(rowText(rows()[5], 'model'), /first sent in request 3/);
+  });
+
+  it('opens the value from a stub: its id, a preview line and a landmark', async () => {
+    const { rows, fake } = await mount();
+    const links = [...rows()[3]!.querySelectorAll<HTMLAnchorElement>('.cell.model a.value-link')];
+    const byText = (text: string) => links.find((a) => a.textContent === text)!;
+    await act(async () => fireEvent.click(byText('[retained #c1]')));
+    await act(async () => fireEvent.click(byText('2')));
+    await act(async () => fireEvent.click(byText('1501')));
+    const opens = fake.posted.filter((m) => m.type === 'openValue');
+    assert.deepEqual(opens, [
+      { type: 'openValue', valueId: 'c1' },
+      { type: 'openValue', valueId: 'c1', line: 2 },
+      { type: 'openValue', valueId: 'c1', line: 1501 },
+    ]);
+    // The cut full result links to its original too.
+    const open = [...rows()[3]!.querySelectorAll<HTMLAnchorElement>('.cell.full .cut-note a')][0]!;
+    await act(async () => fireEvent.click(open));
+    assert.deepEqual(fake.posted.at(-1), { type: 'openValue', valueId: 'c1' });
+  });
+
+  it('renders hostile tool output as text: no elements made, controls visible', async () => {
+    const { rows, view } = await mount();
+    const row = rows()[5]!;
+    for (const selector of ['script', 'img', 'style', 'a[href^="javascript"]']) {
+      assert.equal(view.container.querySelector(`.timeline ${selector}`), null, `no ${selector} from tool output`);
+    }
+    assert.match(rowText(row, 'full'), /<script>window\.__pwned = 1<\/script>/);
+    assert.match(rowText(row, 'full'), /␛\[31mred␛\[0m and a bell ␇/);
+    assert.equal((window as unknown as { __pwned?: number }).__pwned, undefined);
+  });
+
+  it('follows the run: a changed run shows its new events without a reload', async () => {
+    const { rows, service, fake } = await mount();
+    await service.append('run-1', { type: 'user', text: 'And the tests?' });
+    await act(async () => fake.deliver({ type: 'changed' }));
+    await waitFor(() => assert.equal(rows().length, 9));
+    assert.match(rowText(rows()[8], 'full'), /And the tests\?/);
+    assert.match(rowText(rows()[8], 'model'), /And the tests\?/);
+  });
+
+  it('searches the whole transcript, marks the matches and steps through them', async () => {
+    const { view, fake } = await mount();
+    const field = view.container.querySelector('vscode-textfield.search-input')! as HTMLElement & { value: string };
+    field.value = 'semicolon';
+    await act(async () => fireEvent.input(field));
+    await act(async () => fireEvent.keyDown(field, { key: 'Enter' }));
+    await waitFor(() => assert.match(view.container.querySelector('.search-count')!.textContent!, /^1 \/ 2$/));
+    assert.deepEqual(
+      fake.posted.filter((m) => m.type === 'request' && m.method === 'search').map((m) => m.type === 'request' && m.params),
+      [{ query: 'semicolon', ignoreCase: true, regex: false }],
+    );
+    assert.match(view.container.querySelector('.hit-where')!.textContent!, /event #3, result line 1,501/);
+    await act(async () => fireEvent.click(view.container.querySelector('.hit-where a')!));
+    assert.deepEqual(fake.posted.at(-1), { type: 'openValue', valueId: 'c1', line: 1501 });
+    assert.ok([...view.container.querySelectorAll('mark')].some((m) => m.textContent === 'semicolon'));
+    await act(async () => fireEvent.keyDown(field, { key: 'Enter' }));
+    await waitFor(() => assert.match(view.container.querySelector('.search-count')!.textContent!, /^2 \/ 2$/));
+    assert.ok(view.container.querySelector('.row.current[data-index="6"]'));
+  });
+});
+
+describe('inspector messages', () => {
+  it('accepts what the webview sends and names what is wrong with anything else', () => {
+    assert.deepEqual(parseViewMessage({ type: 'request', id: 1, method: 'inspect', params: { from: 100, limit: 100 } }), {
+      type: 'request',
+      id: 1,
+      method: 'inspect',
+      params: { policy: false, from: 100, limit: 100 },
+    });
+    assert.match(parseViewMessage(null) as string, /must be an object/);
+    assert.match(parseViewMessage({ type: 'openValue', valueId: '' }) as string, /valueId string/);
+    assert.match(parseViewMessage({ type: 'openValue', valueId: 'x', line: 0 }) as string, /line must be a whole number/);
+    assert.match(parseViewMessage({ type: 'request', id: 2, method: 'inspect', params: { from: -1 } }) as string, /inspect from/);
+    assert.match(parseViewMessage({ type: 'request', id: 3, method: 'search', params: { query: '' } }) as string, /search query/);
+    assert.match(parseViewMessage({ type: 'request', id: 4, method: 'delete', params: {} }) as string, /unknown method "delete"/);
+    assert.match(parseViewMessage({ type: 'eval', code: '1' }) as string, /unknown message type "eval"/);
+  });
+});

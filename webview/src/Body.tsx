@@ -1,0 +1,63 @@
+/** A body of text (a message, arguments, a result, a stub) rendered as text only. */
+import { memo } from 'react';
+import type { Clip } from '../../server/src/protocol';
+import { formatBytes } from './format';
+import { segments, type Highlight } from './segments';
+
+export interface BodyProps {
+  clip: Clip;
+  /** A stub or reference: its id and line numbers are links. */
+  links?: boolean;
+  highlight?: Highlight | undefined;
+  onOpen: (valueId: string, line?: number) => void;
+  /** The value holding the whole body, for the "open the rest" link of a cut body. */
+  valueId?: string | undefined;
+}
+
+export const Body = memo(function Body({ clip, links, highlight, onOpen, valueId }: BodyProps) {
+  const shownLines = clip.text.length === 0 ? 0 : clip.text.split('\n').length;
+  return (
+    <>
+      <pre className="body">
+        {segments(clip.text, { links: links ?? false, ...(highlight ? { highlight } : {}) }).map((s, i) =>
+          s.kind === 'text' ? (
+            s.text
+          ) : s.kind === 'match' ? (
+            <mark key={i}>{s.text}</mark>
+          ) : (
+            <a
+              key={i}
+              href="#"
+              className="value-link"
+              title={s.line ? `Open #${s.valueId} at line ${s.line}` : `Open #${s.valueId}`}
+              onClick={(event) => {
+                event.preventDefault();
+                onOpen(s.valueId, s.line);
+              }}
+            >
+              {s.text}
+            </a>
+          ),
+        )}
+      </pre>
+      {clip.cut && (
+        <div className="cut-note">
+          <span className="codicon codicon-fold" aria-hidden="true" /> Showing {shownLines.toLocaleString()} of {clip.lines.toLocaleString()} lines ({formatBytes(clip.bytes)}).{' '}
+          {valueId ? (
+            <a
+              href="#"
+              onClick={(event) => {
+                event.preventDefault();
+                onOpen(valueId);
+              }}
+            >
+              Open the original
+            </a>
+          ) : (
+            'Search finds text in the rest.'
+          )}
+        </div>
+      )}
+    </>
+  );
+});

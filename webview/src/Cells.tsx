@@ -1,0 +1,118 @@
+/** The two cells of a row: the event as recorded (left) and what the chosen request sent (right). */
+import { memo } from 'react';
+import type { CallCell, InspectRow } from '../../server/src/protocol';
+import { Body } from './Body';
+import { formatBytes } from './format';
+import type { Highlight } from './segments';
+
+export interface CellProps {
+  row: InspectRow;
+  highlight?: Highlight | undefined;
+  onOpen: (valueId: string, line?: number) => void;
+  onSelectRequest: (request: number) => void;
+}
+
+const KIND_ICON: Record<InspectRow['full']['kind'], string> = {
+  run_started: 'debug-start',
+  user: 'account',
+  assistant: 'hubot',
+  tool_result: 'output',
+  turn_ended: 'debug-stop',
+};
+const KIND_LABEL: Record<InspectRow['full']['kind'], string> = {
+  run_started: 'Run started',
+  user: 'User',
+  assistant: 'Assistant',
+  tool_result: 'Tool result',
+  turn_ended: 'Turn ended',
+};
+
+function Calls({ calls, links, highlight, onOpen }: { calls: CallCell[]; links: boolean } & Pick<CellProps, 'highlight' | 'onOpen'>) {
+  return (
+    <>
+      {calls.map((call) => (
+        <div className="call" key={call.id}>
+          <div className="call-title">
+            <span className="codicon codicon-tools" aria-hidden="true" /> <strong>{call.name}</strong> <code>{call.id}</code>
+          </div>
+          <Body clip={call.args} links={links} highlight={highlight} onOpen={onOpen} />
+        </div>
+      ))}
+    </>
+  );
+}
+
+export const FullCellView = memo(function FullCellView({ row, highlight, onOpen, onSelectRequest }: CellProps) {
+  const { full } = row;
+  const time = full.ts ? new Date(full.ts).toLocaleTimeString() : undefined;
+  return (
+    <div className={`cell full kind-${full.kind}${full.isError ? ' is-error' : ''}`}>
+      <div className="cell-title">
+        <span className={`codicon codicon-${full.isError ? 'error' : KIND_ICON[full.kind]}`} aria-hidden="true" />
+        <span className="kind">{KIND_LABEL[full.kind]}</span>
+        {full.tool && <strong className="tool">{full.tool}</strong>}
+        {full.callId && <code className="call-id">{full.callId}</code>}
+        {full.kind === 'tool_result' && full.text && (
+          <span className="size">
+            {formatBytes(full.text.bytes)} · {full.text.lines.toLocaleString()} lines
+          </span>
+        )}
+        {full.durationMs !== undefined && <span className="duration">{full.durationMs.toLocaleString()} ms</span>}
+        {full.isError && <span className="badge error-badge">error</span>}
+        {full.thinking !== undefined && <span className="badge">{full.thinking} thinking</span>}
+        {full.kind === 'assistant' && (
+          <a
+            href="#"
+            className="request-link"
+            title="Show the model's view as the request that produced this message had it"
+            onClick={(event) => {
+              event.preventDefault();
+              onSelectRequest(row.firstRequest - 1);
+            }}
+          >
+            request {row.firstRequest - 1}
+          </a>
+        )}
+        <span className="index">
+          #{row.index}
+          {time ? ` · ${time}` : ''}
+        </span>
+      </div>
+      {full.kind === 'run_started' && (
+        <div className="meta">
+          {[full.agent, full.model].filter(Boolean).join(' · ')} tools: {full.tools?.join(', ') || 'none'}
+        </div>
+      )}
+      {full.kind === 'turn_ended' && <div className="meta">{full.stopReason}</div>}
+      {full.text && <Body clip={full.text} highlight={highlight} onOpen={onOpen} valueId={full.valueId} />}
+      {full.calls && <Calls calls={full.calls} links={false} highlight={highlight} onOpen={onOpen} />}
+    </div>
+  );
+});
+
+export const ModelCellView = memo(function ModelCellView({ row, highlight, onOpen }: CellProps) {
+  const { model, full } = row;
+  if (!model.sent) {
+    const why = full.kind === 'run_started' || full.kind === 'turn_ended' ? 'not a message: nothing sent' : `not in this request: first sent in request ${row.firstRequest}`;
+    return <div className="cell model unsent">{why}</div>;
+  }
+  const linked = model.form === 'stub' || model.form === 'reference';
+  return (
+    <div className={`cell model${model.form ? ` form-${model.form}` : ''}`}>
+      {(linked || model.savedBytes > 0) && (
+        <div className="cell-title">
+          <span className={`codicon codicon-${linked ? 'archive' : 'symbol-string'}`} aria-hidden="true" />
+          <span className="badge form-badge">{model.form === 'reference' ? 'reference' : model.form === 'stub' ? 'stub' : 'input references'}</span>
+          {model.savedBytes > 0 && <span className="saved">saved {formatBytes(model.savedBytes)}</span>}
+        </div>
+      )}
+      {model.text && <Body clip={model.text} links={linked} highlight={highlight} onOpen={onOpen} />}
+      {model.calls && <Calls calls={model.calls} links highlight={highlight} onOpen={onOpen} />}
+      {model.synthetic?.map((text, i) => (
+        <div className="synthetic" key={i}>
+          <span className="codicon codicon-debug-disconnect" aria-hidden="true" /> {text}
+        </div>
+      ))}
+    </div>
+  );
+});

@@ -1,0 +1,65 @@
+/**
+ * The webview's side of the message protocol: typed requests with ids, answered by the
+ * extension, and a listener for what the extension pushes (init, changed).
+ */
+import type { HostToView, InspectorState, ViewRequestMethod, ViewRequests, ViewToHost } from './messages';
+
+/** The object `acquireVsCodeApi()` returns inside a VS Code webview. */
+export interface VsCodeApi {
+  postMessage(message: unknown): void;
+  getState(): unknown;
+  setState(state: unknown): void;
+}
+
+export class Host {
+  private nextId = 1;
+  private readonly pending = new Map<number, { resolve: (result: unknown) => void; reject: (error: Error) => void }>();
+  private readonly listeners = new Set<(message: HostToView) => void>();
+
+  constructor(
+    private readonly api: VsCodeApi,
+    target: Pick<Window, 'addEventListener'>,
+  ) {
+    target.addEventListener('message', (event) => this.receive((event as MessageEvent).data));
+  }
+
+  post(message: ViewToHost): void {
+    this.api.postMessage(message);
+  }
+
+  request<M extends ViewRequestMethod>(method: M, params: ViewRequests[M]['params']): Promise<ViewRequests[M]['result']> {
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve: resolve as (result: unknown) => void, reject });
+      this.post({ type: 'request', id, method, params } as ViewToHost);
+    });
+  }
+
+  /** Listens for init and changed; returns the unsubscribe. */
+  on(listener: (message: HostToView) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  getState(): unknown {
+    return this.api.getState();
+  }
+
+  setState(state: InspectorState): void {
+    this.api.setState(state);
+  }
+
+  private receive(data: unknown): void {
+    if (typeof data !== 'object' || data === null || typeof (data as { type?: unknown }).type !== 'string') return;
+    const message = data as HostToView;
+    if (message.type === 'response' || message.type === 'error') {
+      const waiting = this.pending.get(message.id);
+      if (!waiting) return;
+      this.pending.delete(message.id);
+      if (message.type === 'response') waiting.resolve(message.result);
+      else waiting.reject(new Error(message.message));
+      return;
+    }
+    for (const listener of this.listeners) listener(message);
+  }
+}

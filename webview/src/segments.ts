@@ -1,0 +1,77 @@
+/**
+ * Tool output becomes a list of text segments, never markup: control characters made visible,
+ * search matches marked, and in stubs the value id and line numbers made into links. React
+ * renders every segment as a text node, so nothing in a result can run or style anything.
+ */
+
+export type Segment =
+  | { kind: 'text'; text: string }
+  | { kind: 'match'; text: string }
+  /** Opens the value `valueId` (at `line` when given). */
+  | { kind: 'link'; text: string; valueId: string; line?: number };
+
+export interface Highlight {
+  query: string;
+  ignoreCase: boolean;
+  regex: boolean;
+}
+
+/** C0 controls (but tab and newline) and DEL as their visible Unicode pictures; \r before \n dropped. */
+export function visibleControls(text: string): string {
+  return text.replace(/\r\n/g, '\n').replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, (c) => (c === '\u007f' ? '\u2421' : String.fromCharCode(0x2400 + c.charCodeAt(0))));
+}
+
+/** `[retained #id]`; a stub's preview gutter `12: `; the line numbers after "at line" in its landmarks. */
+const LINKS = /\[retained #([A-Za-z0-9_-]+)\]|^(\d+)(?=: )|(?<=\bat line (?:\d+, )*)(\d+)/gm;
+
+function matcher(highlight: Highlight | undefined): RegExp | undefined {
+  if (!highlight || highlight.query.length === 0) return undefined;
+  const source = highlight.regex ? highlight.query : highlight.query.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  try {
+    return new RegExp(source, `g${highlight.ignoreCase ? 'i' : ''}${highlight.regex ? 'm' : ''}`);
+  } catch {
+    return undefined; // the search box reports a bad expression; the text just isn't marked
+  }
+}
+
+function marked(text: string, re: RegExp | undefined): Segment[] {
+  if (!re || text.length === 0) return text ? [{ kind: 'text', text }] : [];
+  const out: Segment[] = [];
+  let last = 0;
+  re.lastIndex = 0;
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    if (m[0].length === 0) {
+      re.lastIndex++;
+      continue;
+    }
+    if (m.index > last) out.push({ kind: 'text', text: text.slice(last, m.index) });
+    out.push({ kind: 'match', text: m[0] });
+    last = m.index + m[0].length;
+  }
+  if (last < text.length) out.push({ kind: 'text', text: text.slice(last) });
+  return out;
+}
+
+/**
+ * Segments of `raw`. With `links`, the text is a stub or reference: its `[retained #id]` opens
+ * that value, and its line numbers open the value (the first id named) at that line.
+ */
+export function segments(raw: string, options: { links?: boolean; highlight?: Highlight } = {}): Segment[] {
+  const text = visibleControls(raw);
+  const re = matcher(options.highlight);
+  if (!options.links) return marked(text, re);
+  const out: Segment[] = [];
+  let last = 0;
+  let ownId: string | undefined;
+  LINKS.lastIndex = 0;
+  for (let m = LINKS.exec(text); m; m = LINKS.exec(text)) {
+    const valueId = m[1] ?? ownId;
+    if (m[1]) ownId ??= m[1];
+    if (!valueId) continue;
+    out.push(...marked(text.slice(last, m.index), re));
+    out.push(m[1] ? { kind: 'link', text: m[0], valueId } : { kind: 'link', text: m[0], valueId, line: Number(m[2] ?? m[3]) });
+    last = m.index + m[0].length;
+  }
+  out.push(...marked(text.slice(last), re));
+  return out;
+}

@@ -32,14 +32,23 @@ export async function recordDemoRun(workspace: string, storeRoot?: string, runId
     await append({ type: 'assistant', toolCalls: [{ id: 'toolu_peek_range', name: 'peek_value', arguments: { id: 'toolu_lock', start: line, end: line + 8 } }] });
     const range = await server.request<{ text: string }>(PeekRequest.type, { valueId: 'toolu_lock', runId, start: line, end: line + 8 });
     await server.request(RetainRequest.type, { runId, callId: 'toolu_peek_range', tool: 'peek_value', text: range.text, turn: 2 });
+    await append({ type: 'assistant', text: 'And do the tests pass?', toolCalls: [{ id: 'toolu_test', name: 'run_command', arguments: { command: 'npm run test:unit' } }] });
+    await server.request(RetainRequest.type, { runId, callId: 'toolu_test', tool: 'run_command', text: testOutput(), turn: 3, durationMs: 6400 });
     await append({ type: 'assistant', toolCalls: [{ id: 'toolu_ls', name: 'run_command', arguments: { command: 'ls' } }] });
-    await server.request(RetainRequest.type, { runId, callId: 'toolu_ls', tool: 'run_command', text: 'extension\nmedia\npackage.json\nserver\ntest\nwebview\n', turn: 3 });
+    await server.request(RetainRequest.type, { runId, callId: 'toolu_ls', tool: 'run_command', text: 'extension\nmedia\npackage.json\nserver\ntest\nwebview\n', turn: 4 });
     await append({ type: 'assistant', text: 'The lock file pins mocha as shown above.' });
     await append({ type: 'turn_ended', stopReason: 'end_turn' });
   } finally {
     await server.stop();
   }
   return { workspace, lock, stub };
+}
+
+/** About 5 KB of test-runner output: under the threshold, so sent verbatim, but over the policy's 1 KiB. */
+function testOutput(): string {
+  const suites = ['gutter', 'ids', 'peek', 'replay', 'store', 'stub', 'transcript'];
+  const lines = suites.flatMap((suite) => [`  ${suite}`, ...Array.from({ length: 8 }, (_, i) => `    ✔ ${suite} case ${i + 1} keeps every byte and says what was wrong (${3 + i} ms)`)]);
+  return `${lines.join('\n')}\n\n  56 passing (1s)\n`;
 }
 
 export function newWorkspace(): string {

@@ -153,14 +153,14 @@ describe('Retained Outputs in a real VS Code', function () {
     await poll('the link to open the value', () => vs.tabTitles(), (tabs) => tabs.includes('toolu_lock.txt'));
   });
 
-  it('counts retained values and bytes kept out in the status bar; clicking it shows the sidebar', async () => {
+  it('counts retained values and bytes kept out in the status bar; clicking it offers the runs to inspect', async () => {
     const item = vs.page.locator('.statusbar-item', { hasText: /retained · .* kept out/ }).first();
     const text = await poll('the status bar count', () => item.innerText().catch(() => ''), (t) => /1 retained/.test(t));
     assert.match(text, /1 retained · \d+(\.\d)? KB kept out/);
-    await vs.page.locator('.activitybar [aria-label^="Explorer"]').first().click();
     await item.click();
-    await row(/demo-run/).waitFor();
+    await vs.page.locator('.quick-input-list .monaco-list-row', { hasText: 'demo-run' }).first().waitFor();
     await vs.screenshot('status-bar');
+    await vs.page.keyboard.press('Escape');
   });
 
   it('the peek_value language-model tool returns the peek text with its gutter', async () => {

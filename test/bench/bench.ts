@@ -7,7 +7,8 @@ import { execFileSync } from 'node:child_process';
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PeekRequest, RetainRequest, type PeekResult, type RetainResult } from '../../server/src/protocol';
+import { InspectRequest, PeekRequest, RetainRequest, SearchRunRequest, TranscriptRequest, type PeekResult, type RetainResult } from '../../server/src/protocol';
+import { BIG_RUN, recordBigRun } from '../helpers/bigRun';
 import { ServerProcess } from '../helpers/serverProcess';
 import { contextEconomy, measureRetrievable, RETRIEVABLE } from './contextEconomy';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
@@ -113,6 +114,34 @@ async function benchPeek(workspace: string): Promise<number> {
   }
 }
 
+/**
+ * The inspector on a 10,000-event run with three 50 MB results: its first page (outline and 100
+ * rows, from a cold server) against reading the whole transcript over the protocol, which is
+ * what an inspector without `retained/inspect` would have to do; and search against grep.
+ */
+async function benchInspector(): Promise<void> {
+  const workspace = tempDir('retained-bench-inspector-');
+  const transcript = await recordBigRun(workspace);
+  const { runId } = BIG_RUN;
+  const server = await ServerProcess.start({ workspace });
+  try {
+    const first = await timeMsAsync(() => server.request(InspectRequest.type, { runId, from: 0, limit: 100 }));
+    const pages: number[] = [];
+    for (const from of [5000, 9900, 2000, 7000, 0]) pages.push(await timeMsAsync(() => server.request(InspectRequest.type, { runId, from, limit: 100 })));
+    const otherRequest = await timeMsAsync(() => server.request(InspectRequest.type, { runId, request: 2500, from: 4900, limit: 100 }));
+    const search = await timeMsAsync(() => server.request(SearchRunRequest.type, { runId, query: 'Step 1000.' }));
+    const grep = timeMs(() => execFileSync('grep', ['-c', '-F', 'Step 1000.', transcript]));
+    const whole = await timeMsAsync(() => server.request(TranscriptRequest.type, { runId }));
+    const input = '10,000 events, 3 × 50 MB';
+    rows.push(['inspector: outline + first 100 rows (cold)', input, `${fmt(first, 0)} ms`, `whole transcript over the protocol: ${fmt(whole, 0)} ms`, `${fmt(whole / first, 1)}× faster`]);
+    rows.push(['inspector: a page of 100 rows (warm)', input, `p50 ${fmt(percentile(pages, 50))} ms`, '', '']);
+    rows.push(['inspector: the view of another request', input, `${fmt(otherRequest, 0)} ms`, '', '']);
+    rows.push(['inspector: search the run (literal)', input, `${fmt(search, 0)} ms`, `grep -c -F on the transcript: ${fmt(grep, 0)} ms`, `${fmt(grep / search, 2)}× grep's speed`]);
+  } finally {
+    await server.stop();
+  }
+}
+
 function markdownTable(header: string[], body: string[][]): string {
   return [header, header.map(() => '---'), ...body].map((r) => `| ${r.join(' | ')} |`).join('\n');
 }
@@ -145,6 +174,7 @@ async function main(): Promise<void> {
   await benchRetain(workspace);
   const peak = await benchPeek(workspace);
   rows.push(['server peak memory', 'after the 200 MB retain and peeks', `${fmt(peak / MB, 0)} MB (VmHWM)`, '', '']);
+  await benchInspector();
   const table = markdownTable(['what', 'input', 'Retained Outputs', 'baseline', 'ratio'], rows);
   console.log(table);
   mkdirSync('test-output', { recursive: true });

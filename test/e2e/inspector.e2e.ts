@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FrameLocator, Locator } from 'playwright-core';
-import { RetentionService } from '../../server/src/core/retention';
 import { AppendRequest, RetainRequest } from '../../server/src/protocol';
+import { BIG_RUN, recordBigRun } from '../helpers/bigRun';
 import { ServerProcess } from '../helpers/serverProcess';
 import { newWorkspace, recordDemoRun } from './fixtures';
 import { OUTPUT, ROOT, VSCode } from './harness';
@@ -34,29 +34,6 @@ export const HOSTILE_LINES = [
   '\u001b[31mred text\u001b[0m then a bell \u0007',
   'invalid UTF-8 decoded: \ufffd\ufffd and a lone surrogate \ud800',
 ];
-
-const BIG_RESULTS = 3;
-const BIG_BYTES = 50 * 1024 * 1024;
-const BIG_EVENTS = 10_000;
-
-/** A 10,000-event run with three 50 MB results, written by the core the server runs on. */
-async function recordBigRun(workspace: string): Promise<void> {
-  const service = new RetentionService(join(workspace, '.retained'));
-  await service.init();
-  const runId = 'big-run';
-  await service.append(runId, { type: 'run_started', tools: ['sh', 'peek_value'] });
-  await service.append(runId, { type: 'user', text: 'Run every build and tell me what failed.' });
-  const line = `${'x'.repeat(99)}\n`;
-  let events = 2;
-  for (let call = 0; events < BIG_EVENTS; call++) {
-    const id = `call_${call}`;
-    await service.append(runId, { type: 'assistant', ...(call % 10 === 0 ? { text: `Step ${call}.` } : {}), toolCalls: [{ id, name: 'sh', arguments: { cmd: `build --step ${call}` } }] });
-    const big = call > 0 && call % 1000 === 0 && call / 1000 <= BIG_RESULTS;
-    const text = big ? line.repeat(BIG_BYTES / line.length) : `step ${call} ok\n`.repeat(1 + (call % 20));
-    await service.retain({ runId, callId: id, tool: 'sh', text, durationMs: call % 997 });
-    events += 2;
-  }
-}
 
 describe('The inspector in a real VS Code', function () {
   let vs: VSCode;
@@ -278,7 +255,7 @@ describe('The inspector in a real VS Code', function () {
     ] as const) {
       const t0 = Date.now();
       await frame().locator('.timeline').evaluate((el, f) => (el.scrollTop = (el.scrollHeight - el.clientHeight) * f), fraction);
-      const target = fraction === 1 ? BIG_EVENTS - 1 : undefined;
+      const target = fraction === 1 ? BIG_RUN.events - 1 : undefined;
       if (target !== undefined) await rowAt(target).locator('.cell.full').waitFor({ timeout: 60_000 });
       else await poll('rows in the middle', () => frame().locator('.row.loading').count(), (n) => n === 0, 60_000);
       timing[name] = Date.now() - t0;

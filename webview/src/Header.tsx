@@ -52,26 +52,35 @@ function Figures({ label, f }: { label: string; f: Omit<RequestFigures, 'request
   );
 }
 
-/** Tokens per request, full (faint) behind sent (solid); a click selects that request. */
+/**
+ * Tokens per request on a log scale (sent is often a hundredth of full): full (faint) behind
+ * sent (solid). At most 240 bars, each the largest request of its bucket; a click selects it.
+ */
 function RequestChart({ requests, selected, onRequest }: { requests: RequestFigures[]; selected: number; onRequest: (request: number) => void }) {
   const bars = Math.min(requests.length, 240);
   const per = requests.length / bars;
   const buckets = Array.from({ length: bars }, (_, b) => requests.slice(Math.floor(b * per), Math.max(Math.floor((b + 1) * per), Math.floor(b * per) + 1)));
-  const max = Math.max(1, ...requests.map((r) => r.tokensFull));
+  const top = Math.log10(1 + Math.max(1, ...requests.map((r) => r.tokensFull)));
+  const height = (tokens: number) => (Math.log10(1 + tokens) / top) * 100;
   return (
-    <svg className="chart" viewBox={`0 0 ${bars} 100`} preserveAspectRatio="none" role="img" aria-label="Tokens per request: full versus sent">
-      {buckets.map((bucket, b) => {
-        const top = bucket.reduce((a, r) => (r.tokensFull > a.tokensFull ? r : a), bucket[0]!);
-        const isSelected = bucket.some((r) => r.request === selected);
-        return (
-          <g key={b} className={isSelected ? 'selected' : undefined} onClick={() => onRequest(top.request)}>
-            <title>{`Request ${top.request}: sent ${formatTokens(top.tokensSent)} of ${formatTokens(top.tokensFull)} tokens`}</title>
-            <rect className="bar-full" x={b + 0.1} width={0.8} y={100 - (top.tokensFull / max) * 100} height={(top.tokensFull / max) * 100} />
-            <rect className="bar-sent" x={b + 0.1} width={0.8} y={100 - (top.tokensSent / max) * 100} height={(top.tokensSent / max) * 100} />
-          </g>
-        );
-      })}
-    </svg>
+    <div className="chart-row">
+      <span className="chart-legend" title="Estimated tokens per request, log scale">
+        tokens per request (log): <span className="legend-full">full</span> <span className="legend-sent">sent</span>
+      </span>
+      <svg className="chart" viewBox={`0 0 ${bars} 100`} preserveAspectRatio="none" role="img" aria-label="Tokens per request: full versus sent">
+        {buckets.map((bucket, b) => {
+          const peak = bucket.reduce((a, r) => (r.tokensFull > a.tokensFull ? r : a), bucket[0]!);
+          const isSelected = bucket.some((r) => r.request === selected);
+          return (
+            <g key={b} className={isSelected ? 'selected' : undefined} onClick={() => onRequest(peak.request)}>
+              <title>{`Request ${peak.request}: sent ${formatTokens(peak.tokensSent)} of ${formatTokens(peak.tokensFull)} tokens`}</title>
+              <rect className="bar-full" x={b + 0.1} width={0.8} y={100 - height(peak.tokensFull)} height={height(peak.tokensFull)} />
+              <rect className="bar-sent" x={b + 0.1} width={0.8} y={100 - height(peak.tokensSent)} height={height(peak.tokensSent)} />
+            </g>
+          );
+        })}
+      </svg>
+    </div>
   );
 }
 

@@ -202,7 +202,13 @@ function ownersOf(events: readonly TranscriptEvent[], messages: readonly Message
   });
   const owner = new Map<Block, number>();
   const synthetic = new Set<Block>();
-  const take = (queue: number[]) => queue.shift();
+  // Queues read front to back with a cursor each (shift() would make this quadratic).
+  const cursors = new Map<number[], number>();
+  const take = (queue: number[]) => {
+    const at = cursors.get(queue) ?? 0;
+    cursors.set(queue, at + 1);
+    return queue[at];
+  };
   for (const message of messages) {
     for (const block of message.content) {
       let at: number | undefined;
@@ -251,9 +257,16 @@ function prefixSizes(events: readonly TranscriptEvent[], messages: readonly Mess
 
 /** Where the newest `keepRounds` rounds before `cut` begin (the policy leaves them intact). */
 function keptFrom(roundStarts: readonly number[], cut: number, keepRounds: number): number {
-  const before = roundStarts.filter((i) => i < cut);
-  if (before.length <= keepRounds) return 0;
-  return keepRounds === 0 ? cut : before[before.length - keepRounds]!;
+  // How many rounds start before `cut`: a binary search, as this runs once per request.
+  let lo = 0;
+  let hi = roundStarts.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (roundStarts[mid]! < cut) lo = mid + 1;
+    else hi = mid;
+  }
+  if (lo <= keepRounds) return 0;
+  return keepRounds === 0 ? cut : roundStarts[lo - keepRounds]!;
 }
 
 /**
@@ -261,8 +274,8 @@ function keptFrom(roundStarts: readonly number[], cut: number, keepRounds: numbe
  * an estimate of the request body; tokens of bodies over 64 KiB are scaled from a sample.
  */
 export function buildOutline(events: readonly TranscriptEvent[], existingValues: ReadonlySet<string>, policy?: HistoryPolicy): Outline {
-  const naive = prefixSizes(events, replayStructured({ events: [...events], existingValues: new Set() }).messages);
-  const stubbed = replayStructured({ events: [...events], existingValues });
+  const naive = prefixSizes(events, replayStructured({ events, existingValues: new Set() }).messages);
+  const stubbed = replayStructured({ events, existingValues });
   const sent = prefixSizes(events, stubbed.messages);
   const older = policy ? prefixSizes(events, applyHistoryPolicy(stubbed.messages, resultInfos(events, existingValues), { ...policy, keepRounds: 0 }).messages) : undefined;
   const roundStarts = events.flatMap((e, i) => ((e.type === 'assistant' && e.toolCalls?.length) || (e.type === 'tool_call_finished' && !hasCall(events, e.callId)) ? [i] : []));

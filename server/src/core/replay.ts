@@ -21,7 +21,7 @@ export interface Message {
 }
 
 export interface ReplayInput {
-  events: TranscriptEvent[];
+  events: readonly TranscriptEvent[];
   /** Value ids whose files exist in the run's values folder now. */
   existingValues: ReadonlySet<string>;
 }
@@ -40,10 +40,18 @@ export function offersPeek(events: readonly TranscriptEvent[]): boolean {
   return started?.type === 'run_started' ? started.tools.includes(PEEK_TOOL) : true;
 }
 
+/** Stubs already made, by event: a stub is a pure function of its event, and events are never changed. */
+const stubCache = new WeakMap<ToolCallFinishedEvent, string>();
+
 /** What the model got for one result: its stub when retained (and still on disk), else the text. */
-export function modelContent(event: ToolCallFinishedEvent, stubs: boolean, existingValues: ReadonlySet<string>): string {
-  if (!stubs || !event.valueId || !event.preview || !existingValues.has(event.valueId)) return event.result;
-  return stubFor({ valueId: event.valueId, tool: event.tool, text: event.result, isError: event.isError }, event.preview);
+export function modelContent(event: ToolCallFinishedEvent, offersStubs: boolean, existingValues: ReadonlySet<string>): string {
+  if (!offersStubs || !event.valueId || !event.preview || !existingValues.has(event.valueId)) return event.result;
+  let stub = stubCache.get(event);
+  if (stub === undefined) {
+    stub = stubFor({ valueId: event.valueId, tool: event.tool, text: event.result, isError: event.isError }, event.preview);
+    stubCache.set(event, stub);
+  }
+  return stub;
 }
 
 /** Messages with every tool_use answered by its tool_result at the start of the next user message. */

@@ -61,6 +61,18 @@ export interface VSCodeOptions {
   settings?: Record<string, unknown>;
 }
 
+/** Reads until `ok` holds (the workbench updates asynchronously), or fails saying what it last saw. */
+export async function poll<T>(what: string, read: () => Promise<T> | T, ok: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: T = await read();
+  while (!ok(last)) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last saw ${JSON.stringify(last)}`);
+    await new Promise((r) => setTimeout(r, 200));
+    last = await read();
+  }
+  return last;
+}
+
 export class VSCode {
   readonly log: string[] = [];
   private constructor(

@@ -12,18 +12,8 @@ import { AppendRequest, RetainRequest } from '../../server/src/protocol';
 import { BIG_RUN, recordBigRun } from '../helpers/bigRun';
 import { ServerProcess } from '../helpers/serverProcess';
 import { newWorkspace, recordDemoRun } from './fixtures';
-import { OUTPUT, ROOT, VSCode } from './harness';
+import { OUTPUT, ROOT, poll, VSCode } from './harness';
 
-async function poll<T>(what: string, read: () => Promise<T> | T, ok: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: T = await read();
-  while (!ok(last)) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last saw ${JSON.stringify(last)}`);
-    await new Promise((r) => setTimeout(r, 200));
-    last = await read();
-  }
-  return last;
-}
 
 /** Tool output built to break a careless renderer. */
 export const HOSTILE_LINES = [

@@ -9,18 +9,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Locator } from 'playwright-core';
 import { newWorkspace, recordDemoRun, writeNote, type DemoRun } from './fixtures';
-import { VSCode } from './harness';
+import { poll, VSCode } from './harness';
 
-async function poll<T>(what: string, read: () => Promise<T> | T, ok: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: T = await read();
-  while (!ok(last)) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last saw ${JSON.stringify(last)}`);
-    await new Promise((r) => setTimeout(r, 250));
-    last = await read();
-  }
-  return last;
-}
 
 describe('Retained Outputs in a real VS Code', function () {
   let vs: VSCode;

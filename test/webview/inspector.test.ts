@@ -137,8 +137,9 @@ describe('inspector webview', () => {
     assert.equal((fake.state() as { policy?: boolean }).policy, true);
   });
 
-  it('restores the saved request after a reload', async () => {
-    const { rows, view } = await mount({ runId: 'run-1', policy: false, request: 2 });
+  it('restores the saved request and search after a reload', async () => {
+    const { rows, view } = await mount({ runId: 'run-1', policy: false, request: 2, query: 'semicolon' });
+    await waitFor(() => assert.match(view.container.querySelector('.search-count')!.textContent!, /^1 \/ 2$/));
     await waitFor(() => assert.match(view.container.querySelector('.columns-head')!.textContent!, /request 2$/));
     assert.match(rowText(rows()[3], 'model'), /\[retained #c1\]/, 'request 2 had the big result');
     assert.match(rowText(rows()[5], 'model'), /first sent in request 3/);

@@ -2,6 +2,7 @@
  * The inspector: one run, the full transcript beside the model's view of it. Rows are fetched
  * in pages as they scroll into view; a change to the run refetches what is on screen.
  */
+import VscodeProgressRing from '@vscode-elements/react-elements/dist/components/VscodeProgressRing.js';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { InspectResult, InspectRow } from '../../server/src/protocol';
 import { Header, type SearchState } from './Header';
@@ -141,18 +142,33 @@ export function App({ host }: { host: Host }) {
     [host],
   );
 
-  const step = useCallback((delta: number) => {
-    setSearch((s) => {
-      const hits = s.result?.hits ?? [];
-      if (hits.length === 0) return s;
-      const current = (s.current + delta + hits.length) % hits.length;
+  const step = useCallback(
+    (delta: number) => {
+      const hits = search.result?.hits ?? [];
+      if (hits.length === 0) return;
+      const current = (search.current + delta + hits.length) % hits.length;
+      setSearch({ ...search, current });
       setScrollTo((t) => ({ index: hits[current]!.index, seq: (t?.seq ?? 0) + 1 }));
-      return { ...s, current };
-    });
-  }, []);
+    },
+    [search],
+  );
+
+  // A restored query is searched again once the run is there.
+  const searchRestored = useRef(false);
+  useEffect(() => {
+    if (!loaded || searchRestored.current) return;
+    searchRestored.current = true;
+    if (saved?.query) runSearch({ query: saved.query, ignoreCase: true, regex: false });
+  }, [loaded, saved, runSearch]);
 
   if (error && !loaded) return <div className="error-view" role="alert">{error}</div>;
-  if (!runId || !loaded) return <div className="loading-view">Loading the run…</div>;
+  if (!runId || !loaded) {
+    return (
+      <div className="loading-view" role="status">
+        <VscodeProgressRing className="busy" aria-label="Loading" /> Reading the run{runId ? ` ${runId}` : ''}… (a long transcript takes a few seconds, once)
+      </div>
+    );
+  }
 
   const hit = search.result?.hits[search.current];
   const hitRow = hit ? rows.current.get(hit.index) : undefined;

@@ -36,7 +36,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Retain
   const tree = new RunsTree(client);
   const statusBar = new RetainedStatusBar(client);
   const view = vscode.window.createTreeView('retained.runs', { treeDataProvider: tree, showCollapseAll: true });
-  const inspectors = new Inspectors(context.extensionUri, client, output);
+  const inspectors = new Inspectors(context.extensionUri, client, output, isTrusted);
 
   context.subscriptions.push(
     runChanged,

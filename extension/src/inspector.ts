@@ -20,6 +20,7 @@ export class Inspectors implements vscode.WebviewPanelSerializer, vscode.Disposa
     private readonly extensionUri: vscode.Uri,
     private readonly client: LanguageClient,
     private readonly log: vscode.LogOutputChannel,
+    private readonly isTrusted: () => boolean,
   ) {}
 
   /** Opens (or reveals) the inspector of `runId`; without one, asks which run. */
@@ -98,6 +99,10 @@ export class Inspectors implements vscode.WebviewPanelSerializer, vscode.Disposa
         }
         return;
       case 'request':
+        if (message.method === 'inspect' && message.params.policy && !this.isTrusted()) {
+          // The policy view writes the values its references point to: not in an untrusted workspace.
+          return post({ type: 'error', id: message.id, message: 'The history policy view stores the values its references point to; trust the workspace to use it.' });
+        }
         try {
           const result =
             message.method === 'inspect'

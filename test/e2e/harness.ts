@@ -107,6 +107,7 @@ export class VSCode {
           'security.workspace.trust.enabled': false,
           'workbench.tips.enabled': false,
           'editor.hover.delay': 100,
+          'workbench.secondarySideBar.defaultVisibility': 'hidden',
           ...options.settings,
         },
         null,

@@ -123,8 +123,8 @@ describe('The inspector in a real VS Code', function () {
     await vs.screenshot('inspector');
     assert.match(await (await showRow(11)).locator('.cell.model').innerText(), /extension\s+media\s+package\.json/, 'a small result is sent verbatim');
     await frame().locator('.timeline').evaluate((el) => (el.scrollTop = 0));
-    mkdirSync(join(ROOT, 'media', 'screenshots'), { recursive: true });
-    copyFileSync(join(OUTPUT, 'inspector.png'), join(ROOT, 'media', 'screenshots', 'inspector.png'));
+    // `UPDATE_SCREENSHOTS=1 npm run test:e2e` refreshes the README's picture.
+    if (process.env.UPDATE_SCREENSHOTS) copyFileSync(join(OUTPUT, 'inspector.png'), join(ROOT, 'media', 'screenshots', 'inspector.png'));
   });
 
   it('clicking a stub opens the value in an editor, a preview line at that line', async () => {

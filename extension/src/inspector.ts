@@ -6,12 +6,23 @@
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
-import { InspectRequest, RunsRequest, SearchRunRequest, ValueRequest } from '../../server/src/protocol';
+import { InspectRequest, RunsRequest, SearchRunRequest, TranscriptRequest, ValueRequest, type TranscriptEvent } from '../../server/src/protocol';
 import { formatBytes } from '../../webview/src/format';
 import { parseState, parseViewMessage, type HostToView, type ViewToHost } from '../../webview/src/messages';
 import { openValue } from './valueCommands';
 
 export const INSPECTOR_VIEW_TYPE = 'retained.inspector';
+
+/** The whole body the inspector showed cut: a result, a message's text, or one call's arguments (as shown, indented JSON). */
+function bodyOf(event: TranscriptEvent, callId?: string): string {
+  if (event.type === 'tool_call_finished') return event.result;
+  if (event.type === 'user') return event.text;
+  if (event.type !== 'assistant') throw new Error(`event ${event.type} has no body to open`);
+  if (callId === undefined) return event.text ?? '';
+  const call = event.toolCalls?.find((c) => c.id === callId);
+  if (!call) throw new Error(`the assistant event has no call ${callId}`);
+  return JSON.stringify(call.arguments ?? {}, null, 2);
+}
 
 export class Inspectors implements vscode.WebviewPanelSerializer, vscode.Disposable {
   private readonly panels = new Map<string, vscode.WebviewPanel>();
@@ -92,8 +103,19 @@ export class Inspectors implements vscode.WebviewPanelSerializer, vscode.Disposa
       case 'openValue':
         try {
           const meta = await this.client.sendRequest(ValueRequest.type, { runId, valueId: message.valueId });
-          const line = message.line ? Math.min(message.line, Math.max(1, meta.lines)) : undefined;
-          await openValue(vscode.Uri.parse(meta.uri), line ? { start: line, end: line } : undefined, vscode.ViewColumn.Beside);
+          const last = Math.max(1, meta.lines);
+          const lines = message.line ? { start: Math.min(message.line, last), end: Math.min(message.endLine ?? message.line, last) } : undefined;
+          await openValue(vscode.Uri.parse(meta.uri), lines, vscode.ViewColumn.Beside);
+        } catch (err) {
+          void vscode.window.showErrorMessage(`Retained Outputs: ${(err as Error).message}`);
+        }
+        return;
+      case 'openEvent':
+        try {
+          const [event] = (await this.client.sendRequest(TranscriptRequest.type, { runId, from: message.index, limit: 1 })).events;
+          if (!event) throw new Error(`run ${runId} has no event #${message.index}`);
+          const document = await vscode.workspace.openTextDocument({ content: bodyOf(event, message.callId), language: 'plaintext' });
+          await vscode.window.showTextDocument(document, { preview: true, viewColumn: vscode.ViewColumn.Beside });
         } catch (err) {
           void vscode.window.showErrorMessage(`Retained Outputs: ${(err as Error).message}`);
         }

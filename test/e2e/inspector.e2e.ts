@@ -138,6 +138,9 @@ describe('The inspector in a real VS Code', function () {
     const cursor = vs.page.locator('.statusbar-item', { hasText: /Ln \d+, Col/ }).first();
     await poll('the cursor at the stub line', () => cursor.innerText(), (text) => text.startsWith(`Ln ${line},`));
     await vs.screenshot('inspector-stub-opened');
+    // The stub's peek hint opens the range it names.
+    await rowAt(3).locator('.cell.model a.value-link', { hasText: '{"id":"toolu_lock","start":1,"end":400}' }).click();
+    await poll('lines 1-400 selected', () => cursor.innerText(), (text) => /\(\d+ selected\)/.test(text) && text.startsWith('Ln 400,'));
   });
 
   it('shows the model view at an earlier request, and with the history policy', async () => {
@@ -184,6 +187,23 @@ describe('The inspector in a real VS Code', function () {
     await poll('the live row', () => frame().locator('.row', { hasText: 'Live: and which version of esbuild?' }).count(), (n) => n === 1);
     await poll('the live result', () => frame().locator('.row', { hasText: 'esbuild@0.28.2' }).count(), (n) => n === 1);
     await vs.screenshot('inspector-live');
+    // A long message is cut in its cell; the whole of it opens in an editor from the transcript.
+    const server2 = await ServerProcess.start({ workspace });
+    const pasted = Array.from({ length: 300 }, (_, i) => `pasted line ${i + 1}`).join('\n');
+    try {
+      await server2.request(AppendRequest.type, { runId: 'demo-run', event: { type: 'user', text: pasted } });
+    } finally {
+      await server2.stop();
+    }
+    const cut = frame().locator('.row', { hasText: 'pasted line 1' }).locator('.cut-note a', { hasText: 'Open it all in an editor' });
+    await poll('the cut message', () => cut.count(), (n) => n === 1);
+    await cut.click();
+    // An untitled editor is titled by its first line.
+    await poll('an untitled editor with the whole message', () => vs.tabTitles(), (tabs) => tabs.some((t) => /^pasted line 1 • Untitled-\d+$/.test(t)));
+    const text = await vs.page.locator('.editor-group-container.active .editor-instance .view-lines').first().innerText();
+    assert.match(text.replace(/\u00a0/g, ' '), /pasted line 1\s+pasted line 2/);
+    await vs.runCommand('View: Revert and Close Editor');
+    await poll('the untitled editor to close', () => vs.tabTitles(), (tabs) => !tabs.some((t) => /Untitled-\d+/.test(t)));
   });
 
   it('keeps its state across a window reload', async () => {

@@ -152,16 +152,28 @@ describe('inspector webview', () => {
     await act(async () => fireEvent.click(byText('[retained #c1]')));
     await act(async () => fireEvent.click(byText('2')));
     await act(async () => fireEvent.click(byText('1501')));
+    await act(async () => fireEvent.click(byText('{"id":"c1","start":1,"end":400}')));
     const opens = fake.posted.filter((m) => m.type === 'openValue');
     assert.deepEqual(opens, [
       { type: 'openValue', valueId: 'c1' },
       { type: 'openValue', valueId: 'c1', line: 2 },
       { type: 'openValue', valueId: 'c1', line: 1501 },
+      { type: 'openValue', valueId: 'c1', line: 1, endLine: 400 },
     ]);
     // The cut full result links to its original too.
     const open = [...rows()[3]!.querySelectorAll<HTMLAnchorElement>('.cell.full .cut-note a')][0]!;
     await act(async () => fireEvent.click(open));
     assert.deepEqual(fake.posted.at(-1), { type: 'openValue', valueId: 'c1' });
+  });
+
+  it('opens a cut body that is not a value from the transcript', async () => {
+    const { rows, service, fake } = await mount();
+    await service.append('run-1', { type: 'user', text: Array.from({ length: 300 }, (_, i) => `pasted line ${i + 1}`).join('\n') });
+    await act(async () => fake.deliver({ type: 'changed' }));
+    await waitFor(() => assert.equal(rows().length, 9));
+    const open = [...rows()[8]!.querySelectorAll<HTMLAnchorElement>('.cell.full .cut-note a')].find((a) => a.textContent === 'Open it all in an editor')!;
+    await act(async () => fireEvent.click(open));
+    assert.deepEqual(fake.posted.at(-1), { type: 'openEvent', index: 8 });
   });
 
   it('renders hostile tool output as text: no elements made, controls visible', async () => {
@@ -220,5 +232,9 @@ describe('inspector messages', () => {
     assert.match(parseViewMessage({ type: 'request', id: 3, method: 'search', params: { query: '' } }) as string, /search query/);
     assert.match(parseViewMessage({ type: 'request', id: 4, method: 'delete', params: {} }) as string, /unknown method "delete"/);
     assert.match(parseViewMessage({ type: 'eval', code: '1' }) as string, /unknown message type "eval"/);
+    assert.match(parseViewMessage({ type: 'openValue', valueId: 'x', line: 5, endLine: 4 }) as string, /endLine must be/);
+    assert.match(parseViewMessage({ type: 'openValue', valueId: 'x', endLine: 4 }) as string, /endLine must be/);
+    assert.deepEqual(parseViewMessage({ type: 'openEvent', index: 3, callId: 'c1' }), { type: 'openEvent', index: 3, callId: 'c1' });
+    assert.match(parseViewMessage({ type: 'openEvent', index: -1 }) as string, /openEvent index/);
   });
 });

@@ -124,7 +124,11 @@ export function App({ host }: { host: Host }) {
     host.post({ type: 'rendered', ms: Math.round(performance.now()), rows: rows.current.size });
   }, [host, version]);
 
-  const onOpen = useCallback((valueId: string, line?: number) => host.post({ type: 'openValue', valueId, ...(line ? { line } : {}) }), [host]);
+  const onOpen = useCallback(
+    (valueId: string, line?: number, endLine?: number) => host.post({ type: 'openValue', valueId, ...(line ? { line } : {}), ...(line && endLine ? { endLine } : {}) }),
+    [host],
+  );
+  const onOpenEvent = useCallback((index: number, callId?: string) => host.post({ type: 'openEvent', index, ...(callId ? { callId } : {}) }), [host]);
 
   const runSearch = useCallback(
     (next: Omit<SearchState, 'current'>) => {
@@ -205,6 +209,7 @@ export function App({ host }: { host: Host }) {
         current={hit?.index}
         highlight={highlight}
         onOpen={onOpen}
+        onOpenEvent={onOpenEvent}
         onSelectRequest={(k) => setRequest(k >= loaded.outline.requests.length ? undefined : Math.max(1, k))}
       />
     </div>

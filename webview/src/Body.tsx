@@ -9,12 +9,14 @@ export interface BodyProps {
   /** A stub or reference: its id and line numbers are links. */
   links?: boolean;
   highlight?: Highlight | undefined;
-  onOpen: (valueId: string, line?: number) => void;
+  onOpen: (valueId: string, line?: number, endLine?: number) => void;
   /** The value holding the whole body, for the "open the rest" link of a cut body. */
   valueId?: string | undefined;
+  /** Opens the whole body from the transcript, for a cut body that is not a value. */
+  onOpenAll?: (() => void) | undefined;
 }
 
-export const Body = memo(function Body({ clip, links, highlight, onOpen, valueId }: BodyProps) {
+export const Body = memo(function Body({ clip, links, highlight, onOpen, valueId, onOpenAll }: BodyProps) {
   const shownLines = clip.text.length === 0 ? 0 : clip.text.split('\n').length;
   return (
     <>
@@ -29,10 +31,10 @@ export const Body = memo(function Body({ clip, links, highlight, onOpen, valueId
               key={i}
               href="#"
               className="value-link"
-              title={s.line ? `Open #${s.valueId} at line ${s.line}` : `Open #${s.valueId}`}
+              title={s.endLine ? `Open #${s.valueId}, lines ${s.line}-${s.endLine}` : s.line ? `Open #${s.valueId} at line ${s.line}` : `Open #${s.valueId}`}
               onClick={(event) => {
                 event.preventDefault();
-                onOpen(s.valueId, s.line);
+                onOpen(s.valueId, s.line, s.endLine);
               }}
             >
               {s.text}
@@ -53,9 +55,17 @@ export const Body = memo(function Body({ clip, links, highlight, onOpen, valueId
             >
               Open the original
             </a>
-          ) : (
-            'Search finds text in the rest.'
-          )}
+          ) : onOpenAll ? (
+            <a
+              href="#"
+              onClick={(event) => {
+                event.preventDefault();
+                onOpenAll();
+              }}
+            >
+              Open it all in an editor
+            </a>
+          ) : null}
         </div>
       )}
     </>

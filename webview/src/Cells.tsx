@@ -8,7 +8,9 @@ import type { Highlight } from './segments';
 export interface CellProps {
   row: InspectRow;
   highlight?: Highlight | undefined;
-  onOpen: (valueId: string, line?: number) => void;
+  onOpen: (valueId: string, line?: number, endLine?: number) => void;
+  /** Opens an event's whole body (or one call's arguments) from the transcript. */
+  onOpenEvent: (index: number, callId?: string) => void;
   onSelectRequest: (request: number) => void;
 }
 
@@ -27,7 +29,7 @@ const KIND_LABEL: Record<InspectRow['full']['kind'], string> = {
   turn_ended: 'Turn ended',
 };
 
-function Calls({ calls, links, highlight, onOpen }: { calls: CallCell[]; links: boolean } & Pick<CellProps, 'highlight' | 'onOpen'>) {
+function Calls({ calls, links, highlight, onOpen, onOpenAll }: { calls: CallCell[]; links: boolean; onOpenAll?: (callId: string) => void } & Pick<CellProps, 'highlight' | 'onOpen'>) {
   return (
     <>
       {calls.map((call) => (
@@ -35,14 +37,14 @@ function Calls({ calls, links, highlight, onOpen }: { calls: CallCell[]; links: 
           <div className="call-title">
             <span className="codicon codicon-tools" aria-hidden="true" /> <strong>{call.name}</strong> <code>{call.id}</code>
           </div>
-          <Body clip={call.args} links={links} highlight={highlight} onOpen={onOpen} />
+          <Body clip={call.args} links={links} highlight={highlight} onOpen={onOpen} onOpenAll={onOpenAll && (() => onOpenAll(call.id))} />
         </div>
       ))}
     </>
   );
 }
 
-export const FullCellView = memo(function FullCellView({ row, highlight, onOpen, onSelectRequest }: CellProps) {
+export const FullCellView = memo(function FullCellView({ row, highlight, onOpen, onOpenEvent, onSelectRequest }: CellProps) {
   const { full } = row;
   const time = full.ts ? new Date(full.ts).toLocaleTimeString() : undefined;
   return (
@@ -84,8 +86,8 @@ export const FullCellView = memo(function FullCellView({ row, highlight, onOpen,
         </div>
       )}
       {full.kind === 'turn_ended' && <div className="meta">{full.stopReason}</div>}
-      {full.text && <Body clip={full.text} highlight={highlight} onOpen={onOpen} valueId={full.valueId} />}
-      {full.calls && <Calls calls={full.calls} links={false} highlight={highlight} onOpen={onOpen} />}
+      {full.text && <Body clip={full.text} highlight={highlight} onOpen={onOpen} valueId={full.valueId} onOpenAll={() => onOpenEvent(row.index)} />}
+      {full.calls && <Calls calls={full.calls} links={false} highlight={highlight} onOpen={onOpen} onOpenAll={(callId) => onOpenEvent(row.index, callId)} />}
     </div>
   );
 });

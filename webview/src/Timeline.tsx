@@ -19,11 +19,12 @@ export interface TimelineProps {
   scrollTo?: { index: number; seq: number } | undefined;
   current?: number | undefined;
   highlight?: Highlight | undefined;
-  onOpen: (valueId: string, line?: number) => void;
+  onOpen: (valueId: string, line?: number, endLine?: number) => void;
+  onOpenEvent: (index: number, callId?: string) => void;
   onSelectRequest: (request: number) => void;
 }
 
-export function Timeline({ count, rowAt, version, onRange, scrollTo, current, highlight, onOpen, onSelectRequest }: TimelineProps) {
+export function Timeline({ count, rowAt, version, onRange, scrollTo, current, highlight, onOpen, onOpenEvent, onSelectRequest }: TimelineProps) {
   const parent = useRef<HTMLDivElement>(null);
   const virtualizer = useVirtualizer({
     count,
@@ -63,8 +64,8 @@ export function Timeline({ count, rowAt, version, onRange, scrollTo, current, hi
             >
               {row ? (
                 <>
-                  <FullCellView row={row} highlight={highlight} onOpen={onOpen} onSelectRequest={onSelectRequest} />
-                  <ModelCellView row={row} highlight={highlight} onOpen={onOpen} onSelectRequest={onSelectRequest} />
+                  <FullCellView row={row} highlight={highlight} onOpen={onOpen} onOpenEvent={onOpenEvent} onSelectRequest={onSelectRequest} />
+                  <ModelCellView row={row} highlight={highlight} onOpen={onOpen} onOpenEvent={onOpenEvent} onSelectRequest={onSelectRequest} />
                 </>
               ) : (
                 <div className="placeholder">Loading event {item.index}…</div>

@@ -28,8 +28,10 @@ export type ViewToHost =
   /** The page is loaded and listening: the extension answers with `init`. */
   | { type: 'ready' }
   | { [M in ViewRequestMethod]: { type: 'request'; id: number; method: M; params: ViewRequests[M]['params'] } }[ViewRequestMethod]
-  /** Open a retained value of this run in an editor, at `line` when given. */
-  | { type: 'openValue'; valueId: string; line?: number }
+  /** Open a retained value of this run in an editor, at `line` (to `endLine`) when given. */
+  | { type: 'openValue'; valueId: string; line?: number; endLine?: number }
+  /** Open one event's whole body in an editor: its text or result, or one call's arguments. */
+  | { type: 'openEvent'; index: number; callId?: string }
   /** The first rows are on screen, `ms` after the page started. */
   | { type: 'rendered'; ms: number; rows: number };
 
@@ -57,7 +59,17 @@ export function parseViewMessage(data: unknown): ViewToHost | string {
     case 'openValue':
       if (typeof data.valueId !== 'string' || data.valueId.length === 0 || data.valueId.length > 256) return 'openValue needs a valueId string of 1 to 256 characters';
       if (!optional(data.line, (v) => isWhole(v, 1))) return 'openValue line must be a whole number of at least 1';
-      return { type: 'openValue', valueId: data.valueId, ...(data.line !== undefined ? { line: data.line as number } : {}) };
+      if (!optional(data.endLine, (v) => isWhole(v, 1) && data.line !== undefined && (v as number) >= (data.line as number))) return 'openValue endLine must be a whole number, with line, not before it';
+      return {
+        type: 'openValue',
+        valueId: data.valueId,
+        ...(data.line !== undefined ? { line: data.line as number } : {}),
+        ...(data.endLine !== undefined ? { endLine: data.endLine as number } : {}),
+      };
+    case 'openEvent':
+      if (!isWhole(data.index, 0)) return 'openEvent index must be a whole number';
+      if (!optional(data.callId, (v) => typeof v === 'string' && v.length > 0 && v.length <= 256)) return 'openEvent callId must be a string of 1 to 256 characters';
+      return { type: 'openEvent', index: data.index as number, ...(data.callId !== undefined ? { callId: data.callId as string } : {}) };
     case 'request': {
       if (!isWhole(data.id, 0)) return 'request needs a whole-number id';
       const id = data.id as number;

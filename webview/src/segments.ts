@@ -7,8 +7,8 @@
 export type Segment =
   | { kind: 'text'; text: string }
   | { kind: 'match'; text: string }
-  /** Opens the value `valueId` (at `line` when given). */
-  | { kind: 'link'; text: string; valueId: string; line?: number };
+  /** Opens the value `valueId` (at `line`, to `endLine`, when given). */
+  | { kind: 'link'; text: string; valueId: string; line?: number; endLine?: number };
 
 export interface Highlight {
   query: string;
@@ -21,8 +21,11 @@ export function visibleControls(text: string): string {
   return text.replace(/\r\n/g, '\n').replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, (c) => (c === '\u007f' ? '\u2421' : String.fromCharCode(0x2400 + c.charCodeAt(0))));
 }
 
-/** `[retained #id]`; a stub's preview gutter `12: `; the line numbers after "at line" in its landmarks. */
-const LINKS = /\[retained #([A-Za-z0-9_-]+)\]|^(\d+)(?=: )|(?<=\bat line (?:\d+, )*)(\d+)/gm;
+/**
+ * `[retained #id]`; a stub's preview gutter `12: `; the line numbers after "at line" in its
+ * landmarks; and its peek hint `{"id":"x","start":1,"end":400}`, a range.
+ */
+const LINKS = /\[retained #([A-Za-z0-9_-]+)\]|^(\d+)(?=: )|(?<=\bat line (?:\d+, )*)(\d+)|\{"id":"([A-Za-z0-9_-]+)","start":(\d+),"end":(\d+)\}/gm;
 
 function matcher(highlight: Highlight | undefined): RegExp | undefined {
   if (!highlight || highlight.query.length === 0) return undefined;
@@ -65,11 +68,13 @@ export function segments(raw: string, options: { links?: boolean; highlight?: Hi
   let ownId: string | undefined;
   LINKS.lastIndex = 0;
   for (let m = LINKS.exec(text); m; m = LINKS.exec(text)) {
-    const valueId = m[1] ?? ownId;
+    const valueId = m[1] ?? m[4] ?? ownId;
     if (m[1]) ownId ??= m[1];
     if (!valueId) continue;
     out.push(...marked(text.slice(last, m.index), re));
-    out.push(m[1] ? { kind: 'link', text: m[0], valueId } : { kind: 'link', text: m[0], valueId, line: Number(m[2] ?? m[3]) });
+    if (m[1]) out.push({ kind: 'link', text: m[0], valueId });
+    else if (m[4]) out.push({ kind: 'link', text: m[0], valueId, line: Number(m[5]), endLine: Number(m[6]) });
+    else out.push({ kind: 'link', text: m[0], valueId, line: Number(m[2] ?? m[3]) });
     last = m.index + m[0].length;
   }
   out.push(...marked(text.slice(last), re));

@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { InspectRequest, PeekRequest, RetainRequest, SearchRunRequest, TranscriptRequest, type PeekResult, type RetainResult } from '../../server/src/protocol';
+import { AppendRequest, InspectRequest, PeekRequest, RetainRequest, SearchRunRequest, TranscriptRequest, type PeekResult, type RetainResult } from '../../server/src/protocol';
 import { BIG_RUN, recordBigRun } from '../helpers/bigRun';
 import { ServerProcess } from '../helpers/serverProcess';
 import { contextEconomy, measureRetrievable, RETRIEVABLE } from './contextEconomy';
@@ -129,6 +129,9 @@ async function benchInspector(): Promise<void> {
     const pages: number[] = [];
     for (const from of [5000, 9900, 2000, 7000, 0]) pages.push(await timeMsAsync(() => server.request(InspectRequest.type, { runId, from, limit: 100 })));
     const otherRequest = await timeMsAsync(() => server.request(InspectRequest.type, { runId, request: 2500, from: 4900, limit: 100 }));
+    // A live run: one more event appended, then the page the inspector fetches on retained/changed.
+    await server.request(AppendRequest.type, { runId, event: { type: 'user', text: 'And now?' } });
+    const afterAppend = await timeMsAsync(() => server.request(InspectRequest.type, { runId, from: 9900, limit: 100 }));
     const search = await timeMsAsync(() => server.request(SearchRunRequest.type, { runId, query: 'Step 1000.' }));
     const grep = timeMs(() => execFileSync('grep', ['-c', '-F', 'Step 1000.', transcript]));
     const whole = await timeMsAsync(() => server.request(TranscriptRequest.type, { runId }));
@@ -136,6 +139,7 @@ async function benchInspector(): Promise<void> {
     rows.push(['inspector: outline + first 100 rows (cold)', input, `${fmt(first, 0)} ms`, `whole transcript over the protocol: ${fmt(whole, 0)} ms`, `${fmt(whole / first, 1)}× faster`]);
     rows.push(['inspector: a page of 100 rows (warm)', input, `p50 ${fmt(percentile(pages, 50))} ms`, '', '']);
     rows.push(['inspector: the view of another request', input, `${fmt(otherRequest, 0)} ms`, '', '']);
+    rows.push(['inspector: the last page after one event is appended', input, `${fmt(afterAppend, 0)} ms`, `first page from cold: ${fmt(first, 0)} ms`, `${fmt(first / afterAppend, 1)}× faster`]);
     rows.push(['inspector: search the run (literal, the parsed run in memory)', input, `${fmt(search, 0)} ms`, `grep -c -F on the transcript file: ${fmt(grep, 0)} ms`, `${fmt(grep / search, 1)}× faster`]);
     rows.push(['server peak memory', 'after inspecting the big run', `${fmt(server.peakRssBytes() / MB, 0)} MB (VmHWM)`, '', '']);
   } finally {

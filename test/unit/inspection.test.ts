@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { clip, CELL_MAX_BYTES } from '../../server/src/core/inspection';
 import { importTranscript } from '../../server/src/core/importer';
 import { RetentionService } from '../../server/src/core/retention';
 import { searchRun } from '../../server/src/core/runSearch';
-import type { TranscriptEvent } from '../../server/src/core/transcript';
+import { readEventsFrom, type TranscriptEvent } from '../../server/src/core/transcript';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
 
 const FIXTURES = join(__dirname, '../../../shared/fixtures/transcripts');
@@ -131,6 +132,40 @@ describe('inspection', () => {
     assert.equal((await s.inspect({ runId: 'r' })).outline.events, 9);
     await s.append('r', { type: 'user', text: 'more' });
     assert.equal((await s.inspect({ runId: 'r' })).outline.events, 10);
+  });
+
+  it('follows a growing transcript by reading only what was appended, and starts over when it is replaced', async () => {
+    const s = await service();
+    await recordRun(s);
+    const path = s.store.transcriptPath('r');
+    assert.equal((await s.inspect({ runId: 'r' })).outline.events, 9);
+    // A line still being written (no newline yet) is not read; once ended, it is.
+    appendFileSync(path, JSON.stringify({ type: 'user', text: 'half' }).slice(0, 10));
+    await s.append('r', { type: 'user', text: 'after a torn line' });
+    const caughtUp = await s.inspect({ runId: 'r', from: 9, limit: 10 });
+    assert.equal(caughtUp.outline.events, 10);
+    assert.equal(caughtUp.skipped, 1, 'the torn line is reported once it is ended');
+    assert.equal(caughtUp.rows[0]!.full.text!.text, 'after a torn line');
+    // The run deleted and recorded again: read from the start, not from the old offset.
+    await s.delete('r');
+    await s.append('r', { type: 'user', text: 'a new run' });
+    const replaced = await s.inspect({ runId: 'r', from: 0, limit: 10 });
+    assert.equal(replaced.outline.events, 1);
+    assert.equal(replaced.rows[0]!.full.text!.text, 'a new run');
+  });
+
+  it('reads a transcript from a byte offset: complete lines only, numbered on', async () => {
+    const dir = tempDir();
+    const path = join(dir, 't.jsonl');
+    writeFileSync(path, `${JSON.stringify({ type: 'user', text: 'ü one' })}\nnot json\n${JSON.stringify({ type: 'user', text: 'two' })}\n{"type":"us`);
+    const first = await readEventsFrom(path);
+    assert.deepEqual(first.events.map((e) => e.type === 'user' && e.text), ['ü one', 'two']);
+    assert.deepEqual(first.skipped.map((k) => k.line), [2]);
+    assert.equal(first.lines, 3);
+    appendFileSync(path, 'er","text":"three"}\n');
+    const next = await readEventsFrom(path, first.end, first.lines);
+    assert.deepEqual(next.events.map((e) => e.type === 'user' && e.text), ['three']);
+    assert.equal(next.end, readFileSync(path).length);
   });
 
   it('aligns every event of real Claude Code and Codex sessions with the replay', async () => {

@@ -129,11 +129,8 @@ export class RetentionService {
     this.store = new Store(root);
     this.settings = resolveSettings(settings);
     this.inspector = new RunInspector(
-      async (runId) => {
-        const { events, skipped } = await readEvents(this.store.transcriptPath(runId));
-        const existingValues = new Set((await this.store.listValueFiles(runId)).map((v) => v.valueId));
-        return { events, skipped: skipped.length, existingValues };
-      },
+      (runId) => this.store.transcriptPath(runId),
+      async (runId) => new Set((await this.store.listValueFiles(runId)).map((v) => v.valueId)),
       (runId, needs) => this.archive(runId, needs),
       () => this.settings.history,
     );

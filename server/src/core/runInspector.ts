@@ -1,12 +1,14 @@
 /**
  * Serves the inspector: pages of rows (an event beside what the model got for it) and search,
- * from one parsed copy of a run's transcript. The copy is kept for the two runs inspected last
- * and dropped when the run changes, so paging a 10,000-event run parses it once.
+ * from one parsed copy of a run's transcript. The copy is kept for the two runs inspected last;
+ * when the run changes, only the lines appended since are read, so paging a 10,000-event run
+ * parses it once, and following a live one reads just what the agent adds.
  */
+import { promises as fs } from 'node:fs';
 import type { ArchiveNeed, HistoryPolicy } from './historyPolicy';
 import { buildOutline, fullCell, firstRequests, modelView, type InspectRow, type ModelView, type Outline } from './inspection';
 import { searchRun, type RunSearchOptions, type RunSearchResult } from './runSearch';
-import type { TranscriptEvent } from './transcript';
+import { readEventsFrom, type TranscriptEvent } from './transcript';
 
 export interface InspectParams {
   runId: string;
@@ -30,14 +32,14 @@ export interface InspectResult {
 
 export const INSPECT_PAGE_MAX = 500;
 
-export interface LoadedRun {
+interface Entry {
   events: TranscriptEvent[];
   skipped: number;
   existingValues: Set<string>;
-}
-
-interface Entry {
-  run: LoadedRun;
+  /** Where the next read of the transcript starts, its line number, and the file read. */
+  end: number;
+  lines: number;
+  inode: number;
   firstRequests: number[];
   outlines: Map<string, Outline>;
   views: Map<string, ModelView>;
@@ -53,29 +55,57 @@ function whole(value: unknown, field: string, min: number): number | undefined {
 
 export class RunInspector {
   private readonly entries = new Map<string, Promise<Entry>>();
+  /** Runs changed since their copy was read: caught up on their next use. */
+  private readonly stale = new Set<string>();
 
   constructor(
-    private readonly load: (runId: string) => Promise<LoadedRun>,
+    private readonly transcriptPath: (runId: string) => string,
+    /** The ids of the run's value files that exist now. */
+    private readonly valueIds: (runId: string) => Promise<Set<string>>,
     /** Writes values a policy view refers to, before the view is shown. */
     private readonly archive: (runId: string, needs: ArchiveNeed[]) => Promise<void>,
     private readonly policy: () => HistoryPolicy,
   ) {}
 
-  /** Forgets a run's parsed copy: it changed. */
+  /** Notes that a run changed: its copy catches up before it is used again. */
   invalidate(runId: string): void {
-    this.entries.delete(runId);
+    if (this.entries.has(runId)) this.stale.add(runId);
   }
 
   private entry(runId: string): Promise<Entry> {
     let entry = this.entries.get(runId);
-    if (!entry) {
-      entry = this.load(runId).then((run) => ({ run, firstRequests: firstRequests(run.events), outlines: new Map(), views: new Map() }));
-      entry.catch(() => this.entries.delete(runId));
-      this.entries.set(runId, entry);
-      // Keep the two most recent runs: big transcripts are big in memory too.
-      while (this.entries.size > 2) this.entries.delete(this.entries.keys().next().value!);
-    }
+    if (entry && this.stale.delete(runId)) entry = entry.then((e) => this.catchUp(runId, e));
+    else if (!entry) entry = this.catchUp(runId);
+    entry.catch(() => this.entries.get(runId) === entry && this.entries.delete(runId));
+    // Most recently used last; keep two runs: big transcripts are big in memory too.
+    this.entries.delete(runId);
+    this.entries.set(runId, entry);
+    while (this.entries.size > 2) this.entries.delete(this.entries.keys().next().value!);
     return entry;
+  }
+
+  /** Reads what was appended since `entry` (or the whole run), and drops what depended on the old events. */
+  private async catchUp(runId: string, entry?: Entry): Promise<Entry> {
+    const path = this.transcriptPath(runId);
+    const stat = await fs.stat(path).catch(() => undefined);
+    // A transcript that shrank or was replaced (a deleted and recreated run) is read from the start.
+    const fresh = !entry || !stat || stat.ino !== entry.inode || stat.size < entry.end;
+    const base: Entry = fresh
+      ? { events: [], skipped: 0, existingValues: new Set(), end: 0, lines: 0, inode: stat?.ino ?? 0, firstRequests: [], outlines: new Map(), views: new Map() }
+      : entry!;
+    const read = await readEventsFrom(path, base.end, base.lines);
+    const events = read.events.length > 0 ? [...base.events, ...read.events] : base.events;
+    return {
+      events,
+      skipped: base.skipped + read.skipped.length,
+      existingValues: await this.valueIds(runId),
+      end: read.end,
+      lines: base.lines + read.lines,
+      inode: base.inode,
+      firstRequests: events === base.events ? base.firstRequests : firstRequests(events),
+      outlines: new Map(),
+      views: new Map(),
+    };
   }
 
   async inspect(runId: string, params: Omit<InspectParams, 'runId'>): Promise<InspectResult> {
@@ -88,7 +118,7 @@ export class RunInspector {
     const policyKey = policy ? JSON.stringify(policy) : 'none';
 
     const entry = await this.entry(runId);
-    const { events, existingValues, skipped } = entry.run;
+    const { events, existingValues, skipped } = entry;
     let outline = entry.outlines.get(policyKey);
     if (!outline) {
       outline = buildOutline(events, existingValues, policy);
@@ -117,7 +147,7 @@ export class RunInspector {
 
   async search(runId: string, query: unknown, options: RunSearchOptions): Promise<RunSearchResult> {
     if (typeof query !== 'string') throw new InspectError('query must be a string');
-    const { run } = await this.entry(runId);
-    return searchRun(run.events, query, options);
+    const { events } = await this.entry(runId);
+    return searchRun(events, query, options);
   }
 }

@@ -177,6 +177,48 @@ export async function readEvents(path: string, from = 0, limit = Infinity): Prom
   return result;
 }
 
+export interface TailRead extends ReadResult {
+  /** Byte offset just past the last complete line read: where the next read starts. */
+  end: number;
+  /** Lines read (for numbering the lines of the next read). */
+  lines: number;
+}
+
+/**
+ * Reads the events of the complete lines from byte `start` on, for a reader that follows a
+ * growing transcript. A last line without its newline may still be being written, so it is
+ * left for the next read (a writer ends a torn line before appending, so it is read then).
+ */
+export async function readEventsFrom(path: string, start = 0, lineBase = 0): Promise<TailRead> {
+  const result: TailRead = { events: [], skipped: [], end: start, lines: 0 };
+  let size: number;
+  try {
+    size = (await fs.stat(path)).size;
+  } catch {
+    return result;
+  }
+  if (size <= start) return result;
+  let pending: Buffer[] = [];
+  for await (const chunk of createReadStream(path, { start, end: size - 1, highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
+    let from = 0;
+    for (let nl = chunk.indexOf(0x0a); nl !== -1; nl = chunk.indexOf(0x0a, from)) {
+      pending.push(chunk.subarray(from, nl));
+      const line = Buffer.concat(pending);
+      pending = [];
+      result.end += line.length + 1;
+      const text = line.toString('utf8');
+      result.lines++;
+      from = nl + 1;
+      if (text.trim() === '') continue;
+      const parsed = parseEvent(text);
+      if (typeof parsed === 'string') result.skipped.push({ line: lineBase + result.lines, reason: parsed });
+      else result.events.push(parsed);
+    }
+    if (from < chunk.length) pending.push(chunk.subarray(from));
+  }
+  return result;
+}
+
 /** The event, or a string saying why the line is not one. */
 function parseEvent(text: string): TranscriptEvent | string {
   let value: unknown;

@@ -234,6 +234,17 @@ function estimateTokens(json: string): number {
   return Math.round((countTokens(sample) * json.length) / sample.length);
 }
 
+/**
+ * Sizes of the block that carries a result in full, by event: they depend on the event alone,
+ * and serializing a 50 MB result again on every change to a live run would dominate.
+ */
+const fullResultSizes = new WeakMap<TranscriptEvent, { bytes: number; tokens: number }>();
+
+function blockSizes(block: Block): { bytes: number; tokens: number } {
+  const json = JSON.stringify(block);
+  return { bytes: utf8Bytes(json), tokens: estimateTokens(json) };
+}
+
 /** Bytes and tokens per event in one projection, as prefix sums (index i: events before i). */
 function prefixSizes(events: readonly TranscriptEvent[], messages: readonly Message[]): { bytes: Float64Array; tokens: Float64Array } {
   const bytes = new Float64Array(events.length + 1);
@@ -243,9 +254,14 @@ function prefixSizes(events: readonly TranscriptEvent[], messages: readonly Mess
     for (const block of message.content) {
       const at = owner.get(block);
       if (at === undefined) continue;
-      const json = JSON.stringify(block);
-      bytes[at + 1]! += utf8Bytes(json);
-      tokens[at + 1]! += estimateTokens(json);
+      const event = events[at]!;
+      let size: { bytes: number; tokens: number };
+      if (block.type === 'tool_result' && event.type === 'tool_call_finished' && block.content === event.result && block.tool_use_id === event.callId) {
+        size = fullResultSizes.get(event) ?? blockSizes(block);
+        fullResultSizes.set(event, size);
+      } else size = blockSizes(block);
+      bytes[at + 1]! += size.bytes;
+      tokens[at + 1]! += size.tokens;
     }
   }
   for (let i = 1; i <= events.length; i++) {

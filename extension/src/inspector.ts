@@ -13,6 +13,11 @@ import { openValue } from './valueCommands';
 
 export const INSPECTOR_VIEW_TYPE = 'retained.inspector';
 
+/** The column right of the inspector: every value it opens goes there, not into a new group each time. */
+function besides(panel: vscode.WebviewPanel): vscode.ViewColumn {
+  return ((panel.viewColumn ?? vscode.ViewColumn.One) + 1) as vscode.ViewColumn;
+}
+
 /** The whole body the inspector showed cut: a result, a message's text, or one call's arguments (as shown, indented JSON). */
 function bodyOf(event: TranscriptEvent, callId?: string): string {
   if (event.type === 'tool_call_finished') return event.result;
@@ -105,7 +110,7 @@ export class Inspectors implements vscode.WebviewPanelSerializer, vscode.Disposa
           const meta = await this.client.sendRequest(ValueRequest.type, { runId, valueId: message.valueId });
           const last = Math.max(1, meta.lines);
           const lines = message.line ? { start: Math.min(message.line, last), end: Math.min(message.endLine ?? message.line, last) } : undefined;
-          await openValue(vscode.Uri.parse(meta.uri), lines, vscode.ViewColumn.Beside);
+          await openValue(vscode.Uri.parse(meta.uri), lines, besides(panel));
         } catch (err) {
           void vscode.window.showErrorMessage(`Retained Outputs: ${(err as Error).message}`);
         }
@@ -115,7 +120,7 @@ export class Inspectors implements vscode.WebviewPanelSerializer, vscode.Disposa
           const [event] = (await this.client.sendRequest(TranscriptRequest.type, { runId, from: message.index, limit: 1 })).events;
           if (!event) throw new Error(`run ${runId} has no event #${message.index}`);
           const document = await vscode.workspace.openTextDocument({ content: bodyOf(event, message.callId), language: 'plaintext' });
-          await vscode.window.showTextDocument(document, { preview: true, viewColumn: vscode.ViewColumn.Beside });
+          await vscode.window.showTextDocument(document, { preview: true, viewColumn: besides(panel) });
         } catch (err) {
           void vscode.window.showErrorMessage(`Retained Outputs: ${(err as Error).message}`);
         }
@@ -126,10 +131,13 @@ export class Inspectors implements vscode.WebviewPanelSerializer, vscode.Disposa
           return post({ type: 'error', id: message.id, message: 'The history policy view stores the values its references point to; trust the workspace to use it.' });
         }
         try {
+          const started = Date.now();
           const result =
             message.method === 'inspect'
               ? await this.client.sendRequest(InspectRequest.type, { runId, ...message.params })
               : await this.client.sendRequest(SearchRunRequest.type, { runId, ...message.params });
+          const ms = Date.now() - started;
+          if (ms > 500) this.log.info(`Inspector (${runId}): ${message.method} ${JSON.stringify(message.params)} took ${ms} ms in the language server.`);
           return post({ type: 'response', id: message.id, result });
         } catch (err) {
           return post({ type: 'error', id: message.id, message: (err as Error).message });

@@ -206,9 +206,19 @@ describe('The inspector in a real VS Code', function () {
     await poll('the untitled editor to close', () => vs.tabTitles(), (tabs) => !tabs.some((t) => /Untitled-\d+/.test(t)));
   });
 
-  it('keeps its state across a window reload', async () => {
+  it('keeps its state when hidden and across a window reload', async () => {
     await frame().locator('vscode-button[aria-label="Previous request"]').click();
     await poll('request 7', () => frame().locator('.columns-head').innerText(), (t) => /request 7$/.test(t.trim()));
+    // Hidden behind another editor in its group (a value opened from the tree), the webview is
+    // dropped; shown again, it restores its state.
+    await vs.page.locator('.tab', { hasText: 'Inspector: demo-run' }).first().click();
+    const demo = treeRow(/demo-run/);
+    if ((await demo.getAttribute('aria-expanded')) !== 'true') await demo.click();
+    await treeRow(/read_file · toolu_lock/).click();
+    await poll('the inspector hidden', () => vs.page.locator('iframe.webview.ready').count(), (n) => n === 0);
+    await vs.page.locator('.tab', { hasText: 'Inspector: demo-run' }).first().click();
+    await poll('the state after hiding', () => frame().locator('.columns-head').innerText().catch(() => ''), (t) => /request 7$/.test(t.trim()));
+    await vs.page.locator('.part.sidebar .title').first().click(); // focus the workbench, not the webview
     // The workbench's own reload: it saves the webview's state before the page goes.
     await vs.runCommand('Developer: Reload Window');
     await vs.page.waitForEvent('load', { timeout: 60_000 });
@@ -287,6 +297,8 @@ describe('The inspector in a real VS Code', function () {
     const log = vs.extensionLog();
     const inWebview = /Inspector \(big-run\): first rows rendered (\d+) ms/.exec(log);
     if (inWebview) timing.webviewFirstRenderMs = Number(inWebview[1]);
+    const inServer = /Inspector \(big-run\): inspect \{"policy":false,"from":0,"limit":100\} took (\d+) ms/.exec(log);
+    if (inServer) timing.serverFirstPageMs = Number(inServer[1]);
     mkdirSync(join(ROOT, 'test-output'), { recursive: true });
     writeFileSync(join(ROOT, 'test-output', 'inspector-timing.json'), JSON.stringify(timing, null, 2));
     console.log(`      inspector timing (10,000 events, 3 × 50 MB): ${JSON.stringify(timing)}`);

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { clip, CELL_MAX_BYTES } from '../../server/src/core/inspection';
+import fc from 'fast-check';
+import { clip, CELL_MAX_BYTES, jsonStringBytes } from '../../server/src/core/inspection';
 import { importTranscript } from '../../server/src/core/importer';
 import { RetentionService } from '../../server/src/core/retention';
 import { searchRun } from '../../server/src/core/runSearch';
@@ -50,6 +51,25 @@ describe('inspection', () => {
     assert.equal(line.bytes, 1_000_000);
     assert.equal(Buffer.byteLength(line.text), CELL_MAX_BYTES);
     assert.deepEqual(clip('a\nb\n'), { text: 'a\nb\n', bytes: 4, lines: 2, cut: false });
+  });
+
+  it('measures a body as a JSON string without building it, exactly', () => {
+    const anyUnit = fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)), maxLength: 200 });
+    fc.assert(fc.property(anyUnit, (text) => jsonStringBytes(text) === Buffer.byteLength(JSON.stringify(text))));
+    const mixed = 'quote " backslash \\ tab \t cr \r nl \n bell \u0007 vt \u000b ü 😀 lone \ud800 end\n';
+    assert.equal(jsonStringBytes(mixed.repeat(30_000)), Buffer.byteLength(JSON.stringify(mixed.repeat(30_000))));
+  });
+
+  it('counts a result over 1 MB in the figures exactly as its JSON would be', async () => {
+    const s = await service();
+    const text = `"quoted"\t\\ ${big(40_000)}`;
+    await s.append('r', { type: 'assistant', toolCalls: [{ id: 'c1', name: 'read', arguments: {} }] });
+    await s.retain({ runId: 'r', callId: 'c1', tool: 'read', text, isError: true });
+    const { outline, rows } = await s.inspect({ runId: 'r', from: 0, limit: 10 });
+    const block = (content: string) => Buffer.byteLength(JSON.stringify({ type: 'tool_result', tool_use_id: 'c1', content, is_error: true }));
+    const last = outline.requests.at(-1)!;
+    assert.ok(text.length > 1 << 20);
+    assert.equal(last.bytesFull - last.bytesSent, block(text) - block(rows[1]!.model.text!.text));
   });
 
   it('puts each event beside what the next request sends for it: stubs for retained results, the rest verbatim', async () => {

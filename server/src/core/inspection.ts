@@ -240,7 +240,35 @@ function estimateTokens(json: string): number {
  */
 const fullResultSizes = new WeakMap<TranscriptEvent, { bytes: number; tokens: number }>();
 
+/** Bodies longer than this are measured without serializing them (see jsonStringBytes). */
+const MEASURE_DIRECTLY_CHARS = 1 << 20;
+
+/**
+ * The UTF-8 size of `text` as a JSON string, quotes included, counted instead of built: a
+ * 50 MB body would otherwise be copied into a 50 MB JSON string just to be measured.
+ */
+export function jsonStringBytes(text: string): number {
+  let extra = 2;
+  for (const ch of ['"', '\\', '\n', '\r', '\t', '\b', '\f']) {
+    for (let at = text.indexOf(ch); at !== -1; at = text.indexOf(ch, at + 1)) extra++;
+  }
+  // Other control characters become \u00XX: 6 bytes for 1.
+  const controls = /[\u0000-\u0007\u000b\u000e-\u001f]/g;
+  while (controls.exec(text)) extra += 5;
+  // A lone surrogate becomes \udXXX: 6 bytes where UTF-8 counts its replacement as 3.
+  const lone = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+  while (lone.exec(text)) extra += 3;
+  return utf8Bytes(text) + extra;
+}
+
 function blockSizes(block: Block): { bytes: number; tokens: number } {
+  if (block.type === 'tool_result' && block.content.length > MEASURE_DIRECTLY_CHARS) {
+    // The block without its body, plus the body measured and its tokens scaled from a sample.
+    const shell = JSON.stringify({ ...block, content: '' });
+    const bodyBytes = jsonStringBytes(block.content);
+    const sample = JSON.stringify(block.content.slice(0, TOKEN_SAMPLE_CHARS));
+    return { bytes: utf8Bytes(shell) - 2 + bodyBytes, tokens: countTokens(shell) + Math.round((countTokens(sample) * bodyBytes) / utf8Bytes(sample)) };
+  }
   const json = JSON.stringify(block);
   return { bytes: utf8Bytes(json), tokens: estimateTokens(json) };
 }

@@ -196,8 +196,8 @@ describe('inspector webview', () => {
     assert.match(rowText(rows()[8], 'model'), /And the tests\?/);
   });
 
-  it('searches the whole transcript, marks the matches and steps through them', async () => {
-    const { view, fake } = await mount();
+  it('searches the whole transcript, marks the matches, steps through them, and follows the run', async () => {
+    const { view, fake, service } = await mount();
     const field = view.container.querySelector('vscode-textfield.search-input')! as HTMLElement & { value: string };
     field.value = 'semicolon';
     await act(async () => fireEvent.input(field));
@@ -214,6 +214,10 @@ describe('inspector webview', () => {
     await act(async () => fireEvent.keyDown(field, { key: 'Enter' }));
     await waitFor(() => assert.match(view.container.querySelector('.search-count')!.textContent!, /^2 \/ 2$/));
     assert.ok(view.container.querySelector('.row.current[data-index="6"]'));
+    // The run grows: the search runs again and stays on its hit.
+    await service.append('run-1', { type: 'user', text: 'Fix the semicolon, please.' });
+    await act(async () => fake.deliver({ type: 'changed' }));
+    await waitFor(() => assert.match(view.container.querySelector('.search-count')!.textContent!, /^2 \/ 3$/));
   });
 });
 

@@ -97,6 +97,13 @@ export function App({ host }: { host: Host }) {
     generation.current++;
     asked.current.clear();
     fetchVisible();
+    // An open search is run again, staying on the hit it was on.
+    const { query, ignoreCase, regex } = search;
+    if (!search.result || !query) return;
+    host
+      .request('search', { query, ignoreCase, regex })
+      .then((result) => setSearch((s) => (s.query === query && s.result ? { ...s, result, current: Math.min(s.current, Math.max(0, result.hits.length - 1)) } : s)))
+      .catch(() => undefined); // the search box keeps the previous hits
   };
 
   useEffect(() => {

@@ -185,7 +185,8 @@ export class VSCode {
     await input.fill(`>${title}`);
     const row = this.page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
     await row.waitFor({ timeout: 15_000 });
-    await input.press('Enter');
+    // Click the matching row: Enter would run the top one, which may be a longer title containing it.
+    await row.click();
   }
 
   async screenshot(name: string): Promise<void> {

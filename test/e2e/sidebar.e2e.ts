@@ -167,6 +167,30 @@ describe('Retained Outputs in a real VS Code', function () {
     assert.match(JSON.stringify(results.unknown), /no retained value \\"no_such_id\\"; known ids: .*toolu_lock/);
   });
 
+  it('context menu: Reveal in Explorer selects the value file in the Explorer', async () => {
+    await openSidebar();
+    await expandDemoRun();
+    await contextAction(/read_file · toolu_lock/, 'Reveal in Explorer');
+    const selected = vs.page.locator('.explorer-folders-view .monaco-list-row.selected', { hasText: 'toolu_lock.txt' });
+    await selected.waitFor({ timeout: 20_000 });
+    await vs.screenshot('reveal-in-explorer');
+    await openSidebar();
+  });
+
+  it('Paste without Line Numbers strips the gutters of peeked lines', async () => {
+    await vs.runCommand('View: Close All Editors');
+    await poll('editors to close', () => vs.tabTitles(), (tabs) => tabs.length === 0);
+    await vs.runCommand('File: New Untitled Text File');
+    await poll('an untitled editor', () => vs.tabTitles(), (tabs) => tabs.some((t) => /^Untitled-\d+$/.test(t)));
+    await vs.page.evaluate<void, string>((text) => navigator.clipboard.writeText(text), '12:   "name": "retained-outputs",\n13:   "version": "0.1.0",');
+    await vs.runCommand('Retained: Paste without Line Numbers');
+    const text = await poll('the pasted lines', () => vs.page.locator('.editor-group-container.active .view-lines').first().innerText(), (t) => t.includes('version'));
+    assert.equal(text.replace(/\u00a0/g, ' '), '  "name": "retained-outputs",\n  "version": "0.1.0",');
+    await vs.screenshot('paste-without-line-numbers');
+    await vs.runCommand('View: Revert and Close Editor');
+    await poll('the untitled editor to close', () => vs.tabTitles(), (tabs) => tabs.length === 0);
+  });
+
   /** Changes workspace settings the way a person often does: by editing .vscode/settings.json. */
   function setWorkspaceSettings(settings: Record<string, unknown>): void {
     mkdirSync(join(demo.workspace, '.vscode'), { recursive: true });

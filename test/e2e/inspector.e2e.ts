@@ -16,7 +16,7 @@ import { OUTPUT, ROOT, poll, VSCode } from './harness';
 
 
 /** Tool output built to break a careless renderer. */
-export const HOSTILE_LINES = [
+const HOSTILE_LINES = [
   '<script>window.__pwned = "script"</script>',
   '<img src=x onerror="window.__pwned = \'img\'">',
   '<a href="javascript:window.__pwned = \'link\'">click me</a>',

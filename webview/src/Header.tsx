@@ -37,11 +37,11 @@ export interface HeaderProps {
   onOpenHit?: (() => void) | undefined;
 }
 
-function Figures({ label, f }: { label: string; f: Omit<RequestFigures, 'request' | 'cut'> }) {
+function Figures({ label, f, tokenizer }: { label: string; f: Omit<RequestFigures, 'request' | 'cut'>; tokenizer: string }) {
   return (
     <div className="figures" aria-label={label}>
       <span className="figures-label">{label}</span>
-      <span className="sent" title="What the model was sent (estimated tokens, bytes)">
+      <span className="sent" title={`What the model was sent. Tokens estimated with ${tokenizer}.`}>
         sent <strong>{formatTokens(f.tokensSent)}</strong> tokens · {formatBytes(f.bytesSent)}
       </span>
       <span className="full" title="The same history with every result in full">
@@ -100,7 +100,7 @@ export function Header(props: HeaderProps) {
     const k = Number(element.value);
     if (Number.isInteger(k) && k >= 1) onRequest(Math.min(k, total));
   });
-  const submit = (query = draft) => onSearch({ query, ignoreCase: search.ignoreCase, regex: search.regex });
+  const submit = () => onSearch({ query: draft, ignoreCase: search.ignoreCase, regex: search.regex });
 
   return (
     <header className="header">
@@ -144,8 +144,8 @@ export function Header(props: HeaderProps) {
         />
       </div>
 
-      {figures && <Figures label={`Request ${request}`} f={figures} />}
-      <Figures label={`All ${total} requests`} f={outline.totals} />
+      {figures && <Figures label={`Request ${request}`} f={figures} tokenizer={outline.tokenizer} />}
+      <Figures label={`All ${total} requests`} f={outline.totals} tokenizer={outline.tokenizer} />
       {total > 1 && <RequestChart requests={outline.requests} selected={request} onRequest={onRequest} />}
 
       <div className="search-row" role="search">

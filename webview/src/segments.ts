@@ -3,6 +3,7 @@
  * search matches marked, and in stubs the value id and line numbers made into links. React
  * renders every segment as a text node, so nothing in a result can run or style anything.
  */
+import { queryPattern, type QueryOptions } from '../../server/src/core/queryPattern';
 
 export type Segment =
   | { kind: 'text'; text: string }
@@ -10,10 +11,8 @@ export type Segment =
   /** Opens the value `valueId` (at `line`, to `endLine`, when given). */
   | { kind: 'link'; text: string; valueId: string; line?: number; endLine?: number };
 
-export interface Highlight {
+export interface Highlight extends QueryOptions {
   query: string;
-  ignoreCase: boolean;
-  regex: boolean;
 }
 
 /** C0 controls (but tab and newline) and DEL as their visible Unicode pictures; \r before \n dropped. */
@@ -29,9 +28,8 @@ const LINKS = /\[retained #([A-Za-z0-9_-]+)\]|^(\d+)(?=: )|(?<=\bat line (?:\d+,
 
 function matcher(highlight: Highlight | undefined): RegExp | undefined {
   if (!highlight || highlight.query.length === 0) return undefined;
-  const source = highlight.regex ? highlight.query : highlight.query.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   try {
-    return new RegExp(source, `g${highlight.ignoreCase ? 'i' : ''}${highlight.regex ? 'm' : ''}`);
+    return queryPattern(highlight.query, highlight);
   } catch {
     return undefined; // the search box reports a bad expression; the text just isn't marked
   }

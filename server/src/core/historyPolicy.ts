@@ -8,11 +8,10 @@
  * id (or, for identical content, from the first call that produced it), so the same transcript
  * gives byte-identical projections on every replay and after a restart.
  */
-import { createHash } from 'node:crypto';
 import { sanitizeId } from './ids';
 import type { Message } from './replay';
 import type { TranscriptEvent } from './transcript';
-import { countLines, utf8Bytes } from './text';
+import { countLines, sha256Hex, utf8Bytes } from './text';
 
 export interface HistoryPolicy {
   /** Rounds (an assistant message with tool calls and its results) at the end kept intact. */
@@ -48,7 +47,7 @@ export function resultInfos(events: readonly TranscriptEvent[], existingValues: 
     if (e.type !== 'tool_call_finished') continue;
     const archived = sanitizeId(e.callId);
     const valueId = e.valueId && existingValues.has(e.valueId) ? e.valueId : existingValues.has(archived) ? archived : undefined;
-    infos.set(e.callId, { tool: e.tool, text: e.result, isError: e.isError ?? false, sha256: e.sha256 ?? sha(e.result), ...(valueId ? { valueId } : {}) });
+    infos.set(e.callId, { tool: e.tool, text: e.result, isError: e.isError ?? false, sha256: e.sha256 ?? sha256Hex(e.result), ...(valueId ? { valueId } : {}) });
   }
   return infos;
 }
@@ -94,8 +93,6 @@ function mapLargeStrings(value: unknown, maxBytes: number, replace: (path: strin
   return value;
 }
 
-const sha = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
-
 export function referenceText(valueId: string, tool: string, text: string, isError: boolean): string {
   return `[retained #${valueId}] ${tool} ${isError ? 'error' : 'result'}: ${utf8Bytes(text)} bytes, ${countLines(text)} lines, an earlier result kept out of context; read it with peek_value`;
 }
@@ -138,7 +135,7 @@ export function applyHistoryPolicy(messages: readonly Message[], results: Readon
 
   /** The value that holds `text`: an existing owner of the same content, or a new one. */
   const holder = (text: string, fresh: () => ArchiveNeed): string => {
-    const key = sha(text);
+    const key = sha256Hex(text);
     let owner = owners.get(key);
     if (!owner) {
       const need = fresh();

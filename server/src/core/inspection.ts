@@ -58,7 +58,7 @@ export interface FullCell {
 }
 
 /** How a body reached the model. */
-export type ModelForm = 'verbatim' | 'stub' | 'reference' | 'interrupted';
+export type ModelForm = 'verbatim' | 'stub' | 'reference';
 
 /** The right column: what the chosen request sent for this event. */
 export interface ModelCell {
@@ -322,7 +322,9 @@ export function buildOutline(events: readonly TranscriptEvent[], existingValues:
   const stubbed = replayStructured({ events, existingValues });
   const sent = prefixSizes(events, stubbed.messages);
   const older = policy ? prefixSizes(events, applyHistoryPolicy(stubbed.messages, resultInfos(events, existingValues), { ...policy, keepRounds: 0 }).messages) : undefined;
-  const roundStarts = events.flatMap((e, i) => ((e.type === 'assistant' && e.toolCalls?.length) || (e.type === 'tool_call_finished' && !hasCall(events, e.callId)) ? [i] : []));
+  const called = new Set(events.flatMap((e) => (e.type === 'assistant' ? (e.toolCalls ?? []).map((c) => c.id) : [])));
+  // A round starts at an assistant event with calls, or at a result no call recorded (replay gives it its own call).
+  const roundStarts = events.flatMap((e, i) => ((e.type === 'assistant' && e.toolCalls?.length) || (e.type === 'tool_call_finished' && !called.has(e.callId)) ? [i] : []));
 
   const cuts = [...assistantIndexes(events), events.length];
   const requests = cuts.map((cut, k): RequestFigures => {
@@ -344,7 +346,7 @@ export function buildOutline(events: readonly TranscriptEvent[], existingValues:
   for (const e of events) {
     if (e.type === 'assistant') toolCalls += e.toolCalls?.length ?? 0;
     if (e.type !== 'tool_call_finished') continue;
-    if (!hasCall(events, e.callId)) toolCalls++;
+    if (!called.has(e.callId)) toolCalls++;
     if (e.isError) errors++;
     if (e.valueId && existingValues.has(e.valueId)) {
       retained++;
@@ -363,16 +365,6 @@ export function buildOutline(events: readonly TranscriptEvent[], existingValues:
     totals: { bytesFull: sum('bytesFull'), bytesSent: sum('bytesSent'), tokensFull: sum('tokensFull'), tokensSent: sum('tokensSent') },
     tokenizer: `${TOKENIZER}; per block, bodies over 64 KiB scaled from a sample`,
   };
-}
-
-const callIdSets = new WeakMap<readonly TranscriptEvent[], Set<string>>();
-function hasCall(events: readonly TranscriptEvent[], callId: string): boolean {
-  let ids = callIdSets.get(events);
-  if (!ids) {
-    ids = new Set(events.flatMap((e) => (e.type === 'assistant' ? (e.toolCalls ?? []).map((c) => c.id) : [])));
-    callIdSets.set(events, ids);
-  }
-  return ids.has(callId);
 }
 
 export interface ModelView {

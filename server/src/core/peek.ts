@@ -4,7 +4,7 @@
  * that says so and where to continue.
  */
 import { gutterLine } from './gutter';
-import { withCutMark } from './text';
+import { utf8Bytes, withCutMark } from './text';
 import { LANDMARK_KINDS, landmarkPattern, type LandmarkKind } from './landmarks';
 import type { LineIndex } from './lineIndex';
 import { readLines, type ReadLine } from './lineReader';
@@ -78,7 +78,7 @@ class Answer {
 
   /** Adds a line if it fits; a line alone in the answer always fits (the reader cut it). */
   add(text: string): boolean {
-    const size = Buffer.byteLength(text, 'utf8') + 1;
+    const size = utf8Bytes(text) + 1;
     if (this.lines.length > 0 && this.used + size > this.budget) return false;
     this.lines.push(text);
     this.used += size;
@@ -180,7 +180,7 @@ async function search(
   }
 
   // The closing notice repeats the query, so keep room for it.
-  const answer = new Answer(limits.peekMaxBytes - NOTICE_RESERVE_BYTES - Buffer.byteLength(quoted));
+  const answer = new Answer(limits.peekMaxBytes - NOTICE_RESERVE_BYTES - utf8Bytes(quoted));
   const lineCap = answer.lineCap(2 * context + 1);
   let lastMatchShown = 0;
   let full = false;

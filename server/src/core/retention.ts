@@ -3,7 +3,6 @@
  * future CLI or MCP server) calls. It wires ids → store → stub → transcript for a retain,
  * ids → store → peek for a peek, and transcript → replay for a replay.
  */
-import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { pathToFileURL } from 'node:url';
 import { sanitizeId, valueIdCandidates } from './ids';
@@ -18,7 +17,7 @@ import { resolveSettings, type Settings } from './settings';
 import { Store, type RunSummary, type ValueMeta } from './store';
 import { previewOf, stubFor, type PreviewSettings } from './stub';
 import { appendEvent, readEvents, readFirstEvent, validateEvent, type ReadResult, type StopReason, type TranscriptEvent } from './transcript';
-import { countLines, utf8Bytes } from './text';
+import { countLines, sha256Hex, utf8Bytes } from './text';
 
 export interface RetainParams {
   runId: string;
@@ -222,8 +221,7 @@ export class RetentionService {
   private async storeValue(runId: string, callId: string, tool: string, text: string, isError: boolean, preview: PreviewSettings): Promise<ValueMeta> {
     let valueId = sanitizeId(callId);
     if (await this.store.valueExists(runId, valueId)) {
-      const sha256 = createHash('sha256').update(text, 'utf8').digest('hex');
-      valueId = sanitizeId(`${callId}\u0000${sha256}`);
+      valueId = sanitizeId(`${callId}\u0000${sha256Hex(text)}`);
     }
     return this.writeValue(runId, valueId, callId, tool, text, isError, preview);
   }

@@ -3,12 +3,11 @@
  * shows them, indented JSON) and full results, retained or not. Answers name the event and the
  * line inside its body, so a hit past a cell's clip can open the value at that line.
  */
+import { queryPattern, type QueryOptions } from './queryPattern';
 import { cutToBytes } from './text';
 import type { TranscriptEvent } from './transcript';
 
-export interface RunSearchOptions {
-  ignoreCase?: boolean;
-  regex?: boolean;
+export interface RunSearchOptions extends QueryOptions {
   /** Most hits returned; counting goes on to `COUNT_MAX`. */
   limit?: number;
 }
@@ -39,10 +38,8 @@ export class SearchError extends Error {}
 
 function matcherFor(query: string, options: RunSearchOptions): RegExp {
   if (query.length === 0) throw new SearchError('query must not be empty');
-  const flags = `g${options.ignoreCase ? 'i' : ''}`;
-  if (!options.regex) return new RegExp(query.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), flags);
   try {
-    return new RegExp(query, `${flags}m`);
+    return queryPattern(query, options);
   } catch (err) {
     throw new SearchError(`query is not a valid regular expression: ${(err as Error).message}`);
   }

@@ -10,12 +10,13 @@
  * A value is written once, atomically: temp file in the same folder, fsync, rename, so a
  * reader never sees a partial value under its final name.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { promises as fs, constants as fsConstants } from 'node:fs';
 import { join } from 'node:path';
 import { isSanitizedId, sanitizeId } from './ids';
 import type { PreviewSettings } from './stub';
 import { indexBuffer, indexFile, parseIndex, serializeIndex, type LineIndex } from './lineIndex';
+import { sha256Hex, utf8Bytes } from './text';
 
 export interface ValueMeta {
   runId: string;
@@ -95,7 +96,7 @@ export class Store {
       ...meta,
       bytes: data.length,
       lines: index.lines,
-      sha256: createHash('sha256').update(data).digest('hex'),
+      sha256: sha256Hex(data),
       createdAt: new Date().toISOString(),
     };
     const target = this.valuePath(meta.runId, meta.valueId);
@@ -197,7 +198,7 @@ export class Store {
       transcriptBytes: transcript?.size ?? 0,
       valueCount: values.length,
       valueBytes: values.reduce((sum, v) => sum + v.bytes, 0),
-      keptOutBytes: values.reduce((sum, v) => sum + Math.max(0, v.bytes - Buffer.byteLength(v.stub)), 0),
+      keptOutBytes: values.reduce((sum, v) => sum + Math.max(0, v.bytes - utf8Bytes(v.stub)), 0),
     };
   }
 

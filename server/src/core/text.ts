@@ -3,9 +3,15 @@
  * `\n` ends the last line rather than starting an empty one. `\r` stays part of its line, so
  * lines joined with `\n` rebuild the original bytes.
  */
+import { createHash } from 'node:crypto';
 
 export function utf8Bytes(text: string): number {
   return Buffer.byteLength(text, 'utf8');
+}
+
+/** The SHA-256 of the text's UTF-8 bytes (or of the bytes), in hex: what values record and dedupe by. */
+export function sha256Hex(data: string | Buffer): string {
+  return createHash('sha256').update(data).digest('hex');
 }
 
 export function countLines(text: string): number {

@@ -4,6 +4,7 @@
  * method is named in every result so the figures are never mistaken for billing.
  */
 import { countTokens as countO200k } from 'gpt-tokenizer/encoding/o200k_base';
+import { utf8Bytes } from './text';
 
 export const TOKENIZER = 'o200k_base (gpt-tokenizer), counted on each message as JSON';
 
@@ -28,6 +29,6 @@ export interface MessageStats {
 export function measureMessages(messages: readonly unknown[]): MessageStats[] {
   return messages.map((message) => {
     const json = JSON.stringify(message);
-    return { bytes: Buffer.byteLength(json, 'utf8'), tokens: countTokens(json) };
+    return { bytes: utf8Bytes(json), tokens: countTokens(json) };
   });
 }

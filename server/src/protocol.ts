@@ -6,17 +6,18 @@
 import { NotificationType, RequestType } from 'vscode-languageserver-protocol';
 import type { PeekParams, PeekResult, ReplayResult, ReplayShape, RetainParams, RetainResult } from './core/retention';
 import type { HistoryPolicy } from './core/historyPolicy';
-import type { ImportFormat, ImportResult } from './core/importer';
+import type { IfExists, ImportFormat, ImportParams, ImportResult } from './core/import/importRun';
 import type { CallCell, Clip, FullCell, InspectRow, ModelCell, ModelForm, Outline, RequestFigures } from './core/inspection';
 import type { InspectParams, InspectResult } from './core/runInspector';
 import type { RunSearchHit, RunSearchResult } from './core/runSearch';
-import type { Block, Message } from './core/replay';
+import type { Block, Message, View } from './core/replay';
 import type { Settings } from './core/settings';
 import type { RunSummary, ValueMeta } from './core/store';
 import type { ReadResult, StopReason, TranscriptEvent } from './core/transcript';
 
+export type { View };
 export type { CallCell, Clip, FullCell, InspectParams, InspectResult, InspectRow, ModelCell, ModelForm, Outline, RequestFigures, RunSearchHit, RunSearchResult };
-export type { Block, ImportFormat, ImportResult, Message, PeekParams, PeekResult, ReadResult, ReplayShape, RetainParams, RetainResult, RunSummary, Settings, StopReason, TranscriptEvent, ValueMeta };
+export type { Block, IfExists, ImportFormat, ImportParams, ImportResult, Message, PeekParams, PeekResult, ReadResult, ReplayShape, RetainParams, RetainResult, RunSummary, Settings, StopReason, TranscriptEvent, ValueMeta };
 
 /** Client → server: record a tool result; retain it when it is over the threshold. */
 export namespace RetainRequest {
@@ -76,6 +77,8 @@ export namespace TranscriptRequest {
 export interface ReplayParams {
   runId: string;
   shape: ReplayShape;
+  /** `retained` (default): with Retained Outputs' stubs; `sent`: as the agent sent it (differs for an imported run). */
+  view?: View;
   /** Older result bodies as references: `{keepRounds?, inlineMaxBytes?, exemptTools?}`, or `true` for the configured policy. */
   policy?: Partial<HistoryPolicy> | boolean;
   /** Also report bytes and tokens sent versus a naive full replay. */
@@ -89,14 +92,12 @@ export namespace ReplayRequest {
   export const type = new RequestType<ReplayParams, ReplayResponse, void>(method);
 }
 
-export interface ImportParams {
-  /** A Claude Code session JSONL or a Codex CLI rollout, on the server's file system. */
-  path: string;
-  format?: ImportFormat;
-  /** Defaults to the file's name. */
-  runId?: string;
-}
-/** Client → server: import a real agent transcript as a run (big results retained as if live). */
+/**
+ * Client → server: import a real agent session (Claude Code, Codex) as a run: its events with
+ * the original times, big results as values, and what the agent really sent kept apart from
+ * what Retained Outputs would send. When the run exists and `ifExists` is `error`, the error's
+ * `data` is `{ runId }`.
+ */
 export namespace ImportRequest {
   export const method = 'retained/import';
   export const type = new RequestType<ImportParams, ImportResult, void>(method);

@@ -18,7 +18,7 @@ import {
   TextDocumentSyncKind,
 } from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
-import { importTranscript } from './core/importer';
+import { importRun, RunExists } from './core/import/importRun';
 import { RequestError, RetentionService } from './core/retention';
 import { SettingsError } from './core/settings';
 import { StoreWatcher } from './core/storeWatcher';
@@ -74,6 +74,8 @@ function handle<P, R>(run: (params: P) => Promise<R>): (params: P) => Promise<R 
       }
       return await run(params);
     } catch (err) {
+      // Its data names the run, so a client can offer to open it, replace it, or import anew.
+      if (err instanceof RunExists) return new ResponseError(ErrorCodes.InvalidParams, err.message, { runId: err.runId }) as unknown as ResponseError<void>;
       if (err instanceof RequestError || err instanceof SettingsError) {
         return new ResponseError(ErrorCodes.InvalidParams, err.message);
       }
@@ -142,10 +144,10 @@ connection.onRequest(
   }),
 );
 connection.onRequest(TranscriptRequest.type, handle((p) => service.transcript(p.runId, p.from ?? 0, p.limit ?? Infinity)));
-connection.onRequest(ReplayRequest.type, handle((p) => service.replay(p.runId, p.shape, { policy: p.policy, stats: p.stats })));
+connection.onRequest(ReplayRequest.type, handle((p) => service.replay(p.runId, p.shape, { policy: p.policy, stats: p.stats, view: p.view })));
 connection.onRequest(InspectRequest.type, handle((p) => service.inspect(p)));
 connection.onRequest(SearchRunRequest.type, handle((p) => service.searchRun(p.runId, p.query, { ignoreCase: p.ignoreCase, regex: p.regex })));
-connection.onRequest(ImportRequest.type, handle((p) => importTranscript(service, p.path, p.format, p.runId)));
+connection.onRequest(ImportRequest.type, handle((p) => importRun(service, p, workspaceRoot)));
 connection.onRequest(
   DeleteRequest.type,
   handle(async (p) => {

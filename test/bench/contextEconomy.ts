@@ -7,15 +7,15 @@
 import { readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { applyHistoryPolicy, DEFAULT_HISTORY_POLICY, resultInfos } from '../../server/src/core/historyPolicy';
-import { importTranscript } from '../../server/src/core/importer';
+import { importRun } from '../../server/src/core/import/importRun';
 import { toAnthropic } from '../../server/src/core/providers';
-import { replayStructured, type Message } from '../../server/src/core/replay';
+import { replayStructured, resultText, type Message } from '../../server/src/core/replay';
 import { RetentionService } from '../../server/src/core/retention';
 import { measureMessages } from '../../server/src/core/tokens';
 import type { TranscriptEvent } from '../../server/src/core/transcript';
 import { tempDir } from '../helpers/tmp';
 
-const FIXTURES = resolve(__dirname, '../../../shared/fixtures/transcripts');
+const FIXTURES = resolve(__dirname, '../fixtures/transcripts');
 const WINDOW = 200_000;
 const CLEARED = '[Old tool result content cleared]';
 
@@ -34,7 +34,7 @@ interface Session {
 function clearResults(messages: Message[], ids: ReadonlySet<string>, text: (content: string) => string): Message[] {
   return messages.map((m) => ({
     role: m.role,
-    content: m.content.map((b) => (b.type === 'tool_result' && ids.has(b.tool_use_id) ? { ...b, content: text(b.content) } : b)),
+    content: m.content.map((b) => (b.type === 'tool_result' && ids.has(b.tool_use_id) ? { ...b, content: text(resultText(b)) } : b)),
   }));
 }
 
@@ -212,7 +212,7 @@ async function* importedFixtures(): AsyncGenerator<{ file: string; service: Rete
     const service = new RetentionService(join(tempDir('retained-economy-'), '.retained'));
     await service.init();
     try {
-      const { runId } = await importTranscript(service, join(FIXTURES, file));
+      const { runId } = await importRun(service, { path: join(FIXTURES, file) }, FIXTURES);
       yield { file, service, runId };
     } catch {
       // not a transcript the importer reads

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { validateHistory } from '../../server/src/core/historyValidator';
 import { PROVIDER_SHAPES } from '../../server/src/core/providers';
 import { RetentionService } from '../../server/src/core/retention';
-import type { Block, Message } from '../../server/src/core/replay';
+import { resultText, type Block, type Message } from '../../server/src/core/replay';
 import { makeReadOnly, makeWritable, removeTempDirs, tempDir } from '../helpers/tmp';
 
 const body = (tag: string) => Array.from({ length: 100 }, (_, i) => `${tag} line ${i}`).join('\n'); // ~1.5 KB: under the threshold
@@ -28,7 +28,7 @@ async function recordedRun() {
 }
 
 const results = (messages: Message[]) =>
-  new Map(messages.flatMap((m) => m.content).flatMap((b: Block) => (b.type === 'tool_result' ? [[b.tool_use_id, b] as const] : [])));
+  new Map(messages.flatMap((m) => m.content).flatMap((b: Block) => (b.type === 'tool_result' ? [[b.tool_use_id, { ...b, content: resultText(b) }] as const] : [])));
 
 describe('history policy: older results as references', () => {
   after(removeTempDirs);

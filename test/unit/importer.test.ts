@@ -1,14 +1,24 @@
-/** Real Claude Code and Codex transcripts (../shared/fixtures/transcripts) imported as runs. */
+/**
+ * Importing real agent sessions as runs: Claude Code and Codex files written by other people
+ * (test/fixtures/transcripts), and sessions recorded from a real Claude Code 2.1.332 against a
+ * scripted model (test/fixtures/claude-code), whose logged request bodies are what Claude Code
+ * really sent the model: the "as sent" replay must equal them, request by request.
+ */
 import assert from 'node:assert/strict';
-import { existsSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { validateHistory } from '../../server/src/core/historyValidator';
-import { importTranscript } from '../../server/src/core/importer';
-import { PROVIDER_SHAPES } from '../../server/src/core/providers';
+import { importRun, type ImportResult } from '../../server/src/core/import/importRun';
+import { cutOf, responseStarts } from '../../server/src/core/inspection';
+import { PROVIDER_SHAPES, toAnthropic, toOpenAIChat, toOpenAIResponses } from '../../server/src/core/providers';
+import { INTERRUPTED_RESULT, replayStructured, resultText, type View } from '../../server/src/core/replay';
 import { RetentionService } from '../../server/src/core/retention';
+import type { TranscriptEvent } from '../../server/src/core/transcript';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
 
-const FIXTURES = resolve(__dirname, '../../../shared/fixtures/transcripts');
+const TRANSCRIPTS = resolve(__dirname, '../fixtures/transcripts');
+const RECORDED = resolve(__dirname, '../fixtures/claude-code');
 
 async function freshService() {
   const s = new RetentionService(join(tempDir(), '.retained'));
@@ -16,66 +26,306 @@ async function freshService() {
   return s;
 }
 
-const cases = [
-  { file: 'claude-code_spotter_subagent_agent-a2898e3.jsonl', format: 'claude-code', toolCalls: 33, retained: 3 },
-  { file: 'claude-code_spotter_main_with_task_subagent.jsonl', format: 'claude-code', toolCalls: 16 },
-  { file: 'claude-code_spotter_tool_heavy.jsonl', format: 'claude-code', toolCalls: 6 },
-  { file: 'codex_rollout-2025-11-17T15-30-28-019a93b9-f380-7600-98ff-940e6b99603c.jsonl', format: 'codex', toolCalls: 39 },
-] as const;
+const importFile = (s: RetentionService, path: string, more: Partial<Parameters<typeof importRun>[1]> = {}) => importRun(s, { path, ...more }, tempDir());
 
-describe('importing real transcripts', () => {
-  before(() => {
-    if (!existsSync(FIXTURES)) throw new Error(`the transcript fixtures are not at ${FIXTURES}: the workplace's shared/ folder must sit beside the project`);
+/** The recorded session file of a scenario, and its folder. */
+function recorded(scenario: string): string {
+  const dir = join(RECORDED, scenario, 'project');
+  return join(dir, readdirSync(dir).find((f) => f.endsWith('.jsonl'))!);
+}
+
+/** Messages as the API reads them: no cache_control, a string content as its one text block, keys sorted. */
+function normalized(messages: readonly unknown[]): string[] {
+  const sort = (v: unknown): unknown =>
+    Array.isArray(v) ? v.map(sort) : v && typeof v === 'object' ? Object.fromEntries(Object.keys(v).sort().filter((k) => k !== 'cache_control').map((k) => [k, sort((v as Record<string, unknown>)[k])])) : v;
+  return messages.map((m) => {
+    const { role, content } = m as { role: string; content: unknown };
+    return JSON.stringify(sort({ role, content: typeof content === 'string' ? [{ type: 'text', text: content }] : content }));
   });
+}
+
+interface Logged {
+  body: { messages: { role: string; content: unknown }[] };
+  answeredBy: unknown;
+}
+function loggedRequests(scenario: string): Logged[] {
+  return readFileSync(join(RECORDED, scenario, 'requests.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Logged)
+    .filter((r) => typeof r.answeredBy === 'number');
+}
+const isSubagent = (r: Logged) => JSON.stringify(r.body.messages[0]).includes('SUBAGENT-TASK');
+/** The compaction's own request (write a summary): Claude Code keeps no request record of it. */
+const isSummaryRequest = (r: Logged) => JSON.stringify(r.body.messages[r.body.messages.length - 1]).includes('Respond with TEXT ONLY');
+
+/** Request k of a run as the replay rebuilds it, in Anthropic's shape. */
+function rebuilt(events: readonly TranscriptEvent[], request: number, view: View, existing = new Set<string>()) {
+  return toAnthropic(replayStructured({ events: events.slice(0, cutOf(events, request)), existingValues: existing, view }).messages);
+}
+
+/**
+ * Every request of the run (and the next one), in both views and every provider shape: valid by
+ * the provider's pairing rules (no call id twice, every call answered once) and with no
+ * interrupted result made up for a call whose result is in the file.
+ */
+async function assertSound(s: RetentionService, result: ImportResult) {
+  const { events } = await s.transcript(result.runId);
+  const results = new Set(events.flatMap((e) => (e.type === 'tool_call_finished' ? [e.callId] : [])));
+  const calls = events.flatMap((e) => (e.type === 'assistant' ? (e.toolCalls ?? []).map((t) => t.id) : []));
+  assert.deepEqual(calls.filter((id) => !results.has(id)), [], 'every call has its result');
+  const requests = responseStarts(events).length + 1;
+  for (let k = 1; k <= requests; k++) {
+    for (const view of ['sent', 'retained'] as const) {
+      const { messages } = replayStructured({ events: events.slice(0, cutOf(events, k)), existingValues: new Set(), view });
+      const shapes = { anthropic: toAnthropic(messages), 'openai-chat': toOpenAIChat(messages), 'openai-responses': toOpenAIResponses(messages) };
+      for (const shape of PROVIDER_SHAPES) assert.deepEqual(validateHistory(shape, shapes[shape]), [], `request ${k}, ${shape}, ${view}`);
+      assert.ok(!JSON.stringify(messages).includes(INTERRUPTED_RESULT), `request ${k}, ${view}: no invented interrupted result`);
+    }
+  }
+}
+
+describe('importing agent sessions', () => {
   after(removeTempDirs);
 
-  for (const c of cases) {
-    it(`${c.file}: ${c.toolCalls} tool calls, each paired, every provider shape valid`, async () => {
+  describe('sessions others recorded (test/fixtures/transcripts)', () => {
+    const cases = [
+      { file: 'claude-code_spotter_subagent_agent-a2898e3.jsonl', format: 'claude-code', toolCalls: 33, retained: 3 },
+      { file: 'claude-code_spotter_main_with_task_subagent.jsonl', format: 'claude-code', toolCalls: 16 },
+      { file: 'claude-code_spotter_tool_heavy.jsonl', format: 'claude-code', toolCalls: 6 },
+      { file: 'codex_rollout-2025-11-17T15-30-28-019a93b9-f380-7600-98ff-940e6b99603c.jsonl', format: 'codex', toolCalls: 39 },
+    ] as const;
+    for (const c of cases) {
+      it(`${c.file}: ${c.toolCalls} tool calls, each answered once, every provider shape valid in both views`, async () => {
+        const s = await freshService();
+        const result = await importFile(s, join(TRANSCRIPTS, c.file));
+        assert.equal(result.format, c.format);
+        assert.equal(result.fidelity, 'conversation', 'older files have no request records');
+        assert.equal(result.toolCalls, c.toolCalls);
+        if ('retained' in c) assert.equal(result.retained, c.retained);
+        await assertSound(s, result);
+      });
+    }
+
+    it('keeps the original times, adds no peek_value, and counts every record kind it leaves out', async () => {
       const s = await freshService();
-      const result = await importTranscript(s, join(FIXTURES, c.file));
-      assert.equal(result.format, c.format);
-      assert.equal(result.toolCalls, c.toolCalls);
-      if ('retained' in c) assert.equal(result.retained, c.retained);
+      const result = await importFile(s, join(TRANSCRIPTS, cases[1].file));
       const { events } = await s.transcript(result.runId);
-      const calls = events.flatMap((e) => (e.type === 'assistant' ? (e.toolCalls ?? []).map((t) => t.id) : []));
-      const results = events.flatMap((e) => (e.type === 'tool_call_finished' ? [e.callId] : []));
-      assert.equal(new Set(calls).size, calls.length, 'split assistant lines merged: no call twice');
-      assert.deepEqual([...results].sort(), [...calls].sort(), 'every call has its full result');
-      for (const shape of PROVIDER_SHAPES) {
-        const replay = await s.replay(result.runId, shape);
-        assert.ok('messages' in replay);
-        assert.deepEqual(validateHistory(shape, replay.messages), [], shape);
-      }
+      const start = events[0]!;
+      assert.ok(start.type === 'run_started');
+      assert.ok(!start.tools.includes('peek_value'), 'Claude Code never had peek_value');
+      assert.equal(start.source?.format, 'claude-code');
+      const lines = readFileSync(join(TRANSCRIPTS, cases[1].file), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { timestamp?: string; type: string });
+      const times = new Set(lines.map((l) => l.timestamp));
+      assert.ok(events.every((e) => e.ts === undefined || times.has(e.ts)), 'every event keeps a time from the file');
+      assert.equal(result.skipped['progress/agent_progress'], 19);
+      assert.equal(result.skipped['progress/hook_progress'], 25);
+      assert.equal(result.skipped['file-history-snapshot'], 3);
+      assert.equal(result.skipped['system/stop_hook_summary'], 1);
+      const [summary] = await s.runs([result.runId]);
+      assert.equal(summary!.startedAt, new Date(lines.find((l) => l.timestamp)!.timestamp!).toISOString(), 'the run began when the session did');
     });
-  }
 
-  it('keeps Codex reasoning items with their encrypted content for the Responses API', async () => {
-    const s = await freshService();
-    const result = await importTranscript(s, join(FIXTURES, cases[3].file));
-    const replay = await s.replay(result.runId, 'openai-responses');
-    assert.ok(replay.shape === 'openai-responses');
-    const reasoning = replay.messages.filter((i) => i.type === 'reasoning');
-    assert.ok(reasoning.length >= 30, `${reasoning.length} reasoning items`);
-    assert.ok(reasoning.every((i) => i.type === 'reasoning' && i.encrypted_content.length > 0));
+    it('Codex: custom tool calls stay custom in the Responses shape; an aborted turn is an interrupted stop after its outputs', async () => {
+      const s = await freshService();
+      const result = await importFile(s, join(TRANSCRIPTS, 'codex_agent-sessions_schema_coverage_small.jsonl'));
+      await assertSound(s, result);
+      const { events } = await s.transcript(result.runId);
+      const stop = events.findIndex((e) => e.type === 'turn_ended' && e.stopReason === 'interrupted');
+      const output = events.findIndex((e) => e.type === 'tool_call_finished' && e.callId === 'call-1');
+      assert.ok(stop > output && output > 0, 'turn_aborted is an interrupted stop, after the output Codex recorded for the cut call');
+      const compaction = events.findIndex((e) => e.type === 'compaction');
+      assert.ok(compaction > stop, 'compacted records restart the history');
+      const items = toOpenAIResponses(replayStructured({ events: events.slice(0, compaction), existingValues: new Set() }).messages);
+      assert.deepEqual(
+        items.find((i) => i.type === 'custom_tool_call'),
+        { type: 'custom_tool_call', call_id: 'call-1', name: 'shell', input: '{"command":["ls"]}' },
+      );
+      assert.ok(items.some((i) => i.type === 'custom_tool_call_output' && i.call_id === 'call-1'));
+      assert.deepEqual(validateHistory('openai-responses', items), []);
+    });
+
+    it('Codex: reasoning keeps its encrypted content; event_msg copies are not imported twice', async () => {
+      const s = await freshService();
+      const result = await importFile(s, join(TRANSCRIPTS, cases[3].file));
+      const replay = await s.replay(result.runId, 'openai-responses');
+      assert.ok(replay.shape === 'openai-responses');
+      const reasoning = replay.messages.filter((i) => i.type === 'reasoning');
+      assert.ok(reasoning.length >= 30 && reasoning.every((i) => i.type === 'reasoning' && i.encrypted_content.length > 0));
+      const { events } = await s.transcript(result.runId);
+      const users = events.flatMap((e) => (e.type === 'user' ? [e] : []));
+      assert.equal(users.filter((u) => u.text.startsWith('finish up the users work')).length, 1);
+      assert.ok(users.some((u) => u.injected && u.text.startsWith('<environment_context>')), 'the environment Codex adds is marked injected');
+      assert.ok(result.skipped['event_msg/token_count']! > 0);
+    });
   });
 
-  it('drops Codex event_msg lines that repeat response items', async () => {
-    const s = await freshService();
-    const result = await importTranscript(s, join(FIXTURES, cases[3].file));
-    const { events } = await s.transcript(result.runId);
-    const users = events.flatMap((e) => (e.type === 'user' ? [e.text] : []));
-    assert.equal(users.length, 2, 'the environment context and the request, from response_item lines');
-    assert.equal(users.filter((t) => t.startsWith('finish up the users work')).length, 1, 'the request once, not again from its event_msg copy');
+  describe('sessions recorded from a real Claude Code 2.1.332 (test/fixtures/claude-code)', () => {
+    for (const scenario of ['parallel-and-big', 'compact', 'subagent']) {
+      it(`${scenario}: the "as sent" replay equals every request Claude Code sent, exactly (cache_control and string-or-block form aside)`, async () => {
+        const s = await freshService();
+        const result = await importFile(s, recorded(scenario));
+        assert.equal(result.fidelity, 'exact');
+        assert.deepEqual(result.notes, []);
+        await assertSound(s, result);
+        const runs: [ImportResult, Logged[]][] = [[result, loggedRequests(scenario).filter((r) => !isSubagent(r) && !isSummaryRequest(r))]];
+        if (scenario === 'subagent') {
+          assert.equal(result.subagents.length, 1, 'the subagent is a run of its own');
+          runs.push([result.subagents[0]!, loggedRequests(scenario).filter(isSubagent)]);
+        }
+        for (const [run, logged] of runs) {
+          const { events } = await s.transcript(run.runId);
+          assert.ok(logged.length >= 2);
+          logged.forEach((request, k) => assert.deepEqual(normalized(rebuilt(events, k + 1, 'sent')), normalized(request.body.messages), `${run.runId}: request ${k + 1}`));
+        }
+      });
+    }
+
+    it('parallel calls: one response with all three calls, results in the order they finished', async () => {
+      const s = await freshService();
+      const result = await importFile(s, recorded('parallel-and-big'));
+      const { events } = await s.transcript(result.runId);
+      const first = events.find((e) => e.type === 'assistant' && e.toolCalls);
+      assert.ok(first?.type === 'assistant');
+      assert.deepEqual(first.toolCalls!.map((c) => c.id), ['toolu_slowA', 'toolu_fastB', 'toolu_readC']);
+      assert.equal(first.thinking?.[0]?.signature, 'c2lnbmF0dXJlLXBhcmFsbGVs', 'thinking kept with its signature');
+      const order = events.flatMap((e) => (e.type === 'tool_call_finished' ? [e.callId] : []));
+      assert.deepEqual(order.slice(0, 3), ['toolu_readC', 'toolu_fastB', 'toolu_slowA']);
+    });
+
+    it('a Bash output over 1 MB: the full output from tool-results/ is the value, the 2 KB preview is what was sent', async () => {
+      const s = await freshService();
+      const result = await importFile(s, recorded('parallel-and-big'));
+      assert.equal(result.lostOutputs, 0);
+      const { events } = await s.transcript(result.runId);
+      const big = events.find((e) => e.type === 'tool_call_finished' && e.callId === 'toolu_bigD');
+      assert.ok(big?.type === 'tool_call_finished' && big.valueId);
+      const saved = readdirSync(join(recorded('parallel-and-big').replace(/\.jsonl$/, ''), 'tool-results'))[0]!;
+      const original = readFileSync(join(recorded('parallel-and-big').replace(/\.jsonl$/, ''), 'tool-results', saved));
+      assert.ok(original.length > 1_000_000);
+      assert.equal(readFileSync(s.store.valuePath(result.runId, big.valueId)).compare(original), 0, 'the value is the full output, byte for byte');
+      assert.ok(typeof big.sent === 'string' && big.sent.startsWith('<persisted-output>') && big.sent.length < 3000);
+      // As sent: the preview. With Retained Outputs: our stub, the error in the middle a landmark.
+      const existing = new Set([big.valueId]);
+      const lastResult = (view: View) => {
+        const messages = rebuilt(events, 3, view, existing);
+        const block = messages[messages.length - 1]!.content[0]!;
+        assert.ok(block.type === 'tool_result');
+        return resultText(block);
+      };
+      assert.ok(lastResult('sent').startsWith('<persisted-output>'));
+      const stub = lastResult('retained');
+      assert.match(stub, /^\[retained #toolu_bigD\] Bash result: 1288929 bytes, 200000 lines/);
+      assert.match(stub, /Landmarks: error at line 100001/);
+    });
+
+    it('a full output whose file is gone is marked lost, the preview kept', async () => {
+      const s = await freshService();
+      const copy = tempDir();
+      cpSync(join(RECORDED, 'parallel-and-big', 'project'), copy, { recursive: true });
+      const file = join(copy, readdirSync(copy).find((f) => f.endsWith('.jsonl'))!);
+      rmSync(join(file.replace(/\.jsonl$/, ''), 'tool-results'), { recursive: true });
+      const result = await importFile(s, file);
+      assert.equal(result.lostOutputs, 1);
+      const { events } = await s.transcript(result.runId);
+      const big = events.find((e) => e.type === 'tool_call_finished' && e.callId === 'toolu_bigD');
+      assert.ok(big?.type === 'tool_call_finished' && big.lost && big.result.startsWith('<persisted-output>'));
+    });
+
+    it('a compaction: the requests after it send the summary and what the compaction kept, not what it dropped', async () => {
+      const s = await freshService();
+      const result = await importFile(s, recorded('compact'));
+      const { events } = await s.transcript(result.runId);
+      const compaction = events.findIndex((e) => e.type === 'compaction');
+      assert.ok(compaction > 0);
+      const after = rebuilt(events, 3, 'sent');
+      assert.ok(!JSON.stringify(after).includes('toolu_beforeE'), 'the call before the compaction is gone from later requests');
+      assert.match(JSON.stringify(after[0]), /This session is being continued/);
+      const outline = await s.inspect({ runId: result.runId });
+      assert.ok(outline.outline.requests[2]!.bytesSent < outline.outline.requests[1]!.bytesSent + 20_000, 'the figures follow the compaction');
+    });
   });
 
-  it('says what is wrong with a bad path, format or file, and refuses to import a run twice', async () => {
-    const s = await freshService();
-    await assert.rejects(importTranscript(s, '/nonexistent.jsonl'), /path could not be read/);
-    await assert.rejects(importTranscript(s, join(FIXTURES, cases[2].file), 'cursor'), /format must be one of claude-code, codex/);
-    const junk = join(tempDir(), 'junk.jsonl');
-    writeFileSync(junk, '{"hello":1}\nnot json\n');
-    await assert.rejects(importTranscript(s, junk), /neither a Claude Code nor a Codex transcript/);
-    await importTranscript(s, join(FIXTURES, cases[2].file), undefined, 'once');
-    await assert.rejects(importTranscript(s, join(FIXTURES, cases[2].file), undefined, 'once'), /run once exists already/);
+  describe('the minimal interleaving case of a parallel response', () => {
+    it('eight lines: one assistant message with A, B, C and their inputs, then three results, then "done"', async () => {
+      const line = (o: object) => JSON.stringify({ sessionId: 's', timestamp: '2026-01-01T00:00:00.000Z', ...o });
+      const use = (id: string) => line({ type: 'assistant', uuid: `a${id}`, message: { id: 'msg_X', role: 'assistant', content: [{ type: 'tool_use', id, name: 'Read', input: { file_path: `/${id}` } }] } });
+      const result = (id: string) => line({ type: 'user', uuid: `r${id}`, message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: `content of ${id}` }] } });
+      const file = join(tempDir(), 'interleaved.jsonl');
+      writeFileSync(
+        file,
+        [
+          line({ type: 'user', uuid: 'u', message: { role: 'user', content: 'go' } }),
+          use('A'),
+          use('B'),
+          result('A'),
+          use('C'),
+          result('B'),
+          result('C'),
+          line({ type: 'assistant', uuid: 'y', message: { id: 'msg_Y', role: 'assistant', content: [{ type: 'text', text: 'done' }] } }),
+        ].join('\n'),
+      );
+      const s = await freshService();
+      const imported = await importFile(s, file);
+      const replay = await s.replay(imported.runId, 'anthropic', { view: 'sent' });
+      assert.ok(replay.shape === 'anthropic');
+      assert.deepEqual(replay.messages, [
+        { role: 'user', content: [{ type: 'text', text: 'go' }] },
+        {
+          role: 'assistant',
+          content: ['A', 'B', 'C'].map((id) => ({ type: 'tool_use', id, name: 'Read', input: { file_path: `/${id}` } })),
+        },
+        { role: 'user', content: ['A', 'B', 'C'].map((id) => ({ type: 'tool_result', tool_use_id: id, content: `content of ${id}` })) },
+        { role: 'assistant', content: [{ type: 'text', text: 'done' }] },
+      ]);
+      assert.deepEqual(validateHistory('anthropic', replay.messages), []);
+    });
+  });
+
+  describe('what an import refuses, and how it goes on', () => {
+    it('refuses, creating nothing: a format that finds no conversation, a file with none, a bad runId', async () => {
+      const s = await freshService();
+      const codex = join(TRANSCRIPTS, 'codex_rollout-2025-11-17T15-30-28-019a93b9-f380-7600-98ff-940e6b99603c.jsonl');
+      await assert.rejects(importFile(s, codex, { format: 'claude-code' }), /holds no Claude Code conversation \(is the format right\?\)/);
+      const empty = join(tempDir(), 'empty.jsonl');
+      writeFileSync(empty, '{"type":"queue-operation","sessionId":"s"}\n');
+      await assert.rejects(importFile(s, empty), /holds no Claude Code conversation/);
+      await assert.rejects(importFile(s, codex, { runId: 7 as unknown as string }), /runId must be a non-empty string/);
+      await assert.rejects(importFile(s, codex, { runId: '' }), /runId must be a non-empty string/);
+      await assert.rejects(importFile(s, codex, { format: 'cursor' as 'codex' }), /format must be one of claude-code, codex/);
+      assert.deepEqual(await s.runs(), [], 'nothing was created');
+    });
+
+    it('reads only regular files: a FIFO and a folder are refused at once', async () => {
+      const s = await freshService();
+      const fifo = join(tempDir(), 'pipe.jsonl');
+      execFileSync('mkfifo', [fifo]);
+      await assert.rejects(importFile(s, fifo), /is not a regular file/);
+      await assert.rejects(importFile(s, tempDir()), /is not a regular file/);
+    });
+
+    it('a byte order mark is fine; a relative path is the workspace\'s', async () => {
+      const s = await freshService();
+      const workspace = tempDir();
+      const text = readFileSync(join(TRANSCRIPTS, 'claude-code_spotter_tool_heavy.jsonl'));
+      writeFileSync(join(workspace, 'bom.jsonl'), Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), text]));
+      const result = await importRun(s, { path: 'bom.jsonl' }, workspace);
+      assert.deepEqual(result.skippedLines, []);
+      assert.equal(result.toolCalls, 6);
+    });
+
+    it('importing again: refused naming the run, or replaced, or imported as a new run', async () => {
+      const s = await freshService();
+      const file = join(TRANSCRIPTS, 'claude-code_spotter_tool_heavy.jsonl');
+      const first = await importFile(s, file, { runId: 'tool heavy (copy)' });
+      await assert.rejects(importFile(s, file, { runId: 'tool heavy (copy)' }), (err: Error & { runId?: string }) => err.runId === first.runId && /exists already/.test(err.message));
+      const replaced = await importFile(s, file, { runId: 'tool heavy (copy)', ifExists: 'replace' });
+      assert.equal(replaced.runId, first.runId);
+      const again = await importFile(s, file, { runId: 'tool heavy (copy)', ifExists: 'new' });
+      assert.notEqual(again.runId, first.runId);
+      const runs = await s.runs();
+      assert.deepEqual(runs.map((r) => r.name).sort(), ['tool heavy (copy)', 'tool heavy (copy)-2']);
+      assert.ok(existsSync(s.store.transcriptPath(again.runId)));
+    });
   });
 });

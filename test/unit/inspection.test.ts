@@ -3,13 +3,13 @@ import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { clip, CELL_MAX_BYTES, jsonStringBytes } from '../../server/src/core/inspection';
-import { importTranscript } from '../../server/src/core/importer';
+import { importRun } from '../../server/src/core/import/importRun';
 import { RetentionService } from '../../server/src/core/retention';
 import { searchRun } from '../../server/src/core/runSearch';
 import { readEventsFrom, type TranscriptEvent } from '../../server/src/core/transcript';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
 
-const FIXTURES = join(__dirname, '../../../shared/fixtures/transcripts');
+const FIXTURES = join(__dirname, '../fixtures/transcripts');
 const big = (n: number, tag = 'line') => Array.from({ length: n }, (_, i) => `${tag} ${i + 1} ${'.'.repeat(40)}`).join('\n') + '\n';
 
 async function service() {
@@ -188,13 +188,13 @@ describe('inspection', () => {
     assert.equal(next.end, readFileSync(path).length);
   });
 
-  it('aligns every event of real Claude Code and Codex sessions with the replay', async () => {
+  it('aligns every event of real Claude Code and Codex sessions with the replay (with Retained Outputs)', async () => {
     for (const file of ['claude-code_spotter_tool_heavy.jsonl', 'codex_rollout-2025-11-17T15-30-28-019a93b9-f380-7600-98ff-940e6b99603c.jsonl']) {
       const s = await service();
-      const { runId } = await importTranscript(s, join(FIXTURES, file));
-      const { outline } = await s.inspect({ runId });
+      const { runId } = await importRun(s, { path: join(FIXTURES, file) }, tempDir());
+      const { outline } = await s.inspect({ runId, view: 'retained' });
       const rows = [];
-      for (let from = 0; from < outline.events; from += 500) rows.push(...(await s.inspect({ runId, from, limit: 500 })).rows);
+      for (let from = 0; from < outline.events; from += 500) rows.push(...(await s.inspect({ runId, from, limit: 500, view: 'retained' })).rows);
       assert.equal(rows.length, outline.events, file);
       for (const row of rows) {
         if (row.full.kind === 'user' || row.full.kind === 'assistant' || row.full.kind === 'tool_result') {

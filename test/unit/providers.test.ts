@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { validateHistory } from '../../server/src/core/historyValidator';
 import { PROVIDER_SHAPES, toAnthropic, toOpenAIChat, toOpenAIResponses } from '../../server/src/core/providers';
-import { replayStructured, INTERRUPTED_RESULT } from '../../server/src/core/replay';
+import { replayStructured, resultText, INTERRUPTED_RESULT } from '../../server/src/core/replay';
 import type { TranscriptEvent } from '../../server/src/core/transcript';
 
 const project = { anthropic: toAnthropic, 'openai-chat': toOpenAIChat, 'openai-responses': toOpenAIResponses } as const;
@@ -29,12 +29,12 @@ describe('provider shapes', () => {
     });
   }
 
-  it('anthropic: results first in the next user message, failure identity kept, the stub in place', () => {
+  it('anthropic: results first in the next user message, in the order they finished, failure identity kept, the stub in place', () => {
     const history = toAnthropic(messages);
     const results = history[2]!.content.flatMap((b) => (b.type === 'tool_result' ? [[b.tool_use_id, b.is_error ?? false]] : []));
-    assert.deepEqual(results, [['a', false], ['b', true]]);
-    const a = history[2]!.content[0]!;
-    assert.ok(a.type === 'tool_result' && a.content.startsWith('[retained #a] read_file result'));
+    assert.deepEqual(results, [['b', true], ['a', false]]);
+    const a = history[2]!.content[1]!;
+    assert.ok(a.type === 'tool_result' && resultText(a).startsWith('[retained #a] read_file result'));
     const last = history[history.length - 1]!;
     assert.deepEqual(last.content, [{ type: 'tool_result', tool_use_id: 'c', content: INTERRUPTED_RESULT, is_error: true }]);
   });
@@ -49,14 +49,14 @@ describe('provider shapes', () => {
         { id: 'b', type: 'function', function: { name: 'bash', arguments: '{"cmd":"false"}' } },
       ],
     });
-    assert.deepEqual(history.slice(2, 4).map((m) => m.role === 'tool' && m.tool_call_id), ['a', 'b']);
+    assert.deepEqual(history.slice(2, 4).map((m) => m.role === 'tool' && m.tool_call_id), ['b', 'a']);
   });
 
   it('openai-responses: function_call and function_call_output items with matching call_id', () => {
     const items = toOpenAIResponses(messages);
     assert.deepEqual(items[0], { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'look around' }] });
     assert.deepEqual(items.filter((i) => i.type === 'function_call').map((i) => i.type === 'function_call' && i.call_id), ['a', 'b', 'orphan', 'c']);
-    assert.deepEqual(items.filter((i) => i.type === 'function_call_output').map((i) => i.type === 'function_call_output' && i.call_id), ['a', 'b', 'orphan', 'c']);
+    assert.deepEqual(items.filter((i) => i.type === 'function_call_output').map((i) => i.type === 'function_call_output' && i.call_id), ['b', 'a', 'orphan', 'c']);
   });
 });
 
@@ -86,8 +86,8 @@ describe('history validator', () => {
       { type: 'function_call_output', call_id: 'late', output: '' },
       { type: 'function_call', call_id: 'late', name: 't', arguments: '{}' },
     ]);
-    assert.match(problems.join('\n'), /function_call_output late has no function_call before it/);
-    assert.match(problems.join('\n'), /function_call late has no function_call_output/);
+    assert.match(problems.join('\n'), /function_call_output late has no call before it/);
+    assert.match(problems.join('\n'), /call late has no output/);
   });
 });
 
@@ -102,9 +102,9 @@ describe('thinking and reasoning blocks', () => {
   ];
   const { messages } = replayStructured({ events: thinkingEvents, existingValues: new Set() });
 
-  it("anthropic: the current turn's signed thinking, unmodified and first; older or unsigned thinking left out", () => {
+  it('anthropic: every signed thinking block, unmodified and first (as Claude Code sends them); unsigned thinking left out', () => {
     const history = toAnthropic(messages);
-    assert.deepEqual(history[1]!.content.map((b) => b.type), ['tool_use'], 'the earlier turn keeps no thinking');
+    assert.deepEqual(history[1]!.content, [{ type: 'thinking', thinking: 'old thought', signature: 'sig-old' }, { type: 'tool_use', id: 't1', name: 'read', input: {} }]);
     assert.deepEqual(history[3]!.content[0], { type: 'thinking', thinking: 'now', signature: 'sig-now' });
     assert.deepEqual(history[3]!.content.map((b) => b.type), ['thinking', 'tool_use']);
     assert.deepEqual(validateHistory('anthropic', history), []);
@@ -118,11 +118,14 @@ describe('thinking and reasoning blocks', () => {
     assert.deepEqual(validateHistory('openai-responses', items), []);
   });
 
-  it('openai-chat has no place for them and the validator rejects thinking placed after text', () => {
+  it('openai-chat has no place for them; interleaved thinking (after text, as Claude Code sends it) is valid for Anthropic', () => {
     assert.ok(!JSON.stringify(toOpenAIChat(messages)).includes('sig-now'));
-    assert.match(validateHistory('anthropic', [
-      { role: 'user', content: [{ type: 'text', text: 'q' }] },
-      { role: 'assistant', content: [{ type: 'text', text: 'a' }, { type: 'thinking', thinking: 't', signature: 's' }] },
-    ]).join('\n'), /thinking after other content/);
+    assert.deepEqual(
+      validateHistory('anthropic', [
+        { role: 'user', content: [{ type: 'text', text: 'q' }] },
+        { role: 'assistant', content: [{ type: 'text', text: 'a' }, { type: 'thinking', thinking: 't', signature: 's' }, { type: 'text', text: 'b' }] },
+      ]),
+      [],
+    );
   });
 });

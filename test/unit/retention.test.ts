@@ -87,7 +87,7 @@ describe('retention', () => {
     const byRaw = await s.peek({ valueId: 'call/../7', start: 2, end: 2 });
     assert.equal(byStub.text, `2: line 2 ${'.'.repeat(40)}`);
     assert.deepEqual(byRaw, byStub);
-    assert.deepEqual(readdirSync(s.store.runsDir).sort(), ['r1.jsonl', 'r1.values']);
+    assert.deepEqual(readdirSync(s.store.runsDir).sort(), ['r1.jsonl', 'r1.meta.json', 'r1.values']);
   });
 
   it('lists known ids for an unknown one, and asks for runId when an id is in several runs', async () => {

@@ -58,6 +58,7 @@ describe('Retained Outputs in the extension host', function () {
     assert.ok(replay.shape === 'structured');
     const result = replay.messages.flatMap((m) => m.content).find((b) => b.type === 'tool_result');
     assert.ok(result && result.type === 'tool_result');
+    assert.ok(typeof result.content === 'string');
     assert.match(result.content, /^\[retained #call_host_1\]/);
   });
 });

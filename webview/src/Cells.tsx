@@ -17,6 +17,8 @@ export interface CellProps {
 const KIND_ICON: Record<InspectRow['full']['kind'], string> = {
   run_started: 'debug-start',
   user: 'account',
+  system: 'info',
+  compaction: 'fold',
   assistant: 'hubot',
   tool_result: 'output',
   turn_ended: 'debug-stop',
@@ -24,6 +26,8 @@ const KIND_ICON: Record<InspectRow['full']['kind'], string> = {
 const KIND_LABEL: Record<InspectRow['full']['kind'], string> = {
   run_started: 'Run started',
   user: 'User',
+  system: 'System',
+  compaction: 'Compaction',
   assistant: 'Assistant',
   tool_result: 'Tool result',
   turn_ended: 'Turn ended',

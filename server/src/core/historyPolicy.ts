@@ -9,7 +9,7 @@
  * gives byte-identical projections on every replay and after a restart.
  */
 import { sanitizeId } from './ids';
-import type { Message } from './replay';
+import { resultText, type Message } from './replay';
 import type { TranscriptEvent } from './transcript';
 import { countLines, sha256Hex, utf8Bytes } from './text';
 
@@ -162,7 +162,7 @@ export function applyHistoryPolicy(messages: readonly Message[], results: Readon
         }
         if (block.type !== 'tool_result') return block;
         const info = results.get(block.tool_use_id);
-        if (!info || exempt.has(info.tool) || utf8Bytes(block.content) <= policy.inlineMaxBytes) return block;
+        if (!info || exempt.has(info.tool) || utf8Bytes(resultText(block)) <= policy.inlineMaxBytes) return block;
         const valueId = holder(info.text, () => ({ valueId: sanitizeId(block.tool_use_id), callId: block.tool_use_id, tool: info.tool, text: info.text, isError: info.isError }));
         referenced.push(block.tool_use_id);
         return { ...block, content: referenceText(valueId, info.tool, info.text, info.isError) };

@@ -1,11 +1,12 @@
 /**
  * Each provider's pairing rules for a model-facing history, encoded once, so every projection
  * in the tests (and any caller that wants to) can be checked before it is sent:
- * - Anthropic: roles alternate; every `tool_use` is answered by a `tool_result` with its id at
- *   the start of the next user message; no `tool_result` without its `tool_use`.
+ * - Anthropic: user and assistant roles alternate (system messages may sit between turns); every
+ *   `tool_use` is answered by a `tool_result` with its id at the start of the very next message,
+ *   a user message; no `tool_result` without its `tool_use`.
  * - OpenAI Chat: every `tool_calls` id is answered by a `role: "tool"` message right after the
  *   assistant message; no tool message without its call.
- * - OpenAI Responses: every `function_call` has a later `function_call_output` with its
+ * - OpenAI Responses: every `function_call` (or `custom_tool_call`) has a later output with its
  *   `call_id`; no output without its call; call ids unique.
  * Returns the problems found, each naming the message index; empty when the history is valid.
  */
@@ -25,9 +26,17 @@ export function validateHistory(shape: ProviderShape, history: readonly unknown[
 function validateAnthropic(messages: readonly AnthropicMessage[]): string[] {
   const problems: string[] = [];
   const seen = new Set<string>();
+  let lastRole: string | undefined;
   messages.forEach((message, i) => {
-    if (i > 0 && messages[i - 1]!.role === message.role) problems.push(`messages[${i}]: two ${message.role} messages in a row`);
+    if (message.role === 'system') {
+      // A system message may sit between turns (Claude Code sends them), never inside a call's pairing.
+      if (message.content.some((b) => b.type !== 'text')) problems.push(`messages[${i}]: a system message holds only text`);
+      lastRole = undefined;
+      return;
+    }
     if (message.content.length === 0) problems.push(`messages[${i}]: empty content`);
+    if (lastRole === message.role) problems.push(`messages[${i}]: two ${message.role} messages in a row`);
+    lastRole = message.role;
     if (message.role === 'assistant') {
       const uses = message.content.flatMap((b) => (b.type === 'tool_use' ? [b.id] : []));
       for (const id of uses) {
@@ -35,8 +44,6 @@ function validateAnthropic(messages: readonly AnthropicMessage[]): string[] {
         seen.add(id);
       }
       if (message.content.some((b) => b.type === 'tool_result')) problems.push(`messages[${i}]: tool_result in an assistant message`);
-      const firstOther = message.content.findIndex((b) => b.type !== 'thinking');
-      if (firstOther !== -1 && message.content.slice(firstOther).some((b) => b.type === 'thinking')) problems.push(`messages[${i}]: thinking after other content`);
       if (uses.length === 0) return;
       const next = messages[i + 1];
       if (!next || next.role !== 'user') {
@@ -86,15 +93,15 @@ function validateResponses(items: readonly ResponsesItem[]): string[] {
   const calls = new Set<string>();
   const answered = new Set<string>();
   items.forEach((item, i) => {
-    if (item.type === 'function_call') {
+    if (item.type === 'function_call' || item.type === 'custom_tool_call') {
       if (calls.has(item.call_id)) problems.push(`input[${i}]: call_id ${item.call_id} used twice`);
       calls.add(item.call_id);
-    } else if (item.type === 'function_call_output') {
-      if (!calls.has(item.call_id)) problems.push(`input[${i}]: function_call_output ${item.call_id} has no function_call before it`);
+    } else if (item.type === 'function_call_output' || item.type === 'custom_tool_call_output') {
+      if (!calls.has(item.call_id)) problems.push(`input[${i}]: ${item.type} ${item.call_id} has no call before it`);
       else if (answered.has(item.call_id)) problems.push(`input[${i}]: call_id ${item.call_id} answered twice`);
       else answered.add(item.call_id);
     }
   });
-  for (const id of calls) if (!answered.has(id)) problems.push(`end: function_call ${id} has no function_call_output`);
+  for (const id of calls) if (!answered.has(id)) problems.push(`end: call ${id} has no output`);
   return problems;
 }

@@ -4,15 +4,15 @@
  * rows out. Bodies are clipped to a cell's worth, so a run with 50 MB results pages cheaply;
  * the full text is always one click away (the value file, or a search over the transcript).
  *
- * Request k is the model call that produced the k-th assistant event; it was sent the history
- * of every event before that one. Request A+1 (A assistant events) is the next one: what a
- * resume would send now.
+ * Request k is the model call that produced the k-th response (an assistant event, or several
+ * sharing one provider response id); it was sent the history of every event before that one.
+ * Request R+1 (R responses) is the next one: what a resume would send now.
  */
 import { applyHistoryPolicy, resultInfos, type ArchiveNeed, type HistoryPolicy } from './historyPolicy';
-import { replayStructured, type Block, type Message } from './replay';
+import { replayStructured, resultText, type Block, type Segment, type StructuredReplay, type View } from './replay';
 import { cutToBytes, utf8Bytes, countLines } from './text';
 import { countTokens, TOKENIZER } from './tokens';
-import type { StopReason, TranscriptEvent } from './transcript';
+import { contentText, type StopReason, type TranscriptEvent } from './transcript';
 
 export const CELL_MAX_BYTES = 8192;
 export const CELL_MAX_LINES = 200;
@@ -35,7 +35,7 @@ export interface CallCell {
   args: Clip;
 }
 
-export type RowKind = 'run_started' | 'user' | 'assistant' | 'tool_result' | 'turn_ended';
+export type RowKind = 'run_started' | 'user' | 'system' | 'assistant' | 'tool_result' | 'turn_ended' | 'compaction';
 
 /** The left column: the event as recorded, in full (clipped for display). */
 export interface FullCell {
@@ -55,10 +55,18 @@ export interface FullCell {
   model?: string;
   agent?: string;
   tools?: string[];
+  /** A user text the agent added (a system reminder, a command record). */
+  injected?: boolean;
+  /** An imported result: what the agent sent the model instead of the full result (clipped). */
+  sent?: Clip;
+  /** An imported result whose full output could not be recovered, and why. */
+  lost?: string;
+  /** A compaction: why the history restarted. */
+  reason?: string;
 }
 
-/** How a body reached the model. */
-export type ModelForm = 'verbatim' | 'stub' | 'reference';
+/** How a body reached the model: whole, as our stub or reference, or as the agent's own cut (an imported run). */
+export type ModelForm = 'verbatim' | 'stub' | 'reference' | 'truncated';
 
 /** The right column: what the chosen request sent for this event. */
 export interface ModelCell {
@@ -135,7 +143,11 @@ export function fullCell(event: TranscriptEvent, existingValues: ReadonlySet<str
     case 'run_started':
       return { kind: 'run_started', ...base, tools: event.tools, ...(event.model ? { model: event.model } : {}), ...(event.agent ? { agent: event.agent } : {}) };
     case 'user':
-      return { kind: 'user', ...base, text: clip(event.text) };
+      return { kind: 'user', ...base, text: clip(event.text), ...(event.injected ? { injected: true } : {}) };
+    case 'system':
+      return { kind: 'system', ...base, text: clip(event.text) };
+    case 'compaction':
+      return { kind: 'compaction', ...base, ...(event.summary !== undefined ? { text: clip(event.summary) } : {}), ...(event.reason ? { reason: event.reason } : {}) };
     case 'assistant':
       return {
         kind: 'assistant',
@@ -154,78 +166,33 @@ export function fullCell(event: TranscriptEvent, existingValues: ReadonlySet<str
         ...(event.durationMs !== undefined ? { durationMs: event.durationMs } : {}),
         ...(event.isError ? { isError: true } : {}),
         ...(event.valueId && existingValues.has(event.valueId) ? { valueId: event.valueId } : {}),
+        ...(event.sent !== undefined ? { sent: clip(contentText(event.sent)) } : {}),
+        ...(event.lost ? { lost: event.lost } : {}),
       };
     case 'turn_ended':
       return { kind: 'turn_ended', ...base, stopReason: event.stopReason };
   }
 }
 
-/** Index of each assistant event, in order: request k produced assistantIndexes[k-1]. */
-function assistantIndexes(events: readonly TranscriptEvent[]): number[] {
-  return events.flatMap((e, i) => (e.type === 'assistant' ? [i] : []));
+/**
+ * Index of the first event of each response, in order: request k produced responseStarts[k-1].
+ * Events that share a response id are one response; so is a copy a compaction kept verbatim.
+ */
+export function responseStarts(events: readonly TranscriptEvent[]): number[] {
+  const seen = new Set<string>();
+  return events.flatMap((e, i) => {
+    if (e.type !== 'assistant') return [];
+    if (e.response === undefined) return [i];
+    if (seen.has(e.response)) return [];
+    seen.add(e.response);
+    return [i];
+  });
 }
 
 /** The event index at which request `request` (1-based) cut the history. */
 export function cutOf(events: readonly TranscriptEvent[], request: number): number {
-  const assistants = assistantIndexes(events);
-  return request >= 1 && request <= assistants.length ? assistants[request - 1]! : events.length;
-}
-
-interface Owned {
-  /** Owning event index of each block, keyed by the block object. */
-  owner: Map<Block, number>;
-  /** Blocks of tool results the replay made up for interrupted calls. */
-  synthetic: Set<Block>;
-}
-
-/**
- * Which event each block of a replay came from. Replay keeps events in order and pairs results
- * by call id, so texts map by order within their role and tool blocks map by id.
- */
-function ownersOf(events: readonly TranscriptEvent[], messages: readonly Message[]): Owned {
-  const userTexts: number[] = [];
-  const assistantTexts: number[] = [];
-  const thinking: number[] = [];
-  const callOwner = new Map<string, number>();
-  const resultOwner = new Map<string, number>();
-  events.forEach((e, i) => {
-    if (e.type === 'user') userTexts.push(i);
-    else if (e.type === 'assistant') {
-      const makesMessage = Boolean(e.text) || Boolean(e.toolCalls?.length);
-      if (makesMessage) for (const _ of e.thinking ?? []) thinking.push(i);
-      if (e.text) assistantTexts.push(i);
-      for (const call of e.toolCalls ?? []) if (!callOwner.has(call.id)) callOwner.set(call.id, i);
-    } else if (e.type === 'tool_call_finished') {
-      if (!resultOwner.has(e.callId)) resultOwner.set(e.callId, i);
-      if (!callOwner.has(e.callId)) callOwner.set(e.callId, i); // an orphan result gets its own call
-    }
-  });
-  const owner = new Map<Block, number>();
-  const synthetic = new Set<Block>();
-  // Queues read front to back with a cursor each (shift() would make this quadratic).
-  const cursors = new Map<number[], number>();
-  const take = (queue: number[]) => {
-    const at = cursors.get(queue) ?? 0;
-    cursors.set(queue, at + 1);
-    return queue[at];
-  };
-  for (const message of messages) {
-    for (const block of message.content) {
-      let at: number | undefined;
-      if (block.type === 'thinking') at = take(thinking);
-      else if (block.type === 'text') at = take(message.role === 'user' ? userTexts : assistantTexts);
-      else if (block.type === 'tool_use') at = callOwner.get(block.id);
-      else {
-        at = resultOwner.get(block.tool_use_id);
-        if (at === undefined) {
-          at = callOwner.get(block.tool_use_id);
-          synthetic.add(block);
-        }
-      }
-      if (at !== undefined) owner.set(block, at);
-    }
-  }
-  return { owner, synthetic };
+  const starts = responseStarts(events);
+  return request >= 1 && request <= starts.length ? starts[request - 1]! : events.length;
 }
 
 function estimateTokens(json: string): number {
@@ -262,7 +229,7 @@ export function jsonStringBytes(text: string): number {
 }
 
 function blockSizes(block: Block): { bytes: number; tokens: number } {
-  if (block.type === 'tool_result' && block.content.length > MEASURE_DIRECTLY_CHARS) {
+  if (block.type === 'tool_result' && typeof block.content === 'string' && block.content.length > MEASURE_DIRECTLY_CHARS) {
     // The block without its body, plus the body measured and its tokens scaled from a sample.
     const shell = JSON.stringify({ ...block, content: '' });
     const bodyBytes = jsonStringBytes(block.content);
@@ -273,30 +240,34 @@ function blockSizes(block: Block): { bytes: number; tokens: number } {
   return { bytes: utf8Bytes(json), tokens: estimateTokens(json) };
 }
 
-/** Bytes and tokens per event in one projection, as prefix sums (index i: events before i). */
-function prefixSizes(events: readonly TranscriptEvent[], messages: readonly Message[]): { bytes: Float64Array; tokens: Float64Array } {
+/** Bytes and tokens per event over histories (a replay's segments), as prefix sums (index i: events before i). */
+function prefixSizes(events: readonly TranscriptEvent[], segments: readonly Segment[]): { bytes: Float64Array; tokens: Float64Array } {
   const bytes = new Float64Array(events.length + 1);
   const tokens = new Float64Array(events.length + 1);
-  const { owner } = ownersOf(events, messages);
-  for (const message of messages) {
-    for (const block of message.content) {
-      const at = owner.get(block);
-      if (at === undefined) continue;
-      const event = events[at]!;
-      let size: { bytes: number; tokens: number };
-      if (block.type === 'tool_result' && event.type === 'tool_call_finished' && block.content === event.result && block.tool_use_id === event.callId) {
-        size = fullResultSizes.get(event) ?? blockSizes(block);
-        fullResultSizes.set(event, size);
-      } else size = blockSizes(block);
-      bytes[at + 1]! += size.bytes;
-      tokens[at + 1]! += size.tokens;
-    }
+  for (const { messages, owners } of segments) {
+    messages.forEach((message, i) => {
+      message.content.forEach((block, j) => {
+        const at = owners[i]![j]!.event;
+        const event = events[at]!;
+        let size: { bytes: number; tokens: number };
+        if (block.type === 'tool_result' && event.type === 'tool_call_finished' && block.content === event.result && block.tool_use_id === event.callId) {
+          size = fullResultSizes.get(event) ?? blockSizes(block);
+          fullResultSizes.set(event, size);
+        } else size = blockSizes(block);
+        bytes[at + 1]! += size.bytes;
+        tokens[at + 1]! += size.tokens;
+      });
+    });
   }
   for (let i = 1; i <= events.length; i++) {
     bytes[i]! += bytes[i - 1]!;
     tokens[i]! += tokens[i - 1]!;
   }
   return { bytes, tokens };
+}
+
+function segmentsOf(replay: StructuredReplay): Segment[] {
+  return [...replay.compacted, { messages: replay.messages, owners: replay.owners }];
 }
 
 /** Where the newest `keepRounds` rounds before `cut` begin (the policy leaves them intact). */
@@ -313,29 +284,53 @@ function keptFrom(roundStarts: readonly number[], cut: number, keepRounds: numbe
   return keepRounds === 0 ? cut : roundStarts[lo - keepRounds]!;
 }
 
+/** The start of the history request `cut` sent: the last compaction before it, else the run's start. */
+function historyStart(compactions: readonly number[], cut: number): number {
+  let start = 0;
+  for (const at of compactions) if (at < cut) start = at;
+  return start;
+}
+
+export interface OutlineOptions {
+  view?: View;
+  /** The history policy, applied to the model's view (Retained Outputs' own feature). */
+  policy?: HistoryPolicy | undefined;
+}
+
 /**
  * Counts and per-request figures. Sizes are summed per block (JSON of each block), so they are
  * an estimate of the request body; tokens of bodies over 64 KiB are scaled from a sample.
+ * "Full" is the same history with every result in full; "sent" is the view asked for.
  */
-export function buildOutline(events: readonly TranscriptEvent[], existingValues: ReadonlySet<string>, policy?: HistoryPolicy): Outline {
-  const naive = prefixSizes(events, replayStructured({ events, existingValues: new Set() }).messages);
-  const stubbed = replayStructured({ events, existingValues });
-  const sent = prefixSizes(events, stubbed.messages);
-  const older = policy ? prefixSizes(events, applyHistoryPolicy(stubbed.messages, resultInfos(events, existingValues), { ...policy, keepRounds: 0 }).messages) : undefined;
+export function buildOutline(events: readonly TranscriptEvent[], existingValues: ReadonlySet<string>, options: OutlineOptions = {}): Outline {
+  const { view, policy } = options;
+  const naive = prefixSizes(events, segmentsOf(replayStructured({ events, existingValues: new Set(), view: 'retained' })));
+  const replay = replayStructured({ events, existingValues, ...(view ? { view } : {}) });
+  const sent = prefixSizes(events, segmentsOf(replay));
+  const infos = policy ? resultInfos(events, existingValues) : undefined;
+  const older =
+    policy && infos
+      ? prefixSizes(
+          events,
+          segmentsOf(replay).map((segment) => ({ ...segment, messages: applyHistoryPolicy(segment.messages, infos, { ...policy, keepRounds: 0 }).messages })),
+        )
+      : undefined;
   const called = new Set(events.flatMap((e) => (e.type === 'assistant' ? (e.toolCalls ?? []).map((c) => c.id) : [])));
   // A round starts at an assistant event with calls, or at a result no call recorded (replay gives it its own call).
   const roundStarts = events.flatMap((e, i) => ((e.type === 'assistant' && e.toolCalls?.length) || (e.type === 'tool_call_finished' && !called.has(e.callId)) ? [i] : []));
+  const compactions = events.flatMap((e, i) => (e.type === 'compaction' ? [i] : []));
 
-  const cuts = [...assistantIndexes(events), events.length];
+  const cuts = [...responseStarts(events), events.length];
   const requests = cuts.map((cut, k): RequestFigures => {
-    let bytesSent = sent.bytes[cut]!;
-    let tokensSent = sent.tokens[cut]!;
+    const start = historyStart(compactions, cut);
+    let bytesSent = sent.bytes[cut]! - sent.bytes[start]!;
+    let tokensSent = sent.tokens[cut]! - sent.tokens[start]!;
     if (older && policy) {
-      const from = keptFrom(roundStarts, cut, policy.keepRounds);
-      bytesSent = older.bytes[from]! + sent.bytes[cut]! - sent.bytes[from]!;
-      tokensSent = older.tokens[from]! + sent.tokens[cut]! - sent.tokens[from]!;
+      const from = Math.max(start, keptFrom(roundStarts, cut, policy.keepRounds));
+      bytesSent = older.bytes[from]! - older.bytes[start]! + sent.bytes[cut]! - sent.bytes[from]!;
+      tokensSent = older.tokens[from]! - older.tokens[start]! + sent.tokens[cut]! - sent.tokens[from]!;
     }
-    return { request: k + 1, cut, bytesFull: naive.bytes[cut]!, bytesSent, tokensFull: naive.tokens[cut]!, tokensSent };
+    return { request: k + 1, cut, bytesFull: naive.bytes[cut]! - naive.bytes[start]!, bytesSent, tokensFull: naive.tokens[cut]! - naive.tokens[start]!, tokensSent };
   });
   const sum = (key: keyof Omit<RequestFigures, 'request' | 'cut'>) => requests.reduce((n, r) => n + r[key], 0);
 
@@ -355,7 +350,7 @@ export function buildOutline(events: readonly TranscriptEvent[], existingValues:
   }
   return {
     events: events.length,
-    userMessages: events.filter((e) => e.type === 'user').length,
+    userMessages: events.filter((e) => e.type === 'user' && !e.injected).length,
     assistantMessages: cuts.length - 1,
     toolCalls,
     errors,
@@ -375,30 +370,32 @@ export interface ModelView {
 
 /**
  * The model's side of every event as request `request` sent it: the real replay of the events
- * before its cut, with the history policy applied when given, mapped back onto events.
+ * before its cut, in the view asked for, with the history policy applied when given, mapped back
+ * onto events through the replay's block owners.
  */
-export function modelView(events: readonly TranscriptEvent[], existingValues: ReadonlySet<string>, request: number, policy?: HistoryPolicy): ModelView {
+export function modelView(events: readonly TranscriptEvent[], existingValues: ReadonlySet<string>, request: number, options: OutlineOptions = {}): ModelView {
+  const { view, policy } = options;
   const cut = cutOf(events, request);
   const prefix = events.slice(0, cut);
-  let { messages } = replayStructured({ events: prefix, existingValues });
+  const replay = replayStructured({ events: prefix, existingValues, ...(view ? { view } : {}) });
+  let { messages } = replay;
   let archive: ArchiveNeed[] = [];
   let referenced = new Set<string>();
   if (policy) {
+    // The policy replaces block contents only, so the owners still line up.
     const outcome = applyHistoryPolicy(messages, resultInfos(prefix, existingValues), policy);
     messages = outcome.messages;
     archive = outcome.archive;
     referenced = new Set(outcome.referenced);
   }
   const cells: ModelCell[] = events.map(() => ({ sent: false, savedBytes: 0 }));
-  const { owner, synthetic } = ownersOf(prefix, messages);
-  for (const message of messages) {
-    for (const block of message.content) {
-      const at = owner.get(block);
-      if (at === undefined) continue;
-      const cell = cells[at]!;
-      const event = events[at]!;
+  messages.forEach((message, i) => {
+    message.content.forEach((block, j) => {
+      const owner = replay.owners[i]![j]!;
+      const cell = cells[owner.event]!;
+      const event = events[owner.event]!;
       cell.sent = true;
-      if (block.type === 'thinking') continue;
+      if (block.type === 'thinking') return;
       if (block.type === 'text') cell.text = clip(block.text);
       else if (block.type === 'tool_use') {
         const [call] = callCells([block]);
@@ -407,23 +404,25 @@ export function modelView(events: readonly TranscriptEvent[], existingValues: Re
           const original = event.toolCalls?.find((c) => c.id === block.id);
           if (original) cell.savedBytes += Math.max(0, utf8Bytes(argsText(original.arguments)) - call!.args.bytes);
         }
-      } else if (synthetic.has(block)) {
-        (cell.synthetic ??= []).push(block.content);
+      } else if (owner.synthetic) {
+        (cell.synthetic ??= []).push(resultText(block));
       } else if (event.type === 'tool_call_finished') {
-        cell.text = clip(block.content);
-        cell.form = referenced.has(block.tool_use_id) ? 'reference' : block.content === event.result ? 'verbatim' : 'stub';
+        const text = resultText(block);
+        cell.text = clip(text);
+        cell.form = referenced.has(block.tool_use_id) ? 'reference' : text === event.result ? 'verbatim' : block.content === event.sent ? 'truncated' : 'stub';
         cell.savedBytes += Math.max(0, utf8Bytes(event.result) - cell.text.bytes);
       }
-    }
-  }
+    });
+  });
   return { cells, archive };
 }
 
-/** The first request that sends each event: one more than the assistant events up to it. */
+/** The first request that sends each event: one more than the responses up to it. */
 export function firstRequests(events: readonly TranscriptEvent[]): number[] {
+  const starts = new Set(responseStarts(events));
   let seen = 0;
-  return events.map((e) => {
-    if (e.type === 'assistant') seen++;
+  return events.map((_, i) => {
+    if (starts.has(i)) seen++;
     return seen + 1;
   });
 }

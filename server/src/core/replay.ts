@@ -1,35 +1,67 @@
 /**
  * Replay: the model-facing history rebuilt from a transcript. A pure function of the events,
- * which value files exist, and nothing else, so a resume sends exactly what the live turns
- * sent: a retained result comes back as the same stub, byte for byte, but only while its
+ * which value files exist, and the view asked for, so a resume sends exactly what the live
+ * turns sent: a retained result comes back as the same stub, byte for byte, but only while its
  * value file exists (otherwise the full text goes in: never a stub that points at nothing).
+ *
+ * Two views of one run:
+ * - `sent`: what the agent sent the model. For a run recorded through Retained Outputs, its
+ *   stubs; for an imported run, the agent's own text (Claude Code's persisted-output preview,
+ *   Codex's truncation), never a stub.
+ * - `retained`: the same history with Retained Outputs in the loop: every retained result as its
+ *   stub. For a recorded run this is the same as `sent`; for an imported run it is a simulation.
  */
 import { stubFor } from './stub';
-import type { StopReason, ToolCall, ToolCallFinishedEvent, TranscriptEvent } from './transcript';
+import { contentText, type StopReason, type TextBlocks, type ToolCall, type ToolCallFinishedEvent, type TranscriptEvent } from './transcript';
 
 export const PEEK_TOOL = 'peek_value';
+
+export type ResultContent = string | TextBlocks;
 
 export type Block =
   | { type: 'thinking'; thinking: string; signature?: string; encryptedContent?: string }
   | { type: 'text'; text: string }
-  | { type: 'tool_use'; id: string; name: string; input: unknown }
-  | { type: 'tool_result'; tool_use_id: string; content: string; is_error?: boolean };
+  | { type: 'tool_use'; id: string; name: string; input: unknown; custom?: true }
+  | { type: 'tool_result'; tool_use_id: string; content: ResultContent; is_error?: boolean };
 
 export interface Message {
-  role: 'user' | 'assistant';
+  role: 'user' | 'assistant' | 'system';
   content: Block[];
 }
+
+export type View = 'sent' | 'retained';
+export const VIEWS: readonly View[] = ['sent', 'retained'];
 
 export interface ReplayInput {
   events: readonly TranscriptEvent[];
   /** Value ids whose files exist in the run's values folder now. */
   existingValues: ReadonlySet<string>;
+  /** Default `retained`. */
+  view?: View;
 }
 
 export interface StructuredReplay {
   messages: Message[];
   /** The last turn's stop reason, when it ended. */
   stopReason?: StopReason;
+  /**
+   * Where each block came from, parallel to `messages[i].content`: the index of its event, and
+   * `synthetic` for the interrupted results replay made up for calls that never finished.
+   */
+  owners: BlockOwner[][];
+  /** The histories compactions replaced, oldest first: what earlier requests were sent. */
+  compacted: Segment[];
+}
+
+export interface BlockOwner {
+  event: number;
+  synthetic?: true;
+}
+
+/** A history with the owners of its blocks. */
+export interface Segment {
+  messages: Message[];
+  owners: BlockOwner[][];
 }
 
 export const INTERRUPTED_RESULT = '[interrupted: the call was cut off before it produced a result]';
@@ -40,12 +72,32 @@ export function offersPeek(events: readonly TranscriptEvent[]): boolean {
   return started?.type === 'run_started' ? started.tools.includes(PEEK_TOOL) : true;
 }
 
+/** True for a run imported from an agent's session file: the agent never got our stubs. */
+export function isImported(events: readonly TranscriptEvent[]): boolean {
+  const first = events[0];
+  return first?.type === 'run_started' && first.source !== undefined;
+}
+
+/** How results reach the model in one replay: derived once from the run and the view. */
+export interface ContentRule {
+  /** Stubs for retained results whose value file exists. */
+  stubs: boolean;
+  /** The agent's own text (`sent`) where it differs from the result. */
+  agentText: boolean;
+  existingValues: ReadonlySet<string>;
+}
+
+export function contentRule(events: readonly TranscriptEvent[], existingValues: ReadonlySet<string>, view: View = 'retained'): ContentRule {
+  if (isImported(events)) return view === 'sent' ? { stubs: false, agentText: true, existingValues } : { stubs: true, agentText: false, existingValues };
+  return { stubs: offersPeek(events), agentText: false, existingValues };
+}
+
 /** Stubs already made, by event: a stub is a pure function of its event, and events are never changed. */
 const stubCache = new WeakMap<ToolCallFinishedEvent, string>();
 
-/** What the model got for one result: its stub when retained (and still on disk), else the text. */
-export function modelContent(event: ToolCallFinishedEvent, offersStubs: boolean, existingValues: ReadonlySet<string>): string {
-  if (!offersStubs || !event.valueId || !event.preview || !existingValues.has(event.valueId)) return event.result;
+/** The stub of a retained result (made once per event). */
+export function stubOf(event: ToolCallFinishedEvent): string | undefined {
+  if (!event.valueId || !event.preview) return undefined;
   let stub = stubCache.get(event);
   if (stub === undefined) {
     stub = stubFor({ valueId: event.valueId, tool: event.tool, text: event.result, isError: event.isError }, event.preview);
@@ -54,60 +106,101 @@ export function modelContent(event: ToolCallFinishedEvent, offersStubs: boolean,
   return stub;
 }
 
-/** Messages with every tool_use answered by its tool_result at the start of the next user message. */
-export function replayStructured({ events, existingValues }: ReplayInput): StructuredReplay {
-  const stubs = offersPeek(events);
-  const messages: Message[] = [];
+/** What the model got for one result under `rule`: its stub, the agent's text, or the result. */
+export function modelContent(event: ToolCallFinishedEvent, rule: ContentRule): ResultContent {
+  if (rule.agentText && event.sent !== undefined) return event.sent;
+  if (rule.stubs && event.valueId && rule.existingValues.has(event.valueId)) return stubOf(event) ?? event.result;
+  return event.result;
+}
+
+/** The text of a tool_result block's content. */
+export function resultText(block: Extract<Block, { type: 'tool_result' }>): string {
+  return contentText(block.content);
+}
+
+/**
+ * Messages with every tool_use answered by its tool_result in the next user message. Results
+ * go in the order they were recorded (as agents send parallel results, in the order they
+ * finished); a call left without one gets an interrupted result after them.
+ */
+export function replayStructured({ events, existingValues, view }: ReplayInput): StructuredReplay {
+  const rule = contentRule(events, existingValues, view);
+  const history = new History();
   let stopReason: StopReason | undefined;
-  /** Calls of the latest assistant message still waiting for their results, in call order. */
-  let open: ToolCall[] = [];
-  let results = new Map<string, Block>();
+  /** Calls of the latest response still waiting for their results, in call order, with their events. */
+  let open: { call: ToolCall; event: number }[] = [];
+  let results: { block: Block; event: number }[] = [];
+  /** The provider id of the latest response, so its later events join its message. */
+  let response: string | undefined;
 
   const closeOpenCalls = () => {
-    if (open.length === 0 && results.size === 0) return;
-    const blocks: Block[] = open.map(
-      (call) => results.get(call.id) ?? { type: 'tool_result', tool_use_id: call.id, content: INTERRUPTED_RESULT, is_error: true },
-    );
-    messages.push({ role: 'user', content: blocks });
+    if (open.length === 0 && results.length === 0) return;
+    const answered = new Set(results.map((r) => (r.block as Extract<Block, { type: 'tool_result' }>).tool_use_id));
+    const blocks = results.map((r) => r.block);
+    const owners: BlockOwner[] = results.map((r) => ({ event: r.event }));
+    for (const { call, event } of open) {
+      if (answered.has(call.id)) continue;
+      blocks.push({ type: 'tool_result', tool_use_id: call.id, content: INTERRUPTED_RESULT, is_error: true });
+      owners.push({ event, synthetic: true });
+    }
+    history.push('user', blocks, owners);
     open = [];
-    results = new Map();
+    results = [];
   };
 
-  for (const event of events) {
+  events.forEach((event, index) => {
+    if (event.type !== 'assistant') response = undefined;
     switch (event.type) {
       case 'run_started':
         break;
       case 'user':
         closeOpenCalls();
-        appendBlocks(messages, 'user', [{ type: 'text', text: event.text }]);
+        history.append('user', [{ type: 'text', text: event.text }], index);
+        stopReason = undefined;
+        break;
+      case 'system':
+        closeOpenCalls();
+        // An empty system message (Claude Code sends some) has no blocks: the API refuses empty text.
+        history.push('system', event.text === '' ? [] : [{ type: 'text', text: event.text }], event.text === '' ? [] : [{ event: index }]);
+        break;
+      case 'compaction':
+        closeOpenCalls();
+        history.clear();
+        if (event.summary !== undefined) history.push('user', [{ type: 'text', text: event.summary }], [{ event: index }]);
         stopReason = undefined;
         break;
       case 'assistant': {
-        closeOpenCalls();
+        const continues = event.response !== undefined && event.response === response;
+        if (!continues) closeOpenCalls();
+        response = event.response;
         const blocks: Block[] = [];
         for (const t of event.thinking ?? []) {
           blocks.push({ type: 'thinking', thinking: t.text, ...(t.signature ? { signature: t.signature } : {}), ...(t.encryptedContent ? { encryptedContent: t.encryptedContent } : {}) });
         }
         if (event.text) blocks.push({ type: 'text', text: event.text });
-        for (const call of event.toolCalls ?? []) blocks.push({ type: 'tool_use', id: call.id, name: call.name, input: call.arguments ?? {} });
-        if (blocks.some((b) => b.type !== 'thinking')) appendBlocks(messages, 'assistant', blocks);
-        open = [...(event.toolCalls ?? [])];
+        for (const call of event.toolCalls ?? []) blocks.push(toolUse(call));
+        // Reasoning alone makes no message: it is sent with the answer it led to.
+        if (continues || blocks.some((b) => b.type !== 'thinking')) history.append('assistant', blocks, index);
+        const calls = (event.toolCalls ?? []).map((call) => ({ call, event: index }));
+        open = continues ? [...open, ...calls] : calls;
         break;
       }
       case 'tool_call_finished': {
         const block: Block = {
           type: 'tool_result',
           tool_use_id: event.callId,
-          content: modelContent(event, stubs, existingValues),
-          ...(event.isError ? { is_error: true } : {}),
+          content: modelContent(event, rule),
+          // An agent's explicit `is_error: false` is part of what it sent; ours names errors only.
+          ...(event.isError !== undefined && (event.isError || rule.agentText) ? { is_error: event.isError } : {}),
         };
-        if (open.some((c) => c.id === event.callId)) {
-          results.set(event.callId, block);
+        const answered = results.some((r) => (r.block as { tool_use_id?: string }).tool_use_id === event.callId);
+        if (open.some((o) => o.call.id === event.callId) && !answered) {
+          results.push({ block, event: index });
         } else {
           // A result whose call no assistant event recorded: give it its own call, so it stays paired.
           closeOpenCalls();
-          messages.push({ role: 'assistant', content: [{ type: 'tool_use', id: event.callId, name: event.tool, input: event.arguments ?? {} }] });
-          messages.push({ role: 'user', content: [block] });
+          history.push('assistant', [{ type: 'tool_use', id: event.callId, name: event.tool, input: event.arguments ?? {} }], [{ event: index }]);
+          history.push('user', [block], [{ event: index }]);
         }
         break;
       }
@@ -116,16 +209,42 @@ export function replayStructured({ events, existingValues }: ReplayInput): Struc
         stopReason = event.stopReason;
         break;
     }
-  }
+  });
   closeOpenCalls();
-  return { messages, stopReason };
+  return { messages: history.messages, owners: history.owners, compacted: history.compacted, ...(stopReason ? { stopReason } : {}) };
 }
 
-/** Adjacent messages of one role merge, as providers require alternating roles. */
-function appendBlocks(messages: Message[], role: Message['role'], blocks: Block[]): void {
-  const last = messages[messages.length - 1];
-  if (last && last.role === role) last.content.push(...blocks);
-  else messages.push({ role, content: blocks });
+/** Messages with the event each block came from, kept in step. */
+class History {
+  messages: Message[] = [];
+  owners: BlockOwner[][] = [];
+  readonly compacted: Segment[] = [];
+
+  push(role: Message['role'], blocks: Block[], owners: BlockOwner[]): void {
+    this.messages.push({ role, content: blocks });
+    this.owners.push(owners);
+  }
+
+  /** Adds blocks of one event; adjacent user or assistant messages merge, as providers require alternating roles. */
+  append(role: 'user' | 'assistant', blocks: Block[], event: number): void {
+    const last = this.messages[this.messages.length - 1];
+    const owners = blocks.map(() => ({ event }));
+    if (last && last.role === role) {
+      last.content.push(...blocks);
+      this.owners[this.owners.length - 1]!.push(...owners);
+    } else this.push(role, blocks, owners);
+  }
+
+  /** A compaction: the history so far is set aside and a new one starts. */
+  clear(): void {
+    this.compacted.push({ messages: this.messages, owners: this.owners });
+    this.messages = [];
+    this.owners = [];
+  }
+}
+
+function toolUse(call: ToolCall): Block {
+  return { type: 'tool_use', id: call.id, name: call.name, input: call.arguments ?? {}, ...(call.custom ? { custom: true as const } : {}) };
 }
 
 /** The same history folded into one string, for agents that send a single prompt. */
@@ -136,13 +255,13 @@ export function replayText(input: ReplayInput): string {
   for (const message of messages) {
     for (const block of message.content) {
       if (block.type === 'thinking') continue; // reasoning is for the provider that made it, not a prompt
-      if (block.type === 'text') parts.push(`${message.role === 'user' ? 'User' : 'Assistant'}: ${block.text}`);
+      if (block.type === 'text') parts.push(`${message.role === 'user' ? 'User' : message.role === 'system' ? 'System' : 'Assistant'}: ${block.text}`);
       else if (block.type === 'tool_use') {
         names.set(block.id, block.name);
         parts.push(`Tool call ${block.name} (${block.id}): ${JSON.stringify(block.input)}`);
       } else {
         const name = names.get(block.tool_use_id) ?? 'tool';
-        parts.push(`Tool result ${name} (${block.tool_use_id})${block.is_error ? ' [error]' : ''}:\n${block.content}`);
+        parts.push(`Tool result ${name} (${block.tool_use_id})${block.is_error ? ' [error]' : ''}:\n${resultText(block)}`);
       }
     }
   }

@@ -5,18 +5,18 @@
  */
 import { EventEmitter } from 'node:events';
 import { pathToFileURL } from 'node:url';
-import { sanitizeId, valueIdCandidates } from './ids';
+import { isSanitizedId, sanitizeId, valueIdCandidates } from './ids';
 import { peekValue, PeekError, type PeekAnswer, type PeekRequest } from './peek';
 import { PROVIDER_SHAPES, toAnthropic, toOpenAIChat, toOpenAIResponses, type AnthropicMessage, type ChatMessage, type ProviderShape, type ResponsesItem } from './providers';
 import { applyHistoryPolicy, resolveHistoryPolicy, resultInfos, type ArchiveNeed, type HistoryPolicy } from './historyPolicy';
 import { InspectError, RunInspector, type InspectParams, type InspectResult } from './runInspector';
 import { SearchError, type RunSearchOptions, type RunSearchResult } from './runSearch';
-import { offersPeek, replayStructured, replayText, type Message, type StructuredReplay } from './replay';
+import { offersPeek, replayStructured, replayText, VIEWS, type Message, type StructuredReplay, type View } from './replay';
 import { measureMessages, TOKENIZER } from './tokens';
 import { resolveSettings, type Settings } from './settings';
 import { Store, type RunSummary, type ValueMeta } from './store';
 import { previewOf, stubFor, type PreviewSettings } from './stub';
-import { appendEvent, readEvents, readFirstEvent, validateEvent, type ReadResult, type StopReason, type TranscriptEvent } from './transcript';
+import { appendEvent, readEvents, readFirstEvent, validateEvent, writeEvents, type ReadResult, type StopReason, type ToolCallFinishedEvent, type TranscriptEvent } from './transcript';
 import { countLines, sha256Hex, utf8Bytes } from './text';
 
 export interface RetainParams {
@@ -66,7 +66,7 @@ export interface HistoryStats {
 }
 
 type Projected =
-  | ({ shape: 'structured' } & StructuredReplay)
+  | { shape: 'structured'; messages: Message[]; stopReason?: StopReason }
   | { shape: 'anthropic'; messages: AnthropicMessage[]; stopReason?: StopReason }
   | { shape: 'openai-chat'; messages: ChatMessage[]; stopReason?: StopReason }
   /** For the Responses API, `messages` holds the input items. */
@@ -74,11 +74,11 @@ type Projected =
 
 export type ReplayResult = { shape: 'text'; text: string } | (Projected & { stats?: HistoryStats });
 
-function projectShape(shape: Exclude<ReplayShape, 'text'>, structured: StructuredReplay): Projected {
+function projectShape(shape: Exclude<ReplayShape, 'text'>, structured: Pick<StructuredReplay, 'messages' | 'stopReason'>): Projected {
   const stop = structured.stopReason ? { stopReason: structured.stopReason } : {};
   switch (shape) {
     case 'structured':
-      return { shape, ...structured };
+      return { shape, messages: structured.messages, ...stop };
     case 'anthropic':
       return { shape, messages: toAnthropic(structured.messages), ...stop };
     case 'openai-chat':
@@ -123,6 +123,8 @@ export class RetentionService {
   private readonly offersPeekCache = new Map<string, boolean>();
   private readonly summaries = new Map<string, Promise<RunSummary>>();
   private readonly inspector: RunInspector;
+  /** Runs whose meta this service has made sure of. */
+  private readonly named = new Set<string>();
 
   constructor(root: string, settings: Partial<Settings> = {}) {
     this.store = new Store(root);
@@ -161,8 +163,29 @@ export class RetentionService {
     this.events.emit('changed', runId);
   }
 
+  /**
+   * The run an id names. Every run id is sanitized once, here, where it enters: an id as
+   * `retained/runs` lists it names that run; any other id (`feature/x`) names the run it
+   * sanitizes to. The first write to a run records the id as given, its display name.
+   */
+  async runKey(raw: unknown, field = 'runId'): Promise<string> {
+    const given = requireString(raw, field);
+    if (isSanitizedId(given) && (await this.store.runExists(given))) return given;
+    return sanitizeId(given);
+  }
+
+  /** The run an id names, for a write: its meta is made on the first one. */
+  private async writableRun(raw: unknown, startedAt?: string): Promise<string> {
+    const runId = await this.runKey(raw);
+    if (!this.named.has(runId)) {
+      await this.store.ensureRunMeta(runId, raw as string, startedAt);
+      this.named.add(runId);
+    }
+    return runId;
+  }
+
   async retain(params: RetainParams): Promise<RetainResult> {
-    const runId = sanitizeId(requireString(params.runId, 'runId'));
+    const runId = await this.writableRun(params.runId);
     const callId = requireString(params.callId, 'callId');
     const tool = requireString(params.tool, 'tool');
     if (typeof params.text !== 'string') throw new RequestError('text must be a string');
@@ -226,6 +249,32 @@ export class RetentionService {
     return this.writeValue(runId, valueId, callId, tool, text, isError, preview);
   }
 
+  /**
+   * An imported result: stored as a value when over the threshold (whatever tools the agent
+   * had: the value is there to be opened, peeked, and shown as a stub in the simulation).
+   * A value that cannot be written leaves the result in the transcript alone.
+   */
+  async retainImported(runId: string, event: ToolCallFinishedEvent): Promise<ToolCallFinishedEvent> {
+    if (utf8Bytes(event.result) <= this.settings.thresholdBytes) return event;
+    const preview = previewOf(this.settings);
+    try {
+      const meta = await this.storeValue(runId, event.callId, event.tool, event.result, event.isError ?? false, preview);
+      return { ...event, valueId: meta.valueId, bytes: meta.bytes, lines: meta.lines, sha256: meta.sha256, preview };
+    } catch {
+      return event;
+    }
+  }
+
+  /** Writes a new run's whole transcript and its name (an import); the run must not exist. */
+  async writeTranscript(runId: string, name: string, events: readonly TranscriptEvent[], startedAt?: string): Promise<void> {
+    await this.store.init();
+    await writeEvents(this.store.transcriptPath(runId), events);
+    await this.store.ensureRunMeta(runId, name, startedAt);
+    this.named.add(runId);
+    this.offersPeekCache.delete(runId);
+    this.changed(runId);
+  }
+
   /** Writes a value with the stub it stands for, made with `preview`. */
   private writeValue(runId: string, valueId: string, callId: string, tool: string, text: string, isError: boolean, preview: PreviewSettings): Promise<ValueMeta> {
     const stub = stubFor({ valueId, tool, text, isError }, preview);
@@ -243,11 +292,12 @@ export class RetentionService {
   }
 
   async append(runIdRaw: unknown, event: unknown): Promise<void> {
-    const runId = sanitizeId(requireString(runIdRaw, 'runId'));
+    requireString(runIdRaw, 'runId');
     const problem = validateEvent(event);
     if (problem) throw new RequestError(problem);
     const e = event as TranscriptEvent;
     if (e.type === 'tool_call_finished') throw new RequestError('event.type tool_call_finished is recorded by retained/retain, which also decides retention');
+    const runId = await this.writableRun(runIdRaw);
     await appendEvent(this.store.transcriptPath(runId), e);
     if (e.type === 'run_started') this.offersPeekCache.delete(runId);
     this.changed(runId);
@@ -258,7 +308,7 @@ export class RetentionService {
     const given = requireString(valueIdRaw, 'valueId');
     const candidates = valueIdCandidates(given);
     if (runIdRaw !== undefined && runIdRaw !== null) {
-      const runId = sanitizeId(requireString(runIdRaw, 'runId'));
+      const runId = await this.runKey(runIdRaw);
       for (const valueId of candidates) if (await this.store.valueExists(runId, valueId)) return { runId, valueId };
       const known = (await this.store.listValueFiles(runId)).map((v) => v.valueId);
       throw new RequestError(`no value ${JSON.stringify(given)} in run ${runId}; ${describeKnown(known)}`);
@@ -294,7 +344,7 @@ export class RetentionService {
       throw new RequestError('runIds must be an array of strings');
     }
     const all = await this.store.listRunIds();
-    const wanted = only ? new Set((only as string[]).map(sanitizeId)) : undefined;
+    const wanted = only ? new Set(await Promise.all((only as string[]).map((id) => this.runKey(id)))) : undefined;
     const ids = wanted ? all.filter((id) => wanted.has(id)) : all;
     return Promise.all(
       ids.map(async (id) => {
@@ -316,14 +366,14 @@ export class RetentionService {
     this.store.dropCachesFor(runId);
   }
 
-  values(runId: unknown): Promise<ValueMeta[]> {
-    return this.store.listValues(sanitizeId(requireString(runId, 'runId')));
+  async values(runId: unknown): Promise<ValueMeta[]> {
+    return this.store.listValues(await this.runKey(runId));
   }
 
-  transcript(runId: unknown, from = 0, limit = Infinity): Promise<ReadResult> {
+  async transcript(runId: unknown, from = 0, limit = Infinity): Promise<ReadResult> {
     if (!Number.isInteger(from) || from < 0) throw new RequestError('from must be a whole number of at least 0');
     if (limit !== Infinity && (!Number.isInteger(limit) || limit < 1)) throw new RequestError('limit must be a whole number of at least 1');
-    return readEvents(this.store.transcriptPath(sanitizeId(requireString(runId, 'runId'))), from, limit);
+    return readEvents(this.store.transcriptPath(await this.runKey(runId)), from, limit);
   }
 
   /**
@@ -331,12 +381,14 @@ export class RetentionService {
    * references (their values are written first; if one cannot be, the projection fails rather
    * than drop the body). With `stats`, bytes and tokens sent versus a naive full replay.
    */
-  async replay(runIdRaw: unknown, shape: unknown, options: { policy?: unknown; stats?: unknown } = {}): Promise<ReplayResult & { skipped: ReadResult['skipped'] }> {
-    const runId = sanitizeId(requireString(runIdRaw, 'runId'));
+  async replay(runIdRaw: unknown, shape: unknown, options: { policy?: unknown; stats?: unknown; view?: unknown } = {}): Promise<ReplayResult & { skipped: ReadResult['skipped'] }> {
+    const runId = await this.runKey(runIdRaw);
     if (!REPLAY_SHAPES.includes(shape as ReplayShape)) {
       throw new RequestError(`shape must be one of ${REPLAY_SHAPES.map((s) => `"${s}"`).join(', ')} (got ${JSON.stringify(shape)})`);
     }
     if (options.stats !== undefined && typeof options.stats !== 'boolean') throw new RequestError('stats must be a boolean');
+    if (options.view !== undefined && !VIEWS.includes(options.view as View)) throw new RequestError(`view must be one of ${VIEWS.join(', ')} (got ${JSON.stringify(options.view)})`);
+    const view = (options.view as View | undefined) ?? 'retained';
     let policy: HistoryPolicy | undefined;
     try {
       policy = options.policy === undefined || options.policy === null || options.policy === false ? undefined : resolveHistoryPolicy(options.policy, this.settings.history);
@@ -345,7 +397,7 @@ export class RetentionService {
     }
     const { events, skipped } = await readEvents(this.store.transcriptPath(runId));
     const existingValues = new Set((await this.store.listValueFiles(runId)).map((v) => v.valueId));
-    const input = { events, existingValues };
+    const input = { events, existingValues, view };
     if (shape === 'text') return { shape, text: replayText(input), skipped };
 
     const structured = replayStructured(input);
@@ -376,7 +428,7 @@ export class RetentionService {
 
   /** The inspector's outline of a run and a page of its rows: each event beside what the model got. */
   async inspect(params: InspectParams): Promise<InspectResult> {
-    const runId = sanitizeId(requireString(params?.runId, 'runId'));
+    const runId = await this.runKey(params?.runId);
     try {
       return await this.inspector.inspect(runId, params);
     } catch (err) {
@@ -386,7 +438,7 @@ export class RetentionService {
 
   /** Finds text anywhere in a run: messages, call arguments and full results. */
   async searchRun(runIdRaw: unknown, query: unknown, options: RunSearchOptions = {}): Promise<RunSearchResult> {
-    const runId = sanitizeId(requireString(runIdRaw, 'runId'));
+    const runId = await this.runKey(runIdRaw);
     for (const key of ['ignoreCase', 'regex'] as const) {
       if (options[key] !== undefined && typeof options[key] !== 'boolean') throw new RequestError(`${key} must be a boolean`);
     }
@@ -398,10 +450,12 @@ export class RetentionService {
   }
 
   async delete(runIdRaw: unknown, valueIdRaw?: unknown): Promise<void> {
-    const runId = sanitizeId(requireString(runIdRaw, 'runId'));
-    if (valueIdRaw === undefined || valueIdRaw === null) {
+    const runId = await this.runKey(runIdRaw);
+    if (!(await this.store.runExists(runId))) throw new RequestError(`no run ${JSON.stringify(runIdRaw)}`);
+    if (valueIdRaw === undefined) {
       await this.store.deleteRun(runId);
       this.offersPeekCache.delete(runId);
+      this.named.delete(runId);
     } else {
       const { valueId } = await this.resolveValue(valueIdRaw, runId);
       await this.store.deleteValue(runId, valueId);

@@ -8,6 +8,7 @@ import { promises as fs } from 'node:fs';
 import type { ArchiveNeed, HistoryPolicy } from './historyPolicy';
 import { buildOutline, fullCell, firstRequests, modelView, type InspectRow, type ModelView, type Outline } from './inspection';
 import { searchRun, type RunSearchOptions, type RunSearchResult } from './runSearch';
+import { VIEWS, type View } from './replay';
 import { readEventsFrom, type TranscriptEvent } from './transcript';
 
 export interface InspectParams {
@@ -16,6 +17,8 @@ export interface InspectParams {
   request?: number;
   /** Apply the configured history policy to the model's view. */
   policy?: boolean;
+  /** For an imported run: `sent` (as the agent sent it, the default) or `retained` (with Retained Outputs). */
+  view?: View;
   /** First row (event index) and how many rows; without limit, only the outline comes back. */
   from?: number;
   limit?: number;
@@ -114,32 +117,34 @@ export class RunInspector {
     const limit = whole(params.limit, 'limit', 0) ?? 0;
     if (limit > INSPECT_PAGE_MAX) throw new InspectError(`limit must be at most ${INSPECT_PAGE_MAX}`);
     if (params.policy !== undefined && typeof params.policy !== 'boolean') throw new InspectError('policy must be a boolean');
+    if (params.view !== undefined && !VIEWS.includes(params.view)) throw new InspectError(`view must be one of ${VIEWS.join(', ')}`);
+    const view = params.view ?? 'sent';
     const policy = params.policy ? this.policy() : undefined;
-    const policyKey = policy ? JSON.stringify(policy) : 'none';
+    const policyKey = `${view}:${policy ? JSON.stringify(policy) : 'none'}`;
 
     const entry = await this.entry(runId);
     const { events, existingValues, skipped } = entry;
     let outline = entry.outlines.get(policyKey);
     if (!outline) {
-      outline = buildOutline(events, existingValues, policy);
+      outline = buildOutline(events, existingValues, { view, policy });
       entry.outlines.set(policyKey, outline);
     }
     const request = Math.min(asked ?? outline.requests.length, outline.requests.length);
     const rows: InspectRow[] = [];
     if (limit > 0 && from < events.length) {
       const viewKey = `${policyKey}@${request}`;
-      let view = entry.views.get(viewKey);
-      if (!view) {
-        view = modelView(events, existingValues, request, policy);
-        if (view.archive.length > 0) {
-          await this.archive(runId, view.archive);
-          for (const need of view.archive) existingValues.add(need.valueId);
+      let cells = entry.views.get(viewKey);
+      if (!cells) {
+        cells = modelView(events, existingValues, request, { view, policy });
+        if (cells.archive.length > 0) {
+          await this.archive(runId, cells.archive);
+          for (const need of cells.archive) existingValues.add(need.valueId);
         }
-        entry.views.set(viewKey, view);
+        entry.views.set(viewKey, cells);
         while (entry.views.size > 4) entry.views.delete(entry.views.keys().next().value!);
       }
       for (let index = from; index < Math.min(events.length, from + limit); index++) {
-        rows.push({ index, firstRequest: entry.firstRequests[index]!, full: fullCell(events[index]!, existingValues), model: view.cells[index]! });
+        rows.push({ index, firstRequest: entry.firstRequests[index]!, full: fullCell(events[index]!, existingValues), model: cells.cells[index]! });
       }
     }
     return { outline, request, rows, skipped };

@@ -3,6 +3,7 @@
  *
  *   .gitignore                          `*`, so the store never reaches version control
  *   runs/<runId>.jsonl                  the run's transcript (see transcript.ts)
+ *   runs/<runId>.meta.json              the run's name as its writer gave it, and when it began
  *   runs/<runId>.values/<valueId>.txt   a retained value, byte-identical to the result
  *   runs/<runId>.values/<valueId>.idx   its line index (rebuilt when missing or stale)
  *   runs/<runId>.values/<valueId>.meta.json   tool, call id, counts, hash, preview settings
@@ -13,7 +14,7 @@
 import { randomBytes } from 'node:crypto';
 import { promises as fs, constants as fsConstants } from 'node:fs';
 import { join } from 'node:path';
-import { isSanitizedId, sanitizeId } from './ids';
+import { isSanitizedId } from './ids';
 import type { PreviewSettings } from './stub';
 import { indexBuffer, indexFile, parseIndex, serializeIndex, type LineIndex } from './lineIndex';
 import { sha256Hex, utf8Bytes } from './text';
@@ -35,8 +36,20 @@ export interface ValueMeta {
   stub: string;
 }
 
+/** What the store keeps about a run beside its transcript. */
+export interface RunMeta {
+  /** The id as the writer gave it (`feature/x`), before sanitizing; the run's display name. */
+  name: string;
+  createdAt: string;
+  /** When the run itself began, where that is earlier than its first write here (an imported session). */
+  startedAt?: string;
+}
+
 export interface RunSummary {
+  /** The run's identity: a sanitized id, usable in every request. */
   runId: string;
+  /** The id as its writer gave it. */
+  name: string;
   /** ISO time of the transcript's first write (its birth time, or mtime where unknown). */
   startedAt: string;
   updatedAt: string;
@@ -67,20 +80,54 @@ export class Store {
     });
   }
 
+  /** Run ids are sanitized once, where they enter; here they must already be. */
   transcriptPath(runId: string): string {
-    return join(this.runsDir, `${sanitizeId(runId)}.jsonl`);
+    return join(this.runsDir, `${checkedId(runId, 'run')}.jsonl`);
   }
 
   valuesDir(runId: string): string {
-    return join(this.runsDir, `${sanitizeId(runId)}.values`);
+    return join(this.runsDir, `${checkedId(runId, 'run')}.values`);
+  }
+
+  private runMetaPath(runId: string): string {
+    return join(this.runsDir, `${checkedId(runId, 'run')}.meta.json`);
+  }
+
+  /** The run's meta; a run written before metas existed is named by its id. */
+  async readRunMeta(runId: string): Promise<RunMeta | undefined> {
+    try {
+      const meta = JSON.parse(await fs.readFile(this.runMetaPath(runId), 'utf8')) as Partial<RunMeta>;
+      if (typeof meta.name === 'string' && typeof meta.createdAt === 'string') {
+        return { name: meta.name, createdAt: meta.createdAt, ...(typeof meta.startedAt === 'string' ? { startedAt: meta.startedAt } : {}) };
+      }
+    } catch {
+      // missing or torn: the id stands in
+    }
+    return undefined;
+  }
+
+  /** Records the run's name once, when it is first written to. */
+  async ensureRunMeta(runId: string, name: string, startedAt?: string): Promise<void> {
+    await fs.mkdir(this.runsDir, { recursive: true });
+    const data = Buffer.from(JSON.stringify({ name, createdAt: new Date().toISOString(), ...(startedAt ? { startedAt } : {}) } satisfies RunMeta));
+    await fs.writeFile(this.runMetaPath(runId), data, { flag: 'wx' }).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EEXIST') throw err;
+    });
+  }
+
+  /** Whether the run has a transcript or values. */
+  async runExists(runId: string): Promise<boolean> {
+    if (!isSanitizedId(runId)) return false;
+    for (const path of [this.transcriptPath(runId), this.valuesDir(runId)]) if (await fs.stat(path).then(() => true, () => false)) return true;
+    return false;
   }
 
   valuePath(runId: string, valueId: string): string {
-    return join(this.valuesDir(runId), `${checkedValueId(valueId)}${VALUE_EXT}`);
+    return join(this.valuesDir(runId), `${checkedId(valueId, 'value')}${VALUE_EXT}`);
   }
 
   private sidecar(runId: string, valueId: string, ext: '.idx' | '.meta.json'): string {
-    return join(this.valuesDir(runId), `${checkedValueId(valueId)}${ext}`);
+    return join(this.valuesDir(runId), `${checkedId(valueId, 'value')}${ext}`);
   }
 
   /**
@@ -190,9 +237,11 @@ export class Store {
   async summarizeRun(runId: string): Promise<RunSummary> {
     const transcript = await fs.stat(this.transcriptPath(runId)).catch(() => undefined);
     const values = await this.listValues(runId);
-    const started = transcript ? transcript.birthtimeMs || transcript.mtimeMs : await this.runTime(runId);
+    const meta = await this.readRunMeta(runId);
+    const started = meta ? Date.parse(meta.startedAt ?? meta.createdAt) : transcript ? transcript.birthtimeMs || transcript.mtimeMs : await this.runTime(runId);
     return {
       runId,
+      name: meta?.name ?? runId,
       startedAt: new Date(started).toISOString(),
       updatedAt: new Date(transcript?.mtimeMs ?? started).toISOString(),
       transcriptBytes: transcript?.size ?? 0,
@@ -250,6 +299,7 @@ export class Store {
     this.dropCachesFor(runId);
     await fs.rm(this.valuesDir(runId), { recursive: true, force: true });
     await fs.rm(this.transcriptPath(runId), { force: true });
+    await fs.rm(this.runMetaPath(runId), { force: true });
   }
 
   /**
@@ -271,9 +321,9 @@ export class Store {
   }
 }
 
-function checkedValueId(valueId: string): string {
-  if (!isSanitizedId(valueId)) throw new Error(`not a valid value id: ${JSON.stringify(valueId.slice(0, 80))}`);
-  return valueId;
+function checkedId(id: string, what: 'run' | 'value'): string {
+  if (!isSanitizedId(id)) throw new Error(`not a valid ${what} id: ${JSON.stringify(id.slice(0, 80))}`);
+  return id;
 }
 
 /**

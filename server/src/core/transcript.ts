@@ -18,7 +18,10 @@ export const STOP_REASONS: readonly StopReason[] = ['end_turn', 'interrupted', '
 export interface ToolCall {
   id: string;
   name: string;
+  /** The arguments object; for a custom (free-form) tool, the raw input string. */
   arguments: unknown;
+  /** A free-form tool (OpenAI Responses `custom_tool_call`, e.g. Codex's apply_patch): its input is text, not JSON. */
+  custom?: boolean;
 }
 
 interface EventBase {
@@ -28,14 +31,38 @@ interface EventBase {
   turn?: number;
 }
 
+/** Where an imported run came from: the agent's own session file. */
+export interface RunSource {
+  format: 'claude-code' | 'codex';
+  /** The session file, as it was given to the import. */
+  path: string;
+  /** The agent's session id and version, when the file names them. */
+  session?: string;
+  version?: string;
+  /**
+   * How faithfully the agent's requests could be rebuilt: `exact` from the request records the
+   * file keeps (Claude Code 2.1.3xx `api-request`), `conversation` from its messages alone.
+   */
+  fidelity: 'exact' | 'conversation';
+}
+
 export interface RunStartedEvent extends EventBase {
   type: 'run_started';
   tools: string[];
   model?: string;
   agent?: string;
+  /** Set on an imported run: the agent sent its own outputs, never Retained Outputs' stubs. */
+  source?: RunSource;
 }
 export interface UserEvent extends EventBase {
   type: 'user';
+  text: string;
+  /** Text the agent added to the user's turn (a system reminder, a command record), not typed by the user. */
+  injected?: boolean;
+}
+/** A `role: "system"` message the agent put into the conversation (Claude Code's attachments). */
+export interface SystemEvent extends EventBase {
+  type: 'system';
   text: string;
 }
 /**
@@ -53,11 +80,22 @@ export interface AssistantEvent extends EventBase {
   thinking?: Thinking[];
   text?: string;
   toolCalls?: ToolCall[];
+  /**
+   * The provider's id of the response this event is part of. Consecutive assistant events with
+   * the same id are one response (one model call): an import splits a response whose blocks
+   * come in an order one event cannot hold (text, thinking, text).
+   */
+  response?: string;
 }
+
+/** A tool result as content blocks, as some agents send it (Claude Code's subagent hand-back). */
+export type TextBlocks = { type: 'text'; text: string }[];
+
 export interface ToolCallFinishedEvent extends EventBase {
   type: 'tool_call_finished';
   callId: string;
   tool: string;
+  /** The full result. */
   result: string;
   isError?: boolean;
   durationMs?: number;
@@ -69,14 +107,36 @@ export interface ToolCallFinishedEvent extends EventBase {
   lines?: number;
   sha256?: string;
   preview?: PreviewSettings;
+  /**
+   * In an imported run: what the agent actually sent the model, when that is not `result`
+   * (Claude Code's 2 KB persisted-output preview, Codex's truncation, content blocks).
+   */
+  sent?: string | TextBlocks;
+  /** In an imported run: why the full output could not be recovered (its file is gone). */
+  lost?: string;
 }
 export interface TurnEndedEvent extends EventBase {
   type: 'turn_ended';
   stopReason: StopReason;
 }
+/**
+ * The history restarts here: later requests send the summary (as a user message), then what
+ * follows. An agent's compaction, or a rewind to an earlier point (`reason: 'rewind'`).
+ */
+export interface CompactionEvent extends EventBase {
+  type: 'compaction';
+  summary?: string;
+  reason?: 'manual' | 'auto' | 'rewind';
+}
 
-export type TranscriptEvent = RunStartedEvent | UserEvent | AssistantEvent | ToolCallFinishedEvent | TurnEndedEvent;
+export type TranscriptEvent = RunStartedEvent | UserEvent | SystemEvent | AssistantEvent | ToolCallFinishedEvent | TurnEndedEvent | CompactionEvent;
 export type EventType = TranscriptEvent['type'];
+export const EVENT_TYPES: readonly EventType[] = ['run_started', 'user', 'system', 'assistant', 'tool_call_finished', 'turn_ended', 'compaction'];
+
+/** The text of a result's content, whichever form it has. */
+export function contentText(content: string | TextBlocks): string {
+  return typeof content === 'string' ? content : content.map((b) => b.text).join('\n');
+}
 
 export interface ReadResult {
   events: TranscriptEvent[];
@@ -122,6 +182,30 @@ function encodeLine(event: TranscriptEvent): Buffer[] {
   }
   parts.push(Buffer.from('"}\n'));
   return parts;
+}
+
+/**
+ * Writes a whole transcript at once, for a run made in one go (an import): to a temp file
+ * beside it, then renamed into place, so the run appears whole or not at all.
+ */
+export async function writeEvents(path: string, events: readonly TranscriptEvent[]): Promise<void> {
+  const tmp = `${path}.tmp-${process.pid}-${Date.now()}`;
+  const handle = await fs.open(tmp, 'wx', 0o644);
+  try {
+    try {
+      for (const event of events) {
+        const parts = encodeLine(event.ts ? event : { ...event, ts: new Date().toISOString() });
+        await handle.writev(parts);
+      }
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await fs.rename(tmp, path);
+  } catch (err) {
+    await fs.rm(tmp, { force: true });
+    throw err;
+  }
 }
 
 async function writeLine(path: string, parts: Buffer[]): Promise<void> {
@@ -237,16 +321,19 @@ export function validateEvent(value: unknown): string | undefined {
   const e = value as Record<string, unknown>;
   const str = (field: string) => (typeof e[field] === 'string' ? undefined : `event.${field} must be a string`);
   const optStr = (field: string) => (e[field] === undefined || typeof e[field] === 'string' ? undefined : `event.${field} must be a string`);
+  const optBool = (field: string) => (e[field] === undefined || typeof e[field] === 'boolean' ? undefined : `event.${field} must be a boolean`);
   if (e.ts !== undefined && typeof e.ts !== 'string') return 'event.ts must be a string';
   if (e.turn !== undefined && !(Number.isInteger(e.turn) && (e.turn as number) >= 0)) return 'event.turn must be a whole number';
   switch (e.type) {
     case 'run_started':
       if (!Array.isArray(e.tools) || !e.tools.every((t) => typeof t === 'string')) return 'event.tools must be an array of strings';
-      return optStr('model') ?? optStr('agent');
+      return optStr('model') ?? optStr('agent') ?? validateSource(e.source);
     case 'user':
+      return str('text') ?? optBool('injected');
+    case 'system':
       return str('text');
     case 'assistant': {
-      const textProblem = optStr('text');
+      const textProblem = optStr('text') ?? optStr('response');
       if (textProblem) return textProblem;
       if (e.thinking !== undefined) {
         if (!Array.isArray(e.thinking)) return 'event.thinking must be an array';
@@ -264,19 +351,40 @@ export function validateEvent(value: unknown): string | undefined {
         if (typeof c !== 'object' || c === null) return `event.toolCalls[${i}] must be an object`;
         if (typeof c.id !== 'string' || c.id === '') return `event.toolCalls[${i}].id must be a non-empty string`;
         if (typeof c.name !== 'string' || c.name === '') return `event.toolCalls[${i}].name must be a non-empty string`;
+        if (c.custom !== undefined && c.custom !== true) return `event.toolCalls[${i}].custom must be true when given`;
+        if (c.custom === true && typeof c.arguments !== 'string') return `event.toolCalls[${i}].arguments must be a string for a custom tool`;
       }
       return undefined;
     }
     case 'tool_call_finished':
       if (typeof e.callId !== 'string' || e.callId === '') return 'event.callId must be a non-empty string';
       if (e.isError !== undefined && typeof e.isError !== 'boolean') return 'event.isError must be a boolean';
-      return str('tool') ?? str('result') ?? optStr('valueId');
+      if (e.sent !== undefined && typeof e.sent !== 'string' && !isTextBlocks(e.sent)) return 'event.sent must be a string or a list of text blocks';
+      return str('tool') ?? str('result') ?? optStr('valueId') ?? optStr('lost');
     case 'turn_ended':
       if (!STOP_REASONS.includes(e.stopReason as StopReason)) return `event.stopReason must be one of ${STOP_REASONS.join(', ')}`;
       return undefined;
+    case 'compaction':
+      if (e.reason !== undefined && !['manual', 'auto', 'rewind'].includes(e.reason as string)) return 'event.reason must be one of manual, auto, rewind';
+      return optStr('summary');
     default:
-      return `event.type must be one of run_started, user, assistant, tool_call_finished, turn_ended (got ${JSON.stringify(e.type)})`;
+      return `event.type must be one of ${EVENT_TYPES.join(', ')} (got ${JSON.stringify(e.type)})`;
   }
+}
+
+function isTextBlocks(value: unknown): value is TextBlocks {
+  return Array.isArray(value) && value.every((b) => typeof b === 'object' && b !== null && (b as { type?: unknown }).type === 'text' && typeof (b as { text?: unknown }).text === 'string');
+}
+
+function validateSource(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  const s = value as Record<string, unknown> | null;
+  if (typeof s !== 'object' || s === null) return 'event.source must be an object';
+  if (s.format !== 'claude-code' && s.format !== 'codex') return 'event.source.format must be claude-code or codex';
+  if (typeof s.path !== 'string') return 'event.source.path must be a string';
+  if (s.fidelity !== 'exact' && s.fidelity !== 'conversation') return 'event.source.fidelity must be exact or conversation';
+  for (const key of ['session', 'version'] as const) if (s[key] !== undefined && typeof s[key] !== 'string') return `event.source.${key} must be a string`;
+  return undefined;
 }
 
 /** The run's first event, or undefined while it has none. */

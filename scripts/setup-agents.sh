@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs the real coding agents the agent tests drive, idempotently, into a cache outside the
+# clone (so CI's fresh clones reuse it): Claude Code from the npm registry (its native binary
+# comes in a platform package). Prints the cache folder on its last line.
+set -euo pipefail
+
+CLAUDE_CODE_VERSION=2.1.332
+CACHE="${RETAINED_AGENTS_CACHE:-$HOME/.cache/retained-outputs-agents}"
+CC_DIR="$CACHE/claude-code-$CLAUDE_CODE_VERSION"
+log() { echo "[setup-agents] $*" >&2; }
+
+CLAUDE="$CC_DIR/node_modules/@anthropic-ai/claude-code-linux-x64/claude"
+if [ ! -x "$CLAUDE" ] || [ ! -f "$CC_DIR/.complete" ]; then
+  log "Claude Code $CLAUDE_CODE_VERSION (about 400 MB)"
+  rm -rf "$CC_DIR" && mkdir -p "$CC_DIR"
+  echo '{"private": true}' > "$CC_DIR/package.json"
+  # Its postinstall only links the platform binary into bin/; the tests call that binary directly.
+  (cd "$CC_DIR" && npm install --no-audit --no-fund --ignore-scripts "@anthropic-ai/claude-code@$CLAUDE_CODE_VERSION" > install.log 2>&1) \
+    || { tail -20 "$CC_DIR/install.log" >&2; log "Claude Code install failed"; exit 1; }
+  "$CLAUDE" --version >/dev/null
+  touch "$CC_DIR/.complete"
+fi
+log "ready: claude=$CLAUDE"
+echo "$CACHE"

@@ -1,0 +1,81 @@
+/**
+ * What converting an agent's session yields, whatever the agent: the run's events in our
+ * vocabulary, how faithfully its requests could be rebuilt, and an honest count of what was
+ * left out. Pure data; `importRun.ts` writes it into the store.
+ */
+import type { RunSource, Thinking, ToolCall, TranscriptEvent } from '../transcript';
+import type { Json } from './records';
+
+export type ImportFormat = RunSource['format'];
+export const IMPORT_FORMATS: readonly ImportFormat[] = ['claude-code', 'codex'];
+
+export interface Conversion {
+  format: ImportFormat;
+  /** From `run_started` on. Results carry the text the agent had; see `outputs` for the rest. */
+  events: TranscriptEvent[];
+  fidelity: RunSource['fidelity'];
+  /**
+   * Results whose full output the agent kept in a file beside the session (Claude Code's
+   * `tool-results/<name>`), by call id: the importer reads them in, or marks them lost.
+   */
+  outputs: Map<string, string>;
+  /** Records that are not part of the conversation, counted by kind (`type/subtype`). */
+  skipped: Record<string, number>;
+  /** Why the rebuild is less than exact, and anything else a user should know. */
+  notes: string[];
+}
+
+/** The session id and agent version a record names, if any. */
+export function sessionInfo(records: readonly Json[], sessionKey: string, versionKey: string): Pick<RunSource, 'session' | 'version'> {
+  const info: Pick<RunSource, 'session' | 'version'> = {};
+  for (const r of records) {
+    if (info.session === undefined && typeof r[sessionKey] === 'string') info.session = r[sessionKey] as string;
+    if (info.version === undefined && typeof r[versionKey] === 'string') info.version = r[versionKey] as string;
+    if (info.session !== undefined && info.version !== undefined) break;
+  }
+  return info;
+}
+
+export function countKind(skipped: Record<string, number>, kind: string): void {
+  skipped[kind] = (skipped[kind] ?? 0) + 1;
+}
+
+/** One block of an assistant response, in the order the provider returned them. */
+export type ResponseBlock = { type: 'thinking'; thinking: Thinking } | { type: 'text'; text: string } | { type: 'tool_use'; call: ToolCall };
+
+/**
+ * A response's blocks as assistant events. One event holds thinking, then one text, then tool
+ * calls; a response whose blocks come in another order (text, thinking, text) becomes several
+ * events that share its response id, which replay joins into one message again.
+ */
+export function responseEvents(blocks: readonly ResponseBlock[], response: string, ts: string | undefined): TranscriptEvent[] {
+  const events: TranscriptEvent[] = [];
+  let thinking: Thinking[] = [];
+  let text: string | undefined;
+  let calls: ToolCall[] = [];
+  const flush = () => {
+    if (thinking.length === 0 && text === undefined && calls.length === 0) return;
+    events.push({
+      type: 'assistant',
+      ...(thinking.length ? { thinking } : {}),
+      ...(text !== undefined ? { text } : {}),
+      ...(calls.length ? { toolCalls: calls } : {}),
+      response,
+      ...(ts ? { ts } : {}),
+    });
+    thinking = [];
+    text = undefined;
+    calls = [];
+  };
+  for (const block of blocks) {
+    if (block.type === 'thinking') {
+      if (text !== undefined || calls.length) flush();
+      thinking.push(block.thinking);
+    } else if (block.type === 'text') {
+      if (text !== undefined || calls.length) flush();
+      text = block.text;
+    } else calls.push(block.call);
+  }
+  flush();
+  return events;
+}

@@ -1,0 +1,189 @@
+/**
+ * Imports an agent's session file as a run: read (bounded, as a stream), convert (pure), then
+ * write, and only then: a file that cannot be read, or holds no conversation, or a run id that
+ * is taken, creates nothing. Full outputs the agent kept beside the session (Claude Code's
+ * `tool-results/`) are read in, and every result over the threshold becomes a retained value,
+ * so it can be opened and peeked, and the "with Retained Outputs" view can show its stub.
+ */
+import { open } from 'node:fs/promises';
+import { basename, extname, isAbsolute, join, resolve } from 'node:path';
+import { readdir } from 'node:fs/promises';
+import { RequestError, type RetentionService } from '../retention';
+import type { TranscriptEvent } from '../transcript';
+import { convertClaudeCode } from './claudeCode';
+import { convertCodex } from './codex';
+import { IMPORT_FORMATS, type Conversion, type ImportFormat } from './conversion';
+import { IMPORT_MAX_BYTES, READ_NOW, readSessionRecords, UnreadableSession, type Json } from './records';
+
+export type { ImportFormat };
+export { IMPORT_FORMATS };
+
+/** What to do when the run an import would create exists already. */
+export type IfExists = 'error' | 'replace' | 'new';
+export const IF_EXISTS: readonly IfExists[] = ['error', 'replace', 'new'];
+
+export interface ImportParams {
+  /** A Claude Code session or a Codex rollout; a relative path is the workspace's. */
+  path: string;
+  format?: ImportFormat;
+  /** Defaults to the file's name. */
+  runId?: string;
+  /** Default `error`: the answer names the run that exists, so a client can offer the other two. */
+  ifExists?: IfExists;
+  /** Also import a Claude Code session's subagents (`<session>/subagents/*.jsonl`) as runs of their own. Default true. */
+  subagents?: boolean;
+}
+
+export interface ImportResult {
+  runId: string;
+  name: string;
+  format: ImportFormat;
+  /** How faithfully the agent's requests could be rebuilt (see RunSource). */
+  fidelity: Conversion['fidelity'];
+  events: number;
+  toolCalls: number;
+  /** Results over the threshold, stored as values. */
+  retained: number;
+  /** Full outputs the agent had kept in files that are gone: only what the model got survives. */
+  lostOutputs: number;
+  /** Lines that were not JSON (torn or foreign), by line number. */
+  skippedLines: number[];
+  /** Records not imported, by kind (`progress/hook_progress`: 12). */
+  skipped: Record<string, number>;
+  notes: string[];
+  /** Subagent sessions imported as runs of their own. */
+  subagents: ImportResult[];
+}
+
+/** The error an import answers when its run exists; `data.runId` names it. */
+export class RunExists extends RequestError {
+  constructor(readonly runId: string) {
+    super(`run ${runId} exists already: pass ifExists "replace" to replace it, or "new" to import as a new run`);
+  }
+}
+
+export function detectFormat(records: readonly Json[]): ImportFormat | undefined {
+  for (const r of records) {
+    if ('payload' in r && typeof r.type === 'string') return 'codex';
+    if ('message' in r || 'sessionId' in r) return 'claude-code';
+  }
+  return undefined;
+}
+
+function checkParams(params: ImportParams): void {
+  if (typeof params !== 'object' || params === null) throw new RequestError('params must be an object');
+  if (typeof params.path !== 'string' || params.path === '') throw new RequestError('path must be a non-empty string');
+  if (params.path.length > 4096) throw new RequestError('path must be at most 4,096 characters');
+  if (params.format !== undefined && !IMPORT_FORMATS.includes(params.format)) throw new RequestError(`format must be one of ${IMPORT_FORMATS.join(', ')} (got ${JSON.stringify(params.format)})`);
+  if (params.runId !== undefined && (typeof params.runId !== 'string' || params.runId === '')) throw new RequestError('runId must be a non-empty string');
+  if (params.ifExists !== undefined && !IF_EXISTS.includes(params.ifExists)) throw new RequestError(`ifExists must be one of ${IF_EXISTS.join(', ')}`);
+  if (params.subagents !== undefined && typeof params.subagents !== 'boolean') throw new RequestError('subagents must be a boolean');
+}
+
+export async function importRun(service: RetentionService, params: ImportParams, workspace: string): Promise<ImportResult> {
+  checkParams(params);
+  const path = isAbsolute(params.path) ? params.path : resolve(workspace, params.path);
+  let read;
+  try {
+    read = await readSessionRecords(path);
+  } catch (err) {
+    throw err instanceof UnreadableSession ? new RequestError(`path ${err.message}`) : err;
+  }
+  const format = params.format ?? detectFormat(read.records);
+  if (!format) throw new RequestError(`path is neither a Claude Code session nor a Codex rollout: ${path}`);
+  const conversion = format === 'codex' ? convertCodex(read.records, path) : convertClaudeCode(read.records, path);
+  if (!conversion.events.some((e) => e.type === 'user' || e.type === 'assistant')) {
+    throw new RequestError(`${path} holds no ${format === 'codex' ? 'Codex' : 'Claude Code'} conversation${params.format ? ' (is the format right?)' : ''}`);
+  }
+  const { runId, name } = await claimRunId(service, params.runId ?? basename(path, extname(path)), params.ifExists ?? 'error');
+  const sessionDir = path.slice(0, -extname(path).length || undefined);
+  const lostOutputs = await readOutputs(conversion, sessionDir);
+
+  const result = await writeRun(service, runId, name, conversion);
+  const subagents: ImportResult[] = [];
+  if (format === 'claude-code' && params.subagents !== false) {
+    const dir = join(sessionDir, 'subagents');
+    const files = (await readdir(dir).catch(() => [] as string[])).filter((f) => f.endsWith('.jsonl')).sort();
+    for (const file of files) {
+      subagents.push(await importRun(service, { path: join(dir, file), format, runId: `${name}-${basename(file, '.jsonl')}`, ifExists: params.ifExists ?? 'error', subagents: false }, workspace));
+    }
+  }
+  return { ...result, name, format, fidelity: conversion.fidelity, lostOutputs, skippedLines: read.skippedLines, skipped: conversion.skipped, notes: conversion.notes, subagents };
+}
+
+/** The run to import into: `name`'s, unless it is taken and `ifExists` says otherwise. */
+async function claimRunId(service: RetentionService, name: string, ifExists: IfExists): Promise<{ runId: string; name: string }> {
+  const runId = await service.runKey(name);
+  if (!(await service.store.runExists(runId))) return { runId, name };
+  if (ifExists === 'error') throw new RunExists(runId);
+  if (ifExists === 'replace') {
+    await service.delete(runId);
+    return { runId, name };
+  }
+  for (let n = 2; ; n++) {
+    const next = await service.runKey(`${name}-${n}`);
+    if (!(await service.store.runExists(next))) return { runId: next, name: `${name}-${n}` };
+  }
+}
+
+/**
+ * Reads the full outputs the agent kept beside the session into their results. Only files
+ * in the session's own `tool-results/` folder, by name: the path in the file is not followed.
+ * Returns how many are gone.
+ */
+async function readOutputs(conversion: Conversion, sessionDir: string): Promise<number> {
+  let lost = 0;
+  for (const event of conversion.events) {
+    if (event.type !== 'tool_call_finished') continue;
+    const saved = conversion.outputs.get(event.callId);
+    if (!saved) continue;
+    const file = join(sessionDir, 'tool-results', basename(saved));
+    try {
+      event.result = await readRegularFile(file);
+    } catch (err) {
+      lost++;
+      event.lost = `the full output (tool-results/${basename(saved)}) could not be read: ${(err as Error).message}; only the preview the model got is kept`;
+    }
+  }
+  return lost;
+}
+
+async function readRegularFile(path: string): Promise<string> {
+  const handle = await open(path, READ_NOW);
+  try {
+    const stat = await handle.stat();
+    if (!stat.isFile()) throw new Error('not a regular file');
+    if (stat.size > IMPORT_MAX_BYTES) throw new Error(`${stat.size} bytes, over the import limit`);
+    return await handle.readFile('utf8');
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Stores the values, then the transcript; on a failure, removes what it wrote. */
+async function writeRun(service: RetentionService, runId: string, name: string, conversion: Conversion): Promise<Pick<ImportResult, 'runId' | 'events' | 'toolCalls' | 'retained'>> {
+  const events: TranscriptEvent[] = [];
+  let retained = 0;
+  let toolCalls = 0;
+  const called = new Set<string>();
+  try {
+    for (const event of conversion.events) {
+      if (event.type === 'assistant') for (const call of event.toolCalls ?? []) (toolCalls++, called.add(call.id));
+      if (event.type !== 'tool_call_finished') {
+        events.push(event);
+        continue;
+      }
+      if (!called.has(event.callId)) toolCalls++;
+      const stored = await service.retainImported(runId, event);
+      if (stored.valueId) retained++;
+      events.push(stored);
+    }
+    const start = conversion.events[0];
+    await service.writeTranscript(runId, name, events, start?.ts);
+  } catch (err) {
+    await service.store.deleteRun(runId).catch(() => undefined);
+    throw err;
+  }
+  return { runId, events: events.length, toolCalls, retained };
+}
+

@@ -1,0 +1,105 @@
+/**
+ * Reads an agent's session file (JSON Lines) as records, as a stream: only a regular file,
+ * within a size limit, a line at a time, so a FIFO, a device or a runaway file can neither
+ * stall the server nor fill its memory. A UTF-8 byte order mark is dropped; lines that are not
+ * JSON objects are counted by line number, never fatal.
+ */
+import { constants } from 'node:fs';
+import { open } from 'node:fs/promises';
+
+/** Opens for reading without waiting: a FIFO would otherwise block the open until a writer comes. */
+export const READ_NOW = constants.O_RDONLY | constants.O_NONBLOCK;
+
+/** The largest session file an import reads. */
+export const IMPORT_MAX_BYTES = 1 << 30;
+/** The longest line kept; a longer one is skipped (no agent writes one record that big). */
+export const RECORD_MAX_BYTES = 256 << 20;
+
+export type Json = Record<string, unknown>;
+
+export interface SessionRecords {
+  records: Json[];
+  /** 1-based numbers of lines that were not JSON objects (torn, foreign, or too long). */
+  skippedLines: number[];
+  bytes: number;
+}
+
+/** Why a file cannot be imported; the message names the path and the reason. */
+export class UnreadableSession extends Error {}
+
+export async function readSessionRecords(path: string): Promise<SessionRecords> {
+  let handle;
+  try {
+    handle = await open(path, READ_NOW);
+  } catch (err) {
+    throw new UnreadableSession(`${path} could not be opened: ${(err as Error).message}`);
+  }
+  try {
+    const stat = await handle.stat();
+    if (!stat.isFile()) throw new UnreadableSession(`${path} is not a regular file`);
+    if (stat.size > IMPORT_MAX_BYTES) throw new UnreadableSession(`${path} is ${stat.size} bytes, over the import limit of ${IMPORT_MAX_BYTES}`);
+    const out: SessionRecords = { records: [], skippedLines: [], bytes: 0 };
+    let pending: Buffer[] = [];
+    let pendingBytes = 0;
+    let lineNo = 0;
+    const finishLine = () => {
+      lineNo++;
+      const oversized = pendingBytes > RECORD_MAX_BYTES;
+      const line = oversized ? undefined : Buffer.concat(pending, pendingBytes);
+      pending = [];
+      pendingBytes = 0;
+      if (!line) return void out.skippedLines.push(lineNo);
+      let text = line.toString('utf8');
+      if (lineNo === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+      if (text.trim() === '') return;
+      try {
+        const value = JSON.parse(text) as unknown;
+        if (typeof value === 'object' && value !== null && !Array.isArray(value)) out.records.push(value as Json);
+        else out.skippedLines.push(lineNo);
+      } catch {
+        out.skippedLines.push(lineNo);
+      }
+    };
+    const chunk = Buffer.allocUnsafe(1 << 20);
+    for (;;) {
+      const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
+      if (bytesRead === 0) break;
+      out.bytes += bytesRead;
+      // A file that grows past the limit while read (a FIFO pretending, a log being written) stops here.
+      if (out.bytes > IMPORT_MAX_BYTES) throw new UnreadableSession(`${path} grew past the import limit of ${IMPORT_MAX_BYTES} bytes`);
+      let from = 0;
+      for (let nl = chunk.indexOf(0x0a, from); nl !== -1 && nl < bytesRead; nl = chunk.indexOf(0x0a, from)) {
+        keep(chunk.subarray(from, nl));
+        finishLine();
+        from = nl + 1;
+      }
+      if (from < bytesRead) keep(chunk.subarray(from, bytesRead));
+    }
+    if (pendingBytes > 0) finishLine();
+    return out;
+
+    function keep(part: Buffer): void {
+      pendingBytes += part.length;
+      // Past the cap, only count: the line is skipped whole.
+      if (pendingBytes <= RECORD_MAX_BYTES) pending.push(Buffer.from(part));
+    }
+  } finally {
+    await handle.close();
+  }
+}
+
+/** A record's kind for counting what was not imported: `type`, with its subtype where it has one. */
+export function recordKind(record: Json): string {
+  const type = typeof record.type === 'string' ? record.type : 'unknown';
+  const sub =
+    typeof record.subtype === 'string'
+      ? record.subtype
+      : typeof (record.attachment as Json | undefined)?.type === 'string'
+        ? ((record.attachment as Json).type as string)
+        : typeof (record.data as Json | undefined)?.type === 'string'
+          ? ((record.data as Json).type as string)
+          : typeof (record.payload as Json | undefined)?.type === 'string'
+            ? ((record.payload as Json).type as string)
+            : undefined;
+  return sub ? `${type}/${sub}` : type;
+}

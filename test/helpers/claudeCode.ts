@@ -1,0 +1,78 @@
+/**
+ * Runs a real Claude Code (installed by scripts/setup-agents.sh) in print mode against a
+ * scripted model, with its own HOME so nothing of the machine's leaks in or out.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+
+export const CLAUDE_CODE_VERSION = '2.1.332';
+
+/** The Claude Code binary, installed by scripts/setup-agents.sh when it is missing. */
+export function claudeBinary(): string {
+  const cache = execFileSync('bash', [resolve(__dirname, '../../scripts/setup-agents.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] })
+    .trim()
+    .split('\n')
+    .pop()!;
+  const binary = resolve(cache, `claude-code-${CLAUDE_CODE_VERSION}`, 'node_modules/@anthropic-ai/claude-code-linux-x64/claude');
+  if (!existsSync(binary)) throw new Error(`Claude Code is not at ${binary}`);
+  return binary;
+}
+
+export interface ClaudeRun {
+  home: string;
+  cwd: string;
+  modelUrl: string;
+  prompt: string;
+  allowedTools: string[];
+  resume?: string;
+  settingsFile?: string;
+  mcpConfigFile?: string;
+  timeoutMs?: number;
+}
+
+export interface ClaudeResult {
+  code: number | null;
+  /** The stream-json lines Claude Code printed. */
+  events: Record<string, unknown>[];
+  stderr: string;
+  sessionId: string | undefined;
+}
+
+export function runClaude(run: ClaudeRun, binary = claudeBinary()): Promise<ClaudeResult> {
+  const args = ['-p', run.prompt, '--output-format', 'stream-json', '--verbose', '--allowedTools', run.allowedTools.join(',')];
+  if (run.resume) args.push('--resume', run.resume);
+  if (run.settingsFile) args.push('--settings', run.settingsFile);
+  if (run.mcpConfigFile) args.push('--mcp-config', run.mcpConfigFile);
+  const env = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: run.home,
+    ANTHROPIC_BASE_URL: run.modelUrl,
+    ANTHROPIC_API_KEY: 'sk-test',
+    DISABLE_AUTOUPDATER: '1',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+  };
+  return new Promise((done, fail) => {
+    const child = spawn(binary, args, { cwd: run.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), run.timeoutMs ?? 120_000);
+    child.on('error', fail);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      const events = stdout
+        .split('\n')
+        .filter((line) => line.trim().startsWith('{'))
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      const sessionId = events.map((e) => e.session_id).find((id): id is string => typeof id === 'string');
+      done({ code, events, stderr, sessionId });
+    });
+  });
+}
+
+/** Where Claude Code keeps a session of `cwd` under `home`: `/` (and `.`) become `-`. */
+export function projectDir(home: string, cwd: string): string {
+  return resolve(home, '.claude', 'projects', cwd.replace(/[/.]/g, '-'));
+}

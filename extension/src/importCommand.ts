@@ -1,25 +1,60 @@
-/** `Retained: Import Transcript…`: a Claude Code or Codex transcript file becomes a run. */
+/**
+ * `Retained: Import Transcript…`: a Claude Code session or a Codex rollout becomes a run. A file
+ * imported before offers a way on (open the run, replace it, or import it as a new run); the
+ * message says what came in, what was left out, and opens the inspector.
+ */
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
-import { ImportRequest } from '../../server/src/protocol';
+import { ImportRequest, type IfExists, type ImportResult } from '../../server/src/protocol';
+
+/** The run an import found already there, from the server's error. */
+function existingRun(err: unknown): string | undefined {
+  const data = (err as { data?: unknown } | null)?.data;
+  return typeof data === 'object' && data !== null && typeof (data as { runId?: unknown }).runId === 'string' ? (data as { runId: string }).runId : undefined;
+}
+
+function summary(result: ImportResult): string {
+  const agent = result.format === 'codex' ? 'Codex' : 'Claude Code';
+  const parts = [
+    `Imported the ${agent} session as run "${result.name}": ${result.toolCalls} tool call${result.toolCalls === 1 ? '' : 's'}, ${result.retained} big result${result.retained === 1 ? '' : 's'} kept as values`,
+    result.fidelity === 'exact' ? 'its requests rebuilt exactly' : 'its requests rebuilt from the conversation',
+  ];
+  if (result.subagents.length) parts.push(`${result.subagents.length} subagent run${result.subagents.length === 1 ? '' : 's'}`);
+  if (result.lostOutputs) parts.push(`${result.lostOutputs} full output${result.lostOutputs === 1 ? '' : 's'} missing (only the preview survives)`);
+  const skipped = Object.entries(result.skipped).sort((a, b) => b[1] - a[1]);
+  if (skipped.length) parts.push(`not imported: ${skipped.map(([kind, n]) => `${kind} ×${n}`).join(', ')}`);
+  if (result.skippedLines.length) parts.push(`${result.skippedLines.length} unreadable line${result.skippedLines.length === 1 ? '' : 's'}`);
+  return `${parts.join('; ')}.`;
+}
 
 export function registerImportCommand(client: LanguageClient, isTrusted: () => boolean): vscode.Disposable {
+  const run = (path: string, ifExists?: IfExists) =>
+    vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Importing ${vscode.workspace.asRelativePath(path)}…`, cancellable: false }, () =>
+      client.sendRequest(ImportRequest.type, { path, ...(ifExists ? { ifExists } : {}) }),
+    );
+
   return vscode.commands.registerCommand('retained.importTranscript', async (uri?: vscode.Uri) => {
     if (!isTrusted()) return void vscode.window.showErrorMessage('Retained Outputs: importing is off in an untrusted workspace.');
     const file =
       uri ??
-      (await vscode.window.showOpenDialog({ title: 'Import an agent transcript', canSelectMany: false, filters: { 'Agent transcripts': ['jsonl'] } }))?.[0];
+      (await vscode.window.showOpenDialog({ title: 'Import an agent session (Claude Code or Codex)', canSelectMany: false, filters: { 'Agent sessions': ['jsonl'] } }))?.[0];
     if (!file) return;
+    let result: ImportResult;
     try {
-      const result = await vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Notification, title: `Importing ${vscode.workspace.asRelativePath(file)}…`, cancellable: false },
-        () => client.sendRequest(ImportRequest.type, { path: file.fsPath }),
-      );
-      void vscode.window.showInformationMessage(
-        `Imported ${result.format} transcript as run ${result.runId}: ${result.toolCalls} tool calls, ${result.retained} results retained.`,
-      );
+      result = await run(file.fsPath);
     } catch (err) {
-      void vscode.window.showErrorMessage(`Retained Outputs: ${(err as Error).message}`);
+      const existing = existingRun(err);
+      if (!existing) return void vscode.window.showErrorMessage(`Retained Outputs: ${(err as Error).message}`);
+      const choice = await vscode.window.showWarningMessage(`This session was imported before, as run ${existing}.`, 'Open', 'Replace', 'Import as New Run');
+      if (choice === 'Open') return void vscode.commands.executeCommand('retained.openInspector', existing);
+      if (choice !== 'Replace' && choice !== 'Import as New Run') return;
+      try {
+        result = await run(file.fsPath, choice === 'Replace' ? 'replace' : 'new');
+      } catch (again) {
+        return void vscode.window.showErrorMessage(`Retained Outputs: ${(again as Error).message}`);
+      }
     }
+    const open = await vscode.window.showInformationMessage(summary(result), 'Open Inspector');
+    if (open) await vscode.commands.executeCommand('retained.openInspector', result.runId);
   });
 }

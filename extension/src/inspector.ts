@@ -21,7 +21,8 @@ function besides(panel: vscode.WebviewPanel): vscode.ViewColumn {
 /** The whole body the inspector showed cut: a result, a message's text, or one call's arguments (as shown, indented JSON). */
 function bodyOf(event: TranscriptEvent, callId?: string): string {
   if (event.type === 'tool_call_finished') return event.result;
-  if (event.type === 'user') return event.text;
+  if (event.type === 'user' || event.type === 'system') return event.text;
+  if (event.type === 'compaction') return event.summary ?? '';
   if (event.type !== 'assistant') throw new Error(`event ${event.type} has no body to open`);
   if (callId === undefined) return event.text ?? '';
   const call = event.toolCalls?.find((c) => c.id === callId);
@@ -153,13 +154,14 @@ export class Inspectors implements vscode.WebviewPanelSerializer, vscode.Disposa
     }
     const picked = await vscode.window.showQuickPick(
       runs.map((run) => ({
-        label: run.runId,
+        label: run.name,
+        runId: run.runId,
         description: new Date(run.startedAt).toLocaleString(),
         detail: `${run.valueCount} retained values · ${formatBytes(run.keptOutBytes)} kept out of context`,
       })),
       { title: 'Open Inspector', placeHolder: 'Which run? (newest first)' },
     );
-    return picked?.label;
+    return picked?.runId;
   }
 
   private html(webview: vscode.Webview): string {

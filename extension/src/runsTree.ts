@@ -53,14 +53,14 @@ export class RunsTree implements vscode.TreeDataProvider<Node> {
   getTreeItem(element: Node): vscode.TreeItem {
     if (element.kind === 'run') {
       const { run } = element;
-      const item = new vscode.TreeItem(run.runId, vscode.TreeItemCollapsibleState.Collapsed);
+      const item = new vscode.TreeItem(run.name, vscode.TreeItemCollapsibleState.Collapsed);
       item.id = `run:${run.runId}`;
       item.contextValue = 'run';
       item.iconPath = new vscode.ThemeIcon('history');
       item.description = `${new Date(run.startedAt).toLocaleString()} · ${run.valueCount} value${run.valueCount === 1 ? '' : 's'} · ${formatBytes(run.valueBytes)}`;
       item.tooltip = new vscode.MarkdownString(
         [
-          `**Run ${run.runId}**`,
+          `**Run ${run.name}**${run.name === run.runId ? '' : ` (id \`${run.runId}\`)`}`,
           '',
           `- started ${new Date(run.startedAt).toLocaleString()}, last change ${formatAge(run.updatedAt)}`,
           `- ${run.valueCount} retained values, ${formatBytes(run.valueBytes)}`,

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { gutterLine, stripGutters } from '../../server/src/core/gutter';
+import { gutterLine, NO_FINAL_NEWLINE, stripGutters } from '../../server/src/core/gutter';
 
 describe('gutter', () => {
   it('prefixes a line with its number', () => {
@@ -25,7 +25,15 @@ describe('gutter', () => {
     assert.equal(stripGutters('plain text'), 'plain text');
   });
 
-  it('keeps CRLF line ends', () => {
+  it('keeps each line its own ending: CRLF, and mixed endings', () => {
     assert.equal(stripGutters('1: a\r\n2: b'), 'a\r\nb');
+    assert.equal(stripGutters('1: a\r\n2: b\n3: c\r'), 'a\r\nb\nc\r');
+    assert.equal(stripGutters('1: a\r\n2:\r\n3: c'), 'a\r\n\r\nc', 'an empty CRLF line');
+  });
+
+  it('drops the notices a peek adds, and the newline the no-final-newline marker denies', () => {
+    assert.equal(stripGutters(`1: a\n2: b\n${NO_FINAL_NEWLINE}`), 'a\nb');
+    assert.equal(stripGutters('4: x\n5: y\n[peek: cut at the 400-line cap: showing lines 4-5 of 900; continue with {"id":"v","start":6}]'), 'x\ny');
+    assert.equal(stripGutters(NO_FINAL_NEWLINE), NO_FINAL_NEWLINE, 'a lone marker is just text');
   });
 });

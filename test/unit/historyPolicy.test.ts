@@ -160,7 +160,7 @@ describe('history policy: older inputs as references', () => {
     assert.equal(first.edits[0]!.old_string, 'x');
     assert.match(first.edits[0]!.new_string, /^\[retained #w1-input-content\] Write input edits\[0\]\.new_string: /, 'identical input content shares one value');
     assert.equal((uses[2]!.input as { content: string }).content, file, 'the newest round keeps its input');
-    assert.equal((await s.peek({ valueId: 'w1-input-content', start: 200, end: 200 })).text, '200: export const line199 = 199;');
+    assert.equal((await s.peek({ valueId: 'w1-input-content', start: 200, end: 200 })).text, '200: export const line199 = 199;\n\\ No newline at end of file');
     for (const shape of PROVIDER_SHAPES) {
       const projected = await s.replay('w', shape, { policy: {} });
       assert.ok('messages' in projected);

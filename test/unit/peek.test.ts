@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { stripGutters } from '../../server/src/core/gutter';
+import { NO_FINAL_NEWLINE, stripGutters } from '../../server/src/core/gutter';
 import { indexBuffer, indexFile, parseIndex, serializeIndex, LineIndexBuilder } from '../../server/src/core/lineIndex';
 import { peekValue, type PeekRequest } from '../../server/src/core/peek';
 import { DEFAULT_SETTINGS } from '../../server/src/core/settings';
@@ -101,21 +101,34 @@ describe('peek by range', () => {
     assert.equal(stripGutters(answer.text), 'alpha\nbeta');
   });
 
-  it('property: range peeks, followed with nextStart, rebuild any value byte for byte', async () => {
+  it('property: range peeks, followed with nextStart, then stripGutters, rebuild any value byte for byte', async () => {
+    // Lines of any characters, \r included (CRLF, mixed endings), with or without a final newline.
+    const line = fc.string({ maxLength: 120, unit: fc.constantFrom('a', 'b', ' ', '\r', '\t', 'é', '😀', ':', '1', '→', '[', '\\') });
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.string({ maxLength: 120 }).map((s) => s.replace(/\n/g, '')), { minLength: 1, maxLength: 1500 }), fc.boolean(), async (lines, finalNewline) => {
+      fc.asyncProperty(fc.array(line, { minLength: 1, maxLength: 1500 }), fc.boolean(), async (lines, finalNewline) => {
         const value = lines.join('\n') + (finalNewline ? '\n' : '');
         const { path, index } = await valueFile(value);
-        const rebuilt: string[] = [];
+        const pages: string[] = [];
+        let marked = false;
         for (let start = 1; start <= index.lines; ) {
           const answer = await peekValue(path, index, 'v', { start }, { peekMaxLines: 400, peekMaxBytes: 4096 });
-          rebuilt.push(...bodyLines(answer.text).map((l) => l.replace(/^\d+: /, '')));
+          marked ||= answer.text.endsWith(`\n${NO_FINAL_NEWLINE}`);
+          pages.push(stripGutters(answer.text));
           start = answer.nextStart ?? index.lines + 1;
         }
-        assert.equal(rebuilt.join('\n') + (value.endsWith('\n') ? '\n' : ''), value === '\n' ? '\n' : value);
+        // Each page holds whole lines; every line ends with a newline but where the marker says not.
+        const rebuilt = pages.length ? pages.join('\n') + (marked ? '' : '\n') : '';
+        assert.equal(rebuilt, value);
       }),
-      { numRuns: 40 },
+      { numRuns: 60 },
     );
+  });
+
+  it('says when the value ends without a newline, as diff does, and not otherwise', async () => {
+    assert.equal((await peek('a\nb', { start: 1 })).text, `1: a\n2: b\n${NO_FINAL_NEWLINE}`);
+    assert.equal((await peek('a\nb\n', { start: 1 })).text, '1: a\n2: b');
+    assert.equal((await peek('a\nb', { start: 1, end: 1 })).text, '1: a', 'not on a range that stops before the last line');
+    assert.equal((await peek('x\nneedle', { query: 'needle' })).text, `2: needle\n${NO_FINAL_NEWLINE}\n[peek: 1 matching line]`);
   });
 });
 

@@ -4,9 +4,11 @@
  * over a real store in a temp dir, the way the extension relays them to the language server.
  */
 import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createElement } from 'react';
 import { act, cleanup, fireEvent, render, waitFor } from '@testing-library/react';
+import { importRun } from '../../server/src/core/import/importRun';
 import { RetentionService } from '../../server/src/core/retention';
 import { App } from '../../webview/src/App';
 import { Host, type VsCodeApi } from '../../webview/src/host';
@@ -61,11 +63,11 @@ function fakeVsCode(service: RetentionService, runId: string, initialState?: unk
   return { api, posted, deliver, state: () => state };
 }
 
-async function mount(initialState?: unknown) {
+async function mount(initialState?: unknown, prepare: (service: RetentionService) => Promise<string> = async (s) => (await recordRun(s, 'run-1'), 'run-1')) {
   const service = new RetentionService(join(tempDir(), '.retained'));
   await service.init();
-  await recordRun(service, 'run-1');
-  const fake = fakeVsCode(service, 'run-1', initialState);
+  const runId = await prepare(service);
+  const fake = fakeVsCode(service, runId, initialState);
   const view = render(createElement(App, { host: new Host(fake.api, window) }));
   await waitFor(() => assert.ok(view.container.querySelector('.row .cell.full'), `rows rendered: ${view.container.querySelector(".timeline")?.outerHTML.slice(0, 1500)} posted ${JSON.stringify(fake.posted)}`), { timeout: 5000 });
   return { service, fake, view, rows: () => [...view.container.querySelectorAll<HTMLElement>('.row')] };
@@ -103,13 +105,34 @@ describe('inspector webview', () => {
     assert.match(rowText(rows()[5], 'model'), /notes\.html|<script>/, 'the hostile result was sent in request 3');
     assert.equal((fake.state() as { request?: number }).request, 3);
     const asked = fake.posted.filter((m) => m.type === 'request' && m.method === 'inspect').at(-1);
-    assert.deepEqual(asked?.type === 'request' && asked.params, { request: 3, policy: false, from: 0, limit: 100 });
+    assert.deepEqual(asked?.type === 'request' && asked.params, { request: 3, policy: false, view: 'sent', from: 0, limit: 100 });
 
     // The "request k" link on an assistant row shows the history that produced it.
     const link = [...rows()[2]!.querySelectorAll('a.request-link')][0]!;
     assert.equal(link.textContent, 'request 1');
     await act(async () => fireEvent.click(link));
     await waitFor(() => assert.match(rowText(rows()[3], 'model'), /first sent in request 2/));
+  });
+
+  it('an imported session: as the agent sent it, or with Retained Outputs, labelled plainly', async () => {
+    const session = join(__dirname, '../fixtures/claude-code/parallel-and-big/project');
+    const file = join(session, readdirSync(session).find((f) => f.endsWith('.jsonl'))!);
+    const { rows, view, fake } = await mount(undefined, async (s) => (await importRun(s, { path: file }, tempDir())).runId);
+    const head = () => view.container.querySelector('.columns-head')!.textContent!;
+    assert.match(head(), /As Claude Code sent it · request 4/);
+    assert.match(view.container.querySelector('.header')!.textContent!, /Rebuilt exactly from the request records Claude Code 2\.1\.332 keeps/);
+    assert.equal(view.container.querySelector('vscode-checkbox.policy'), null, 'the history policy is ours: not offered for what the agent sent');
+    const big = () => rows().find((r) => /toolu_bigD/.test(rowText(r, 'full')) && r.querySelector('.cell.full.kind-tool_result'))!;
+    await waitFor(() => assert.ok(big()));
+    assert.match(rowText(big(), 'model'), /agent's cut.*<persisted-output>/s);
+    assert.match(rowText(big(), 'full'), /The agent sent the model 2\.\d KB of it/);
+
+    const retained = [...view.container.querySelectorAll('.view-row vscode-button')].find((b) => /With Retained Outputs/.test(b.textContent ?? ''))!;
+    await act(async () => fireEvent.click(retained));
+    await waitFor(() => assert.match(head(), /With Retained Outputs \(simulated\) · request 4/));
+    await waitFor(() => assert.match(rowText(big(), 'model'), /stub.*\[retained #toolu_bigD\] Bash result: 1288929 bytes.*Landmarks: error at line 100001/s));
+    assert.equal((fake.state() as { view?: string }).view, 'retained');
+    assert.ok(view.container.querySelector('vscode-checkbox.policy'), 'the policy applies to the simulation');
   });
 
   it('switches the history policy on: older results become references', async () => {

@@ -4,8 +4,8 @@
  */
 import VscodeProgressRing from '@vscode-elements/react-elements/dist/components/VscodeProgressRing.js';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import type { InspectResult, InspectRow } from '../../server/src/protocol';
-import { Header, type SearchState } from './Header';
+import type { InspectResult, InspectRow, View } from '../../server/src/protocol';
+import { Header, viewLabel, type SearchState } from './Header';
 import type { Host } from './host';
 import { parseState } from './messages';
 import { Timeline } from './Timeline';
@@ -22,6 +22,8 @@ export function App({ host }: { host: Host }) {
   const saved = useMemo(() => parseState(host.getState()), [host]);
   const [runId, setRunId] = useState(saved?.runId);
   const [policy, setPolicy] = useState(saved?.policy ?? false);
+  /** For an imported run: as the agent sent it (the default), or with Retained Outputs. */
+  const [view, setView] = useState<View>(saved?.view ?? 'sent');
   /** undefined: follow the latest request. */
   const [request, setRequest] = useState(saved?.request);
   const [loaded, setLoaded] = useState<Loaded>();
@@ -55,7 +57,7 @@ export function App({ host }: { host: Host }) {
       const gen = generation.current;
       setPending((n) => n + 1);
       host
-        .request('inspect', { ...(request ? { request } : {}), policy, from: page * PAGE, limit: PAGE })
+        .request('inspect', { ...(request ? { request } : {}), policy, view, from: page * PAGE, limit: PAGE })
         .then((result) => {
           if (gen !== generation.current) return;
           for (const row of result.rows) rows.current.set(row.index, row);
@@ -69,7 +71,7 @@ export function App({ host }: { host: Host }) {
         })
         .finally(() => setPending((n) => n - 1));
     },
-    [host, runId, request, policy],
+    [host, runId, request, policy, view],
   );
 
   const fetchVisible = useCallback(() => {
@@ -122,8 +124,8 @@ export function App({ host }: { host: Host }) {
 
   useEffect(() => {
     if (!runId) return;
-    host.setState({ runId, policy, ...(request ? { request } : {}), ...(search.query ? { query: search.query } : {}), scrollIndex: range.current.first });
-  }, [host, runId, policy, request, search.query, version]);
+    host.setState({ runId, policy, view, ...(request ? { request } : {}), ...(search.query ? { query: search.query } : {}), scrollIndex: range.current.first });
+  }, [host, runId, policy, view, request, search.query, version]);
 
   useEffect(() => {
     if (firstRender.current || rows.current.size === 0) return;
@@ -193,6 +195,8 @@ export function App({ host }: { host: Host }) {
         request={loaded.request}
         following={request === undefined}
         policy={policy}
+        view={view}
+        onView={setView}
         busy={pending > 0}
         onRequest={(k) => setRequest(k === undefined || k >= loaded.outline.requests.length ? undefined : Math.max(1, k))}
         onPolicy={setPolicy}
@@ -205,7 +209,9 @@ export function App({ host }: { host: Host }) {
       {loaded.skipped > 0 && <div className="warning-banner">{loaded.skipped} transcript line(s) could not be read (a torn write) and are left out.</div>}
       <div className="columns-head" aria-hidden="true">
         <span>Full transcript</span>
-        <span>Model's view · request {loaded.request}</span>
+        <span>
+          {viewLabel(loaded.outline, view)} · request {loaded.request}
+        </span>
       </div>
       <Timeline
         count={count}

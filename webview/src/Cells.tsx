@@ -55,7 +55,10 @@ export const FullCellView = memo(function FullCellView({ row, highlight, onOpen,
     <div className={`cell full kind-${full.kind}${full.isError ? ' is-error' : ''}`}>
       <div className="cell-title">
         <span className={`codicon codicon-${full.isError ? 'error' : KIND_ICON[full.kind]}`} aria-hidden="true" />
-        <span className="kind">{KIND_LABEL[full.kind]}</span>
+        <span className="kind" title={full.injected ? 'Text the agent added to the turn (a reminder, a command record), not typed by the user' : undefined}>
+          {full.injected ? 'Added by the agent' : KIND_LABEL[full.kind]}
+        </span>
+        {full.reason && <span className="badge">{full.reason}</span>}
         {full.tool && <strong className="tool">{full.tool}</strong>}
         {full.callId && <code className="call-id">{full.callId}</code>}
         {full.kind === 'tool_result' && full.text && (
@@ -91,6 +94,16 @@ export const FullCellView = memo(function FullCellView({ row, highlight, onOpen,
       )}
       {full.kind === 'turn_ended' && <div className="meta">{full.stopReason}</div>}
       {full.text && <Body clip={full.text} highlight={highlight} onOpen={onOpen} valueId={full.valueId} onOpenAll={() => onOpenEvent(row.index)} />}
+      {full.sent && (
+        <div className="cut-note" title="What the agent sent the model instead of the full result">
+          <span className="codicon codicon-info" aria-hidden="true" /> The agent sent the model {formatBytes(full.sent.bytes)} of it.
+        </div>
+      )}
+      {full.lost && (
+        <div className="warning-banner" role="note">
+          <span className="codicon codicon-warning" aria-hidden="true" /> {full.lost}
+        </div>
+      )}
       {full.calls && <Calls calls={full.calls} links={false} highlight={highlight} onOpen={onOpen} onOpenAll={(callId) => onOpenEvent(row.index, callId)} />}
     </div>
   );
@@ -103,12 +116,13 @@ export const ModelCellView = memo(function ModelCellView({ row, highlight, onOpe
     return <div className="cell model unsent">{why}</div>;
   }
   const linked = model.form === 'stub' || model.form === 'reference';
+  const marked = linked || model.form === 'truncated';
   return (
     <div className={`cell model${model.form ? ` form-${model.form}` : ''}`}>
-      {(linked || model.savedBytes > 0) && (
+      {(marked || model.savedBytes > 0) && (
         <div className="cell-title">
           <span className={`codicon codicon-${linked ? 'archive' : 'symbol-string'}`} aria-hidden="true" />
-          <span className="badge form-badge">{model.form === 'reference' ? 'reference' : model.form === 'stub' ? 'stub' : 'input references'}</span>
+          <span className="badge form-badge">{model.form === 'reference' ? 'reference' : model.form === 'stub' ? 'stub' : model.form === 'truncated' ? "agent's cut" : 'input references'}</span>
           {model.savedBytes > 0 && <span className="saved">saved {formatBytes(model.savedBytes)}</span>}
         </div>
       )}

@@ -7,7 +7,7 @@ import { useState } from 'react';
 import { useDomEvent } from './useDomEvent';
 import type { VscodeCheckbox as CheckboxElement } from '@vscode-elements/elements/dist/vscode-checkbox/vscode-checkbox.js';
 import type { VscodeTextfield as TextfieldElement } from '@vscode-elements/elements/dist/vscode-textfield/vscode-textfield.js';
-import type { Outline, RequestFigures, RunSearchResult } from '../../server/src/protocol';
+import type { Outline, RequestFigures, RunSearchResult, View } from '../../server/src/protocol';
 import { formatBytes, formatSaving, formatTokens } from './format';
 
 export interface SearchState {
@@ -27,6 +27,8 @@ export interface HeaderProps {
   request: number;
   following: boolean;
   policy: boolean;
+  view: View;
+  onView: (view: View) => void;
   busy: boolean;
   onRequest: (request: number | undefined) => void;
   onPolicy: (policy: boolean) => void;
@@ -37,11 +39,27 @@ export interface HeaderProps {
   onOpenHit?: (() => void) | undefined;
 }
 
-function Figures({ label, f, tokenizer }: { label: string; f: Omit<RequestFigures, 'request' | 'cut'>; tokenizer: string }) {
+const AGENT_NAMES: Record<NonNullable<Outline['source']>['format'], string> = { 'claude-code': 'Claude Code', codex: 'Codex' };
+
+/** What the right column shows: for an imported run, which of its two views, said plainly. */
+export function viewLabel(outline: Outline, view: View): string {
+  if (!outline.source) return "Model's view";
+  return view === 'sent' ? `As ${AGENT_NAMES[outline.source.format]} sent it` : 'With Retained Outputs (simulated)';
+}
+
+/** How the agent's requests were rebuilt, for an imported run. */
+function fidelityNote(source: NonNullable<Outline['source']>): string {
+  const agent = AGENT_NAMES[source.format];
+  return source.fidelity === 'exact'
+    ? `Rebuilt exactly from the request records ${agent}${source.version ? ` ${source.version}` : ''} keeps in its session file.`
+    : `Rebuilt from the conversation in the session file: reminders and attachments ${agent} added to its requests are not recorded there.`;
+}
+
+function Figures({ label, f, tokenizer, sentLabel }: { label: string; f: Omit<RequestFigures, 'request' | 'cut'>; tokenizer: string; sentLabel: string }) {
   return (
     <div className="figures" aria-label={label}>
       <span className="figures-label">{label}</span>
-      <span className="sent" title={`What the model was sent. Tokens estimated with ${tokenizer}.`}>
+      <span className="sent" title={`${sentLabel}. Tokens estimated with ${tokenizer}.`}>
         sent <strong>{formatTokens(f.tokensSent)}</strong> tokens · {formatBytes(f.bytesSent)}
       </span>
       <span className="full" title="The same history with every result in full">
@@ -90,7 +108,9 @@ function Checkbox({ label, checked, onToggle, className, title }: { label: strin
 }
 
 export function Header(props: HeaderProps) {
-  const { runId, outline, request, following, policy, busy, onRequest, onPolicy, search, onSearch, onStep, onOpenHit } = props;
+  const { runId, outline, request, following, policy, view, onView, busy, onRequest, onPolicy, search, onSearch, onStep, onOpenHit } = props;
+  const sentLabel = viewLabel(outline, view);
+  const policyApplies = !outline.source || view === 'retained';
   const [draft, setDraft] = useState(search.query);
   const total = outline.requests.length;
   const figures = outline.requests[request - 1];
@@ -135,17 +155,30 @@ export function Header(props: HeaderProps) {
           Latest
         </VscodeButton>
         <span className="request-note">{request === total ? 'the next request: what a resume sends now' : `the history request ${request} sent`}</span>
-        <Checkbox
-          className="policy"
-          checked={policy}
-          label="History policy"
-          title="Show older bodies as the configured history policy (retained.history.*) sends them: references instead of text"
-          onToggle={onPolicy}
-        />
+        {policyApplies && (
+          <Checkbox
+            className="policy"
+            checked={policy}
+            label="History policy"
+            title="Show older bodies as the configured history policy (retained.history.*) sends them: references instead of text"
+            onToggle={onPolicy}
+          />
+        )}
       </div>
 
-      {figures && <Figures label={`Request ${request}`} f={figures} tokenizer={outline.tokenizer} />}
-      <Figures label={`All ${total} requests`} f={outline.totals} tokenizer={outline.tokenizer} />
+      {outline.source && (
+        <div className="view-row" role="radiogroup" aria-label="Which view of the model's requests">
+          {(['sent', 'retained'] as const).map((v) => (
+            <VscodeButton key={v} secondary={view !== v} aria-checked={view === v} role="radio" onClick={() => onView(v)}>
+              {viewLabel(outline, v)}
+            </VscodeButton>
+          ))}
+          <span className="request-note">{view === 'sent' ? fidelityNote(outline.source) : `The same requests, each result over the threshold as the stub Retained Outputs would have sent.`}</span>
+        </div>
+      )}
+
+      {figures && <Figures label={`Request ${request}`} f={figures} tokenizer={outline.tokenizer} sentLabel={sentLabel} />}
+      <Figures label={`All ${total} requests`} f={outline.totals} tokenizer={outline.tokenizer} sentLabel={sentLabel} />
       {total > 1 && <RequestChart requests={outline.requests} selected={request} onRequest={onRequest} />}
 
       <div className="search-row" role="search">

@@ -12,6 +12,8 @@ export interface InspectorState {
   /** The request whose view is shown; absent: always the latest. */
   request?: number;
   policy: boolean;
+  /** For an imported run: as the agent sent it, or with Retained Outputs. */
+  view?: 'sent' | 'retained';
   query?: string;
   /** The event index at the top of the list. */
   scrollIndex?: number;
@@ -80,7 +82,14 @@ export function parseViewMessage(data: unknown): ViewToHost | string {
           if (!optional(p[key], (v) => isWhole(v, key === 'request' ? 1 : 0))) return `request ${id}: inspect ${key} must be a whole number`;
         }
         if (!optional(p.policy, isBool)) return `request ${id}: inspect policy must be a boolean`;
-        const params = { ...(p.request !== undefined ? { request: p.request as number } : {}), policy: p.policy === true, from: (p.from as number | undefined) ?? 0, limit: (p.limit as number | undefined) ?? 0 };
+        if (!optional(p.view, (v) => v === 'sent' || v === 'retained')) return `request ${id}: inspect view must be "sent" or "retained"`;
+        const params = {
+          ...(p.request !== undefined ? { request: p.request as number } : {}),
+          policy: p.policy === true,
+          ...(p.view !== undefined ? { view: p.view as 'sent' | 'retained' } : {}),
+          from: (p.from as number | undefined) ?? 0,
+          limit: (p.limit as number | undefined) ?? 0,
+        };
         return { type: 'request', id, method: 'inspect', params };
       }
       if (data.method === 'search') {
@@ -101,6 +110,7 @@ export function parseState(data: unknown): InspectorState | undefined {
   return {
     runId: data.runId,
     policy: data.policy === true,
+    ...(data.view === 'sent' || data.view === 'retained' ? { view: data.view } : {}),
     ...(isWhole(data.request, 1) ? { request: data.request as number } : {}),
     ...(typeof data.query === 'string' ? { query: data.query } : {}),
     ...(isWhole(data.scrollIndex, 0) ? { scrollIndex: data.scrollIndex as number } : {}),

@@ -11,21 +11,32 @@ export function gutterLine(lineNumber: number, text: string): string {
  * One gutter layer: optional indent, a line number, then `: ` (or a bare `:` at the end of a
  * line whose trailing space an editor trimmed), or the `→` that `cat -n`-style readers print.
  */
-const GUTTER = /^ *\d+(?:: |:$|→)/;
+const GUTTER = /^ *\d+(?:: |:(?=\r?$)|→)/;
 
 /**
- * Removes stacked gutters (`12: 5: text` → `text`) from a pasted snippet. A layer is removed
- * only while every non-empty line carries one, so ordinary text that merely starts with a
- * number and a colon in a single line is left alone.
+ * The line a peek adds after a value's last line when that line has no newline (as `diff`
+ * does), so lines read back rebuild the value exactly.
+ */
+export const NO_FINAL_NEWLINE = '\\ No newline at end of file';
+
+/** A peek's own notice (`[peek: …]`): not a line of the value. */
+const NOTICE = /^\[peek: .*\]\r?$/;
+
+/**
+ * Removes stacked gutters (`12: 5: text` → `text`) from a pasted snippet, with the notices a
+ * peek adds; `\ No newline at end of file` takes the newline before it away. A layer is removed
+ * only while every non-empty line carries one, so ordinary text that merely starts with a number
+ * and a colon is left alone. Each line keeps its own ending (`\r` stays), so CRLF and mixed
+ * endings survive.
  */
 export function stripGutters(snippet: string): string {
-  const eol = snippet.includes('\r\n') ? '\r\n' : '\n';
-  let lines = snippet.split(/\r?\n/);
-  const hasText = (line: string) => line.length > 0;
+  let lines = snippet.split('\n');
+  const marked = lines.length > 1 && lines.some((line) => line === NO_FINAL_NEWLINE || NOTICE.test(line));
+  if (marked) lines = lines.filter((line, i) => !(NOTICE.test(line) || (line === NO_FINAL_NEWLINE && i > 0)));
   for (;;) {
-    const nonEmpty = lines.filter(hasText);
+    const nonEmpty = lines.filter((line) => line.length > 0);
     if (nonEmpty.length === 0 || !nonEmpty.every((line) => GUTTER.test(line))) break;
     lines = lines.map((line) => line.replace(GUTTER, ''));
   }
-  return lines.join(eol);
+  return lines.join('\n');
 }

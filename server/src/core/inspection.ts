@@ -12,7 +12,7 @@ import { applyHistoryPolicy, resultInfos, type ArchiveNeed, type HistoryPolicy }
 import { replayStructured, resultText, type Block, type Segment, type StructuredReplay, type View } from './replay';
 import { cutToBytes, utf8Bytes, countLines } from './text';
 import { countTokens, TOKENIZER } from './tokens';
-import { contentText, type StopReason, type TranscriptEvent } from './transcript';
+import { contentText, type RunSource, type StopReason, type TranscriptEvent } from './transcript';
 
 export const CELL_MAX_BYTES = 8192;
 export const CELL_MAX_LINES = 200;
@@ -114,6 +114,10 @@ export interface Outline {
   requests: RequestFigures[];
   totals: { bytesFull: number; bytesSent: number; tokensFull: number; tokensSent: number };
   tokenizer: string;
+  /** An imported run: which agent's session, and how faithfully its requests were rebuilt. */
+  source?: { format: RunSource['format']; fidelity: RunSource['fidelity']; version?: string };
+  /** The view the figures are of. */
+  view: View;
 }
 
 /** The start of `text`: at most `maxLines` lines and `maxBytes` bytes. */
@@ -359,7 +363,16 @@ export function buildOutline(events: readonly TranscriptEvent[], existingValues:
     requests,
     totals: { bytesFull: sum('bytesFull'), bytesSent: sum('bytesSent'), tokensFull: sum('tokensFull'), tokensSent: sum('tokensSent') },
     tokenizer: `${TOKENIZER}; per block, bodies over 64 KiB scaled from a sample`,
+    ...sourceOf(events),
+    view: view ?? 'retained',
   };
+}
+
+function sourceOf(events: readonly TranscriptEvent[]): Pick<Outline, 'source'> {
+  const first = events[0];
+  if (first?.type !== 'run_started' || !first.source) return {};
+  const { format, fidelity, version } = first.source;
+  return { source: { format, fidelity, ...(version ? { version } : {}) } };
 }
 
 export interface ModelView {

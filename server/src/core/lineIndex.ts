@@ -9,11 +9,13 @@ import { createReadStream } from 'node:fs';
 const CHECKPOINT_LINES = 256;
 const CHECKPOINT_BYTES = 64 * 1024;
 const NEWLINE = 0x0a;
-const MAGIC = 'RETIDX1\n';
+const MAGIC = 'RETIDX2\n';
 
 export interface LineIndex {
   bytes: number;
   lines: number;
+  /** Whether the last line ends with a newline (true for an empty value). */
+  finalNewline: boolean;
   /** 1-based line numbers of the checkpoints, ascending; the first is always line 1. */
   checkpointLines: number[];
   /** Byte offset where each checkpoint's line starts. */
@@ -54,7 +56,7 @@ export class LineIndexBuilder {
       this.checkpointLines.pop();
       this.checkpointOffsets.pop();
     }
-    return { bytes: this.bytes, lines, checkpointLines: this.checkpointLines, checkpointOffsets: this.checkpointOffsets };
+    return { bytes: this.bytes, lines, finalNewline: this.lastByte === NEWLINE, checkpointLines: this.checkpointLines, checkpointOffsets: this.checkpointOffsets };
   }
 }
 
@@ -86,7 +88,7 @@ export function checkpointFor(index: LineIndex, line: number): { line: number; o
 }
 
 export function serializeIndex(index: LineIndex): Buffer {
-  const header = Buffer.from(`${MAGIC}${JSON.stringify({ bytes: index.bytes, lines: index.lines, count: index.checkpointLines.length })}\n`);
+  const header = Buffer.from(`${MAGIC}${JSON.stringify({ bytes: index.bytes, lines: index.lines, finalNewline: index.finalNewline, count: index.checkpointLines.length })}\n`);
   const body = new Float64Array(index.checkpointLines.length * 2);
   index.checkpointLines.forEach((line, i) => {
     body[i * 2] = line;
@@ -100,14 +102,14 @@ export function parseIndex(data: Buffer, expectedBytes: number): LineIndex | und
   if (data.subarray(0, MAGIC.length).toString() !== MAGIC) return undefined;
   const headerEnd = data.indexOf(NEWLINE, MAGIC.length);
   if (headerEnd === -1) return undefined;
-  let header: { bytes: number; lines: number; count: number };
+  let header: { bytes: number; lines: number; finalNewline: boolean; count: number };
   try {
     header = JSON.parse(data.subarray(MAGIC.length, headerEnd).toString());
   } catch {
     return undefined;
   }
   const body = data.subarray(headerEnd + 1);
-  if (header.bytes !== expectedBytes || body.length !== header.count * 16) return undefined;
+  if (header.bytes !== expectedBytes || typeof header.finalNewline !== 'boolean' || body.length !== header.count * 16) return undefined;
   const values = new Float64Array(body.buffer.slice(body.byteOffset, body.byteOffset + body.length));
   const checkpointLines: number[] = [];
   const checkpointOffsets: number[] = [];
@@ -115,5 +117,5 @@ export function parseIndex(data: Buffer, expectedBytes: number): LineIndex | und
     checkpointLines.push(values[i * 2]!);
     checkpointOffsets.push(values[i * 2 + 1]!);
   }
-  return { bytes: header.bytes, lines: header.lines, checkpointLines, checkpointOffsets };
+  return { bytes: header.bytes, lines: header.lines, finalNewline: header.finalNewline, checkpointLines, checkpointOffsets };
 }

@@ -3,7 +3,7 @@
  * is `N: text`; an answer never exceeds `peekMaxBytes`, and a cut answer ends with a line
  * that says so and where to continue.
  */
-import { gutterLine } from './gutter';
+import { gutterLine, NO_FINAL_NEWLINE } from './gutter';
 import { utf8Bytes, withCutMark } from './text';
 import { LANDMARK_KINDS, landmarkPattern, type LandmarkKind } from './landmarks';
 import type { LineIndex } from './lineIndex';
@@ -137,6 +137,7 @@ async function range(path: string, index: LineIndex, valueId: string, start: num
     shownTo = line.number;
     return line.number < last;
   });
+  if (shownTo === index.lines && !index.finalNewline) answer.lines.push(NO_FINAL_NEWLINE);
   if (shownTo >= end) return { text: answer.lines.join('\n'), truncated: false };
   const nextStart = shownTo + 1;
   const why = shownTo < last ? `the ${limits.peekMaxBytes}-byte answer cap` : `the ${limits.peekMaxLines}-line cap`;
@@ -183,6 +184,7 @@ async function search(
   const answer = new Answer(limits.peekMaxBytes - NOTICE_RESERVE_BYTES - utf8Bytes(quoted));
   const lineCap = answer.lineCap(2 * context + 1);
   let lastMatchShown = 0;
+  let lastShown = 0;
   let full = false;
   const isMatch = new Set(found.lines);
   for (const [i, [lo, hi]] of windows.entries()) {
@@ -194,10 +196,12 @@ async function search(
         return false;
       }
       if (isMatch.has(line.number)) lastMatchShown = line.number;
+      lastShown = line.number;
       return line.number < hi;
     });
     if (full) break;
   }
+  if (lastShown === index.lines && !index.finalNewline) answer.lines.push(NO_FINAL_NEWLINE);
   const shownMatches = found.lines.filter((l) => l <= lastMatchShown).length;
   if (shownMatches === found.total) {
     answer.lines.push(`[peek: ${found.total} matching line${found.total === 1 ? '' : 's'}]`);

@@ -8,7 +8,7 @@ import { promises as fs } from 'node:fs';
 import type { ArchiveNeed, HistoryPolicy } from './historyPolicy';
 import { buildOutline, fullCell, firstRequests, modelView, type InspectRow, type ModelView, type Outline } from './inspection';
 import { searchRun, type RunSearchOptions, type RunSearchResult } from './runSearch';
-import { VIEWS, type View } from './replay';
+import { isImported, VIEWS, type View } from './replay';
 import { readEventsFrom, type TranscriptEvent } from './transcript';
 
 export interface InspectParams {
@@ -119,11 +119,13 @@ export class RunInspector {
     if (params.policy !== undefined && typeof params.policy !== 'boolean') throw new InspectError('policy must be a boolean');
     if (params.view !== undefined && !VIEWS.includes(params.view)) throw new InspectError(`view must be one of ${VIEWS.join(', ')}`);
     const view = params.view ?? 'sent';
-    const policy = params.policy ? this.policy() : undefined;
-    const policyKey = `${view}:${policy ? JSON.stringify(policy) : 'none'}`;
+    let policy = params.policy ? this.policy() : undefined;
 
     const entry = await this.entry(runId);
     const { events, existingValues, skipped } = entry;
+    // The history policy is Retained Outputs' own: an imported run's agent never applied it.
+    if (policy && view === 'sent' && isImported(events)) policy = undefined;
+    const policyKey = `${view}:${policy ? JSON.stringify(policy) : 'none'}`;
     let outline = entry.outlines.get(policyKey);
     if (!outline) {
       outline = buildOutline(events, existingValues, { view, policy });

@@ -10,13 +10,15 @@ describe('gutter', () => {
     assert.equal(stripGutters('3: const a = 1;\n4:   return a;\n5: '), 'const a = 1;\n  return a;\n');
   });
 
-  it('strips stacked gutters (a peek of a read that had its own)', () => {
-    assert.equal(stripGutters('12: 5: foo()\n13: 6:   bar()'), 'foo()\n  bar()');
+  it('strips stacked gutters when asked (a peek of a read that had its own), one layer otherwise', () => {
+    assert.equal(stripGutters('12: 5: foo()\n13: 6:   bar()', { stacked: true }), 'foo()\n  bar()');
+    assert.equal(stripGutters('12: 5: foo()\n13: 6:   bar()'), '5: foo()\n6:   bar()');
+    assert.equal(stripGutters('1: 1→'), '1→', 'a line that looks like a gutter is content');
   });
 
   it('tolerates a trailing space an editor trimmed and cat -n arrows', () => {
     assert.equal(stripGutters('7: a\n8:\n9: b'), 'a\n\nb');
-    assert.equal(stripGutters('  41→x\n  42→y'), 'x\ny');
+    assert.equal(stripGutters('  41→x\n  42→y', { stacked: true }), 'x\ny');
   });
 
   it('leaves text alone unless every non-empty line has a gutter', () => {

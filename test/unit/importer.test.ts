@@ -107,6 +107,35 @@ describe('importing agent sessions', () => {
       });
     }
 
+    it('a VS Code Copilot chat replay: every request it logged rebuilt from the events, in the chat shape', async () => {
+      const s = await freshService();
+      const file = join(TRANSCRIPTS, 'vscode-copilot_copilot_all_prompts_2026-02-12T22-14-57.chatreplay.json');
+      const result = await importFile(s, file);
+      assert.equal(result.format, 'copilot');
+      assert.equal(result.fidelity, 'exact');
+      assert.equal(result.skipped['request/copilotLanguageModelWrapper'], 6, 'side requests (titles, summaries) counted, not imported');
+      await assertSound(s, result);
+      const { events } = await s.transcript(result.runId);
+      // Copilot's own messages in the Chat Completions shape: 0 system, 1 user, 2 assistant, 3 tool.
+      type Part = { type: number; text?: string };
+      type CopilotMessage = { role: number; content: Part[]; toolCalls?: { id: string; function: { name: string; arguments: string } }[]; toolCallId?: string };
+      const text = (m: CopilotMessage) => m.content.filter((p) => p.type === 1 && p.text).map((p) => p.text).join('\n');
+      const chat = (m: CopilotMessage) =>
+        m.role === 3
+          ? { role: 'tool', tool_call_id: m.toolCallId, content: text(m) }
+          : m.role === 2
+            ? { role: 'assistant', content: text(m) || null, ...(m.toolCalls?.length ? { tool_calls: m.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.function.name, arguments: JSON.stringify(JSON.parse(c.function.arguments)) } })) } : {}) }
+            : { role: m.role === 0 ? 'system' : 'user', content: text(m) };
+      const data = JSON.parse(readFileSync(file, 'utf8')) as { prompts: { logs: { kind: string; name?: string; requestMessages?: { messages: CopilotMessage[] } }[] }[] };
+      const logged = data.prompts.flatMap((p) => p.logs.filter((l) => l.kind === 'request' && l.name === 'panel/editAgent'));
+      assert.equal(logged.length, 13);
+      assert.equal(responseStarts(events).length, 13, 'one model call per logged request');
+      logged.forEach((request, k) => {
+        const ours = toOpenAIChat(replayStructured({ events: events.slice(0, cutOf(events, k + 1)), existingValues: new Set(), view: 'sent' }).messages);
+        assert.deepEqual(ours, request.requestMessages!.messages.map(chat), `request ${k + 1}`);
+      });
+    });
+
     it('keeps the original times, adds no peek_value, and counts every record kind it leaves out', async () => {
       const s = await freshService();
       const result = await importFile(s, join(TRANSCRIPTS, cases[1].file));

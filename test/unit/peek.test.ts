@@ -95,10 +95,11 @@ describe('peek by range', () => {
     await assert.rejects(peek(text, { start: 0 }), /start must be a whole number of at least 1/);
   });
 
-  it('keeps a value that already has a gutter: both show, and stripGutters removes both', async () => {
+  it('keeps a value that already has a gutter: both show; stripGutters removes the peek\'s, or both when stacked', async () => {
     const answer = await peek('5: alpha\n6: beta\n', { start: 1 });
     assert.equal(answer.text, '1: 5: alpha\n2: 6: beta');
-    assert.equal(stripGutters(answer.text), 'alpha\nbeta');
+    assert.equal(stripGutters(answer.text), '5: alpha\n6: beta');
+    assert.equal(stripGutters(answer.text, { stacked: true }), 'alpha\nbeta');
   });
 
   it('property: range peeks, followed with nextStart, then stripGutters, rebuild any value byte for byte', async () => {

@@ -19,6 +19,7 @@ const KIND_ICON: Record<InspectRow['full']['kind'], string> = {
   user: 'account',
   system: 'info',
   compaction: 'fold',
+  model_call: 'send',
   assistant: 'hubot',
   tool_result: 'output',
   turn_ended: 'debug-stop',
@@ -28,6 +29,7 @@ const KIND_LABEL: Record<InspectRow['full']['kind'], string> = {
   user: 'User',
   system: 'System',
   compaction: 'Compaction',
+  model_call: 'Model call',
   assistant: 'Assistant',
   tool_result: 'Tool result',
   turn_ended: 'Turn ended',
@@ -112,7 +114,12 @@ export const FullCellView = memo(function FullCellView({ row, highlight, onOpen,
 export const ModelCellView = memo(function ModelCellView({ row, highlight, onOpen }: CellProps) {
   const { model, full } = row;
   if (!model.sent) {
-    const why = full.kind === 'run_started' || full.kind === 'turn_ended' ? 'not a message: nothing sent' : `not in this request: first sent in request ${row.firstRequest}`;
+    const why =
+      full.kind === 'model_call'
+        ? `request ${row.firstRequest - 1} was sent here: the history above, from the last compaction`
+        : full.kind === 'run_started' || full.kind === 'turn_ended'
+          ? 'not a message: nothing sent'
+          : `not in this request: first sent in request ${row.firstRequest}`;
     return <div className="cell model unsent">{why}</div>;
   }
   const linked = model.form === 'stub' || model.form === 'reference';

@@ -39,7 +39,7 @@ export interface HeaderProps {
   onOpenHit?: (() => void) | undefined;
 }
 
-const AGENT_NAMES: Record<NonNullable<Outline['source']>['format'], string> = { 'claude-code': 'Claude Code', codex: 'Codex' };
+const AGENT_NAMES: Record<NonNullable<Outline['source']>['format'], string> = { 'claude-code': 'Claude Code', codex: 'Codex', copilot: 'Copilot' };
 
 /** What the right column shows: for an imported run, which of its two views, said plainly. */
 export function viewLabel(outline: Outline, view: View): string {

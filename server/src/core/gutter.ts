@@ -23,20 +23,23 @@ export const NO_FINAL_NEWLINE = '\\ No newline at end of file';
 const NOTICE = /^\[peek: .*\]\r?$/;
 
 /**
- * Removes stacked gutters (`12: 5: text` → `text`) from a pasted snippet, with the notices a
- * peek adds; `\ No newline at end of file` takes the newline before it away. A layer is removed
- * only while every non-empty line carries one, so ordinary text that merely starts with a number
- * and a colon is left alone. Each line keeps its own ending (`\r` stays), so CRLF and mixed
- * endings survive.
+ * Removes the gutter from a peeked snippet, with the notices a peek adds; `\ No newline at end
+ * of file` takes the newline before it away. A gutter is removed only when every non-empty line
+ * carries one, so ordinary text that merely starts with a number and a colon is left alone.
+ * Each line keeps its own ending (`\r` stays), so CRLF and mixed endings survive.
+ *
+ * One layer by default, the peek's own, so lines read back rebuild the value exactly even when
+ * they look like gutters themselves. With `stacked`, layers come off while every line has one
+ * (`12: 5→text` → `text`): a peek of a read that had its own gutter, as an edit matcher wants it.
  */
-export function stripGutters(snippet: string): string {
+export function stripGutters(snippet: string, { stacked = false } = {}): string {
   let lines = snippet.split('\n');
   const marked = lines.length > 1 && lines.some((line) => line === NO_FINAL_NEWLINE || NOTICE.test(line));
   if (marked) lines = lines.filter((line, i) => !(NOTICE.test(line) || (line === NO_FINAL_NEWLINE && i > 0)));
-  for (;;) {
+  do {
     const nonEmpty = lines.filter((line) => line.length > 0);
     if (nonEmpty.length === 0 || !nonEmpty.every((line) => GUTTER.test(line))) break;
     lines = lines.map((line) => line.replace(GUTTER, ''));
-  }
+  } while (stacked);
   return lines.join('\n');
 }

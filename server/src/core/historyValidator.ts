@@ -1,9 +1,10 @@
 /**
  * Each provider's pairing rules for a model-facing history, encoded once, so every projection
  * in the tests (and any caller that wants to) can be checked before it is sent:
- * - Anthropic: user and assistant roles alternate (system messages may sit between turns); every
- *   `tool_use` is answered by a `tool_result` with its id at the start of the very next message,
- *   a user message; no `tool_result` without its `tool_use`.
+ * - Anthropic: every `tool_use` is answered by a `tool_result` with its id at the start of the
+ *   very next message, a user message; no `tool_result` without its `tool_use`; system messages
+ *   hold only text. (Consecutive messages of one role are allowed: the API joins them, and
+ *   agents send them, Copilot two user messages, Claude Code a system message between turns.)
  * - OpenAI Chat: every `tool_calls` id is answered by a `role: "tool"` message right after the
  *   assistant message; no tool message without its call.
  * - OpenAI Responses: every `function_call` (or `custom_tool_call`) has a later output with its
@@ -26,17 +27,13 @@ export function validateHistory(shape: ProviderShape, history: readonly unknown[
 function validateAnthropic(messages: readonly AnthropicMessage[]): string[] {
   const problems: string[] = [];
   const seen = new Set<string>();
-  let lastRole: string | undefined;
   messages.forEach((message, i) => {
     if (message.role === 'system') {
       // A system message may sit between turns (Claude Code sends them), never inside a call's pairing.
       if (message.content.some((b) => b.type !== 'text')) problems.push(`messages[${i}]: a system message holds only text`);
-      lastRole = undefined;
       return;
     }
     if (message.content.length === 0) problems.push(`messages[${i}]: empty content`);
-    if (lastRole === message.role) problems.push(`messages[${i}]: two ${message.role} messages in a row`);
-    lastRole = message.role;
     if (message.role === 'assistant') {
       const uses = message.content.flatMap((b) => (b.type === 'tool_use' ? [b.id] : []));
       for (const id of uses) {

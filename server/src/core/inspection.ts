@@ -35,7 +35,7 @@ export interface CallCell {
   args: Clip;
 }
 
-export type RowKind = 'run_started' | 'user' | 'system' | 'assistant' | 'tool_result' | 'turn_ended' | 'compaction';
+export type RowKind = 'run_started' | 'user' | 'system' | 'assistant' | 'tool_result' | 'turn_ended' | 'compaction' | 'model_call';
 
 /** The left column: the event as recorded, in full (clipped for display). */
 export interface FullCell {
@@ -175,14 +175,20 @@ export function fullCell(event: TranscriptEvent, existingValues: ReadonlySet<str
       };
     case 'turn_ended':
       return { kind: 'turn_ended', ...base, stopReason: event.stopReason };
+    case 'model_call':
+      return { kind: 'model_call', ...base };
   }
 }
 
 /**
- * Index of the first event of each response, in order: request k produced responseStarts[k-1].
- * Events that share a response id are one response; so is a copy a compaction kept verbatim.
+ * Where each model call cut the history: the index of each `model_call` event where the run
+ * records them (an import knows its agent's calls), else of the first event of each response
+ * (request k produced response k; events sharing a response id, or a copy a compaction kept
+ * verbatim, are one response).
  */
 export function responseStarts(events: readonly TranscriptEvent[]): number[] {
+  const marked = events.flatMap((e, i) => (e.type === 'model_call' ? [i] : []));
+  if (marked.length) return marked;
   const seen = new Set<string>();
   return events.flatMap((e, i) => {
     if (e.type !== 'assistant') return [];

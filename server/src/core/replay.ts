@@ -152,10 +152,12 @@ export function replayStructured({ events, existingValues, view }: ReplayInput):
     if (event.type !== 'assistant') response = undefined;
     switch (event.type) {
       case 'run_started':
+      case 'model_call':
         break;
       case 'user':
         closeOpenCalls();
-        history.append('user', [{ type: 'text', text: event.text }], index);
+        if (event.split) history.push('user', [{ type: 'text', text: event.text }], [{ event: index }]);
+        else history.append('user', [{ type: 'text', text: event.text }], index);
         stopReason = undefined;
         break;
       case 'system':

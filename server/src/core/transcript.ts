@@ -33,7 +33,7 @@ interface EventBase {
 
 /** Where an imported run came from: the agent's own session file. */
 export interface RunSource {
-  format: 'claude-code' | 'codex';
+  format: 'claude-code' | 'codex' | 'copilot';
   /** The session file, as it was given to the import. */
   path: string;
   /** The agent's session id and version, when the file names them. */
@@ -59,6 +59,8 @@ export interface UserEvent extends EventBase {
   text: string;
   /** Text the agent added to the user's turn (a system reminder, a command record), not typed by the user. */
   injected?: boolean;
+  /** Starts a user message of its own, even right after another (an agent that sends two in a row). */
+  split?: boolean;
 }
 /** A `role: "system"` message the agent put into the conversation (Claude Code's attachments). */
 export interface SystemEvent extends EventBase {
@@ -129,9 +131,18 @@ export interface CompactionEvent extends EventBase {
   reason?: 'manual' | 'auto' | 'rewind';
 }
 
-export type TranscriptEvent = RunStartedEvent | UserEvent | SystemEvent | AssistantEvent | ToolCallFinishedEvent | TurnEndedEvent | CompactionEvent;
+/**
+ * The agent called the model here, sending the history before this event (from the last
+ * compaction). Recorded where the agent's file says so (an import); without these, each
+ * response marks the call that produced it.
+ */
+export interface ModelCallEvent extends EventBase {
+  type: 'model_call';
+}
+
+export type TranscriptEvent = RunStartedEvent | UserEvent | SystemEvent | AssistantEvent | ToolCallFinishedEvent | TurnEndedEvent | CompactionEvent | ModelCallEvent;
 export type EventType = TranscriptEvent['type'];
-export const EVENT_TYPES: readonly EventType[] = ['run_started', 'user', 'system', 'assistant', 'tool_call_finished', 'turn_ended', 'compaction'];
+export const EVENT_TYPES: readonly EventType[] = ['run_started', 'user', 'system', 'assistant', 'tool_call_finished', 'turn_ended', 'compaction', 'model_call'];
 
 /** The text of a result's content, whichever form it has. */
 export function contentText(content: string | TextBlocks): string {
@@ -329,7 +340,7 @@ export function validateEvent(value: unknown): string | undefined {
       if (!Array.isArray(e.tools) || !e.tools.every((t) => typeof t === 'string')) return 'event.tools must be an array of strings';
       return optStr('model') ?? optStr('agent') ?? validateSource(e.source);
     case 'user':
-      return str('text') ?? optBool('injected');
+      return str('text') ?? optBool('injected') ?? optBool('split');
     case 'system':
       return str('text');
     case 'assistant': {
@@ -364,6 +375,8 @@ export function validateEvent(value: unknown): string | undefined {
     case 'turn_ended':
       if (!STOP_REASONS.includes(e.stopReason as StopReason)) return `event.stopReason must be one of ${STOP_REASONS.join(', ')}`;
       return undefined;
+    case 'model_call':
+      return undefined;
     case 'compaction':
       if (e.reason !== undefined && !['manual', 'auto', 'rewind'].includes(e.reason as string)) return 'event.reason must be one of manual, auto, rewind';
       return optStr('summary');
@@ -380,7 +393,7 @@ function validateSource(value: unknown): string | undefined {
   if (value === undefined) return undefined;
   const s = value as Record<string, unknown> | null;
   if (typeof s !== 'object' || s === null) return 'event.source must be an object';
-  if (s.format !== 'claude-code' && s.format !== 'codex') return 'event.source.format must be claude-code or codex';
+  if (s.format !== 'claude-code' && s.format !== 'codex' && s.format !== 'copilot') return 'event.source.format must be claude-code, codex or copilot';
   if (typeof s.path !== 'string') return 'event.source.path must be a string';
   if (s.fidelity !== 'exact' && s.fidelity !== 'conversation') return 'event.source.fidelity must be exact or conversation';
   for (const key of ['session', 'version'] as const) if (s[key] !== undefined && typeof s[key] !== 'string') return `event.source.${key} must be a string`;

@@ -17,43 +17,12 @@
  *   from the last line, responses merged, results in the order they finished, compactions. What
  *   such files do not record (reminders and attachments Claude Code added) is not there.
  */
-import { createHash } from 'node:crypto';
-import { replayStructured } from '../replay';
-import { toAnthropic, type AnthropicMessage } from '../providers';
-import type { CompactionEvent, RunSource, TextBlocks, ToolCall, TranscriptEvent } from '../transcript';
-import { countKind, responseEvents, sessionInfo, type Conversion, type ResponseBlock } from './conversion';
+import type { CompactionEvent, RunSource, TranscriptEvent } from '../transcript';
+import { countKind, sessionInfo, type Conversion } from './conversion';
 import { recordKind, type Json } from './records';
-
-type WireBlock = Json & { type?: unknown };
-interface WireMessage {
-  role: string;
-  content: string | WireBlock[];
-}
+import { blocksOf, EventWriter, followRequests, messageHash, sameMessage, type SentRequest, type SessionFacts, type WireBlock, type WireMessage } from './wire';
 
 const PERSISTED = /^<persisted-output>\n[^\n]*Full output saved to: ([^\n]+)\n/;
-
-/** Canonical JSON of a message: sorted keys, no cache_control (caching is not content). */
-function canonical(value: unknown): string {
-  return JSON.stringify(sortKeys(value));
-}
-function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys);
-  if (value === null || typeof value !== 'object') return value;
-  const out: Json = {};
-  for (const key of Object.keys(value).sort()) if (key !== 'cache_control') out[key] = sortKeys((value as Json)[key]);
-  return out;
-}
-/** Claude Code's hash of a request message: SHA-256 of its canonical JSON. */
-function messageHash(message: unknown): string {
-  return createHash('sha256').update(canonical(message)).digest('hex');
-}
-/** A message with string content as one text block, so the two forms (the same to the API) compare equal. */
-function blocksOf(message: WireMessage): WireBlock[] {
-  return typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content;
-}
-function sameMessage(a: WireMessage, b: WireMessage): boolean {
-  return a.role === b.role && canonical(blocksOf(a)) === canonical(blocksOf(b));
-}
 
 const isLine = (r: Json) => (r.type === 'user' || r.type === 'assistant') && typeof r.message === 'object' && r.message !== null;
 const messageOf = (r: Json) => r.message as WireMessage & { id?: string };
@@ -63,7 +32,7 @@ const contentBlocks = (r: Json): WireBlock[] => {
 };
 
 /** Everything the converters need to know about the file's lines, indexed once. */
-class Session {
+class Session implements SessionFacts {
   readonly lines: Json[];
   /** Assistant lines by response (message.id), in file order. */
   readonly responses = new Map<string, Json[]>();
@@ -103,10 +72,28 @@ class Session {
     return { role: 'assistant', content: (this.responses.get(id) ?? []).flatMap(contentBlocks) };
   }
 
-  /** The id of the response a message is (a copy a compaction kept, say), else one made from its hash. */
-  responseIdOf(message: WireMessage): string {
+  /** The id of the response a message is (a copy a compaction kept, say). */
+  responseIdOf(message: WireMessage): string | undefined {
     for (const id of this.responses.keys()) if (sameMessage(this.response(id), message)) return id;
-    return `hash-${messageHash(message).slice(0, 16)}`;
+    return undefined;
+  }
+
+  isTyped(text: string): boolean {
+    return this.typed.has(text);
+  }
+
+  toolName(callId: string): string | undefined {
+    return this.toolNames.get(callId);
+  }
+
+  resultTime(callId: string): string | undefined {
+    const time = this.resultLines.get(callId)?.timestamp;
+    return typeof time === 'string' ? time : undefined;
+  }
+
+  /** Claude Code's `<persisted-output>`: the file the full output went to. */
+  savedOutput(sent: string): string | undefined {
+    return PERSISTED.exec(sent)?.[1]?.trim();
   }
 
   /** Call ids of a response's tool uses. */
@@ -115,71 +102,8 @@ class Session {
   }
 }
 
-/** Events for one message as sent, in our vocabulary. */
-class EventWriter {
-  readonly events: TranscriptEvent[] = [];
-  readonly outputs = new Map<string, string>();
-  readonly notes: string[] = [];
-
-  constructor(private readonly session: Session) {}
-
-  message(message: WireMessage, ts: string | undefined, response?: string): void {
-    if (message.role === 'assistant') return this.response(blocksOf(message), response ?? this.session.responseIdOf(message), ts);
-    if (message.role === 'system' && blocksOf(message).length === 0) return void this.events.push({ type: 'system', text: '', ...(ts ? { ts } : {}) });
-    for (const block of blocksOf(message)) {
-      if (block.type === 'text' && typeof block.text === 'string') {
-        if (message.role === 'system') this.events.push({ type: 'system', text: block.text, ...(ts ? { ts } : {}) });
-        else this.events.push({ type: 'user', text: block.text, ...(this.session.typed.has(block.text) ? {} : { injected: true }), ...(ts ? { ts } : {}) });
-      } else if (block.type === 'tool_result' && message.role === 'user') {
-        this.result(block, ts);
-      } else {
-        this.notes.push(`a ${message.role} ${String(block.type)} block is shown as text: only text, tool calls and results are imported`);
-        this.events.push({ type: 'user', text: `[${String(block.type)}]`, injected: true, ...(ts ? { ts } : {}) });
-      }
-    }
-  }
-
-  response(blocks: readonly WireBlock[], response: string, ts: string | undefined): void {
-    const converted: ResponseBlock[] = [];
-    for (const b of blocks) {
-      if (b.type === 'thinking' && typeof b.thinking === 'string') converted.push({ type: 'thinking', thinking: { text: b.thinking, ...(typeof b.signature === 'string' && b.signature ? { signature: b.signature } : {}) } });
-      else if (b.type === 'text' && typeof b.text === 'string') converted.push({ type: 'text', text: b.text });
-      else if (b.type === 'tool_use' && typeof b.id === 'string' && typeof b.name === 'string') converted.push({ type: 'tool_use', call: { id: b.id, name: b.name, arguments: b.input ?? {} } satisfies ToolCall });
-      else if (b.type === 'redacted_thinking') this.notes.push('a redacted thinking block is left out');
-    }
-    this.events.push(...responseEvents(converted, response, ts));
-  }
-
-  result(block: WireBlock, ts: string | undefined): void {
-    const callId = String(block.tool_use_id);
-    const line = this.session.resultLines.get(callId);
-    const content = block.content;
-    const sent: string | TextBlocks =
-      typeof content === 'string'
-        ? content
-        : Array.isArray(content)
-          ? (content as WireBlock[]).map((b) => ({ type: 'text' as const, text: b.type === 'text' && typeof b.text === 'string' ? b.text : `[${String(b.type)}]` }))
-          : '';
-    const text = typeof sent === 'string' ? sent : sent.map((b) => b.text).join('\n');
-    const persisted = typeof sent === 'string' ? PERSISTED.exec(sent) : null;
-    if (persisted) this.outputs.set(callId, persisted[1]!.trim());
-    const isError = block.is_error;
-    this.events.push({
-      type: 'tool_call_finished',
-      callId,
-      tool: this.session.toolNames.get(callId) ?? 'tool',
-      result: text,
-      ...(typeof isError === 'boolean' ? { isError } : {}),
-      ...(persisted || typeof sent !== 'string' ? { sent } : {}),
-      ...((typeof line?.timestamp === 'string' ? { ts: line.timestamp } : ts ? { ts } : {}) as { ts?: string }),
-    });
-  }
-}
-
-interface Rebuilt {
+interface Rebuilt extends SentRequest {
   id: string;
-  ts: string | undefined;
-  messages: WireMessage[];
 }
 
 /** Every request the records describe, resolved to its messages; or why that cannot be done. */
@@ -217,50 +141,13 @@ function rebuildRequests(session: Session): Rebuilt[] | string {
   return requests;
 }
 
-/**
- * The replay of the events so far, as Anthropic messages: what the next request would hold.
- * Calls still waiting for their results get none (replay would mark them interrupted).
- */
-function replayed(events: readonly TranscriptEvent[]): AnthropicMessage[] {
-  const { messages, owners } = replayStructured({ events, existingValues: new Set(), view: 'sent' });
-  const last = messages.length - 1;
-  if (last >= 0 && owners[last]!.some((o) => o.synthetic)) {
-    const kept = messages[last]!.content.filter((_, j) => !owners[last]![j]!.synthetic);
-    if (kept.length) messages[last] = { ...messages[last]!, content: kept };
-    else messages.pop();
-  }
-  return toAnthropic(messages);
-}
-
-/**
- * The content a request adds to what the events already replay: the new blocks of the last
- * message and the messages after it; undefined when the request does not continue the history.
- */
-function added(history: readonly WireMessage[], request: readonly WireMessage[]): { blocks: WireBlock[]; role: string; messages: WireMessage[] } | undefined {
-  if (request.length < history.length) return undefined;
-  for (let i = 0; i < history.length - 1; i++) if (!sameMessage(history[i]!, request[i]!)) return undefined;
-  const last = history[history.length - 1];
-  if (!last) return { blocks: [], role: '', messages: [...request] };
-  const mine = blocksOf(last);
-  const theirs = blocksOf(request[history.length - 1]!);
-  if (request[history.length - 1]!.role !== last.role || theirs.length < mine.length) return undefined;
-  if (canonical(theirs.slice(0, mine.length)) !== canonical(mine)) return undefined;
-  return { blocks: theirs.slice(mine.length), role: last.role, messages: request.slice(history.length) };
-}
-
 function exactConversion(session: Session, requests: readonly Rebuilt[], start: TranscriptEvent): Conversion | string {
   const writer = new EventWriter(session);
   writer.events.push(start);
-  let previous: Rebuilt | undefined;
-  for (const request of requests) {
-    const history = replayed(writer.events) as WireMessage[];
-    const more = added(history, request.messages);
-    if (more) {
-      if (more.blocks.length) writer.message({ role: more.role, content: more.blocks }, request.ts);
-      for (const message of more.messages) writer.message(message, request.ts);
-    } else {
+  const problem = followRequests(writer, requests, {
+    restart(request, previous) {
       // The history restarted: a compaction (its summary comes first), or a rewind.
-      const [first, ...rest] = request.messages;
+      const first = request.messages[0];
       const summary = first && summaryOf(session, first);
       const boundary = boundaryBetween(session.records, previous?.id, request.id);
       const reason = (boundary?.compactMetadata as Json | undefined)?.trigger;
@@ -270,20 +157,17 @@ function exactConversion(session: Session, requests: readonly Rebuilt[], start: 
         reason: boundary ? (reason === 'auto' ? 'auto' : 'manual') : 'rewind',
         ...(typeof boundary?.timestamp === 'string' ? { ts: boundary.timestamp } : {}),
       };
-      writer.events.push(compaction);
-      for (const message of summary !== undefined ? rest : request.messages) writer.message(message, request.ts);
-    }
-    const check = replayed(writer.events) as WireMessage[];
-    if (check.length !== request.messages.length || check.some((m, i) => !sameMessage(m, request.messages[i]!))) {
-      return `request ${requests.indexOf(request) + 1} could not be rebuilt from its messages`;
-    }
-    // The response to this request, from its lines.
-    for (const [id, lines] of session.responses) {
-      if (lines[0]?.requestRef !== request.id) continue;
-      writer.response(blocksOf(session.response(id)), id, typeof lines[0].timestamp === 'string' ? lines[0].timestamp : undefined);
-    }
-    previous = request;
-  }
+      return { compaction, summaryMessage: summary !== undefined };
+    },
+    answered(request) {
+      // The response to this request, from its lines.
+      for (const [id, lines] of session.responses) {
+        if (lines[0]?.requestRef !== request.id) continue;
+        writer.response(blocksOf(session.response(id)), id, typeof lines[0].timestamp === 'string' ? lines[0].timestamp : undefined);
+      }
+    },
+  });
+  if (problem) return problem;
   // Results of the last response: written, never sent.
   const last = writer.events[writer.events.length - 1];
   if (last?.type === 'assistant' && last.response) {
@@ -360,7 +244,8 @@ function conversationConversion(session: Session, start: TranscriptEvent, why: s
       done.add(id);
       // The whole response here, at its first line: later lines of it come after results already.
       writer.response(blocksOf(session.response(id)), id, ts);
-    } else if (line.isCompactSummary !== true) writer.message(messageOf(line), ts);
+      // Lines of a file without request records merge as the API merges consecutive user messages.
+    } else if (line.isCompactSummary !== true) writer.message(messageOf(line), ts, { continues: true });
   };
   for (const record of session.records) {
     if (!chain.has(record)) continue;

@@ -7,7 +7,7 @@ import type { RunSource, Thinking, ToolCall, TranscriptEvent } from '../transcri
 import type { Json } from './records';
 
 export type ImportFormat = RunSource['format'];
-export const IMPORT_FORMATS: readonly ImportFormat[] = ['claude-code', 'codex'];
+export const IMPORT_FORMATS: readonly ImportFormat[] = ['claude-code', 'codex', 'copilot'];
 
 export interface Conversion {
   format: ImportFormat;

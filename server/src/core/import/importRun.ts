@@ -13,7 +13,8 @@ import type { TranscriptEvent } from '../transcript';
 import { convertClaudeCode } from './claudeCode';
 import { convertCodex } from './codex';
 import { IMPORT_FORMATS, type Conversion, type ImportFormat } from './conversion';
-import { IMPORT_MAX_BYTES, READ_NOW, readSessionRecords, UnreadableSession, type Json } from './records';
+import { convertCopilot, isCopilotReplay } from './copilot';
+import { IMPORT_MAX_BYTES, READ_NOW, readSessionJson, readSessionRecords, UnreadableSession, type Json } from './records';
 
 export type { ImportFormat };
 export { IMPORT_FORMATS };
@@ -23,7 +24,7 @@ export type IfExists = 'error' | 'replace' | 'new';
 export const IF_EXISTS: readonly IfExists[] = ['error', 'replace', 'new'];
 
 export interface ImportParams {
-  /** A Claude Code session or a Codex rollout; a relative path is the workspace's. */
+  /** A Claude Code session, a Codex rollout or a Copilot chat replay; a relative path is the workspace's. */
   path: string;
   format?: ImportFormat;
   /** Defaults to the file's name. */
@@ -83,17 +84,10 @@ function checkParams(params: ImportParams): void {
 export async function importRun(service: RetentionService, params: ImportParams, workspace: string): Promise<ImportResult> {
   checkParams(params);
   const path = isAbsolute(params.path) ? params.path : resolve(workspace, params.path);
-  let read;
-  try {
-    read = await readSessionRecords(path);
-  } catch (err) {
-    throw err instanceof UnreadableSession ? new RequestError(`path ${err.message}`) : err;
-  }
-  const format = params.format ?? detectFormat(read.records);
-  if (!format) throw new RequestError(`path is neither a Claude Code session nor a Codex rollout: ${path}`);
-  const conversion = format === 'codex' ? convertCodex(read.records, path) : convertClaudeCode(read.records, path);
+  const { conversion, skippedLines } = await convert(path, params.format);
+  const format = conversion.format;
   if (!conversion.events.some((e) => e.type === 'user' || e.type === 'assistant')) {
-    throw new RequestError(`${path} holds no ${format === 'codex' ? 'Codex' : 'Claude Code'} conversation${params.format ? ' (is the format right?)' : ''}`);
+    throw new RequestError(`${path} holds no ${AGENTS[format]} conversation${params.format ? ' (is the format right?)' : ''}`);
   }
   const { runId, name } = await claimRunId(service, params.runId ?? basename(path, extname(path)), params.ifExists ?? 'error');
   const sessionDir = path.slice(0, -extname(path).length || undefined);
@@ -108,7 +102,26 @@ export async function importRun(service: RetentionService, params: ImportParams,
       subagents.push(await importRun(service, { path: join(dir, file), format, runId: `${name}-${basename(file, '.jsonl')}`, ifExists: params.ifExists ?? 'error', subagents: false }, workspace));
     }
   }
-  return { ...result, name, format, fidelity: conversion.fidelity, lostOutputs, skippedLines: read.skippedLines, skipped: conversion.skipped, notes: conversion.notes, subagents };
+  return { ...result, name, format, fidelity: conversion.fidelity, lostOutputs, skippedLines, skipped: conversion.skipped, notes: conversion.notes, subagents };
+}
+
+const AGENTS: Record<ImportFormat, string> = { 'claude-code': 'Claude Code', codex: 'Codex', copilot: 'Copilot chat replay' };
+
+/** Reads and converts the file: JSON Lines (Claude Code, Codex), or one JSON document (a Copilot chat replay). */
+async function convert(path: string, format: ImportFormat | undefined): Promise<{ conversion: Conversion; skippedLines: number[] }> {
+  try {
+    if (format === 'copilot' || (format === undefined && path.endsWith('.json'))) {
+      const data = await readSessionJson(path);
+      if (!isCopilotReplay(data)) throw new RequestError(`${path} is not a Copilot chat replay (no "prompts")`);
+      return { conversion: convertCopilot(data as Json, path), skippedLines: [] };
+    }
+    const read = await readSessionRecords(path);
+    const detected = format ?? detectFormat(read.records);
+    if (!detected || detected === 'copilot') throw new RequestError(`path is neither a Claude Code session nor a Codex rollout: ${path}`);
+    return { conversion: detected === 'codex' ? convertCodex(read.records, path) : convertClaudeCode(read.records, path), skippedLines: read.skippedLines };
+  } catch (err) {
+    throw err instanceof UnreadableSession ? new RequestError(`path ${err.message}`) : err;
+  }
 }
 
 /** The run to import into: `name`'s, unless it is taken and `ifExists` says otherwise. */

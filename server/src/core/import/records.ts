@@ -88,6 +88,30 @@ export async function readSessionRecords(path: string): Promise<SessionRecords> 
   }
 }
 
+/** Reads a session file that is one JSON document (Copilot's chat replay), with the same limits. */
+export async function readSessionJson(path: string): Promise<unknown> {
+  let handle;
+  try {
+    handle = await open(path, READ_NOW);
+  } catch (err) {
+    throw new UnreadableSession(`${path} could not be opened: ${(err as Error).message}`);
+  }
+  try {
+    const stat = await handle.stat();
+    if (!stat.isFile()) throw new UnreadableSession(`${path} is not a regular file`);
+    if (stat.size > IMPORT_MAX_BYTES) throw new UnreadableSession(`${path} is ${stat.size} bytes, over the import limit of ${IMPORT_MAX_BYTES}`);
+    let text = await handle.readFile('utf8');
+    if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    try {
+      return JSON.parse(text) as unknown;
+    } catch (err) {
+      throw new UnreadableSession(`${path} is not JSON: ${(err as Error).message}`);
+    }
+  } finally {
+    await handle.close();
+  }
+}
+
 /** A record's kind for counting what was not imported: `type`, with its subtype where it has one. */
 export function recordKind(record: Json): string {
   const type = typeof record.type === 'string' ? record.type : 'unknown';

@@ -3,7 +3,7 @@
  * search matches marked, and in stubs the value id and line numbers made into links. React
  * renders every segment as a text node, so nothing in a result can run or style anything.
  */
-import { queryPattern, type QueryOptions } from '../../server/src/core/queryPattern';
+import { compileQuery, type LineMatcher, type QueryOptions } from '../../server/src/core/query';
 
 export type Segment =
   | { kind: 'text'; text: string }
@@ -26,28 +26,30 @@ export function visibleControls(text: string): string {
  */
 const LINKS = /\[retained #([A-Za-z0-9_-]+)\]|^(\d+)(?=: )|(?<=\bat line (?:\d+, )*)(\d+)|\{"id":"([A-Za-z0-9_-]+)","start":(\d+),"end":(\d+)\}/gm;
 
-function matcher(highlight: Highlight | undefined): RegExp | undefined {
+function matcher(highlight: Highlight | undefined): LineMatcher | undefined {
   if (!highlight || highlight.query.length === 0) return undefined;
   try {
-    return queryPattern(highlight.query, highlight);
+    return compileQuery(highlight.query, highlight);
   } catch {
     return undefined; // the search box reports a bad expression; the text just isn't marked
   }
 }
 
-function marked(text: string, re: RegExp | undefined): Segment[] {
+/** The same matches the run search finds, line by line, marked. */
+function marked(text: string, re: LineMatcher | undefined): Segment[] {
   if (!re || text.length === 0) return text ? [{ kind: 'text', text }] : [];
   const out: Segment[] = [];
   let last = 0;
-  re.lastIndex = 0;
-  for (let m = re.exec(text); m; m = re.exec(text)) {
-    if (m[0].length === 0) {
-      re.lastIndex++;
-      continue;
+  for (let start = 0; start <= text.length; ) {
+    const end = text.indexOf('\n', start);
+    const lineEnd = end === -1 ? text.length : end;
+    for (const [from, to] of re.ranges(text.slice(start, lineEnd))) {
+      if (start + from > last) out.push({ kind: 'text', text: text.slice(last, start + from) });
+      out.push({ kind: 'match', text: text.slice(start + from, start + to) });
+      last = start + to;
     }
-    if (m.index > last) out.push({ kind: 'text', text: text.slice(last, m.index) });
-    out.push({ kind: 'match', text: m[0] });
-    last = m.index + m[0].length;
+    if (end === -1) break;
+    start = end + 1;
   }
   if (last < text.length) out.push({ kind: 'text', text: text.slice(last) });
   return out;

@@ -5,16 +5,32 @@
  * straight there. A pure function of the text, so stubs stay deterministic.
  */
 
+import { RE2JS } from 're2js';
+
 export type LandmarkKind = 'error' | 'failure' | 'warning' | 'trace';
 export const LANDMARK_KINDS: readonly LandmarkKind[] = ['error', 'failure', 'warning', 'trace'];
 
-/** One regular expression per kind, tested on each line. */
-export const LANDMARK_PATTERNS: Readonly<Record<LandmarkKind, RegExp>> = Object.freeze({
-  error: /\b(?:error|ERROR|Error|fatal|FATAL|Fatal|panic|PANIC|Exception|exception)\b|\bE\d{3,}\b/,
-  failure: /\b(?:FAIL|FAILED|Failed|failed|failure|Failure|FAILURE)\b|✗|✘|✖/,
-  warning: /\b(?:warning|WARNING|Warning|WARN|warn)\b/,
-  trace: /^\s+at \S.*[(\s]\S+:\d+(?::\d+)?\)?$|^Traceback \(most recent call last\)|^\s+File ".+", line \d+|^goroutine \d+ \[|^thread '.+' panicked at/,
+/**
+ * One pattern per kind, tested on each line, in the one query dialect (RE2: linear time, so no
+ * line, however hostile, costs more than its length). A cheap prefilter of plain literals
+ * (fixed length, so linear for any engine) picks the lines worth the exact test; only a line's
+ * first LANDMARK_LINE_MAX characters are tested, so one huge line stays cheap too.
+ */
+const BUILT_IN: Readonly<Record<LandmarkKind, { prefilter: RegExp; pattern: string }>> = Object.freeze({
+  error: {
+    prefilter: /error|ERROR|Error|fatal|FATAL|Fatal|panic|PANIC|xception|E\d{3}/,
+    pattern: '\\b(?:error|ERROR|Error|fatal|FATAL|Fatal|panic|PANIC|Exception|exception)\\b|\\bE\\d{3,}\\b',
+  },
+  failure: { prefilter: /FAIL|Fail|fail|✗|✘|✖/, pattern: '\\b(?:FAIL|FAILED|Failed|failed|failure|Failure|FAILURE)\\b|✗|✘|✖' },
+  warning: { prefilter: /warn|WARN|Warn/, pattern: '\\b(?:warning|WARNING|Warning|WARN|warn)\\b' },
+  trace: {
+    prefilter: /^[ \t]|^Traceback \(|^goroutine |^thread '/,
+    pattern: '^\\s+at \\S.*[(\\s]\\S+:\\d+(?::\\d+)?\\)?$|^Traceback \\(most recent call last\\)|^\\s+File ".+", line \\d+|^goroutine \\d+ \\[|^thread \'.+\' panicked at',
+  },
 });
+
+/** Characters of a line a landmark pattern is tested on. */
+export const LANDMARK_LINE_MAX = 4096;
 
 const EXIT_CODE = /\b(?:exit(?:ed)?(?: with)?(?: code| status)|exit_code|exitCode|return code|status code)["']?\s*[:=]?\s*(-?\d{1,3})\b/i;
 /** Landmarks named per kind in a stub. */
@@ -28,30 +44,48 @@ export interface Landmarks {
   lines: Partial<Record<LandmarkKind, number[]>>;
 }
 
-const compiled = new Map<string, RegExp>();
+/** Tests one line for one kind of landmark. */
+export type LandmarkTest = (line: string) => boolean;
 
-/** The pattern for a kind: the override (a regex source from the settings) or the built-in one. */
-export function landmarkPattern(kind: LandmarkKind, overrides: Partial<Record<LandmarkKind, string>> = {}): RegExp {
+const compiled = new Map<string, RE2JS>();
+
+function re2(source: string): RE2JS {
+  let pattern = compiled.get(source);
+  if (!pattern) compiled.set(source, (pattern = RE2JS.compile(source)));
+  return pattern;
+}
+
+/**
+ * The test for a kind: the override (a pattern from the settings, already checked) or the
+ * built-in one with its prefilter.
+ */
+export function landmarkTest(kind: LandmarkKind, overrides: Partial<Record<LandmarkKind, string>> = {}): LandmarkTest {
   const source = overrides[kind];
-  if (!source) return LANDMARK_PATTERNS[kind];
-  let re = compiled.get(source);
-  if (!re) compiled.set(source, (re = new RegExp(source, 'u')));
-  return re;
+  if (source) {
+    const pattern = re2(source);
+    return (line) => pattern.test(line.length > LANDMARK_LINE_MAX ? line.slice(0, LANDMARK_LINE_MAX) : line);
+  }
+  const { prefilter, pattern } = BUILT_IN[kind];
+  const exact = re2(pattern);
+  return (line) => {
+    const head = line.length > LANDMARK_LINE_MAX ? line.slice(0, LANDMARK_LINE_MAX) : line;
+    return prefilter.test(head) && exact.test(head);
+  };
 }
 
 export function findLandmarks(text: string, overrides: Partial<Record<LandmarkKind, string>> = {}): Landmarks {
-  const patterns = Object.fromEntries(LANDMARK_KINDS.map((kind) => [kind, landmarkPattern(kind, overrides)])) as Record<LandmarkKind, RegExp>;
+  const tests = Object.fromEntries(LANDMARK_KINDS.map((kind) => [kind, landmarkTest(kind, overrides)])) as Record<LandmarkKind, LandmarkTest>;
   const found: Partial<Record<LandmarkKind, number[]>> = {};
   let remaining = LANDMARK_KINDS.length;
   let lineNumber = 0;
   let start = 0;
   while (start < text.length && remaining > 0) {
     const end = text.indexOf('\n', start);
-    const line = text.slice(start, end === -1 ? text.length : end);
+    const line = text.slice(start, end === -1 ? text.length : Math.min(end, start + LANDMARK_LINE_MAX));
     lineNumber++;
     for (const kind of LANDMARK_KINDS) {
       const list = (found[kind] ??= []);
-      if (list.length >= LANDMARKS_PER_KIND || !patterns[kind].test(line)) continue;
+      if (list.length >= LANDMARKS_PER_KIND || !tests[kind](line)) continue;
       list.push(lineNumber);
       if (list.length === LANDMARKS_PER_KIND) remaining--;
     }
@@ -60,6 +94,7 @@ export function findLandmarks(text: string, overrides: Partial<Record<LandmarkKi
   }
   const lines: Partial<Record<LandmarkKind, number[]>> = {};
   for (const kind of LANDMARK_KINDS) if (found[kind]?.length) lines[kind] = found[kind];
+  // Tools print the exit code last: look in the final lines only (a bounded input).
   const tail = text.slice(-4096).split('\n').slice(-EXIT_CODE_TAIL_LINES).reverse();
   for (const line of tail) {
     const match = EXIT_CODE.exec(line);

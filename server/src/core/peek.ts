@@ -5,10 +5,11 @@
  */
 import { gutterLine, NO_FINAL_NEWLINE } from './gutter';
 import { utf8Bytes, withCutMark } from './text';
-import { LANDMARK_KINDS, landmarkPattern, type LandmarkKind } from './landmarks';
+import { LANDMARK_KINDS, landmarkTest, type LandmarkKind } from './landmarks';
 import type { LineIndex } from './lineIndex';
 import { readLines, type ReadLine } from './lineReader';
-import { compileQuery, searchLines } from './search';
+import { QueryError } from './query';
+import { lineMatch, searchLines, type LineMatch } from './search';
 import type { Settings } from './settings';
 
 export interface PeekRequest {
@@ -39,7 +40,10 @@ export interface PeekAnswer {
 export const MAX_CONTEXT_LINES = 20;
 /** Room kept for the closing notice line. */
 const NOTICE_RESERVE_BYTES = 240;
-export const MAX_QUERY_LENGTH = 1000;
+/** A query longer than this is not repeated in a notice ("the same query" stands for it). */
+const ECHO_MAX_CHARS = 120;
+/** How long one search may run before it answers with what it has and where to go on. */
+export const SEARCH_BUDGET_MS = 10_000;
 
 /** A peek that cannot be answered; the message says what to do instead. */
 export class PeekError extends Error {
@@ -63,6 +67,19 @@ function wholeNumber(value: unknown, name: string, min: number): number | undefi
 interface SearchName {
   label: string;
   resume: string;
+}
+
+/** A search: what matches, and how the notices name it. */
+interface Search extends SearchName {
+  match: LineMatch;
+}
+
+/** Names a query in notices: in full while short; a long one is "the query" and is not repeated. */
+function queryName(request: PeekRequest): SearchName {
+  const query = request.query!;
+  const flags = `${request.ignoreCase ? ',"ignoreCase":true' : ''}${request.regex ? ',"regex":true' : ''}`;
+  if (query.length <= ECHO_MAX_CHARS) return { label: JSON.stringify(query), resume: `"query":${JSON.stringify(query)}${flags}` };
+  return { label: `the query (${query.length} characters)`, resume: `"query":<the same query>${flags}` };
 }
 
 /** Collects rendered lines while they fit in the byte budget. */
@@ -96,30 +113,29 @@ export async function peekValue(
   valueId: string,
   request: PeekRequest,
   limits: Limits,
-  /** How the notices name the search (a landmark's, else the query's own). */
-  searchName?: SearchName,
 ): Promise<PeekAnswer> {
+  const start = wholeNumber(request.start, 'start', 1) ?? 1;
+  const end = wholeNumber(request.end, 'end', 1);
+  if (end !== undefined && end < start) throw new PeekError(`end (${end}) must not be before start (${start})`);
+  const base = { totalLines: index.lines, bytes: index.bytes };
   if (request.landmark !== undefined && request.landmark !== null) {
     if (!LANDMARK_KINDS.includes(request.landmark)) throw new PeekError(`landmark must be one of ${LANDMARK_KINDS.join(', ')} (got ${JSON.stringify(request.landmark)})`);
     if (request.query !== undefined && request.query !== null) throw new PeekError('pass either query or landmark, not both');
-    const { landmark, ...rest } = request;
-    const search = { ...rest, query: landmarkPattern(landmark, limits.landmarkPatterns).source, regex: true, ignoreCase: false, context: request.context ?? LANDMARK_CONTEXT };
-    return peekValue(path, index, valueId, search, limits, { label: `the ${landmark} landmark pattern`, resume: `"landmark":${JSON.stringify(landmark)}` });
+    const context = contextOf(request, LANDMARK_CONTEXT);
+    const test = landmarkTest(request.landmark, limits.landmarkPatterns);
+    const search: Search = { match: { kind: 'text', test }, label: `the ${request.landmark} landmark pattern`, resume: `"landmark":${JSON.stringify(request.landmark)}` };
+    return { ...base, ...(await find(path, index, valueId, search, start, end ?? index.lines, context, limits)) };
   }
-  const start = wholeNumber(request.start, 'start', 1) ?? 1;
-  const end = wholeNumber(request.end, 'end', 1);
-  const context = wholeNumber(request.context, 'context', 0) ?? 0;
-  if (context > MAX_CONTEXT_LINES) throw new PeekError(`context must be at most ${MAX_CONTEXT_LINES} (got ${context})`);
-  if (end !== undefined && end < start) throw new PeekError(`end (${end}) must not be before start (${start})`);
-  const base = { totalLines: index.lines, bytes: index.bytes };
   if (request.query !== undefined && request.query !== null) {
     if (typeof request.query !== 'string') throw new PeekError('query must be a string');
-    if (request.query.length > MAX_QUERY_LENGTH) throw new PeekError(`query must be at most ${MAX_QUERY_LENGTH} characters`);
-    const name = searchName ?? {
-      label: JSON.stringify(request.query),
-      resume: `"query":${JSON.stringify(request.query)}${request.ignoreCase ? ',"ignoreCase":true' : ''}${request.regex ? ',"regex":true' : ''}`,
-    };
-    return { ...base, ...(await search(path, index, valueId, request, name, start, end ?? index.lines, context, limits)) };
+    const context = contextOf(request, 0);
+    let match: LineMatch;
+    try {
+      match = lineMatch({ query: request.query, ignoreCase: request.ignoreCase === true, regex: request.regex === true });
+    } catch (err) {
+      throw err instanceof QueryError ? new PeekError(err.message) : err;
+    }
+    return { ...base, ...(await find(path, index, valueId, { match, ...queryName(request) }, start, end ?? index.lines, context, limits)) };
   }
   if (index.lines === 0) return { ...base, text: '[peek: the value is empty]', truncated: false };
   if (start > index.lines) {
@@ -147,27 +163,28 @@ async function range(path: string, index: LineIndex, valueId: string, start: num
   return { text: answer.lines.join('\n'), truncated: true, nextStart };
 }
 
-async function search(
-  path: string,
-  index: LineIndex,
-  valueId: string,
-  request: PeekRequest,
-  name: SearchName,
-  from: number,
-  to: number,
-  context: number,
-  limits: Limits,
-) {
-  let matcher;
-  try {
-    matcher = compileQuery({ query: request.query!, ignoreCase: request.ignoreCase, regex: request.regex });
-  } catch (err) {
-    throw new PeekError((err as Error).message);
-  }
-  const found = await searchLines(path, index, matcher, from, to, limits.peekMaxLines);
-  const quoted = name.label;
-  if (found.total === 0) {
+function contextOf(request: PeekRequest, fallback: number): number {
+  const context = wholeNumber(request.context, 'context', 0) ?? fallback;
+  if (context > MAX_CONTEXT_LINES) throw new PeekError(`context must be at most ${MAX_CONTEXT_LINES} (got ${context})`);
+  return context;
+}
+
+async function find(path: string, index: LineIndex, valueId: string, search: Search, from: number, to: number, context: number, limits: Limits) {
+  const found = await searchLines(path, index, search.match, from, to, limits.peekMaxLines, Date.now() + SEARCH_BUDGET_MS);
+  const quoted = search.label;
+  const name = search;
+  const searchedAll = found.searchedTo >= Math.min(to, index.lines);
+  if (found.total === 0 && searchedAll) {
     return { text: `[peek: no line matches ${quoted} in lines ${from}-${Math.min(to, index.lines)} of ${index.lines}]`, truncated: false, matches: 0 };
+  }
+  if (found.total === 0) {
+    const nextStart = found.searchedTo + 1;
+    return {
+      text: `[peek: no line matches ${quoted} in lines ${from}-${found.searchedTo} (the ${SEARCH_BUDGET_MS / 1000} s search budget ran out); continue with {"id":"${valueId}",${name.resume},"start":${nextStart}}]`,
+      truncated: true,
+      nextStart,
+      matches: 0,
+    };
   }
 
   // Merge each match's context window into runs of lines to show.
@@ -181,20 +198,23 @@ async function search(
   }
 
   // The closing notice repeats the query, so keep room for it.
-  const answer = new Answer(limits.peekMaxBytes - NOTICE_RESERVE_BYTES - utf8Bytes(quoted));
+  const answer = new Answer(limits.peekMaxBytes - NOTICE_RESERVE_BYTES - utf8Bytes(quoted) - utf8Bytes(name.resume));
   const lineCap = answer.lineCap(2 * context + 1);
   let lastMatchShown = 0;
   let lastShown = 0;
+  let shownLines = 0;
   let full = false;
   const isMatch = new Set(found.lines);
   for (const [i, [lo, hi]] of windows.entries()) {
     if (i > 0 && !answer.add('--')) break;
     await readLines(path, index, lo, lineCap, (line) => {
       if (line.number > hi) return false;
-      if (!answer.add(render(line))) {
+      // Matches and their context together stay within the line cap.
+      if (shownLines >= limits.peekMaxLines || !answer.add(render(line))) {
         full = true;
         return false;
       }
+      shownLines++;
       if (isMatch.has(line.number)) lastMatchShown = line.number;
       lastShown = line.number;
       return line.number < hi;
@@ -203,13 +223,14 @@ async function search(
   }
   if (lastShown === index.lines && !index.finalNewline) answer.lines.push(NO_FINAL_NEWLINE);
   const shownMatches = found.lines.filter((l) => l <= lastMatchShown).length;
-  if (shownMatches === found.total) {
+  if (shownMatches === found.total && searchedAll) {
     answer.lines.push(`[peek: ${found.total} matching line${found.total === 1 ? '' : 's'}]`);
     return { text: answer.lines.join('\n'), truncated: false, matches: found.total };
   }
-  const nextStart = lastMatchShown + 1;
+  const nextStart = shownMatches === found.total ? found.searchedTo + 1 : lastMatchShown + 1;
+  const through = shownMatches === found.total ? `searched through line ${found.searchedTo} before the ${SEARCH_BUDGET_MS / 1000} s budget ran out` : `through line ${lastMatchShown}`;
   answer.lines.push(
-    `[peek: showing ${shownMatches} of ${found.total} matching lines (through line ${lastMatchShown}); continue with {"id":"${valueId}",${name.resume}${context ? `,"context":${context}` : ''},"start":${nextStart}}]`,
+    `[peek: showing ${shownMatches} of ${found.total}${searchedAll ? '' : '+'} matching lines (${through}); continue with {"id":"${valueId}",${name.resume}${context ? `,"context":${context}` : ''},"start":${nextStart}}]`,
   );
   return { text: answer.lines.join('\n'), truncated: true, nextStart, matches: found.total };
 }

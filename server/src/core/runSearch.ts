@@ -3,7 +3,7 @@
  * shows them, indented JSON) and full results, retained or not. Answers name the event and the
  * line inside its body, so a hit past a cell's clip can open the value at that line.
  */
-import { queryPattern, type QueryOptions } from './queryPattern';
+import { compileQuery, QueryError, type LineMatcher, type QueryOptions } from './query';
 import { cutToBytes } from './text';
 import type { TranscriptEvent } from './transcript';
 
@@ -36,12 +36,11 @@ const PREVIEW_BYTES = 240;
 
 export class SearchError extends Error {}
 
-function matcherFor(query: string, options: RunSearchOptions): RegExp {
-  if (query.length === 0) throw new SearchError('query must not be empty');
+function matcherFor(query: string, options: RunSearchOptions): LineMatcher {
   try {
-    return queryPattern(query, options);
+    return compileQuery(query, options);
   } catch (err) {
-    throw new SearchError(`query is not a valid regular expression: ${(err as Error).message}`);
+    throw err instanceof QueryError ? new SearchError(err.message) : err;
   }
 }
 
@@ -54,37 +53,47 @@ function* bodies(event: TranscriptEvent): Generator<{ where: RunSearchHit['where
   if (event.type === 'tool_call_finished') yield { where: 'result', text: event.result, callId: event.callId };
 }
 
+/** The lines of `text` that match, once each: numbered from 1, with their bounds. */
+function* matchingLines(text: string, literal: string | undefined, matcher: LineMatcher): Generator<{ line: number; start: number; end: number }> {
+  if (literal !== undefined) {
+    // A literal is found with indexOf across the body, counting newlines only up to each hit.
+    let line = 1;
+    let counted = 0;
+    for (let hit = text.indexOf(literal); hit !== -1; ) {
+      for (let nl = text.indexOf('\n', counted); nl !== -1 && nl < hit; nl = text.indexOf('\n', nl + 1)) {
+        line++;
+        counted = nl + 1;
+      }
+      const end = text.indexOf('\n', hit);
+      yield { line, start: counted, end: end === -1 ? text.length : end };
+      if (end === -1) return;
+      counted = end + 1;
+      line++;
+      hit = text.indexOf(literal, counted);
+    }
+    return;
+  }
+  let line = 1;
+  for (let start = 0; ; line++) {
+    const end = text.indexOf('\n', start);
+    const lineEnd = end === -1 ? text.length : end;
+    if (matcher.test(text.slice(start, lineEnd))) yield { line, start, end: lineEnd };
+    if (end === -1) return;
+    start = end + 1;
+  }
+}
+
 export function searchRun(events: readonly TranscriptEvent[], query: string, options: RunSearchOptions = {}): RunSearchResult {
   const matcher = matcherFor(query, options);
+  const literal = !options.regex && !options.ignoreCase ? query : undefined;
   const limit = options.limit ?? 1000;
   const hits: RunSearchHit[] = [];
   let total = 0;
   for (let index = 0; index < events.length; index++) {
     for (const body of bodies(events[index]!)) {
-      const { text } = body;
-      matcher.lastIndex = 0;
-      // One hit per matching line: count newlines between matches instead of splitting the body.
-      let line = 1;
-      let counted = 0;
-      let lastLineStart = -1;
-      for (let m = matcher.exec(text); m; m = matcher.exec(text)) {
-        for (let at = text.indexOf('\n', counted); at !== -1 && at < m.index; at = text.indexOf('\n', at + 1)) {
-          line++;
-          counted = at + 1;
-        }
-        if (m[0].length === 0) matcher.lastIndex++;
-        if (counted === lastLineStart) continue;
-        lastLineStart = counted;
+      for (const { line, start, end } of matchingLines(body.text, literal, matcher)) {
         if (++total > COUNT_MAX) return { hits, total: COUNT_MAX, more: true };
-        if (hits.length < limit) {
-          const end = text.indexOf('\n', m.index);
-          const lineText = text.slice(counted, end === -1 ? text.length : end);
-          hits.push({ index, where: body.where, line, preview: cutToBytes(lineText, PREVIEW_BYTES).kept, ...(body.callId ? { callId: body.callId } : {}) });
-        }
-        // Skip the rest of this line: one hit per line.
-        const next = text.indexOf('\n', m.index);
-        if (next === -1) break;
-        matcher.lastIndex = Math.max(matcher.lastIndex, next);
+        if (hits.length < limit) hits.push({ index, where: body.where, line, preview: cutToBytes(body.text.slice(start, end), PREVIEW_BYTES).kept, ...(body.callId ? { callId: body.callId } : {}) });
       }
     }
   }

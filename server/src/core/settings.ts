@@ -5,6 +5,7 @@
 
 import { DEFAULT_HISTORY_POLICY, resolveHistoryPolicy, type HistoryPolicy } from './historyPolicy';
 import { LANDMARK_KINDS, type LandmarkKind } from './landmarks';
+import { compileQuery } from './query';
 
 export interface Settings {
   /** Results whose UTF-8 size exceeds this many bytes are retained. */
@@ -57,7 +58,7 @@ function resolveLandmarkPatterns(input: unknown): Partial<Record<LandmarkKind, s
     if (source === '' || source === null || source === undefined) continue;
     if (typeof source !== 'string') throw new SettingsError(`landmarkPatterns.${kind} must be a regular expression`);
     try {
-      new RegExp(source, 'u');
+      compileQuery(source, { regex: true });
     } catch (err) {
       throw new SettingsError(`landmarkPatterns.${kind} is not a valid regular expression: ${(err as Error).message}`);
     }

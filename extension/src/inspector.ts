@@ -20,7 +20,10 @@ function besides(panel: vscode.WebviewPanel): vscode.ViewColumn {
 
 /** The whole body the inspector showed cut: a result, a message's text, or one call's arguments (as shown, indented JSON). */
 function bodyOf(event: TranscriptEvent, callId?: string): string {
-  if (event.type === 'tool_call_finished') return event.result;
+  if (event.type === 'tool_call_finished') {
+    if (event.result === undefined) throw new Error('the result is kept in its value: open the value');
+    return event.result;
+  }
   if (event.type === 'user' || event.type === 'system') return event.text;
   if (event.type === 'compaction') return event.summary ?? '';
   if (event.type !== 'assistant') throw new Error(`event ${event.type} has no body to open`);

@@ -18,6 +18,8 @@ import {
   TextDocumentSyncKind,
 } from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
+import { StreamMessageWriter, type ResponseMessage } from 'vscode-languageserver/node';
+import { FrameReader, MAX_MESSAGE_BYTES } from './frames';
 import { importRun, RunExists } from './core/import/importRun';
 import { RequestError, RetentionService } from './core/retention';
 import { SettingsError } from './core/settings';
@@ -41,9 +43,28 @@ import {
   type ServerOptions,
 } from './protocol';
 
-const connection = createConnection(ProposedFeatures.all);
+/** The stream broke: say why and end, so the client restarts a server that can hear it. */
+function fatal(reason: string): void {
+  process.stderr.write(`Retained Outputs language server: the input cannot be read as LSP messages (${reason}); stopping.\n`);
+  process.exit(2);
+}
+
+const writer = new StreamMessageWriter(process.stdout);
+const connection = process.argv.includes('--stdio')
+  ? createConnection(
+      ProposedFeatures.all,
+      new FrameReader(process.stdin, fatal, ({ id, method, bytes }) => {
+        const message = `${method ?? 'a message'} of ${bytes} bytes is over the ${MAX_MESSAGE_BYTES}-byte limit of one message: send a bigger output through the retained CLI or MCP server, which stream it`;
+        process.stderr.write(`retained: refused ${message}\n`);
+        if (id !== undefined) void writer.write({ jsonrpc: '2.0', id, error: { code: ErrorCodes.InvalidRequest, message } } as ResponseMessage);
+      }),
+      writer,
+    )
+  : createConnection(ProposedFeatures.all);
 const documents = new TextDocuments(TextDocument);
-let service: RetentionService;
+let serving: RetentionService | undefined;
+/** Why initialize failed, when it did: every request is then refused with it. */
+let initFailure: string | undefined;
 let watcher: StoreWatcher | undefined;
 let workspaceRoot = process.cwd();
 
@@ -55,21 +76,31 @@ async function open(options: ServerOptions | undefined): Promise<void> {
   const next = new RetentionService(storeRootFor(options), options?.settings ?? {});
   await next.init();
   watcher?.dispose();
-  service = next;
-  service.onChanged((runId) => connection.sendNotification(ChangedNotification.type, { runId }));
-  watcher = new StoreWatcher(service.store.runsDir, (runId) => {
-    service.forget(runId);
+  serving = next;
+  next.onChanged((runId) => connection.sendNotification(ChangedNotification.type, { runId }));
+  watcher = new StoreWatcher(next.store.runsDir, (runId) => {
+    next.forget(runId);
     void connection.sendNotification(ChangedNotification.type, { runId });
   });
   watcher.start();
-  for (const runId of await service.store.listRunIds()) watcher.watchValues(runId);
+  for (const runId of await next.store.listRunIds()) watcher.watchValues(runId);
 }
 
-/** Runs a handler, turning bad input into an InvalidParams error that names what was wrong. */
+/** The service; only called once initialize succeeded (handle() refuses requests before that). */
+function service(): RetentionService {
+  return serving!;
+}
+
+/**
+ * Runs a handler: every request goes through here. Before a successful initialize it is refused
+ * with the reason; bad input becomes an InvalidParams error that names what was wrong.
+ */
 function handle<P, R>(run: (params: P) => Promise<R>): (params: P) => Promise<R | ResponseError<void>> {
   return async (params) => {
     try {
-      if (typeof params !== 'object' || params === null || Array.isArray(params)) {
+      if (!serving) return new ResponseError(ErrorCodes.ServerNotInitialized, `Retained Outputs is not serving: ${initFailure ?? 'initialize has not succeeded yet'}`);
+      if (params === undefined || params === null) params = {} as P;
+      if (typeof params !== 'object' || Array.isArray(params)) {
         return new ResponseError(ErrorCodes.InvalidParams, 'params must be an object');
       }
       return await run(params);
@@ -91,8 +122,9 @@ connection.onInitialize(async (params) => {
   try {
     await open(params.initializationOptions as ServerOptions | undefined);
   } catch (err) {
-    const message = err instanceof SettingsError ? `Retained Outputs settings refused: ${err.message}` : `Retained Outputs could not open its store: ${(err as Error).message}`;
-    return new ResponseError<InitializeError>(ErrorCodes.InvalidParams, message, { retry: false });
+    initFailure = err instanceof SettingsError ? `settings refused: ${err.message}` : `the store could not be opened: ${(err as Error).message}`;
+    connection.console.error(`Retained Outputs: ${initFailure}`);
+    return new ResponseError<InitializeError>(ErrorCodes.InvalidParams, `Retained Outputs ${initFailure}`, { retry: false });
   }
   return {
     capabilities: {
@@ -106,11 +138,11 @@ connection.onInitialize(async (params) => {
 
 connection.onDidChangeConfiguration(async (change) => {
   const options = (change.settings as { retained?: ServerOptions } | null)?.retained;
-  if (!options) return;
+  if (!options || !serving) return;
   try {
-    if (storeRootFor(options) !== service.store.root) await open(options);
-    else service.updateSettings(options.settings ?? {});
-    connection.console.info(`retained: settings now ${JSON.stringify(service.getSettings())} at ${service.store.root}`);
+    if (storeRootFor(options) !== service().store.root) await open(options);
+    else service().updateSettings(options.settings ?? {});
+    connection.console.info(`retained: settings now ${JSON.stringify(service().getSettings())} at ${service().store.root}`);
   } catch (err) {
     const message = `Retained Outputs kept its previous settings: ${(err as Error).message}`;
     connection.console.warn(message);
@@ -118,65 +150,65 @@ connection.onDidChangeConfiguration(async (change) => {
   }
 });
 
-connection.onRequest(RetainRequest.type, handle((p) => service.retain(p)));
-connection.onRequest(PeekRequest.type, handle((p) => service.peek(p)));
+connection.onRequest(RetainRequest.type, handle((p) => service().retain(p)));
+connection.onRequest(PeekRequest.type, handle((p) => service().peek(p)));
 connection.onRequest(
   AppendRequest.type,
   handle(async (p) => {
-    await service.append(p.runId, p.event);
+    await service().append(p.runId, p.event);
     return { ok: true as const };
   }),
 );
-connection.onRequest(RunsRequest.type, async (p) => ({ runs: await service.runs(p?.runIds) }));
-const uriOf = (runId: string, valueId: string) => pathToFileURL(service.store.valuePath(runId, valueId)).href;
+connection.onRequest(RunsRequest.type, handle(async (p) => ({ runs: await service().runs((p as { runIds?: unknown }).runIds) })));
+const uriOf = (runId: string, valueId: string) => pathToFileURL(service().store.valuePath(runId, valueId)).href;
 connection.onRequest(
   ValuesRequest.type,
   handle(async (p) => {
-    const values = await service.values(p.runId);
+    const values = await service().values(p.runId);
     return { values: values.map(({ stub: _stub, ...v }) => ({ ...v, uri: uriOf(v.runId, v.valueId) })) };
   }),
 );
 connection.onRequest(
   ValueRequest.type,
   handle(async (p) => {
-    const { runId, valueId } = await service.resolveValue(p.valueId, p.runId);
-    return { ...(await service.store.readMeta(runId, valueId)), uri: uriOf(runId, valueId) };
+    const { runId, valueId } = await service().resolveValue(p.valueId, p.runId);
+    return { ...(await service().store.readMeta(runId, valueId)), uri: uriOf(runId, valueId) };
   }),
 );
-connection.onRequest(TranscriptRequest.type, handle((p) => service.transcript(p.runId, p.from ?? 0, p.limit ?? Infinity)));
-connection.onRequest(ReplayRequest.type, handle((p) => service.replay(p.runId, p.shape, { policy: p.policy, stats: p.stats, view: p.view })));
-connection.onRequest(InspectRequest.type, handle((p) => service.inspect(p)));
-connection.onRequest(SearchRunRequest.type, handle((p) => service.searchRun(p.runId, p.query, { ignoreCase: p.ignoreCase, regex: p.regex })));
-connection.onRequest(ImportRequest.type, handle((p) => importRun(service, p, workspaceRoot)));
+connection.onRequest(TranscriptRequest.type, handle((p) => service().transcript(p.runId, p.from ?? 0, p.limit ?? Infinity)));
+connection.onRequest(ReplayRequest.type, handle((p) => service().replay(p.runId, p.shape, { policy: p.policy, stats: p.stats, view: p.view })));
+connection.onRequest(InspectRequest.type, handle((p) => service().inspect(p)));
+connection.onRequest(SearchRunRequest.type, handle((p) => service().searchRun(p.runId, p.query, { ignoreCase: p.ignoreCase, regex: p.regex })));
+connection.onRequest(ImportRequest.type, handle((p) => importRun(service(), p, workspaceRoot)));
 connection.onRequest(
   DeleteRequest.type,
   handle(async (p) => {
-    await service.delete(p.runId, p.valueId);
+    await service().delete(p.runId, p.valueId);
     return { ok: true as const };
   }),
 );
-connection.onRequest(StatusRequest.type, async () => {
-  const runs = await service.runs();
+connection.onRequest(StatusRequest.type, handle(async () => {
+  const runs = await service().runs();
   return {
-    root: service.store.root,
-    settings: service.getSettings(),
+    root: service().store.root,
+    settings: service().getSettings(),
     runs: runs.length,
     values: runs.reduce((n, r) => n + r.valueCount, 0),
     valueBytes: runs.reduce((n, r) => n + r.valueBytes, 0),
     keptOutBytes: runs.reduce((n, r) => n + r.keptOutBytes, 0),
   };
-});
+}));
 
 connection.onDocumentLinks(async ({ textDocument }) => {
   const document = documents.get(textDocument.uri);
-  if (!document) return [];
+  if (!document || !serving) return [];
   const links: DocumentLink[] = [];
   for (const ref of findStubRefs(document.getText())) {
     const target = await locate(ref.valueId);
     if (!target) continue;
     links.push({
       range: { start: document.positionAt(ref.start), end: document.positionAt(ref.end) },
-      target: pathToFileURL(service.store.valuePath(target.runId, target.valueId)).href,
+      target: pathToFileURL(service().store.valuePath(target.runId, target.valueId)).href,
       tooltip: `Open retained value #${target.valueId} (run ${target.runId})`,
     });
   }
@@ -185,13 +217,13 @@ connection.onDocumentLinks(async ({ textDocument }) => {
 
 connection.onHover(async ({ textDocument, position }): Promise<Hover | null> => {
   const document = documents.get(textDocument.uri);
-  if (!document) return null;
+  if (!document || !serving) return null;
   const ref = stubRefAt(document.getText(), document.offsetAt(position));
   if (!ref) return null;
   const target = await locate(ref.valueId);
   if (!target) return { contents: { kind: MarkupKind.Markdown, value: `No retained value \`#${ref.valueId}\` in this store.` } };
-  const meta = await service.store.readMeta(target.runId, target.valueId);
-  const preview = await service.peek({ valueId: target.valueId, runId: target.runId, start: 1, end: 12 });
+  const meta = await service().store.readMeta(target.runId, target.valueId);
+  const preview = await service().peek({ valueId: target.valueId, runId: target.runId, start: 1, end: 12 });
   const fence = '`'.repeat(Math.max(3, longestBacktickRun(preview.text) + 1));
   return {
     range: { start: document.positionAt(ref.start), end: document.positionAt(ref.end) },
@@ -210,7 +242,7 @@ connection.onHover(async ({ textDocument, position }): Promise<Hover | null> => 
 
 /** The value a stub in a document names, in the newest run that has it; undefined when none does. */
 async function locate(valueId: string): Promise<{ runId: string; valueId: string } | undefined> {
-  const [runId] = await service.store.runsWithValue(valueId);
+  const [runId] = await service().store.runsWithValue(valueId);
   return runId ? { runId, valueId } : undefined;
 }
 

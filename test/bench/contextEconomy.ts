@@ -4,12 +4,14 @@
  * and synthetic long sessions, compares our policies with simulations of other harnesses'
  * policies on the same history. Tokens: o200k_base on each message's JSON (Anthropic shape).
  */
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { applyHistoryPolicy, DEFAULT_HISTORY_POLICY, resultInfos } from '../../server/src/core/historyPolicy';
+import { applyHistoryPolicy, DEFAULT_HISTORY_POLICY, resultInfos, type HistoryPolicy, type ResultInfo } from '../../server/src/core/historyPolicy';
+
+const withPolicy = (replay: StructuredReplay, infos: Map<number, ResultInfo>, policy: HistoryPolicy) => applyHistoryPolicy(replay.messages, replay.owners, infos, policy).messages;
 import { importRun } from '../../server/src/core/import/importRun';
 import { toAnthropic } from '../../server/src/core/providers';
-import { replayStructured, resultText, type Message } from '../../server/src/core/replay';
+import { replayStructured, resultText, type Message, type StructuredReplay } from '../../server/src/core/replay';
 import { RetentionService } from '../../server/src/core/retention';
 import { measureMessages } from '../../server/src/core/tokens';
 import type { TranscriptEvent } from '../../server/src/core/transcript';
@@ -52,14 +54,14 @@ interface Policy {
 }
 
 const policies: Policy[] = [
-  { name: 'naive replay', retrievable: '—', start: () => (before) => replayStructured({ events: before, existingValues: new Set() }).messages },
+  { name: 'naive replay', retrievable: '—', start: () => (before) => replayStructured({ events: before, existingValues: new Set(), full: true }).messages },
   { name: 'stubs (> 20 KiB)', retrievable: '100 %', start: (s) => (before) => replayStructured({ events: before, existingValues: s.retained }).messages },
   {
     name: '+ older results as references',
     retrievable: '100 %',
     start: (s) => {
       const infos = resultInfos(s.events, s.retained);
-      return (before) => applyHistoryPolicy(replayStructured({ events: before, existingValues: s.retained }).messages, infos, { ...DEFAULT_HISTORY_POLICY, inputMaxBytes: Infinity, exemptTools: [] }).messages;
+      return (before) => withPolicy(replayStructured({ events: before, existingValues: s.retained }), infos, { ...DEFAULT_HISTORY_POLICY, inputMaxBytes: Infinity, exemptTools: [] });
     },
   },
   {
@@ -67,7 +69,7 @@ const policies: Policy[] = [
     retrievable: '100 %',
     start: (s) => {
       const infos = resultInfos(s.events, s.retained);
-      return (before) => applyHistoryPolicy(replayStructured({ events: before, existingValues: s.retained }).messages, infos, { ...DEFAULT_HISTORY_POLICY, exemptTools: [] }).messages;
+      return (before) => withPolicy(replayStructured({ events: before, existingValues: s.retained }), infos, { ...DEFAULT_HISTORY_POLICY, exemptTools: [] });
     },
   },
   {
@@ -78,7 +80,7 @@ const policies: Policy[] = [
     start: () => {
       const cleared = new Set<string>();
       return (before) => {
-        const messages = replayStructured({ events: before, existingValues: new Set() }).messages;
+        const messages = replayStructured({ events: before, existingValues: new Set(), full: true }).messages;
         const userTurns = messages.flatMap((m, i) => (m.role === 'user' && m.content.some((b) => b.type === 'text') ? [i] : []));
         const protectFrom = userTurns.length >= 2 ? userTurns[userTurns.length - 2]! : 0;
         let seen = 0;
@@ -105,7 +107,7 @@ const policies: Policy[] = [
     name: 'Anthropic clear_tool_uses',
     retrievable: '0 %',
     start: () => (before) => {
-      const messages = replayStructured({ events: before, existingValues: new Set() }).messages;
+      const messages = replayStructured({ events: before, existingValues: new Set(), full: true }).messages;
       if (tokensOf(messages) <= 100_000) return messages;
       const ids = resultIds(messages);
       return clearResults(messages, new Set(ids.slice(0, Math.max(0, ids.length - 3))), () => '[cleared]');
@@ -115,7 +117,7 @@ const policies: Policy[] = [
     name: 'floor (every result and large input a 200-byte reference)',
     retrievable: '—',
     start: () => (before) => {
-      const messages = replayStructured({ events: before, existingValues: new Set() }).messages;
+      const messages = replayStructured({ events: before, existingValues: new Set(), full: true }).messages;
       const ref = (id: string) => `[ref #${id}]`.padEnd(200, '.');
       return messages.map((m) => ({
         role: m.role,
@@ -197,7 +199,7 @@ function syntheticSession(rounds: number, seed: number): Session {
   // Results over 20 KiB are retained, as they would have been live.
   const retained = new Set<string>();
   for (const e of events) {
-    if (e.type === 'tool_call_finished' && Buffer.byteLength(e.result) > 20480) {
+    if (e.type === 'tool_call_finished' && Buffer.byteLength(e.result ?? '') > 20480) {
       e.valueId = e.callId;
       e.preview = { previewHeadLines: 6, previewTailLines: 6 };
       retained.add(e.callId);
@@ -226,6 +228,8 @@ async function fixtureSessions(): Promise<Session[]> {
     const { events } = await service.transcript(runId);
     if (!events.some((e) => e.type === 'tool_call_finished')) continue;
     const retained = new Set((await service.store.listValueFiles(runId)).map((v) => v.valueId));
+    // The policies below are measured on whole messages: give each retained result its body back.
+    for (const e of events) if (e.type === 'tool_call_finished' && e.result === undefined && e.valueId) e.result = readFileSync(service.store.valuePath(runId, e.valueId), 'utf8');
     sessions.push({ name: file.replace(/\.jsonl$/, '').slice(0, 44), events, retained });
   }
   return sessions;

@@ -8,7 +8,8 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readEvents } from '../../server/src/core/transcript';
-import { AppendRequest, RetainRequest, type RetainResult } from '../../server/src/protocol';
+import { INTERRUPTED_RESULT } from '../../server/src/core/replay';
+import { AppendRequest, ReplayRequest, RetainRequest, type ReplayResponse, type RetainResult } from '../../server/src/protocol';
 import { ServerProcess } from '../helpers/serverProcess';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
 
@@ -17,7 +18,7 @@ const MB = 1024 * 1024;
 
 /** Every value file under a store root that a transcript event points at is complete. */
 async function assertEveryPointerComplete(root: string, runId: string): Promise<number> {
-  const { events } = await readEvents(join(root, 'runs', `${runId}.jsonl`));
+  const { events } = await readEvents(root, join(root, 'runs', `${runId}.jsonl`));
   let checked = 0;
   for (const e of events) {
     if (e.type !== 'tool_call_finished' || !e.valueId) continue;
@@ -68,18 +69,27 @@ describe('faults', function () {
       assert.equal(statSync(join(dir, name)).size, Buffer.byteLength(huge), `${name} is whole`);
     }
     // The transcript reads, even if a kill tore its last line.
-    const { events } = await readEvents(join(root, 'runs', 'kill.jsonl'));
+    const { events } = await readEvents(root, join(root, 'runs', 'kill.jsonl'));
     assert.ok(events.length >= delays.length);
   });
 
-  it('a file-size limit (ulimit -f) keeps the result verbatim, with a warning', async () => {
-    const server = await ServerProcess.start({ workspace: tempDir(), shellPrefix: 'ulimit -f 64' }); // 64 blocks of 512 B = 32 KiB
+  it('a file-size limit (ulimit -f): a result that cannot be recorded anywhere gets what replay will send, the transcript stays as it was', async () => {
+    const workspace = tempDir();
+    const server = await ServerProcess.start({ workspace, shellPrefix: 'ulimit -f 64' }); // 64 blocks of 512 B = 32 KiB
     try {
+      const small = await server.request<RetainResult>(RetainRequest.type, { runId: 'r', callId: 'c0', tool: 't', text: 'before' });
+      assert.equal(small.content, 'before');
+      const transcript = join(workspace, '.retained', 'runs', 'r.jsonl');
+      const before = readFileSync(transcript);
       const text = 'q'.repeat(100_000);
       const r = await server.request<RetainResult>(RetainRequest.type, { runId: 'r', callId: 'c', tool: 't', text });
       assert.equal(r.retained, false);
-      assert.equal(r.content, text);
-      assert.match(r.warning!, /kept verbatim: the value could not be written \(EFBIG/);
+      // Neither the value nor the verbatim event fit: the model is told what every replay will say.
+      assert.equal(r.content, INTERRUPTED_RESULT);
+      assert.match(r.warning!, /the value could not be written \(EFBIG.*the result was not recorded \((EFBIG|short write)/s);
+      assert.deepEqual(readFileSync(transcript), before, 'the failed append took back what it wrote');
+      const replay = await server.request<ReplayResponse>(ReplayRequest.type, { runId: 'r', shape: 'text' });
+      assert.ok(replay.shape === 'text' && !replay.text.includes('qqqq'));
       const ok = await server.request<RetainResult>(RetainRequest.type, { runId: 'r', callId: 'c2', tool: 't', text: 'still serving' });
       assert.equal(ok.content, 'still serving');
     } finally {
@@ -107,7 +117,7 @@ describe('faults', function () {
       await Promise.all(servers.map((s) => s.stop()));
     }
     const root = join(workspace, '.retained');
-    const { events, skipped } = await readEvents(join(root, 'runs', 'multi.jsonl'));
+    const { events, skipped } = await readEvents(root, join(root, 'runs', 'multi.jsonl'));
     assert.deepEqual(skipped, []);
     assert.equal(events.length, 240);
     assert.equal(await assertEveryPointerComplete(root, 'multi'), 120);

@@ -101,7 +101,8 @@ describe('language server over stdio', () => {
 
     await server.request(DeleteRequest.type, { runId: 'r1', valueId: 'call_1' });
     const after = await server.request<ReplayResponse>(ReplayRequest.type, { runId: 'r1', shape: 'text' });
-    assert.ok(after.shape === 'text' && after.text.includes(text), 'with the value gone, the full text replays');
+    assert.ok(after.shape === 'text' && after.text.includes('[retained #call_1] read_file result') && after.text.includes('its value was deleted from the store'), 'with the value gone, the replay says so');
+    assert.ok(!after.text.includes(text), 'and does not bring the full text back unasked');
     await server.request(DeleteRequest.type, { runId: 'r1' });
     assert.deepEqual((await server.request<{ runs: RunSummary[] }>(RunsRequest.type, {})).runs, []);
   });

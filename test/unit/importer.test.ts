@@ -258,7 +258,7 @@ describe('importing agent sessions', () => {
       assert.equal(result.lostOutputs, 1);
       const { events } = await s.transcript(result.runId);
       const big = events.find((e) => e.type === 'tool_call_finished' && e.callId === 'toolu_bigD');
-      assert.ok(big?.type === 'tool_call_finished' && big.lost && big.result.startsWith('<persisted-output>'));
+      assert.ok(big?.type === 'tool_call_finished' && big.lost && big.result?.startsWith('<persisted-output>'));
     });
 
     it('a compaction: the requests after it send the summary and what the compaction kept, not what it dropped', async () => {

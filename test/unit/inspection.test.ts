@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { clip, CELL_MAX_BYTES, jsonStringBytes } from '../../server/src/core/inspection';
+import { clip, CELL_MAX_BYTES } from '../../server/src/core/inspection';
+import { jsonStringBytes } from '../../server/src/core/tokens';
 import { importRun } from '../../server/src/core/import/importRun';
 import { RetentionService } from '../../server/src/core/retention';
 import { searchRun } from '../../server/src/core/runSearch';
@@ -178,12 +179,12 @@ describe('inspection', () => {
     const dir = tempDir();
     const path = join(dir, 't.jsonl');
     writeFileSync(path, `${JSON.stringify({ type: 'user', text: 'ü one' })}\nnot json\n${JSON.stringify({ type: 'user', text: 'two' })}\n{"type":"us`);
-    const first = await readEventsFrom(path);
+    const first = await readEventsFrom(dir, path);
     assert.deepEqual(first.events.map((e) => e.type === 'user' && e.text), ['ü one', 'two']);
     assert.deepEqual(first.skipped.map((k) => k.line), [2]);
     assert.equal(first.lines, 3);
     appendFileSync(path, 'er","text":"three"}\n');
-    const next = await readEventsFrom(path, first.end, first.lines);
+    const next = await readEventsFrom(dir, path, first.end, first.lines);
     assert.deepEqual(next.events.map((e) => e.type === 'user' && e.text), ['three']);
     assert.equal(next.end, readFileSync(path).length);
   });
@@ -214,9 +215,11 @@ describe('run search', () => {
     { type: 'assistant', text: 'Looking.', toolCalls: [{ id: 'c1', name: 'sh', arguments: { cmd: 'npm run build' } }] },
     { type: 'tool_call_finished', callId: 'c1', tool: 'sh', result: `${big(50_000)}error: build failed\nerror again, build\n` },
   ];
+  const noValues = async () => ({ lines: [], total: 0 });
+  const search = (query: string, options = {}) => searchRun(events, query, options, noValues);
 
-  it('finds every matching line with its event, body and line number', () => {
-    const r = searchRun(events, 'build');
+  it('finds every matching line with its event, body and line number', async () => {
+    const r = await search('build');
     assert.deepEqual(
       r.hits.map((h) => [h.index, h.where, h.line]),
       [
@@ -227,17 +230,25 @@ describe('run search', () => {
     );
     assert.equal(r.hits[1]!.preview, 'error: build failed');
     assert.equal(r.hits[0]!.callId, 'c1');
-    assert.equal(searchRun(events, 'build', { ignoreCase: true }).total, 4);
+    assert.equal((await search('build', { ignoreCase: true })).total, 4);
   });
 
-  it('counts a line once however often it matches, and takes regular expressions', () => {
-    assert.equal(searchRun(events, '.', { regex: true }).hits.filter((h) => h.index === 0).length, 1);
-    assert.deepEqual(searchRun(events, '^error', { regex: true }).hits.map((h) => h.line), [50_001, 50_002]);
-    assert.equal(searchRun(events, 'line 7 ').total, 1);
+  it('counts a line once however often it matches, and takes regular expressions', async () => {
+    assert.equal((await search('.', { regex: true })).hits.filter((h) => h.index === 0).length, 1);
+    assert.deepEqual((await search('^error', { regex: true })).hits.map((h) => h.line), [50_001, 50_002]);
+    assert.equal((await search('line 7 ')).total, 1);
   });
 
-  it('refuses an empty query and a bad expression, saying which', () => {
-    assert.throws(() => searchRun(events, ''), /query must not be empty/);
-    assert.throws(() => searchRun(events, '(', { regex: true }), /not a valid regular expression/);
+  it('refuses an empty query and a bad expression, saying which', async () => {
+    await assert.rejects(search(''), /query must not be empty/);
+    await assert.rejects(search('(', { regex: true }), /not a valid regular expression/);
+  });
+
+  it('searches results kept in values, in their files', async () => {
+    const s = await service();
+    await recordRun(s);
+    const found = await s.searchRun('r', 'line 1999 ');
+    assert.deepEqual(found.hits.map((h) => [h.index, h.where, h.line, h.callId]), [[3, 'result', 1999, 'c1']]);
+    assert.match(found.hits[0]!.preview, /^line 1999 \.{40}$/);
   });
 });

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { findLandmarks, landmarksLine } from '../../server/src/core/landmarks';
-import { indexFile } from '../../server/src/core/lineIndex';
+import { indexBuffer } from '../../server/src/core/lineIndex';
 import { peekValue } from '../../server/src/core/peek';
 import { DEFAULT_SETTINGS } from '../../server/src/core/settings';
 import { STUB_MAX_BYTES, stubFor } from '../../server/src/core/stub';
@@ -39,14 +39,14 @@ describe('landmarks', () => {
   it('peek jumps to a landmark with context', async () => {
     const path = join(tempDir(), 'v.txt');
     writeFileSync(path, testLog());
-    const answer = await peekValue(path, await indexFile(path), 'run_tests', { landmark: 'failure' }, DEFAULT_SETTINGS);
+    const answer = await peekValue(path, indexBuffer(readFileSync(path)), 'run_tests', { landmark: 'failure' }, DEFAULT_SETTINGS);
     assert.equal(answer.matches, 1);
     assert.equal(
       answer.text,
       ['1497: ok 1497 - case 1497', '1498: ok 1498 - case 1498', '1499: ok 1499 - case 1499', '1500: not ok 1500 - FAILED parses the lock file',
         '1501: Error: expected 3 to equal 4', '1502:     at Context.<anonymous> (test/lock.test.ts:42:10)', '1503: ok 1503 - case 1503', '[peek: 1 matching line]'].join('\n'),
     );
-    await assert.rejects(peekValue(path, await indexFile(path), 'v', { landmark: 'oops' as never }, DEFAULT_SETTINGS), /landmark must be one of error, failure, warning, trace/);
+    await assert.rejects(peekValue(path, indexBuffer(readFileSync(path)), 'v', { landmark: 'oops' as never }, DEFAULT_SETTINGS), /landmark must be one of error, failure, warning, trace/);
   });
 });
 
@@ -60,7 +60,7 @@ describe('landmark patterns from the settings', () => {
     assert.doesNotMatch(stubFor({ valueId: 'v', tool: 't', text }, { previewHeadLines: 2, previewTailLines: 2 }), /Landmarks/);
     const path = join(tempDir(), 'v.txt');
     writeFileSync(path, text);
-    const answer = await peekValue(path, await indexFile(path), 'v', { landmark: 'error', context: 0 }, { ...DEFAULT_SETTINGS, landmarkPatterns: { error: '^E: ' } });
+    const answer = await peekValue(path, indexBuffer(readFileSync(path)), 'v', { landmark: 'error', context: 0 }, { ...DEFAULT_SETTINGS, landmarkPatterns: { error: '^E: ' } });
     assert.equal(answer.text, '31: E: cannot stat\n[peek: 1 matching line]');
   });
 });

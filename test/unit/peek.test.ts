@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { NO_FINAL_NEWLINE, stripGutters } from '../../server/src/core/gutter';
-import { indexBuffer, indexFile, parseIndex, serializeIndex, LineIndexBuilder } from '../../server/src/core/lineIndex';
+import { indexBuffer, parseIndex, serializeIndex, LineIndexBuilder } from '../../server/src/core/lineIndex';
 import { peekValue, type PeekRequest } from '../../server/src/core/peek';
 import { DEFAULT_SETTINGS } from '../../server/src/core/settings';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
@@ -13,7 +13,7 @@ const limits = { peekMaxLines: DEFAULT_SETTINGS.peekMaxLines, peekMaxBytes: DEFA
 async function valueFile(text: string) {
   const path = join(tempDir(), 'v.txt');
   writeFileSync(path, text);
-  return { path, index: await indexFile(path) };
+  return { path, index: indexBuffer(readFileSync(path)) };
 }
 
 async function peek(text: string, request: PeekRequest, lim = limits) {

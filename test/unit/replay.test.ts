@@ -41,12 +41,15 @@ describe('replay', () => {
     assert.ok(replay.text.includes('Tool result bash (c2) [error]:\na\nb'));
   });
 
-  it('puts the full text back when the value file is gone', async () => {
+  it('says plainly that the value was deleted when its file is gone: no stub pointing at nothing, no full text unasked', async () => {
     const { s, live } = await recordedRun();
     await s.delete('r', live.valueId);
     const replay = await s.replay('r', 'structured');
     assert.ok(replay.shape === 'structured');
-    assert.equal((replay.messages[2]!.content[0] as { content: string }).content, big);
+    assert.equal(
+      (replay.messages[2]!.content[0] as { content: string }).content,
+      `[retained #c1] read_file result: ${Buffer.byteLength(big)} bytes, 2000 lines; its value was deleted from the store, so it can no longer be read. Run the tool again if you need it.`,
+    );
   });
 
   it('gives no stubs to a run that does not offer peek_value', async () => {

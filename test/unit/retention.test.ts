@@ -28,7 +28,7 @@ describe('retention', () => {
     assert.equal(events[0]!.type === 'tool_call_finished' && events[0]!.result, text);
   });
 
-  it('retains a result over the threshold: a byte-identical file, a stub, and the full event', async () => {
+  it('retains a result over the threshold: a byte-identical file, a stub, and an event that names the value', async () => {
     const s = await service();
     const text = big(1000) + 'ünïcödé 😀\n';
     const r = await s.retain({ runId: 'r1', callId: 'toolu_01', tool: 'read_file', text, args: { path: 'x' } });
@@ -40,9 +40,12 @@ describe('retention', () => {
     const { events } = await s.transcript('r1');
     const e = events[0]!;
     assert.ok(e.type === 'tool_call_finished');
-    assert.equal(e.result, text);
+    assert.equal(e.result, undefined, 'the result lives in its value, not in the transcript');
     assert.equal(e.valueId, 'toolu_01');
+    assert.equal(e.stub, r.content, 'the event keeps the stub the model got');
+    assert.equal(e.bytes, Buffer.byteLength(text));
     assert.equal(e.lines, 1001);
+    assert.ok(e.jsonBytes! > e.bytes! && e.tokens! > 0);
     assert.equal(existsSync(join(s.store.root, '.gitignore')), true);
     assert.equal(readFileSync(join(s.store.root, '.gitignore'), 'utf8'), '*\n');
   });

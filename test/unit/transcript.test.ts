@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { appendFileSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { appendEvent, readEvents, validateEvent } from '../../server/src/core/transcript';
+import { dirname, join } from 'node:path';
+import { appendEvent, EVENT_LINE_MAX_BYTES, LineTooLong, readEvents, READ_LINE_MAX_BYTES, validateEvent } from '../../server/src/core/transcript';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
 
 describe('transcript', () => {
@@ -9,9 +9,9 @@ describe('transcript', () => {
 
   it('appends one JSON line per event, stamped, and reads them back in order', async () => {
     const path = join(tempDir(), 'run.jsonl');
-    await appendEvent(path, { type: 'run_started', tools: ['peek_value'], model: 'm' });
-    await appendEvent(path, { type: 'user', text: 'hi' });
-    const { events, skipped } = await readEvents(path);
+    await appendEvent(dirname(path), path, { type: 'run_started', tools: ['peek_value'], model: 'm' });
+    await appendEvent(dirname(path), path, { type: 'user', text: 'hi' });
+    const { events, skipped } = await readEvents(dirname(path), path);
     assert.deepEqual(events.map((e) => e.type), ['run_started', 'user']);
     assert.ok(events.every((e) => typeof e.ts === 'string'));
     assert.deepEqual(skipped, []);
@@ -20,7 +20,7 @@ describe('transcript', () => {
   it('serializes concurrent appends: no event interleaves with another', async () => {
     const path = join(tempDir(), 'run.jsonl');
     const big = 'z'.repeat(300_000);
-    await Promise.all(Array.from({ length: 200 }, (_, i) => appendEvent(path, { type: 'user', text: `${i}:${i % 10 === 0 ? big : ''}` })));
+    await Promise.all(Array.from({ length: 200 }, (_, i) => appendEvent(dirname(path), path, { type: 'user', text: `${i}:${i % 10 === 0 ? big : ''}` })));
     const lines = readFileSync(path, 'utf8').trimEnd().split('\n');
     assert.equal(lines.length, 200);
     const seen = new Set(lines.map((l) => (JSON.parse(l) as { text: string }).text.split(':')[0]));
@@ -29,9 +29,9 @@ describe('transcript', () => {
 
   it('reports and skips a torn last line, never fatal', async () => {
     const path = join(tempDir(), 'run.jsonl');
-    await appendEvent(path, { type: 'user', text: 'kept' });
+    await appendEvent(dirname(path), path, { type: 'user', text: 'kept' });
     appendFileSync(path, '{"type":"user","text":"half');
-    const { events, skipped } = await readEvents(path);
+    const { events, skipped } = await readEvents(dirname(path), path);
     assert.equal(events.length, 1);
     assert.equal(skipped.length, 1);
     assert.equal(skipped[0]!.line, 2);
@@ -40,8 +40,8 @@ describe('transcript', () => {
 
   it('pages with from and limit', async () => {
     const path = join(tempDir(), 'run.jsonl');
-    for (let i = 0; i < 10; i++) await appendEvent(path, { type: 'user', text: `${i}` });
-    const { events } = await readEvents(path, 3, 4);
+    for (let i = 0; i < 10; i++) await appendEvent(dirname(path), path, { type: 'user', text: `${i}` });
+    const { events } = await readEvents(dirname(path), path, 3, 4);
     assert.deepEqual(events.map((e) => (e as { text: string }).text), ['3', '4', '5', '6']);
   });
 
@@ -59,10 +59,10 @@ describe('transcript after a torn append', () => {
 
   it('starts the next event on a line of its own', async () => {
     const path = join(tempDir(), 'run.jsonl');
-    await appendEvent(path, { type: 'user', text: 'one' });
+    await appendEvent(dirname(path), path, { type: 'user', text: 'one' });
     appendFileSync(path, '{"type":"user","text":"to');
-    await appendEvent(path, { type: 'user', text: 'three' });
-    const { events, skipped } = await readEvents(path);
+    await appendEvent(dirname(path), path, { type: 'user', text: 'three' });
+    const { events, skipped } = await readEvents(dirname(path), path);
     assert.deepEqual(events.map((e) => (e as { text: string }).text), ['one', 'three']);
     assert.equal(skipped.length, 1);
   });
@@ -74,9 +74,39 @@ describe('transcript encoding of big results', () => {
   it('writes a result larger than one encoding slice as the same JSON, surrogate pairs intact', async () => {
     const path = join(tempDir(), 'run.jsonl');
     const result = `${'a"\\\n\t'.repeat(1_000_000)}😀${'é😀'.repeat(700_000)}\u0000end`;
-    await appendEvent(path, { type: 'tool_call_finished', callId: 'c', tool: 't', result, ts: 'x' });
-    const { events } = await readEvents(path);
+    await appendEvent(dirname(path), path, { type: 'tool_call_finished', callId: 'c', tool: 't', result, ts: 'x' });
+    const { events } = await readEvents(dirname(path), path);
     assert.equal(events.length, 1);
     assert.deepEqual(events[0], { type: 'tool_call_finished', callId: 'c', tool: 't', ts: 'x', result });
+  });
+});
+
+describe('transcript limits', () => {
+  after(removeTempDirs);
+
+  it('refuses an event whose line would be over the limit, writing nothing', async () => {
+    const path = join(tempDir(), 'run.jsonl');
+    await appendEvent(dirname(path), path, { type: 'user', text: 'before' });
+    const before = readFileSync(path);
+    // Control characters are escaped to six bytes each: a result can grow past the limit as JSON.
+    const text = '\u0001'.repeat(Math.ceil(EVENT_LINE_MAX_BYTES / 6) + 1);
+    await assert.rejects(appendEvent(dirname(path), path, { type: 'tool_call_finished', callId: 'c', tool: 't', result: text }), LineTooLong);
+    assert.deepEqual(readFileSync(path), before);
+  });
+
+  it('reads past a line longer than a reader can hold, reporting it, without building it', async () => {
+    const path = join(tempDir(), 'run.jsonl');
+    await appendEvent(dirname(path), path, { type: 'user', text: 'one' });
+    // A line of a store from an older version, or a hostile one: written here by hand.
+    const handle = await import('node:fs/promises').then((fs) => fs.open(path, 'a'));
+    const chunk = Buffer.alloc(1 << 24, 0x61);
+    for (let written = 0; written <= READ_LINE_MAX_BYTES; written += chunk.length) await handle.write(chunk);
+    await handle.write('\n');
+    await handle.close();
+    await appendEvent(dirname(path), path, { type: 'user', text: 'three' });
+    const { events, skipped } = await readEvents(dirname(path), path);
+    assert.deepEqual(events.map((e) => (e as { text: string }).text), ['one', 'three']);
+    assert.equal(skipped.length, 1);
+    assert.match(skipped[0]!.reason, /over the \d+-byte limit of a transcript line/);
   });
 });

@@ -9,7 +9,7 @@
  * gives byte-identical projections on every replay and after a restart.
  */
 import { sanitizeId } from './ids';
-import { resultText, type Message } from './replay';
+import { resultText, type BlockOwner, type Message } from './replay';
 import type { TranscriptEvent } from './transcript';
 import { countLines, sha256Hex, utf8Bytes } from './text';
 
@@ -26,29 +26,46 @@ export interface HistoryPolicy {
 
 export const DEFAULT_HISTORY_POLICY: Readonly<HistoryPolicy> = Object.freeze({ keepRounds: 1, inlineMaxBytes: 1024, inputMaxBytes: 1024, exemptTools: [] });
 
-/** What the policy needs to know of each result, by call id. */
+/** What the policy needs to know of each result. */
 export interface ResultInfo {
+  callId: string;
   tool: string;
-  /** The full result. */
-  text: string;
+  /** The full result, when the event holds it (a result kept in a value has only its sizes here). */
+  text?: string;
+  bytes: number;
+  lines: number;
   isError: boolean;
   sha256: string;
-  /** Set when the result is already a value whose file exists. */
-  valueId?: string;
+  /** The value that holds this result: its own, or the one a projection archives it to. */
+  valueId: string;
+  /** True when that value is stored already; else the projection must write it first. */
+  stored: boolean;
 }
 
 /**
- * What the policy needs of each result in a transcript. A result's value is the one its event
- * names, or the one an earlier projection archived under its call id, while the file exists.
+ * What the policy needs of each result of a transcript, by the event's index. A result's value
+ * is the one its event names; an inline result is archived under its call id, or, when the run
+ * uses that call id more than once, under the call id and its hash, so each result keeps a value
+ * of its own and no reference names another's bytes.
  */
-export function resultInfos(events: readonly TranscriptEvent[], existingValues: ReadonlySet<string>): Map<string, ResultInfo> {
-  const infos = new Map<string, ResultInfo>();
-  for (const e of events) {
-    if (e.type !== 'tool_call_finished') continue;
-    const archived = sanitizeId(e.callId);
-    const valueId = e.valueId && existingValues.has(e.valueId) ? e.valueId : existingValues.has(archived) ? archived : undefined;
-    infos.set(e.callId, { tool: e.tool, text: e.result, isError: e.isError ?? false, sha256: e.sha256 ?? sha256Hex(e.result), ...(valueId ? { valueId } : {}) });
-  }
+export function resultInfos(events: readonly TranscriptEvent[], existingValues: ReadonlySet<string>): Map<number, ResultInfo> {
+  const uses = new Map<string, number>();
+  for (const e of events) if (e.type === 'tool_call_finished') uses.set(e.callId, (uses.get(e.callId) ?? 0) + 1);
+  const infos = new Map<number, ResultInfo>();
+  events.forEach((e, index) => {
+    if (e.type !== 'tool_call_finished') return;
+    const base = { callId: e.callId, tool: e.tool, isError: e.isError ?? false };
+    if (e.valueId && (e.result === undefined || existingValues.has(e.valueId))) {
+      // A retained result: its value holds it (a deleted one is already a short notice, left alone).
+      if (!existingValues.has(e.valueId)) return;
+      infos.set(index, { ...base, bytes: e.bytes ?? 0, lines: e.lines ?? 0, sha256: e.sha256 ?? '', valueId: e.valueId, stored: true });
+      return;
+    }
+    const text = e.result ?? '';
+    const sha256 = e.sha256 ?? sha256Hex(text);
+    const valueId = sanitizeId(uses.get(e.callId)! > 1 ? `${e.callId}\u0000${sha256}` : e.callId);
+    infos.set(index, { ...base, text, bytes: utf8Bytes(text), lines: countLines(text), sha256, valueId, stored: existingValues.has(valueId) });
+  });
   return infos;
 }
 
@@ -93,8 +110,8 @@ function mapLargeStrings(value: unknown, maxBytes: number, replace: (path: strin
   return value;
 }
 
-export function referenceText(valueId: string, tool: string, text: string, isError: boolean): string {
-  return `[retained #${valueId}] ${tool} ${isError ? 'error' : 'result'}: ${utf8Bytes(text)} bytes, ${countLines(text)} lines, an earlier result kept out of context; read it with peek_value`;
+export function referenceText(valueId: string, tool: string, bytes: number, lines: number, isError: boolean): string {
+  return `[retained #${valueId}] ${tool} ${isError ? 'error' : 'result'}: ${bytes} bytes, ${lines} lines, an earlier result kept out of context; read it with peek_value`;
 }
 
 /** Checks a policy from a request, filling what it leaves out from `defaults`; throws an Error naming the field. */
@@ -117,13 +134,16 @@ export function resolveHistoryPolicy(input: unknown, defaults: HistoryPolicy = D
   };
 }
 
-export function applyHistoryPolicy(messages: readonly Message[], results: ReadonlyMap<string, ResultInfo>, policy: HistoryPolicy): PolicyOutcome {
+/**
+ * Applies the policy to a replay: `owners` (the replay's, parallel to `messages`) say which
+ * event each block came from, so each result is found by its event, whatever its call id.
+ */
+export function applyHistoryPolicy(messages: readonly Message[], owners: readonly BlockOwner[][], results: ReadonlyMap<number, ResultInfo>, policy: HistoryPolicy): PolicyOutcome {
   // Identical content shares one value: the first result (in transcript order) that produced it.
-  const owners = new Map<string, { valueId: string; need?: ArchiveNeed }>();
-  for (const [callId, info] of results) {
-    if (owners.has(info.sha256)) continue;
-    const valueId = info.valueId ?? sanitizeId(callId);
-    owners.set(info.sha256, { valueId, ...(info.valueId ? {} : { need: { valueId, callId, tool: info.tool, text: info.text, isError: info.isError } }) });
+  const holders = new Map<string, { valueId: string; need?: ArchiveNeed }>();
+  for (const info of results.values()) {
+    if (!info.sha256 || holders.has(info.sha256)) continue;
+    holders.set(info.sha256, { valueId: info.valueId, ...(info.stored || info.text === undefined ? {} : { need: { valueId: info.valueId, callId: info.callId, tool: info.tool, text: info.text, isError: info.isError } }) });
   }
 
   const roundStarts = messages.flatMap((m, i) => (m.role === 'assistant' && m.content.some((b) => b.type === 'tool_use') ? [i] : []));
@@ -133,17 +153,16 @@ export function applyHistoryPolicy(messages: readonly Message[], results: Readon
   const referenced: string[] = [];
   let elidedBytes = 0;
 
-  /** The value that holds `text`: an existing owner of the same content, or a new one. */
-  const holder = (text: string, fresh: () => ArchiveNeed): string => {
-    const key = sha256Hex(text);
-    let owner = owners.get(key);
+  /** The value that holds content with this hash: an existing holder, or a new one. */
+  const holder = (sha256: string, bytes: number, fresh: () => ArchiveNeed): string => {
+    let owner = holders.get(sha256);
     if (!owner) {
       const need = fresh();
       owner = { valueId: need.valueId, need };
-      owners.set(key, owner);
+      holders.set(sha256, owner);
     }
     if (owner.need && !archive.has(owner.valueId)) archive.set(owner.valueId, owner.need);
-    elidedBytes += utf8Bytes(text);
+    elidedBytes += bytes;
     return owner.valueId;
   };
 
@@ -151,21 +170,23 @@ export function applyHistoryPolicy(messages: readonly Message[], results: Readon
     if (index >= firstKept) return message;
     return {
       role: message.role,
-      content: message.content.map((block) => {
+      content: message.content.map((block, j) => {
         if (block.type === 'tool_use') {
           if (exempt.has(block.name)) return block;
           const input = mapLargeStrings(block.input, policy.inputMaxBytes, (path, text) => {
-            const valueId = holder(text, () => ({ valueId: inputValueId(block.id, path), callId: block.id, tool: block.name, text, isError: false }));
+            const valueId = holder(sha256Hex(text), utf8Bytes(text), () => ({ valueId: inputValueId(block.id, path), callId: block.id, tool: block.name, text, isError: false }));
             return inputReferenceText(valueId, block.name, path, text);
           });
           return { ...block, input };
         }
         if (block.type !== 'tool_result') return block;
-        const info = results.get(block.tool_use_id);
+        const owner = owners[index]?.[j];
+        const info = owner && !owner.synthetic ? results.get(owner.event) : undefined;
         if (!info || exempt.has(info.tool) || utf8Bytes(resultText(block)) <= policy.inlineMaxBytes) return block;
-        const valueId = holder(info.text, () => ({ valueId: sanitizeId(block.tool_use_id), callId: block.tool_use_id, tool: info.tool, text: info.text, isError: info.isError }));
+        const valueId = info.stored ? info.valueId : holder(info.sha256, info.bytes, () => ({ valueId: info.valueId, callId: info.callId, tool: info.tool, text: info.text!, isError: info.isError }));
+        if (info.stored) elidedBytes += info.bytes;
         referenced.push(block.tool_use_id);
-        return { ...block, content: referenceText(valueId, info.tool, info.text, info.isError) };
+        return { ...block, content: referenceText(valueId, info.tool, info.bytes, info.lines, info.isError) };
       }),
     };
   });

@@ -11,13 +11,11 @@
 import { applyHistoryPolicy, resultInfos, type ArchiveNeed, type HistoryPolicy } from './historyPolicy';
 import { replayStructured, resultText, type Block, type Segment, type StructuredReplay, type View } from './replay';
 import { cutToBytes, utf8Bytes, countLines } from './text';
-import { countTokens, TOKENIZER } from './tokens';
-import { contentText, type RunSource, type StopReason, type TranscriptEvent } from './transcript';
+import { bodySizes, countTokens, TOKEN_SAMPLE_CHARS, TOKENIZER } from './tokens';
+import { contentText, type RunSource, type StopReason, type ToolCallFinishedEvent, type TranscriptEvent } from './transcript';
 
 export const CELL_MAX_BYTES = 8192;
 export const CELL_MAX_LINES = 200;
-/** Bodies longer than this are tokenized on a sample and scaled: an estimate, said so in the UI. */
-const TOKEN_SAMPLE_CHARS = 65_536;
 
 /** A body as a cell shows it: the first lines and bytes, and the size of the whole. */
 export interface Clip {
@@ -141,7 +139,11 @@ function callCells(calls: readonly { id: string; name: string; arguments?: unkno
   return calls.map((c) => ({ id: c.id, name: c.name, args: clip(argsText('input' in c ? c.input : c.arguments)) }));
 }
 
-export function fullCell(event: TranscriptEvent, existingValues: ReadonlySet<string>): FullCell {
+/**
+ * The left column's cell of an event. A result kept in a value is shown from `head`, the first
+ * bytes of its value file (read by the caller: this module does no I/O).
+ */
+export function fullCell(event: TranscriptEvent, existingValues: ReadonlySet<string>, head?: string): FullCell {
   const base = event.ts ? { ts: event.ts } : {};
   switch (event.type) {
     case 'run_started':
@@ -164,7 +166,7 @@ export function fullCell(event: TranscriptEvent, existingValues: ReadonlySet<str
       return {
         kind: 'tool_result',
         ...base,
-        text: clip(event.result),
+        text: resultClip(event, head),
         tool: event.tool,
         callId: event.callId,
         ...(event.durationMs !== undefined ? { durationMs: event.durationMs } : {}),
@@ -178,6 +180,16 @@ export function fullCell(event: TranscriptEvent, existingValues: ReadonlySet<str
     case 'model_call':
       return { kind: 'model_call', ...base };
   }
+}
+
+/** A result's clip: from the event, or from its value's first bytes; a deleted value says so. */
+function resultClip(event: ToolCallFinishedEvent, head: string | undefined): Clip {
+  if (event.result !== undefined) return clip(event.result);
+  const bytes = event.bytes ?? 0;
+  const lines = event.lines ?? 0;
+  if (head === undefined) return { text: '[the value holding this result was deleted from the store]', bytes, lines, cut: true };
+  const shown = clip(head);
+  return { text: shown.text, bytes, lines, cut: utf8Bytes(shown.text) < bytes };
 }
 
 /**
@@ -211,61 +223,44 @@ function estimateTokens(json: string): number {
   return Math.round((countTokens(sample) * json.length) / sample.length);
 }
 
-/**
- * Sizes of the block that carries a result in full, by event: they depend on the event alone,
- * and serializing a 50 MB result again on every change to a live run would dominate.
- */
-const fullResultSizes = new WeakMap<TranscriptEvent, { bytes: number; tokens: number }>();
+/** A result's full body as it would be sent, by event: from the event (a result kept in a value), or measured once. */
+const fullBodies = new WeakMap<TranscriptEvent, { jsonBytes: number; tokens: number }>();
 
-/** Bodies longer than this are measured without serializing them (see jsonStringBytes). */
-const MEASURE_DIRECTLY_CHARS = 1 << 20;
-
-/**
- * The UTF-8 size of `text` as a JSON string, quotes included, counted instead of built: a
- * 50 MB body would otherwise be copied into a 50 MB JSON string just to be measured.
- */
-export function jsonStringBytes(text: string): number {
-  let extra = 2;
-  for (const ch of ['"', '\\', '\n', '\r', '\t', '\b', '\f']) {
-    for (let at = text.indexOf(ch); at !== -1; at = text.indexOf(ch, at + 1)) extra++;
-  }
-  // Other control characters become \u00XX: 6 bytes for 1.
-  const controls = /[\u0000-\u0007\u000b\u000e-\u001f]/g;
-  while (controls.exec(text)) extra += 5;
-  // A lone surrogate becomes \udXXX: 6 bytes where UTF-8 counts its replacement as 3.
-  const lone = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
-  while (lone.exec(text)) extra += 3;
-  return utf8Bytes(text) + extra;
+function fullBody(event: ToolCallFinishedEvent): { jsonBytes: number; tokens: number } {
+  if (event.result === undefined) return { jsonBytes: event.jsonBytes ?? (event.bytes ?? 0) + 2, tokens: event.tokens ?? Math.ceil((event.bytes ?? 0) / 4) };
+  let sizes = fullBodies.get(event);
+  if (!sizes) fullBodies.set(event, (sizes = bodySizes(event.result)));
+  return sizes;
 }
 
 function blockSizes(block: Block): { bytes: number; tokens: number } {
-  if (block.type === 'tool_result' && typeof block.content === 'string' && block.content.length > MEASURE_DIRECTLY_CHARS) {
-    // The block without its body, plus the body measured and its tokens scaled from a sample.
-    const shell = JSON.stringify({ ...block, content: '' });
-    const bodyBytes = jsonStringBytes(block.content);
-    const sample = JSON.stringify(block.content.slice(0, TOKEN_SAMPLE_CHARS));
-    return { bytes: utf8Bytes(shell) - 2 + bodyBytes, tokens: countTokens(shell) + Math.round((countTokens(sample) * bodyBytes) / utf8Bytes(sample)) };
-  }
   const json = JSON.stringify(block);
   return { bytes: utf8Bytes(json), tokens: estimateTokens(json) };
 }
 
-/** Bytes and tokens per event over histories (a replay's segments), as prefix sums (index i: events before i). */
-function prefixSizes(events: readonly TranscriptEvent[], segments: readonly Segment[]): { bytes: Float64Array; tokens: Float64Array } {
+/** A tool_result block carrying the event's full result: the block around it, plus the body's known sizes. */
+function fullResultSizes(block: Extract<Block, { type: 'tool_result' }>, event: ToolCallFinishedEvent): { bytes: number; tokens: number } {
+  const shell = JSON.stringify({ ...block, content: '' });
+  const body = fullBody(event);
+  return { bytes: utf8Bytes(shell) - 2 + body.jsonBytes, tokens: countTokens(shell) + body.tokens };
+}
+
+/**
+ * Bytes and tokens per event over histories (a replay's segments), as prefix sums (index i:
+ * events before i): the blocks as sent, or (`full`) with every result in full, the same history.
+ */
+function prefixSizes(events: readonly TranscriptEvent[], segments: readonly Segment[], full: boolean): { bytes: Float64Array; tokens: Float64Array } {
   const bytes = new Float64Array(events.length + 1);
   const tokens = new Float64Array(events.length + 1);
   for (const { messages, owners } of segments) {
     messages.forEach((message, i) => {
       message.content.forEach((block, j) => {
-        const at = owners[i]![j]!.event;
-        const event = events[at]!;
-        let size: { bytes: number; tokens: number };
-        if (block.type === 'tool_result' && event.type === 'tool_call_finished' && block.content === event.result && block.tool_use_id === event.callId) {
-          size = fullResultSizes.get(event) ?? blockSizes(block);
-          fullResultSizes.set(event, size);
-        } else size = blockSizes(block);
-        bytes[at + 1]! += size.bytes;
-        tokens[at + 1]! += size.tokens;
+        const owner = owners[i]![j]!;
+        const event = events[owner.event]!;
+        const whole = block.type === 'tool_result' && !owner.synthetic && event.type === 'tool_call_finished' && (full || block.content === event.result);
+        const size = whole ? fullResultSizes(block, event as ToolCallFinishedEvent) : blockSizes(block);
+        bytes[owner.event + 1]! += size.bytes;
+        tokens[owner.event + 1]! += size.tokens;
       });
     });
   }
@@ -314,15 +309,16 @@ export interface OutlineOptions {
  */
 export function buildOutline(events: readonly TranscriptEvent[], existingValues: ReadonlySet<string>, options: OutlineOptions = {}): Outline {
   const { view, policy } = options;
-  const naive = prefixSizes(events, segmentsOf(replayStructured({ events, existingValues: new Set(), view: 'retained' })));
   const replay = replayStructured({ events, existingValues, ...(view ? { view } : {}) });
-  const sent = prefixSizes(events, segmentsOf(replay));
+  const naive = prefixSizes(events, segmentsOf(replay), true);
+  const sent = prefixSizes(events, segmentsOf(replay), false);
   const infos = policy ? resultInfos(events, existingValues) : undefined;
   const older =
     policy && infos
       ? prefixSizes(
           events,
-          segmentsOf(replay).map((segment) => ({ ...segment, messages: applyHistoryPolicy(segment.messages, infos, { ...policy, keepRounds: 0 }).messages })),
+          segmentsOf(replay).map((segment) => ({ ...segment, messages: applyHistoryPolicy(segment.messages, segment.owners, infos, { ...policy, keepRounds: 0 }).messages })),
+          false,
         )
       : undefined;
   const called = new Set(events.flatMap((e) => (e.type === 'assistant' ? (e.toolCalls ?? []).map((c) => c.id) : [])));
@@ -355,7 +351,7 @@ export function buildOutline(events: readonly TranscriptEvent[], existingValues:
     if (e.isError) errors++;
     if (e.valueId && existingValues.has(e.valueId)) {
       retained++;
-      keptOutBytes += e.bytes ?? utf8Bytes(e.result);
+      keptOutBytes += e.bytes ?? utf8Bytes(e.result ?? '');
     }
   }
   return {
@@ -402,7 +398,7 @@ export function modelView(events: readonly TranscriptEvent[], existingValues: Re
   let referenced = new Set<string>();
   if (policy) {
     // The policy replaces block contents only, so the owners still line up.
-    const outcome = applyHistoryPolicy(messages, resultInfos(prefix, existingValues), policy);
+    const outcome = applyHistoryPolicy(messages, replay.owners, resultInfos(prefix, existingValues), policy);
     messages = outcome.messages;
     archive = outcome.archive;
     referenced = new Set(outcome.referenced);
@@ -429,7 +425,7 @@ export function modelView(events: readonly TranscriptEvent[], existingValues: Re
         const text = resultText(block);
         cell.text = clip(text);
         cell.form = referenced.has(block.tool_use_id) ? 'reference' : text === event.result ? 'verbatim' : block.content === event.sent ? 'truncated' : 'stub';
-        cell.savedBytes += Math.max(0, utf8Bytes(event.result) - cell.text.bytes);
+        cell.savedBytes += Math.max(0, (event.bytes ?? utf8Bytes(event.result ?? '')) - cell.text.bytes);
       }
     });
   });

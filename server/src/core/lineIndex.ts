@@ -4,7 +4,7 @@
  * kept every CHECKPOINT_LINES lines or CHECKPOINT_BYTES bytes, whichever comes first, so both
  * many short lines and few long ones stay cheap to reach.
  */
-import { createReadStream } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 
 const CHECKPOINT_LINES = 256;
 const CHECKPOINT_BYTES = 64 * 1024;
@@ -66,11 +66,15 @@ export function indexBuffer(buf: Uint8Array): LineIndex {
   return builder.finish();
 }
 
-/** Streams a file once to index it; memory stays at one chunk plus the checkpoints. */
-export async function indexFile(path: string): Promise<LineIndex> {
+/** Streams an open file once to index it; memory stays at one chunk plus the checkpoints. */
+export async function indexFile(handle: FileHandle): Promise<LineIndex> {
   const builder = new LineIndexBuilder();
-  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) {
-    builder.push(chunk as Buffer);
+  const chunk = Buffer.allocUnsafe(1 << 20);
+  for (let position = 0; ; ) {
+    const { bytesRead } = await handle.read(chunk, 0, chunk.length, position);
+    if (bytesRead === 0) break;
+    builder.push(chunk.subarray(0, bytesRead));
+    position += bytesRead;
   }
   return builder.finish();
 }

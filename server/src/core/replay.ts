@@ -11,7 +11,7 @@
  * - `retained`: the same history with Retained Outputs in the loop: every retained result as its
  *   stub. For a recorded run this is the same as `sent`; for an imported run it is a simulation.
  */
-import { stubFor } from './stub';
+import { deletedNotice, stubFor } from './stub';
 import { contentText, type StopReason, type TextBlocks, type ToolCall, type ToolCallFinishedEvent, type TranscriptEvent } from './transcript';
 
 export const PEEK_TOOL = 'peek_value';
@@ -38,6 +38,8 @@ export interface ReplayInput {
   existingValues: ReadonlySet<string>;
   /** Default `retained`. */
   view?: View;
+  /** Every result in full (for figures; see ContentRule.full). */
+  full?: boolean;
 }
 
 export interface StructuredReplay {
@@ -64,7 +66,12 @@ export interface Segment {
   owners: BlockOwner[][];
 }
 
-export const INTERRUPTED_RESULT = '[interrupted: the call was cut off before it produced a result]';
+/**
+ * What replay sends for a call with no recorded result: cut off before it finished, or its
+ * result could not be written down. Also what the model gets live when the recording fails, so
+ * the turn it saw and every replay of it agree.
+ */
+export const INTERRUPTED_RESULT = '[interrupted: no result was recorded for this call (it was cut off, or its result could not be stored)]';
 
 /** A run offers peek_value unless its run_started event lists tools without it. */
 export function offersPeek(events: readonly TranscriptEvent[]): boolean {
@@ -84,20 +91,23 @@ export interface ContentRule {
   stubs: boolean;
   /** The agent's own text (`sent`) where it differs from the result. */
   agentText: boolean;
+  /** Every result in full, for figures: a result kept in a value is '' here, its size in the event. */
+  full: boolean;
   existingValues: ReadonlySet<string>;
 }
 
-export function contentRule(events: readonly TranscriptEvent[], existingValues: ReadonlySet<string>, view: View = 'retained'): ContentRule {
-  if (isImported(events)) return view === 'sent' ? { stubs: false, agentText: true, existingValues } : { stubs: true, agentText: false, existingValues };
-  return { stubs: offersPeek(events), agentText: false, existingValues };
+export function contentRule(events: readonly TranscriptEvent[], existingValues: ReadonlySet<string>, view: View = 'retained', full = false): ContentRule {
+  if (isImported(events)) return view === 'sent' ? { stubs: false, agentText: true, full, existingValues } : { stubs: true, agentText: false, full, existingValues };
+  return { stubs: offersPeek(events), agentText: false, full, existingValues };
 }
 
-/** Stubs already made, by event: a stub is a pure function of its event, and events are never changed. */
+/** Stubs made from an older event's result, by event (events are never changed). */
 const stubCache = new WeakMap<ToolCallFinishedEvent, string>();
 
-/** The stub of a retained result (made once per event). */
+/** The stub of a retained result: recorded in the event, or made once from an older event's result. */
 export function stubOf(event: ToolCallFinishedEvent): string | undefined {
-  if (!event.valueId || !event.preview) return undefined;
+  if (event.stub !== undefined) return event.stub;
+  if (!event.valueId || !event.preview || event.result === undefined) return undefined;
   let stub = stubCache.get(event);
   if (stub === undefined) {
     stub = stubFor({ valueId: event.valueId, tool: event.tool, text: event.result, isError: event.isError }, event.preview);
@@ -106,11 +116,21 @@ export function stubOf(event: ToolCallFinishedEvent): string | undefined {
   return stub;
 }
 
-/** What the model got for one result under `rule`: its stub, the agent's text, or the result. */
+/**
+ * What the model got for one result under `rule`: the agent's own text (an imported run as
+ * sent), the stub of a retained result, or the result. A retained result whose value was
+ * deleted is said to be gone, plainly: neither a stub pointing at nothing nor the full text
+ * coming back unasked.
+ */
 export function modelContent(event: ToolCallFinishedEvent, rule: ContentRule): ResultContent {
+  if (rule.full) return event.result ?? '';
   if (rule.agentText && event.sent !== undefined) return event.sent;
-  if (rule.stubs && event.valueId && rule.existingValues.has(event.valueId)) return stubOf(event) ?? event.result;
-  return event.result;
+  if (event.valueId) {
+    if (!rule.stubs) return event.result ?? stubOf(event) ?? '';
+    if (rule.existingValues.has(event.valueId)) return stubOf(event) ?? event.result ?? '';
+    return deletedNotice({ valueId: event.valueId, tool: event.tool, isError: event.isError, bytes: event.bytes, lines: event.lines });
+  }
+  return event.result ?? '';
 }
 
 /** The text of a tool_result block's content. */
@@ -123,8 +143,8 @@ export function resultText(block: Extract<Block, { type: 'tool_result' }>): stri
  * go in the order they were recorded (as agents send parallel results, in the order they
  * finished); a call left without one gets an interrupted result after them.
  */
-export function replayStructured({ events, existingValues, view }: ReplayInput): StructuredReplay {
-  const rule = contentRule(events, existingValues, view);
+export function replayStructured({ events, existingValues, view, full }: ReplayInput): StructuredReplay {
+  const rule = contentRule(events, existingValues, view, full);
   const history = new History();
   let stopReason: StopReason | undefined;
   /** Calls of the latest response still waiting for their results, in call order, with their events. */

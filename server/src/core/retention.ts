@@ -11,13 +11,13 @@ import { PROVIDER_SHAPES, toAnthropic, toOpenAIChat, toOpenAIResponses, type Ant
 import { applyHistoryPolicy, resolveHistoryPolicy, resultInfos, type ArchiveNeed, type HistoryPolicy } from './historyPolicy';
 import { InspectError, RunInspector, type InspectParams, type InspectResult } from './runInspector';
 import { SearchError, type RunSearchOptions, type RunSearchResult } from './runSearch';
-import { offersPeek, replayStructured, replayText, VIEWS, type Message, type StructuredReplay, type View } from './replay';
-import { measureMessages, TOKENIZER } from './tokens';
+import { INTERRUPTED_RESULT, offersPeek, replayStructured, replayText, VIEWS, type Message, type StructuredReplay, type View } from './replay';
+import { bodySizes, measureMessages, TOKENIZER } from './tokens';
 import { resolveSettings, type Settings } from './settings';
 import { Store, type RunSummary, type ValueMeta } from './store';
-import { previewOf, stubFor, type PreviewSettings } from './stub';
-import { appendEvent, readEvents, readFirstEvent, validateEvent, writeEvents, type ReadResult, type StopReason, type ToolCallFinishedEvent, type TranscriptEvent } from './transcript';
-import { countLines, sha256Hex, utf8Bytes } from './text';
+import { previewOf, stubFor } from './stub';
+import { appendEvent, LineTooLong, readEvents, readFirstEvent, validateEvent, writeEvents, type ReadResult, type StopReason, type ToolCallFinishedEvent, type TranscriptEvent } from './transcript';
+import { countLines, utf8Bytes } from './text';
 
 export interface RetainParams {
   runId: string;
@@ -88,15 +88,19 @@ function projectShape(shape: Exclude<ReplayShape, 'text'>, structured: Pick<Stru
   }
 }
 
-function historyStats(sent: readonly unknown[], naive: readonly unknown[]): HistoryStats {
+/**
+ * What a projection sends against the same history in full. `elsewhere` adds, per message of
+ * the full history, the bodies kept in values (as empty strings there, their sizes recorded).
+ */
+function historyStats(sent: readonly unknown[], naive: readonly unknown[], elsewhere: readonly { bytes: number; tokens: number }[]): HistoryStats {
   const perSent = measureMessages(sent);
   const perNaive = measureMessages(naive);
-  const sum = (list: { bytes: number; tokens: number }[], key: 'bytes' | 'tokens') => list.reduce((n, m) => n + m[key], 0);
+  const sum = (list: readonly { bytes: number; tokens: number }[], key: 'bytes' | 'tokens') => list.reduce((n, m) => n + m[key], 0);
   return {
     bytesSent: sum(perSent, 'bytes'),
-    bytesNaive: sum(perNaive, 'bytes'),
+    bytesNaive: sum(perNaive, 'bytes') + sum(elsewhere, 'bytes'),
     tokensSent: sum(perSent, 'tokens'),
-    tokensNaive: sum(perNaive, 'tokens'),
+    tokensNaive: sum(perNaive, 'tokens') + sum(elsewhere, 'tokens'),
     tokenizer: TOKENIZER,
     perMessage: perSent.map((m) => ({ bytesSent: m.bytes, tokensSent: m.tokens })),
   };
@@ -130,8 +134,7 @@ export class RetentionService {
     this.store = new Store(root);
     this.settings = resolveSettings(settings);
     this.inspector = new RunInspector(
-      (runId) => this.store.transcriptPath(runId),
-      async (runId) => new Set((await this.store.listValueFiles(runId)).map((v) => v.valueId)),
+      this.store,
       (runId, needs) => this.archive(runId, needs),
       () => this.settings.history,
     );
@@ -184,82 +187,85 @@ export class RetentionService {
     return runId;
   }
 
+  /**
+   * Records a tool result and answers what the model gets. Over the threshold (in a run that
+   * offers peek_value) the result is written to its value first, durably, and the event names
+   * it with the stub; otherwise the event holds the result. An event that cannot be recorded
+   * (a full disk) gets the answer replay will give for it later: no result, said so.
+   */
   async retain(params: RetainParams): Promise<RetainResult> {
-    const runId = await this.writableRun(params.runId);
     const callId = requireString(params.callId, 'callId');
     const tool = requireString(params.tool, 'tool');
     if (typeof params.text !== 'string') throw new RequestError('text must be a string');
     if (params.isError !== undefined && typeof params.isError !== 'boolean') throw new RequestError('isError must be a boolean');
     if (params.turn !== undefined && !(Number.isInteger(params.turn) && params.turn >= 0)) throw new RequestError('turn must be a whole number');
+    const runId = await this.writableRun(params.runId);
     const { text } = params;
     const isError = params.isError ?? false;
     const bytes = utf8Bytes(text);
     const lines = countLines(text);
-    const settings = this.settings;
+    const offers = await this.runOffersPeek(runId);
 
-    const preview = previewOf(settings);
     let meta: ValueMeta | undefined;
     let warning: string | undefined;
-    if (bytes > settings.thresholdBytes && (await this.runOffersPeek(runId))) {
+    if (bytes > this.settings.thresholdBytes && offers) {
       try {
-        meta = await this.storeValue(runId, callId, tool, text, isError, preview);
+        meta = await this.storeValue(runId, callId, tool, text, isError);
       } catch (err) {
         warning = `kept verbatim: the value could not be written (${(err as Error).message})`;
       }
     }
-    const content = meta ? meta.stub : text;
     const event: TranscriptEvent = {
       type: 'tool_call_finished',
       callId,
       tool,
-      result: text,
+      ...(meta ? retainedFields(meta, text) : { result: text }),
       ...(isError ? { isError } : {}),
       ...(params.args !== undefined ? { arguments: params.args } : {}),
       ...(params.turn !== undefined ? { turn: params.turn } : {}),
       ...(params.durationMs !== undefined ? { durationMs: params.durationMs } : {}),
-      ...(meta ? { valueId: meta.valueId, bytes: meta.bytes, lines: meta.lines, sha256: meta.sha256, preview } : {}),
     };
+    let content = meta ? meta.stub : text;
     try {
-      await appendEvent(this.store.transcriptPath(runId), event);
+      await appendEvent(this.store.root, this.store.transcriptPath(runId), event);
     } catch (err) {
-      // The stub (if any) still points at a complete file; say what the transcript missed.
-      warning = [warning, `the transcript append failed (${(err as Error).message})`].filter(Boolean).join('; ');
+      if (err instanceof LineTooLong && !meta && !warning) {
+        throw new RequestError(`text is too big to go to the model verbatim (${err.message}): ${offers ? 'raise retained.thresholdBytes no further than that' : 'this run does not offer peek_value, so its results are never retained'}`);
+      }
+      // Not recorded: the model gets what replay will give for this call later.
+      content = INTERRUPTED_RESULT;
+      warning = [warning, `the result was not recorded (${(err as Error).message}); the model gets what a replay will send for it`].filter(Boolean).join('; ');
     }
     this.changed(runId);
     return {
       content,
-      retained: meta !== undefined,
-      ...(meta ? { valueId: meta.valueId, uri: pathToFileURL(this.store.valuePath(runId, meta.valueId)).href } : {}),
+      retained: meta !== undefined && content === meta.stub,
+      ...(meta && content === meta.stub ? { valueId: meta.valueId, uri: pathToFileURL(this.store.valuePath(runId, meta.valueId)).href } : {}),
       bytes,
       lines,
       ...(warning ? { warning } : {}),
     };
   }
 
-  /**
-   * Writes the value under the call's id. If that name is taken by different bytes (a call id
-   * used twice in a run), the value gets a name derived from the call id and its hash, so the
-   * earlier stub keeps pointing at what it showed.
-   */
-  private async storeValue(runId: string, callId: string, tool: string, text: string, isError: boolean, preview: PreviewSettings): Promise<ValueMeta> {
-    let valueId = sanitizeId(callId);
-    if (await this.store.valueExists(runId, valueId)) {
-      valueId = sanitizeId(`${callId}\u0000${sha256Hex(text)}`);
-    }
-    return this.writeValue(runId, valueId, callId, tool, text, isError, preview);
+  /** Writes a result as a value with its stub (see Store.writeValue for the names it may take). */
+  private storeValue(runId: string, callId: string, tool: string, text: string, isError: boolean, valueId?: string): Promise<ValueMeta> {
+    const preview = previewOf(this.settings);
+    return this.store.writeValue({ runId, callId, tool, isError, stubFor: (id) => stubFor({ valueId: id, tool, text, isError }, preview) }, text, valueId);
   }
 
   /**
    * An imported result: stored as a value when over the threshold (whatever tools the agent
-   * had: the value is there to be opened, peeked, and shown as a stub in the simulation).
-   * A value that cannot be written leaves the result in the transcript alone.
+   * had: the value is there to be opened, peeked, and shown as a stub in the simulation). The
+   * event keeps what the agent sent, so the run as sent needs no value. A value that cannot be
+   * written leaves the result in the event.
    */
   async retainImported(runId: string, event: ToolCallFinishedEvent): Promise<ToolCallFinishedEvent> {
-    if (utf8Bytes(event.result) <= this.settings.thresholdBytes) return event;
-    const preview = previewOf(this.settings);
+    const text = event.result ?? '';
+    if (utf8Bytes(text) <= this.settings.thresholdBytes) return event;
     try {
-      const meta = await this.storeValue(runId, event.callId, event.tool, event.result, event.isError ?? false, preview);
-      return { ...event, valueId: meta.valueId, bytes: meta.bytes, lines: meta.lines, sha256: meta.sha256, preview };
+      const meta = await this.storeValue(runId, event.callId, event.tool, text, event.isError ?? false);
+      const { result: _result, ...rest } = event;
+      return { ...rest, ...retainedFields(meta, text), sent: event.sent ?? text };
     } catch {
       return event;
     }
@@ -267,24 +273,18 @@ export class RetentionService {
 
   /** Writes a new run's whole transcript and its name (an import); the run must not exist. */
   async writeTranscript(runId: string, name: string, events: readonly TranscriptEvent[], startedAt?: string): Promise<void> {
-    await this.store.init();
-    await writeEvents(this.store.transcriptPath(runId), events);
+    await this.store.ensureWritable();
+    await writeEvents(this.store.root, this.store.transcriptPath(runId), events);
     await this.store.ensureRunMeta(runId, name, startedAt);
     this.named.add(runId);
     this.offersPeekCache.delete(runId);
     this.changed(runId);
   }
 
-  /** Writes a value with the stub it stands for, made with `preview`. */
-  private writeValue(runId: string, valueId: string, callId: string, tool: string, text: string, isError: boolean, preview: PreviewSettings): Promise<ValueMeta> {
-    const stub = stubFor({ valueId, tool, text, isError }, preview);
-    return this.store.writeValue({ runId, valueId, callId, tool, isError, preview, stub }, text);
-  }
-
   private async runOffersPeek(runId: string): Promise<boolean> {
     const cached = this.offersPeekCache.get(runId);
     if (cached !== undefined) return cached;
-    const first = await readFirstEvent(this.store.transcriptPath(runId));
+    const first = await readFirstEvent(this.store.root, this.store.transcriptPath(runId));
     const offers = offersPeek(first ? [first] : []);
     // A run that has begun is settled: run_started, when there is one, comes first.
     if (first) this.offersPeekCache.set(runId, offers);
@@ -298,7 +298,7 @@ export class RetentionService {
     const e = event as TranscriptEvent;
     if (e.type === 'tool_call_finished') throw new RequestError('event.type tool_call_finished is recorded by retained/retain, which also decides retention');
     const runId = await this.writableRun(runIdRaw);
-    await appendEvent(this.store.transcriptPath(runId), e);
+    await appendEvent(this.store.root, this.store.transcriptPath(runId), e);
     if (e.type === 'run_started') this.offersPeekCache.delete(runId);
     this.changed(runId);
   }
@@ -373,7 +373,7 @@ export class RetentionService {
   async transcript(runId: unknown, from = 0, limit = Infinity): Promise<ReadResult> {
     if (!Number.isInteger(from) || from < 0) throw new RequestError('from must be a whole number of at least 0');
     if (limit !== Infinity && (!Number.isInteger(limit) || limit < 1)) throw new RequestError('limit must be a whole number of at least 1');
-    return readEvents(this.store.transcriptPath(await this.runKey(runId)), from, limit);
+    return readEvents(this.store.root, this.store.transcriptPath(await this.runKey(runId)), from, limit);
   }
 
   /**
@@ -395,30 +395,36 @@ export class RetentionService {
     } catch (err) {
       throw new RequestError((err as Error).message);
     }
-    const { events, skipped } = await readEvents(this.store.transcriptPath(runId));
+    const { events, skipped } = await readEvents(this.store.root, this.store.transcriptPath(runId));
     const existingValues = new Set((await this.store.listValueFiles(runId)).map((v) => v.valueId));
     const input = { events, existingValues, view };
     if (shape === 'text') return { shape, text: replayText(input), skipped };
 
     const structured = replayStructured(input);
-    if (policy) structured.messages = await this.applyPolicy(runId, structured.messages, events, existingValues, policy);
+    if (policy) {
+      const outcome = applyHistoryPolicy(structured.messages, structured.owners, resultInfos(events, existingValues), policy);
+      await this.archive(runId, outcome.archive);
+      structured.messages = outcome.messages;
+    }
     const projected = projectShape(shape as Exclude<ReplayShape, 'text'>, structured);
     if (options.stats !== true) return { ...projected, skipped };
-    const naive = projectShape(shape as Exclude<ReplayShape, 'text'>, replayStructured({ events, existingValues: new Set() }));
-    return { ...projected, stats: historyStats(projected.messages, naive.messages), skipped };
-  }
-
-  private async applyPolicy(runId: string, messages: Message[], events: readonly TranscriptEvent[], existing: ReadonlySet<string>, policy: HistoryPolicy): Promise<Message[]> {
-    const outcome = applyHistoryPolicy(messages, resultInfos(events, existing), policy);
-    await this.archive(runId, outcome.archive);
-    return outcome.messages;
+    // The same history with every result in full; a result kept in a value counts its recorded size.
+    const full = replayStructured({ ...input, full: true });
+    const elsewhere = full.messages.map((m, i) =>
+      m.content.reduce((sizes, b, j) => {
+        const event = events[full.owners[i]![j]!.event]!;
+        if (b.type !== 'tool_result' || full.owners[i]![j]!.synthetic || event.type !== 'tool_call_finished' || event.result !== undefined) return sizes;
+        return { bytes: sizes.bytes + (event.jsonBytes ?? 2) - 2, tokens: sizes.tokens + (event.tokens ?? 0) };
+      }, { bytes: 0, tokens: 0 }),
+    );
+    return { ...projected, stats: historyStats(projected.messages, projectShape(shape as Exclude<ReplayShape, 'text'>, full).messages, elsewhere), skipped };
   }
 
   /** Writes the values a projection refers to; if one cannot be written, nothing is projected. */
   private async archive(runId: string, needs: readonly ArchiveNeed[]): Promise<void> {
     for (const need of needs) {
       try {
-        await this.writeValue(runId, need.valueId, need.callId, need.tool, need.text, need.isError, previewOf(this.settings));
+        await this.storeValue(runId, need.callId, need.tool, need.text, need.isError, need.valueId);
       } catch (err) {
         throw new RequestError(`the result of call ${need.callId} could not be archived as a reference (${(err as Error).message}); no projection was made, so no body was dropped`);
       }
@@ -462,6 +468,12 @@ export class RetentionService {
     }
     this.changed(runId);
   }
+}
+
+/** The event fields of a result kept in its value: where, how big, its hash and stub, and its size as sent in full. */
+function retainedFields(meta: ValueMeta, text: string): Pick<ToolCallFinishedEvent, 'valueId' | 'bytes' | 'lines' | 'sha256' | 'stub' | 'jsonBytes' | 'tokens'> {
+  const { jsonBytes, tokens } = bodySizes(text);
+  return { valueId: meta.valueId, bytes: meta.bytes, lines: meta.lines, sha256: meta.sha256, stub: meta.stub, jsonBytes, tokens };
 }
 
 function describeKnown(ids: string[]): string {

@@ -6,8 +6,13 @@
  */
 import { promises as fs } from 'node:fs';
 import type { ArchiveNeed, HistoryPolicy } from './historyPolicy';
-import { buildOutline, fullCell, firstRequests, modelView, type InspectRow, type ModelView, type Outline } from './inspection';
+import { buildOutline, CELL_MAX_BYTES, fullCell, firstRequests, modelView, type InspectRow, type ModelView, type Outline } from './inspection';
+import { readLines } from './lineReader';
+import { SEARCH_BUDGET_MS } from './peek';
+import { QueryError } from './query';
 import { searchRun, type RunSearchOptions, type RunSearchResult } from './runSearch';
+import { lineMatch, searchLines, type LineMatch } from './search';
+import type { Store } from './store';
 import { isImported, VIEWS, type View } from './replay';
 import { readEventsFrom, type TranscriptEvent } from './transcript';
 
@@ -62,13 +67,15 @@ export class RunInspector {
   private readonly stale = new Set<string>();
 
   constructor(
-    private readonly transcriptPath: (runId: string) => string,
-    /** The ids of the run's value files that exist now. */
-    private readonly valueIds: (runId: string) => Promise<Set<string>>,
+    private readonly store: Store,
     /** Writes values a policy view refers to, before the view is shown. */
     private readonly archive: (runId: string, needs: ArchiveNeed[]) => Promise<void>,
     private readonly policy: () => HistoryPolicy,
   ) {}
+
+  private async valueIds(runId: string): Promise<Set<string>> {
+    return new Set((await this.store.listValueFiles(runId)).map((v) => v.valueId));
+  }
 
   /** Notes that a run changed: its copy catches up before it is used again. */
   invalidate(runId: string): void {
@@ -89,14 +96,14 @@ export class RunInspector {
 
   /** Reads what was appended since `entry` (or the whole run), and drops what depended on the old events. */
   private async catchUp(runId: string, entry?: Entry): Promise<Entry> {
-    const path = this.transcriptPath(runId);
+    const path = this.store.transcriptPath(runId);
     const stat = await fs.stat(path).catch(() => undefined);
     // A transcript that shrank or was replaced (a deleted and recreated run) is read from the start.
     const fresh = !entry || !stat || stat.ino !== entry.inode || stat.size < entry.end;
     const base: Entry = fresh
       ? { events: [], skipped: 0, existingValues: new Set(), end: 0, lines: 0, inode: stat?.ino ?? 0, firstRequests: [], outlines: new Map(), views: new Map() }
       : entry!;
-    const read = await readEventsFrom(path, base.end, base.lines);
+    const read = await readEventsFrom(this.store.root, path, base.end, base.lines);
     const events = read.events.length > 0 ? [...base.events, ...read.events] : base.events;
     return {
       events,
@@ -146,7 +153,10 @@ export class RunInspector {
         while (entry.views.size > 4) entry.views.delete(entry.views.keys().next().value!);
       }
       for (let index = from; index < Math.min(events.length, from + limit); index++) {
-        rows.push({ index, firstRequest: entry.firstRequests[index]!, full: fullCell(events[index]!, existingValues), model: cells.cells[index]! });
+        const event = events[index]!;
+        // A result kept in its value is shown from the value's first bytes.
+        const head = event.type === 'tool_call_finished' && event.result === undefined && event.valueId && existingValues.has(event.valueId) ? await this.store.readHead(runId, event.valueId, CELL_MAX_BYTES).catch(() => undefined) : undefined;
+        rows.push({ index, firstRequest: entry.firstRequests[index]!, full: fullCell(event, existingValues, head), model: cells.cells[index]! });
       }
     }
     return { outline, request, rows, skipped };
@@ -155,6 +165,22 @@ export class RunInspector {
   async search(runId: string, query: unknown, options: RunSearchOptions): Promise<RunSearchResult> {
     if (typeof query !== 'string') throw new InspectError('query must be a string');
     const { events } = await this.entry(runId);
-    return searchRun(events, query, options);
+    let match: LineMatch;
+    try {
+      match = lineMatch({ query, ...options });
+    } catch (err) {
+      throw err instanceof QueryError ? new InspectError(err.message) : err;
+    }
+    const deadline = Date.now() + SEARCH_BUDGET_MS;
+    return searchRun(events, query, options, async (valueId, keep) => {
+      const path = this.store.valuePath(runId, valueId);
+      const index = await this.store.lineIndex(runId, valueId);
+      const found = await searchLines(path, index, match, 1, index.lines, keep, deadline);
+      const lines: { line: number; text: string }[] = [];
+      for (const line of found.lines) {
+        await readLines(path, index, line, 240, (read) => (lines.push({ line: read.number, text: read.text }), false));
+      }
+      return { lines, total: found.total };
+    });
   }
 }

@@ -6,18 +6,21 @@
  *   runs/<runId>.meta.json              the run's name as its writer gave it, and when it began
  *   runs/<runId>.values/<valueId>.txt   a retained value, byte-identical to the result
  *   runs/<runId>.values/<valueId>.idx   its line index (rebuilt when missing or stale)
- *   runs/<runId>.values/<valueId>.meta.json   tool, call id, counts, hash, preview settings
+ *   runs/<runId>.values/<valueId>.meta.json   tool, call id, counts, hash, the stub
  *
- * A value is written once, atomically: temp file in the same folder, fsync, rename, so a
- * reader never sees a partial value under its final name.
+ * Nothing is created before the first write. A value is written once: to a temp file in its
+ * folder (named after the writing process, so a crash's leftovers are known as such), fsynced,
+ * then linked to its final name, which fails if the name is taken: a reader never sees a
+ * partial value, and no writer, in this process or another, replaces a value a stub points at.
+ * No file is opened through a link (see safeFs.ts).
  */
-import { randomBytes } from 'node:crypto';
-import { promises as fs, constants as fsConstants } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
-import { isSanitizedId } from './ids';
-import type { PreviewSettings } from './stub';
-import { indexBuffer, indexFile, parseIndex, serializeIndex, type LineIndex } from './lineIndex';
-import { sha256Hex, utf8Bytes } from './text';
+import { isSanitizedId, sanitizeId } from './ids';
+import { indexFile, LineIndexBuilder, parseIndex, serializeIndex, type LineIndex } from './lineIndex';
+import { CREATE_NEW, listDir, makeDir, openFile, READ, readFile, realDir, statFile } from './safeFs';
+import { utf8Bytes } from './text';
 
 export interface ValueMeta {
   runId: string;
@@ -30,8 +33,6 @@ export interface ValueMeta {
   isError: boolean;
   /** ISO time the value was written. */
   createdAt: string;
-  /** The preview settings its stub was made with, so replay rebuilds the same stub. */
-  preview: PreviewSettings;
   /** The stub the model got in its place ('' for a value some other tool dropped in). */
   stub: string;
 }
@@ -50,7 +51,7 @@ export interface RunSummary {
   runId: string;
   /** The id as its writer gave it. */
   name: string;
-  /** ISO time of the transcript's first write (its birth time, or mtime where unknown). */
+  /** ISO time the run began. */
   startedAt: string;
   updatedAt: string;
   transcriptBytes: number;
@@ -60,8 +61,22 @@ export interface RunSummary {
   keptOutBytes: number;
 }
 
+/** What a value is written from: the text, and the stub it stands for once its id is known. */
+export interface NewValue {
+  runId: string;
+  callId: string;
+  tool: string;
+  isError: boolean;
+  stubFor: (valueId: string) => string;
+}
+
 const VALUE_EXT = '.txt';
 const TMP_PREFIX = '.tmp-';
+const RUN_FILE = /^([A-Za-z0-9_-]+)\.(jsonl|values)$/;
+/** A temp file of a live process may still be written; past this age it is a leftover anyway. */
+const TEMP_MAX_AGE_MS = 24 * 60 * 60 * 1000;
+/** Encoded and hashed a slice at a time, so a value is not copied whole once more. */
+const WRITE_SLICE_CHARS = 4 << 20;
 
 export class Store {
   readonly runsDir: string;
@@ -71,13 +86,24 @@ export class Store {
     this.runsDir = join(root, 'runs');
   }
 
-  /** Creates the root, its `.gitignore` and `runs/`. */
+  /** Opens an existing store: removes the temp files crashed writers left. Creates nothing. */
   async init(): Promise<void> {
-    await fs.mkdir(this.runsDir, { recursive: true });
+    await this.sweepTempFiles();
+  }
+
+  /** Makes the root, its `.gitignore` and `runs/`, on the first write. */
+  async ensureWritable(): Promise<void> {
+    await fs.mkdir(this.root, { recursive: true });
+    await makeDir(this.root, this.runsDir);
     const gitignore = join(this.root, '.gitignore');
-    await fs.writeFile(gitignore, '*\n', { flag: 'wx' }).catch((err: NodeJS.ErrnoException) => {
+    const handle = await openFile(this.root, gitignore, CREATE_NEW).catch((err: NodeJS.ErrnoException) => {
       if (err.code !== 'EEXIST') throw err;
+      return undefined;
     });
+    if (handle) {
+      await handle.writeFile('*\n');
+      await handle.close();
+    }
   }
 
   /** Run ids are sanitized once, where they enter; here they must already be. */
@@ -93,10 +119,18 @@ export class Store {
     return join(this.runsDir, `${checkedId(runId, 'run')}.meta.json`);
   }
 
+  valuePath(runId: string, valueId: string): string {
+    return join(this.valuesDir(runId), `${checkedId(valueId, 'value')}${VALUE_EXT}`);
+  }
+
+  private sidecar(runId: string, valueId: string, ext: '.idx' | '.meta.json'): string {
+    return join(this.valuesDir(runId), `${checkedId(valueId, 'value')}${ext}`);
+  }
+
   /** The run's meta; a run written before metas existed is named by its id. */
   async readRunMeta(runId: string): Promise<RunMeta | undefined> {
     try {
-      const meta = JSON.parse(await fs.readFile(this.runMetaPath(runId), 'utf8')) as Partial<RunMeta>;
+      const meta = JSON.parse((await readFile(this.root, this.runMetaPath(runId))).toString('utf8')) as Partial<RunMeta>;
       if (typeof meta.name === 'string' && typeof meta.createdAt === 'string') {
         return { name: meta.name, createdAt: meta.createdAt, ...(typeof meta.startedAt === 'string' ? { startedAt: meta.startedAt } : {}) };
       }
@@ -108,62 +142,137 @@ export class Store {
 
   /** Records the run's name once, when it is first written to. */
   async ensureRunMeta(runId: string, name: string, startedAt?: string): Promise<void> {
-    await fs.mkdir(this.runsDir, { recursive: true });
-    const data = Buffer.from(JSON.stringify({ name, createdAt: new Date().toISOString(), ...(startedAt ? { startedAt } : {}) } satisfies RunMeta));
-    await fs.writeFile(this.runMetaPath(runId), data, { flag: 'wx' }).catch((err: NodeJS.ErrnoException) => {
+    await this.ensureWritable();
+    const handle = await openFile(this.root, this.runMetaPath(runId), CREATE_NEW).catch((err: NodeJS.ErrnoException) => {
       if (err.code !== 'EEXIST') throw err;
+      return undefined;
     });
+    if (!handle) return;
+    try {
+      await handle.writeFile(JSON.stringify({ name, createdAt: new Date().toISOString(), ...(startedAt ? { startedAt } : {}) } satisfies RunMeta));
+    } finally {
+      await handle.close();
+    }
   }
 
   /** Whether the run has a transcript or values. */
   async runExists(runId: string): Promise<boolean> {
     if (!isSanitizedId(runId)) return false;
-    for (const path of [this.transcriptPath(runId), this.valuesDir(runId)]) if (await fs.stat(path).then(() => true, () => false)) return true;
-    return false;
-  }
-
-  valuePath(runId: string, valueId: string): string {
-    return join(this.valuesDir(runId), `${checkedId(valueId, 'value')}${VALUE_EXT}`);
-  }
-
-  private sidecar(runId: string, valueId: string, ext: '.idx' | '.meta.json'): string {
-    return join(this.valuesDir(runId), `${checkedId(valueId, 'value')}${ext}`);
+    if (!(await realDir(this.runsDir).catch(() => false))) return false;
+    if (await statFile(this.root, this.transcriptPath(runId)).catch(() => undefined)) return true;
+    return realDir(this.valuesDir(runId)).catch(() => false);
   }
 
   /**
-   * Writes a value atomically with its index and metadata. Throws on any failure, after
-   * removing what it wrote, so the caller can keep the result verbatim instead.
+   * Writes a value once, under the call's id; when that name holds other bytes (a call id used
+   * twice, or two writers at once), under a name made of the call id and the text's hash. The
+   * same bytes under a taken name are the same value: it is reused. With `valueId`, only that
+   * name. Throws on any failure, after removing what it wrote, so the caller can keep the
+   * result verbatim instead.
    */
-  async writeValue(meta: Omit<ValueMeta, 'bytes' | 'lines' | 'sha256' | 'createdAt'>, text: string): Promise<ValueMeta> {
-    const dir = this.valuesDir(meta.runId);
-    await fs.mkdir(dir, { recursive: true });
-    const data = Buffer.from(text, 'utf8');
-    const index = indexBuffer(data);
-    const full: ValueMeta = {
-      ...meta,
-      bytes: data.length,
-      lines: index.lines,
-      sha256: sha256Hex(data),
-      createdAt: new Date().toISOString(),
-    };
-    const target = this.valuePath(meta.runId, meta.valueId);
-    await writeAtomic(dir, target, data, { durable: true });
+  async writeValue(value: NewValue, text: string, valueId?: string): Promise<ValueMeta> {
+    await this.ensureWritable();
+    const dir = this.valuesDir(value.runId);
+    await makeDir(this.root, dir);
+    const tmp = join(dir, `${TMP_PREFIX}${process.pid}-${randomBytes(6).toString('hex')}`);
+    const builder = new LineIndexBuilder();
+    const hash = createHash('sha256');
+    let bytes = 0;
+    const handle = await openFile(this.root, tmp, CREATE_NEW);
     try {
-      // Sidecars are derivable from the value, so they skip the fsyncs.
-      await writeAtomic(dir, this.sidecar(meta.runId, meta.valueId, '.idx'), serializeIndex(index));
-      await writeAtomic(dir, this.sidecar(meta.runId, meta.valueId, '.meta.json'), Buffer.from(JSON.stringify(full)));
+      try {
+        for (let at = 0; at < text.length; ) {
+          let end = Math.min(text.length, at + WRITE_SLICE_CHARS);
+          if (end < text.length && /[\ud800-\udbff]/.test(text[end - 1]!)) end--; // keep a surrogate pair together
+          const part = Buffer.from(text.slice(at, end), 'utf8');
+          builder.push(part);
+          hash.update(part);
+          bytes += part.length;
+          await handle.writeFile(part);
+          at = end;
+        }
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      const sha256 = hash.digest('hex');
+      const index = builder.finish();
+      const names = valueId ? [valueId] : [sanitizeId(value.callId), sanitizeId(`${value.callId}\u0000${sha256}`)];
+      for (const valueId of names) {
+        const target = this.valuePath(value.runId, valueId);
+        const placed = await fs.link(tmp, target).then(
+          () => true,
+          (err: NodeJS.ErrnoException) => {
+            if (err.code === 'EEXIST') return false;
+            throw err;
+          },
+        );
+        if (!placed && (await this.fileSha256(target)) !== sha256) continue; // other bytes: the next name
+        if (placed) await syncDir(dir);
+        const meta: ValueMeta = {
+          runId: value.runId,
+          valueId,
+          callId: value.callId,
+          tool: value.tool,
+          bytes,
+          lines: index.lines,
+          sha256,
+          isError: value.isError,
+          createdAt: new Date().toISOString(),
+          stub: value.stubFor(valueId),
+        };
+        if (placed) {
+          // Sidecars are derivable from the value, so they skip the fsyncs.
+          await this.writeSidecar(value.runId, this.sidecar(value.runId, valueId, '.idx'), serializeIndex(index));
+          await this.writeSidecar(value.runId, this.sidecar(value.runId, valueId, '.meta.json'), Buffer.from(JSON.stringify(meta)));
+          this.indexCache.set(target, index);
+          return meta;
+        }
+        return this.readMeta(value.runId, valueId);
+      }
+      throw new Error(`other bytes hold the value name${names.length > 1 ? 's' : ''} of call ${JSON.stringify(value.callId.slice(0, 80))}`);
+    } finally {
+      await fs.rm(tmp, { force: true });
+    }
+  }
+
+  /** The SHA-256 of a value file's bytes, streamed. */
+  private async fileSha256(path: string): Promise<string> {
+    const handle = await openFile(this.root, path, READ);
+    try {
+      const hash = createHash('sha256');
+      const chunk = Buffer.allocUnsafe(1 << 20);
+      for (;;) {
+        const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
+        if (bytesRead === 0) break;
+        hash.update(chunk.subarray(0, bytesRead));
+      }
+      return hash.digest('hex');
+    } finally {
+      await handle.close();
+    }
+  }
+
+  /** Temp file → rename: a sidecar is whole or absent (it may be replaced: it is derived). */
+  private async writeSidecar(runId: string, target: string, data: Buffer): Promise<void> {
+    const tmp = join(this.valuesDir(runId), `${TMP_PREFIX}${process.pid}-${randomBytes(6).toString('hex')}`);
+    const handle = await openFile(this.root, tmp, CREATE_NEW);
+    try {
+      try {
+        await handle.writeFile(data);
+      } finally {
+        await handle.close();
+      }
+      await fs.rename(tmp, target);
     } catch (err) {
-      await this.deleteValue(meta.runId, meta.valueId);
+      await fs.rm(tmp, { force: true });
       throw err;
     }
-    this.indexCache.set(target, index);
-    return full;
   }
 
   async valueExists(runId: string, valueId: string): Promise<boolean> {
     try {
-      await fs.access(this.valuePath(runId, valueId), fsConstants.R_OK);
-      return true;
+      return (await statFile(this.root, this.valuePath(runId, valueId)))?.isFile() === true;
     } catch {
       return false;
     }
@@ -172,14 +281,20 @@ export class Store {
   /** The value's line index: cached, else read from its sidecar, else rebuilt by streaming. */
   async lineIndex(runId: string, valueId: string): Promise<LineIndex> {
     const path = this.valuePath(runId, valueId);
-    const { size } = await fs.stat(path);
+    const stat = await statFile(this.root, path);
+    if (!stat?.isFile()) throw new Error(`value ${valueId} of run ${runId} is not there`);
     const cached = this.indexCache.get(path);
-    if (cached && cached.bytes === size) return cached;
+    if (cached && cached.bytes === stat.size) return cached;
     const idxPath = this.sidecar(runId, valueId, '.idx');
-    let index = await fs.readFile(idxPath).then((data) => parseIndex(data, size), () => undefined);
+    let index = await readFile(this.root, idxPath).then((data) => parseIndex(data, stat.size), () => undefined);
     if (!index) {
-      index = await indexFile(path);
-      await writeAtomic(this.valuesDir(runId), idxPath, serializeIndex(index)).catch(() => undefined);
+      const handle = await openFile(this.root, path, READ);
+      try {
+        index = await indexFile(handle);
+      } finally {
+        await handle.close();
+      }
+      await this.writeSidecar(runId, idxPath, serializeIndex(index)).catch(() => undefined);
     }
     this.indexCache.set(path, index);
     return index;
@@ -188,14 +303,14 @@ export class Store {
   /** Metadata of one value; a value some other tool dropped in gets what the file itself tells. */
   async readMeta(runId: string, valueId: string): Promise<ValueMeta> {
     const path = this.valuePath(runId, valueId);
+    const stat = await statFile(this.root, path);
+    if (!stat?.isFile()) throw new Error(`value ${valueId} of run ${runId} is not there`);
     try {
-      const meta = JSON.parse(await fs.readFile(this.sidecar(runId, valueId, '.meta.json'), 'utf8')) as ValueMeta;
-      const { size } = await fs.stat(path);
-      if (meta.bytes === size) return meta;
+      const meta = JSON.parse((await readFile(this.root, this.sidecar(runId, valueId, '.meta.json'))).toString('utf8')) as ValueMeta;
+      if (meta.bytes === stat.size && typeof meta.stub === 'string') return meta;
     } catch {
       // fall through: describe the file as it is
     }
-    const stat = await fs.stat(path);
     const index = await this.lineIndex(runId, valueId);
     return {
       runId,
@@ -207,35 +322,45 @@ export class Store {
       sha256: '',
       isError: false,
       createdAt: stat.mtime.toISOString(),
-      preview: { previewHeadLines: 0, previewTailLines: 0 },
       stub: '',
     };
   }
 
+  /** The first bytes and lines of a value, for a view that shows its start. */
+  async readHead(runId: string, valueId: string, maxBytes: number): Promise<string> {
+    const handle = await openFile(this.root, this.valuePath(runId, valueId), READ);
+    try {
+      const buffer = Buffer.alloc(maxBytes + 4);
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+      return buffer.subarray(0, bytesRead).toString('utf8');
+    } finally {
+      await handle.close();
+    }
+  }
+
   /** Run ids that have a transcript or a values folder, newest first. */
   async listRunIds(): Promise<string[]> {
-    const names = await fs.readdir(this.runsDir).catch(() => [] as string[]);
+    if (!(await realDir(this.runsDir).catch(() => false))) return [];
+    const names = await listDir(this.root, this.runsDir);
     const ids = new Set<string>();
     for (const name of names) {
-      const match = /^([A-Za-z0-9_-]+)\.(jsonl|values)$/.exec(name);
+      const match = RUN_FILE.exec(name);
       if (match) ids.add(match[1]!);
     }
-    const withTimes = await Promise.all(
-      [...ids].map(async (id) => ({ id, time: await this.runTime(id) })),
-    );
+    const withTimes = await Promise.all([...ids].map(async (id) => ({ id, time: await this.runTime(id) })));
     return withTimes.sort((a, b) => b.time - a.time || a.id.localeCompare(b.id)).map((r) => r.id);
   }
 
   private async runTime(runId: string): Promise<number> {
     for (const path of [this.transcriptPath(runId), this.valuesDir(runId)]) {
-      const stat = await fs.stat(path).catch(() => undefined);
+      const stat = await fs.lstat(path).catch(() => undefined);
       if (stat) return stat.birthtimeMs || stat.mtimeMs;
     }
     return 0;
   }
 
   async summarizeRun(runId: string): Promise<RunSummary> {
-    const transcript = await fs.stat(this.transcriptPath(runId)).catch(() => undefined);
+    const transcript = await statFile(this.root, this.transcriptPath(runId)).catch(() => undefined);
     const values = await this.listValues(runId);
     const meta = await this.readRunMeta(runId);
     const started = meta ? Date.parse(meta.startedAt ?? meta.createdAt) : transcript ? transcript.birthtimeMs || transcript.mtimeMs : await this.runTime(runId);
@@ -254,14 +379,15 @@ export class Store {
   /** Value ids and sizes in a run, from the folder alone (cheap: one readdir and a stat each). */
   async listValueFiles(runId: string): Promise<{ valueId: string; bytes: number; mtimeMs: number }[]> {
     const dir = this.valuesDir(runId);
-    const names = await fs.readdir(dir).catch(() => [] as string[]);
+    if (!(await realDir(this.runsDir).catch(() => false)) || !(await realDir(dir).catch(() => false))) return [];
+    const names = await listDir(this.root, dir);
     const out: { valueId: string; bytes: number; mtimeMs: number }[] = [];
     for (const name of names) {
       if (!name.endsWith(VALUE_EXT) || name.startsWith('.')) continue;
       const valueId = name.slice(0, -VALUE_EXT.length);
       if (!isSanitizedId(valueId)) continue;
-      const stat = await fs.stat(join(dir, name)).catch(() => undefined);
-      if (stat) out.push({ valueId, bytes: stat.size, mtimeMs: stat.mtimeMs });
+      const stat = await fs.lstat(join(dir, name)).catch(() => undefined);
+      if (stat?.isFile()) out.push({ valueId, bytes: stat.size, mtimeMs: stat.mtimeMs });
     }
     return out.sort((a, b) => a.mtimeMs - b.mtimeMs || a.valueId.localeCompare(b.valueId));
   }
@@ -282,11 +408,8 @@ export class Store {
   async deleteValue(runId: string, valueId: string): Promise<void> {
     const path = this.valuePath(runId, valueId);
     this.indexCache.delete(path);
-    await Promise.all(
-      [path, this.sidecar(runId, valueId, '.idx'), this.sidecar(runId, valueId, '.meta.json')].map((p) =>
-        fs.rm(p, { force: true }),
-      ),
-    );
+    // rm removes a link itself, never what it points at.
+    await Promise.all([path, this.sidecar(runId, valueId, '.idx'), this.sidecar(runId, valueId, '.meta.json')].map((p) => fs.rm(p, { force: true })));
   }
 
   /** Forgets cached indexes of a run, after another process changed it. */
@@ -297,58 +420,66 @@ export class Store {
 
   async deleteRun(runId: string): Promise<void> {
     this.dropCachesFor(runId);
+    // A values folder that is a link is removed as the link; one that is a folder, with its files.
     await fs.rm(this.valuesDir(runId), { recursive: true, force: true });
     await fs.rm(this.transcriptPath(runId), { force: true });
     await fs.rm(this.runMetaPath(runId), { force: true });
   }
 
-  /**
-   * Removes temp files that a crash mid-write left in a run's values folder. Only old ones:
-   * another process may be writing into the same store right now.
-   */
-  async sweepTempFiles(runId: string, olderThanMs = 60 * 60 * 1000): Promise<number> {
-    const dir = this.valuesDir(runId);
-    const names = await fs.readdir(dir).catch(() => [] as string[]);
-    let removed = 0;
-    for (const name of names.filter((n) => n.startsWith(TMP_PREFIX))) {
-      const stat = await fs.stat(join(dir, name)).catch(() => undefined);
-      if (stat && Date.now() - stat.mtimeMs > olderThanMs) {
-        await fs.rm(join(dir, name), { force: true });
-        removed++;
+  /** Temp files of the store, with whether their writer is gone (a crash left them). */
+  async tempFiles(): Promise<{ path: string; bytes: number; stale: boolean }[]> {
+    if (!(await realDir(this.runsDir).catch(() => false))) return [];
+    const out: { path: string; bytes: number; stale: boolean }[] = [];
+    const visit = async (dir: string) => {
+      for (const name of await listDir(this.root, dir).catch(() => [] as string[])) {
+        const path = join(dir, name);
+        const stat = await fs.lstat(path).catch(() => undefined);
+        if (!stat) continue;
+        if (stat.isDirectory() && name.endsWith('.values')) await visit(path);
+        else if (stat.isFile() && (name.startsWith(TMP_PREFIX) || name.includes('.jsonl.tmp-'))) {
+          out.push({ path, bytes: stat.size, stale: !writerAlive(name) || Date.now() - stat.mtimeMs > TEMP_MAX_AGE_MS });
+        }
       }
-    }
-    return removed;
+    };
+    await visit(this.runsDir);
+    return out;
   }
+
+  /** Removes the temp files whose writer is gone; returns how many and their bytes. */
+  async sweepTempFiles(): Promise<{ files: number; bytes: number }> {
+    let files = 0;
+    let bytes = 0;
+    for (const temp of await this.tempFiles()) {
+      if (!temp.stale) continue;
+      await fs.rm(temp.path, { force: true });
+      files++;
+      bytes += temp.bytes;
+    }
+    return { files, bytes };
+  }
+}
+
+/** The pid in a temp file's name (`.tmp-<pid>-…`, `….jsonl.tmp-<pid>-…`) is a live process. */
+function writerAlive(name: string): boolean {
+  const pid = Number(/tmp-(\d+)-/.exec(name)?.[1]);
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+async function syncDir(dir: string): Promise<void> {
+  const handle = await fs.open(dir, 'r').catch(() => undefined);
+  if (!handle) return;
+  await handle.sync().catch(() => undefined);
+  await handle.close();
 }
 
 function checkedId(id: string, what: 'run' | 'value'): string {
   if (!isSanitizedId(id)) throw new Error(`not a valid ${what} id: ${JSON.stringify(id.slice(0, 80))}`);
   return id;
-}
-
-/**
- * Temp file in the same folder → write → rename, so the target is whole or absent. With
- * `durable`, also fsync the file before the rename and the folder after it.
- */
-async function writeAtomic(dir: string, target: string, data: Buffer, { durable = false } = {}): Promise<void> {
-  const tmp = join(dir, `${TMP_PREFIX}${randomBytes(6).toString('hex')}`);
-  const handle = await fs.open(tmp, 'wx', 0o644);
-  try {
-    try {
-      await handle.writeFile(data);
-      if (durable) await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await fs.rename(tmp, target);
-  } catch (err) {
-    await fs.rm(tmp, { force: true });
-    throw err;
-  }
-  if (!durable) return;
-  const dirHandle = await fs.open(dir, 'r').catch(() => undefined);
-  if (dirHandle) {
-    await dirHandle.sync().catch(() => undefined);
-    await dirHandle.close();
-  }
 }

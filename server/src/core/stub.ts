@@ -31,6 +31,15 @@ export function previewOf(settings: PreviewSettings): PreviewSettings {
   return { previewHeadLines, previewTailLines, ...(landmarkPatterns && Object.keys(landmarkPatterns).length ? { landmarkPatterns } : {}) };
 }
 
+/**
+ * What replay sends for a retained result whose value was deleted from the store: that it is
+ * gone, and how to get it again. Never the full text unasked, never a stub pointing at nothing.
+ */
+export function deletedNotice(value: { valueId: string; tool: string; isError?: boolean | undefined; bytes?: number | undefined; lines?: number | undefined }): string {
+  const size = value.bytes !== undefined ? `: ${value.bytes} bytes, ${value.lines ?? '?'} lines` : '';
+  return `[retained #${value.valueId}] ${cutToBytes(value.tool.replace(/[\r\n]/g, ' '), TOOL_NAME_MAX_BYTES).kept} ${value.isError ? 'error' : 'result'}${size}; its value was deleted from the store, so it can no longer be read. Run the tool again if you need it.`;
+}
+
 export function stubFor(input: StubInput, preview: PreviewSettings): string {
   const { valueId, text } = input;
   const bytes = utf8Bytes(text);

@@ -32,3 +32,32 @@ export function measureMessages(messages: readonly unknown[]): MessageStats[] {
     return { bytes: utf8Bytes(json), tokens: countTokens(json) };
   });
 }
+
+/**
+ * The UTF-8 size of `text` as a JSON string, quotes included, counted instead of built: a
+ * 50 MB body would otherwise be copied into a 50 MB JSON string just to be measured.
+ */
+export function jsonStringBytes(text: string): number {
+  let extra = 2;
+  for (const ch of ['"', '\\', '\n', '\r', '\t', '\b', '\f']) {
+    for (let at = text.indexOf(ch); at !== -1; at = text.indexOf(ch, at + 1)) extra++;
+  }
+  // Other control characters become \u00XX: 6 bytes for 1.
+  const controls = /[\u0000-\u0007\u000b\u000e-\u001f]/g;
+  while (controls.exec(text)) extra += 5;
+  // A lone surrogate becomes \udXXX: 6 bytes where UTF-8 counts its replacement as 3.
+  const lone = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+  while (lone.exec(text)) extra += 3;
+  return utf8Bytes(text) + extra;
+}
+
+/** A body longer than this is tokenized on a sample and scaled: an estimate, said so where shown. */
+export const TOKEN_SAMPLE_CHARS = 65_536;
+
+/** What a result costs as a JSON string in a request: its bytes exactly, its tokens (estimated past 64 Ki characters). */
+export function bodySizes(text: string): { jsonBytes: number; tokens: number } {
+  const jsonBytes = jsonStringBytes(text);
+  if (text.length <= TOKEN_SAMPLE_CHARS) return { jsonBytes, tokens: countTokens(JSON.stringify(text)) };
+  const sample = JSON.stringify(text.slice(0, TOKEN_SAMPLE_CHARS));
+  return { jsonBytes, tokens: Math.round((countTokens(sample) * jsonBytes) / utf8Bytes(sample)) };
+}

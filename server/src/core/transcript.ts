@@ -8,9 +8,8 @@
  * leaves a torn last line, which readers report and skip.
  */
 import { promises as fs } from 'node:fs';
+import { APPEND, CREATE_NEW, openFile, READ } from './safeFs';
 import type { PreviewSettings } from './stub';
-import { createInterface } from 'node:readline';
-import { createReadStream } from 'node:fs';
 
 export type StopReason = 'end_turn' | 'interrupted' | 'aborted' | 'error';
 export const STOP_REASONS: readonly StopReason[] = ['end_turn', 'interrupted', 'aborted', 'error'];
@@ -93,21 +92,33 @@ export interface AssistantEvent extends EventBase {
 /** A tool result as content blocks, as some agents send it (Claude Code's subagent hand-back). */
 export type TextBlocks = { type: 'text'; text: string }[];
 
+/**
+ * A tool's result. Its body is in the event (`result`) or, once retained, only in its value
+ * file (`valueId`, with the stub the model got and the sizes the figures need): a run's
+ * transcript then stays as small as what the model saw, and reading it never reads a retained
+ * output. The value is durable, immutable and hashed before the event is written.
+ */
 export interface ToolCallFinishedEvent extends EventBase {
   type: 'tool_call_finished';
   callId: string;
   tool: string;
-  /** The full result. */
-  result: string;
+  /** The full result, when it is kept here rather than in a value file. */
+  result?: string;
   isError?: boolean;
   durationMs?: number;
   /** The call's arguments, for a result whose call no assistant event recorded. */
   arguments?: unknown;
-  /** Set when the result was retained: the value file and what the stub was made with. */
+  /** Set when the result was retained: its value file, size, hash and stub. */
   valueId?: string;
   bytes?: number;
   lines?: number;
   sha256?: string;
+  /** The stub the model got, as it was sent. */
+  stub?: string;
+  /** The full result's size as a JSON string, and its tokens (estimated), for figures without reading it. */
+  jsonBytes?: number;
+  tokens?: number;
+  /** The settings an older event's stub was made with (it carries `result`, not `stub`). */
   preview?: PreviewSettings;
   /**
    * In an imported run: what the agent actually sent the model, when that is not `result`
@@ -155,14 +166,27 @@ export interface ReadResult {
   skipped: { line: number; reason: string }[];
 }
 
+/** The longest line a writer makes: an event whose line would be longer is refused (its result belongs in a value). */
+export const EVENT_LINE_MAX_BYTES = 64 << 20;
+/** The longest line a reader reads; a longer one (a store from an older version, a hostile file) is skipped, never built. */
+export const READ_LINE_MAX_BYTES = 256 << 20;
+
+/** An event too big for one line; the caller stores its result in a value instead. */
+export class LineTooLong extends Error {}
+
 const queues = new Map<string, Promise<unknown>>();
 
-/** Appends one event as one line. Resolves when it is on disk (written, not fsynced). */
-export function appendEvent(path: string, event: TranscriptEvent): Promise<void> {
+/**
+ * Appends one event as one line. Resolves when it is on disk (written, not fsynced); a failed
+ * or short write takes back what it wrote, so the transcript is as it was.
+ */
+export function appendEvent(root: string, path: string, event: TranscriptEvent): Promise<void> {
   const stamped = event.ts ? event : { ...event, ts: new Date().toISOString() };
   const line = encodeLine(stamped);
+  const bytes = line.reduce((n, b) => n + b.length, 0);
+  if (bytes > EVENT_LINE_MAX_BYTES) return Promise.reject(new LineTooLong(`the event is ${bytes} bytes as JSON, over the ${EVENT_LINE_MAX_BYTES}-byte limit of one transcript line`));
   const previous = queues.get(path) ?? Promise.resolve();
-  const next = previous.catch(() => undefined).then(() => writeLine(path, line));
+  const next = previous.catch(() => undefined).then(() => writeLine(root, path, line));
   queues.set(path, next);
   const forget = () => {
     if (queues.get(path) === next) queues.delete(path);
@@ -178,7 +202,7 @@ const ENCODE_CHUNK = 4 << 20;
  * buffers, so a 200 MB result is not copied into one more 200 MB string on the way.
  */
 function encodeLine(event: TranscriptEvent): Buffer[] {
-  if (event.type !== 'tool_call_finished' || event.result.length <= ENCODE_CHUNK) {
+  if (event.type !== 'tool_call_finished' || event.result === undefined || event.result.length <= ENCODE_CHUNK) {
     return [Buffer.from(`${JSON.stringify(event)}\n`, 'utf8')];
   }
   const { result, ...rest } = event;
@@ -197,32 +221,33 @@ function encodeLine(event: TranscriptEvent): Buffer[] {
 
 /**
  * Writes a whole transcript at once, for a run made in one go (an import): to a temp file
- * beside it, then renamed into place, so the run appears whole or not at all.
+ * beside it, then linked into place (failing if a transcript is there), so the run appears
+ * whole or not at all.
  */
-export async function writeEvents(path: string, events: readonly TranscriptEvent[]): Promise<void> {
+export async function writeEvents(root: string, path: string, events: readonly TranscriptEvent[]): Promise<void> {
   const tmp = `${path}.tmp-${process.pid}-${Date.now()}`;
-  const handle = await fs.open(tmp, 'wx', 0o644);
+  const handle = await openFile(root, tmp, CREATE_NEW);
   try {
     try {
       for (const event of events) {
         const parts = encodeLine(event.ts ? event : { ...event, ts: new Date().toISOString() });
+        if (parts.reduce((n, b) => n + b.length, 0) > EVENT_LINE_MAX_BYTES) throw new LineTooLong(`an event of the run is over the ${EVENT_LINE_MAX_BYTES}-byte limit of one transcript line`);
         await handle.writev(parts);
       }
       await handle.sync();
     } finally {
       await handle.close();
     }
-    await fs.rename(tmp, path);
-  } catch (err) {
+    await fs.link(tmp, path);
+  } finally {
     await fs.rm(tmp, { force: true });
-    throw err;
   }
 }
 
-async function writeLine(path: string, parts: Buffer[]): Promise<void> {
-  const handle = await fs.open(path, 'a+');
+async function writeLine(root: string, path: string, parts: Buffer[]): Promise<void> {
+  const handle = await openFile(root, path, APPEND);
   try {
-    // A torn last line (a writer killed mid-append, a full disk) must not swallow this event.
+    // A torn last line (a writer killed mid-append) must not swallow this event.
     const { size } = await handle.stat();
     const data = [...parts];
     if (size > 0) {
@@ -232,44 +257,19 @@ async function writeLine(path: string, parts: Buffer[]): Promise<void> {
     }
     // One write call for the whole line: with O_APPEND the kernel places it atomically.
     const total = data.reduce((n, b) => n + b.length, 0);
-    const { bytesWritten } = await handle.writev(data);
-    if (bytesWritten !== total) throw new Error(`short write: ${bytesWritten} of ${total} bytes reached ${path}`);
+    let written = 0;
+    try {
+      written = (await handle.writev(data)).bytesWritten;
+      if (written !== total) throw new Error(`short write: ${written} of ${total} bytes reached ${path}`);
+    } catch (err) {
+      // Take back a partial line (a full disk), unless another writer appended after it.
+      const now = (await handle.stat().catch(() => undefined))?.size;
+      if (now !== undefined && now > size && now <= size + total) await handle.truncate(size).catch(() => undefined);
+      throw err;
+    }
   } finally {
     await handle.close();
   }
-}
-
-/**
- * Reads events in order, from 0-based event position `from`, at most `limit` of them.
- * Lines that do not parse are reported in `skipped`, never fatal.
- */
-export async function readEvents(path: string, from = 0, limit = Infinity): Promise<ReadResult> {
-  const result: ReadResult = { events: [], skipped: [] };
-  let stream;
-  try {
-    await fs.access(path);
-    stream = createReadStream(path, { encoding: 'utf8', highWaterMark: 1 << 20 });
-  } catch {
-    return result;
-  }
-  const lines = createInterface({ input: stream, crlfDelay: Infinity });
-  let lineNo = 0;
-  let position = 0;
-  for await (const text of lines) {
-    lineNo++;
-    if (text.trim() === '') continue;
-    const parsed = parseEvent(text);
-    if (typeof parsed === 'string') {
-      result.skipped.push({ line: lineNo, reason: parsed });
-      continue;
-    }
-    if (position >= from && result.events.length < limit) result.events.push(parsed);
-    position++;
-    if (result.events.length >= limit) break;
-  }
-  lines.close();
-  stream.destroy();
-  return result;
 }
 
 export interface TailRead extends ReadResult {
@@ -280,38 +280,84 @@ export interface TailRead extends ReadResult {
 }
 
 /**
- * Reads the events of the complete lines from byte `start` on, for a reader that follows a
- * growing transcript. A last line without its newline may still be being written, so it is
- * left for the next read (a writer ends a torn line before appending, so it is read then).
+ * Reads the events of the complete lines from byte `start` on, a chunk at a time: for a reader
+ * that follows a growing transcript, and for reading a whole one (`start` 0). A last line
+ * without its newline may still be being written, so it is left for the next read (a writer
+ * ends a torn line before appending, so it is read then). A line over READ_LINE_MAX_BYTES is
+ * reported in `skipped` without being held.
  */
-export async function readEventsFrom(path: string, start = 0, lineBase = 0): Promise<TailRead> {
+export async function readEventsFrom(
+  root: string,
+  path: string,
+  start = 0,
+  lineBase = 0,
+  page: { from: number; limit: number; final?: boolean } = { from: 0, limit: Infinity },
+): Promise<TailRead> {
   const result: TailRead = { events: [], skipped: [], end: start, lines: 0 };
-  let size: number;
+  let handle;
   try {
-    size = (await fs.stat(path)).size;
-  } catch {
-    return result;
+    handle = await openFile(root, path, READ);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return result;
+    throw err;
   }
-  if (size <= start) return result;
-  let pending: Buffer[] = [];
-  for await (const chunk of createReadStream(path, { start, end: size - 1, highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
-    let from = 0;
-    for (let nl = chunk.indexOf(0x0a); nl !== -1; nl = chunk.indexOf(0x0a, from)) {
-      pending.push(chunk.subarray(from, nl));
-      const line = Buffer.concat(pending);
-      pending = [];
-      result.end += line.length + 1;
-      const text = line.toString('utf8');
-      result.lines++;
-      from = nl + 1;
-      if (text.trim() === '') continue;
-      const parsed = parseEvent(text);
-      if (typeof parsed === 'string') result.skipped.push({ line: lineBase + result.lines, reason: parsed });
-      else result.events.push(parsed);
+  try {
+    const chunk = Buffer.allocUnsafe(1 << 20);
+    let pending: Buffer[] = [];
+    let pendingBytes = 0;
+    let position = start;
+    let index = 0;
+    for (;;) {
+      const { bytesRead } = await handle.read(chunk, 0, chunk.length, position);
+      if (bytesRead === 0) break;
+      position += bytesRead;
+      let from = 0;
+      for (let nl = chunk.indexOf(0x0a, 0); nl !== -1 && nl < bytesRead; nl = chunk.indexOf(0x0a, from)) {
+        const lineBytes = pendingBytes + (nl - from);
+        const oversized = lineBytes > READ_LINE_MAX_BYTES;
+        const line = oversized ? undefined : Buffer.concat([...pending, chunk.subarray(from, nl)], lineBytes);
+        pending = [];
+        pendingBytes = 0;
+        result.end += lineBytes + 1;
+        result.lines++;
+        from = nl + 1;
+        if (oversized) {
+          result.skipped.push({ line: lineBase + result.lines, reason: `a line of ${lineBytes} bytes, over the ${READ_LINE_MAX_BYTES}-byte limit of a transcript line` });
+          continue;
+        }
+        const text = line!.toString('utf8');
+        if (text.trim() === '') continue;
+        const parsed = parseEvent(text);
+        if (typeof parsed === 'string') result.skipped.push({ line: lineBase + result.lines, reason: parsed });
+        else if (index++ >= page.from) result.events.push(parsed);
+        if (result.events.length >= page.limit) return result;
+      }
+      if (from < bytesRead) {
+        const part = chunk.subarray(from, bytesRead);
+        pendingBytes += part.length;
+        // Past the cap, only count the line's bytes: it is skipped whole.
+        if (pendingBytes <= READ_LINE_MAX_BYTES) pending.push(Buffer.from(part));
+        else pending = [];
+      }
     }
-    if (from < chunk.length) pending.push(chunk.subarray(from));
+    // A last line with no newline: a torn write, reported by a final read; a follower waits for its end.
+    if (page.final && pendingBytes > 0 && pendingBytes <= READ_LINE_MAX_BYTES) {
+      const parsed = parseEvent(Buffer.concat(pending, pendingBytes).toString('utf8'));
+      if (typeof parsed === 'string') result.skipped.push({ line: lineBase + result.lines + 1, reason: parsed });
+    }
+  } finally {
+    await handle.close();
   }
   return result;
+}
+
+/**
+ * Reads events in order, from 0-based event position `from`, at most `limit` of them. Lines
+ * that do not parse are reported in `skipped`, never fatal.
+ */
+export async function readEvents(root: string, path: string, from = 0, limit = Infinity): Promise<ReadResult> {
+  const { events, skipped } = await readEventsFrom(root, path, 0, 0, { from, limit, final: true });
+  return { events, skipped };
 }
 
 /** The event, or a string saying why the line is not one. */
@@ -371,7 +417,10 @@ export function validateEvent(value: unknown): string | undefined {
       if (typeof e.callId !== 'string' || e.callId === '') return 'event.callId must be a non-empty string';
       if (e.isError !== undefined && typeof e.isError !== 'boolean') return 'event.isError must be a boolean';
       if (e.sent !== undefined && typeof e.sent !== 'string' && !isTextBlocks(e.sent)) return 'event.sent must be a string or a list of text blocks';
-      return str('tool') ?? str('result') ?? optStr('valueId') ?? optStr('lost');
+      if (e.result === undefined && (typeof e.valueId !== 'string' || typeof e.stub !== 'string' || typeof e.bytes !== 'number' || typeof e.lines !== 'number')) {
+        return 'event.result must be a string (or the event names its value: valueId, stub, bytes, lines)';
+      }
+      return str('tool') ?? optStr('result') ?? optStr('valueId') ?? optStr('stub') ?? optStr('lost');
     case 'turn_ended':
       if (!STOP_REASONS.includes(e.stopReason as StopReason)) return `event.stopReason must be one of ${STOP_REASONS.join(', ')}`;
       return undefined;
@@ -401,7 +450,7 @@ function validateSource(value: unknown): string | undefined {
 }
 
 /** The run's first event, or undefined while it has none. */
-export async function readFirstEvent(path: string): Promise<TranscriptEvent | undefined> {
-  const { events } = await readEvents(path, 0, 1);
+export async function readFirstEvent(root: string, path: string): Promise<TranscriptEvent | undefined> {
+  const { events } = await readEvents(root, path, 0, 1);
   return events[0];
 }

@@ -5,12 +5,12 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { resolveSettings, type Settings } from '../../server/src/core/settings';
+import { resolveSettings, type Settings } from '../../shared/settings';
 import type { ServerOptions } from '../../server/src/protocol';
 
 export const SECTION = 'retained';
 
-/** The server options from the current configuration; throws a SettingsError naming the problem. */
+/** The server options from the current configuration; throws an InvalidInput naming the problem. */
 export function readServerOptions(): ServerOptions {
   const config = vscode.workspace.getConfiguration(SECTION);
   const settings: Partial<Settings> = {
@@ -30,7 +30,7 @@ export function readServerOptions(): ServerOptions {
   const root = config.get<string>('storeRoot')?.trim();
   const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
   return {
-    settings: resolveSettings(settings),
+    settings: resolveSettings(settings, SECTION),
     ...(root ? { storeRoot: path.isAbsolute(root) || !folder ? root : path.join(folder, root) } : {}),
   };
 }

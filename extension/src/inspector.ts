@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { InspectRequest, RunsRequest, SearchRunRequest, TranscriptRequest, ValueRequest, type TranscriptEvent } from '../../server/src/protocol';
-import { formatBytes } from '../../webview/src/format';
+import { formatBytes } from '../../shared/format';
 import { parseState, parseViewMessage, type HostToView, type ViewToHost } from '../../webview/src/messages';
 import { openValue } from './valueCommands';
 

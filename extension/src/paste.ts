@@ -3,7 +3,7 @@
  * the `N: ` gutters, so the lines land as they are in the original file.
  */
 import * as vscode from 'vscode';
-import { stripGutters } from '../../server/src/core/gutter';
+import { stripGutters } from '../../shared/stubText';
 
 const KIND = vscode.DocumentDropOrPasteEditKind.Text.append('retained', 'withoutLineNumbers');
 

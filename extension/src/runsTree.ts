@@ -6,7 +6,7 @@
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { RunsRequest, ValueRequest, ValuesRequest, type RunSummary, type ValueSummary } from '../../server/src/protocol';
-import { formatAge, formatBytes } from '../../webview/src/format';
+import { formatAge, formatBytes } from '../../shared/format';
 
 export type RunNode = { kind: 'run'; run: RunSummary };
 export type ValueNode = { kind: 'value'; value: ValueSummary };

@@ -2,7 +2,7 @@
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { StatusRequest } from '../../server/src/protocol';
-import { formatBytes } from '../../webview/src/format';
+import { formatBytes } from '../../shared/format';
 
 export class RetainedStatusBar implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('retained.status', vscode.StatusBarAlignment.Right, 100);

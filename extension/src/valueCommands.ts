@@ -2,7 +2,7 @@
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { DeleteRequest, PeekRequest, ValueRequest } from '../../server/src/protocol';
-import { formatBytes } from '../../webview/src/format';
+import { formatBytes } from '../../shared/format';
 import type { Node, RunNode, ValueNode } from './runsTree';
 
 /** Opens a value's original text, optionally selecting lines (1-based, inclusive). */

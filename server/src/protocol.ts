@@ -5,13 +5,13 @@
  */
 import { NotificationType, RequestType } from 'vscode-languageserver-protocol';
 import type { PeekParams, PeekResult, ReplayResult, ReplayShape, RetainParams, RetainResult } from './core/retention';
-import type { HistoryPolicy } from './core/historyPolicy';
+import type { HistoryPolicy } from '../../shared/settings';
 import type { IfExists, ImportFormat, ImportParams, ImportResult } from './core/import/importRun';
 import type { CallCell, Clip, FullCell, InspectRow, ModelCell, ModelForm, Outline, RequestFigures } from './core/inspection';
 import type { InspectParams, InspectResult } from './core/runInspector';
 import type { RunSearchHit, RunSearchResult } from './core/runSearch';
 import type { Block, Message, View } from './core/replay';
-import type { Settings } from './core/settings';
+import type { Settings } from '../../shared/settings';
 import type { RunSummary, ValueMeta } from './core/store';
 import type { ReadResult, StopReason, TranscriptEvent } from './core/transcript';
 

@@ -21,10 +21,10 @@ import { TextDocument } from 'vscode-languageserver-textdocument';
 import { StreamMessageWriter, type ResponseMessage } from 'vscode-languageserver/node';
 import { FrameReader, MAX_MESSAGE_BYTES } from './frames';
 import { importRun, RunExists } from './core/import/importRun';
-import { RequestError, RetentionService } from './core/retention';
-import { SettingsError } from './core/settings';
+import { InvalidInput } from '../../shared/check';
+import { RetentionService } from './core/retention';
 import { StoreWatcher } from './core/storeWatcher';
-import { findStubRefs, stubRefAt } from './stubRefs';
+import { findMarkers, markerAt } from '../../shared/stubText';
 import {
   AppendRequest,
   ChangedNotification,
@@ -107,7 +107,7 @@ function handle<P, R>(run: (params: P) => Promise<R>): (params: P) => Promise<R 
     } catch (err) {
       // Its data names the run, so a client can offer to open it, replace it, or import anew.
       if (err instanceof RunExists) return new ResponseError(ErrorCodes.InvalidParams, err.message, { runId: err.runId }) as unknown as ResponseError<void>;
-      if (err instanceof RequestError || err instanceof SettingsError) {
+      if (err instanceof InvalidInput) {
         return new ResponseError(ErrorCodes.InvalidParams, err.message);
       }
       connection.console.error(`retained: ${(err as Error).stack ?? String(err)}`);
@@ -122,7 +122,7 @@ connection.onInitialize(async (params) => {
   try {
     await open(params.initializationOptions as ServerOptions | undefined);
   } catch (err) {
-    initFailure = err instanceof SettingsError ? `settings refused: ${err.message}` : `the store could not be opened: ${(err as Error).message}`;
+    initFailure = err instanceof InvalidInput ? `settings refused: ${err.message}` : `the store could not be opened: ${(err as Error).message}`;
     connection.console.error(`Retained Outputs: ${initFailure}`);
     return new ResponseError<InitializeError>(ErrorCodes.InvalidParams, `Retained Outputs ${initFailure}`, { retry: false });
   }
@@ -203,7 +203,7 @@ connection.onDocumentLinks(async ({ textDocument }) => {
   const document = documents.get(textDocument.uri);
   if (!document || !serving) return [];
   const links: DocumentLink[] = [];
-  for (const ref of findStubRefs(document.getText())) {
+  for (const ref of findMarkers(document.getText())) {
     const target = await locate(ref.valueId);
     if (!target) continue;
     links.push({
@@ -218,7 +218,7 @@ connection.onDocumentLinks(async ({ textDocument }) => {
 connection.onHover(async ({ textDocument, position }): Promise<Hover | null> => {
   const document = documents.get(textDocument.uri);
   if (!document || !serving) return null;
-  const ref = stubRefAt(document.getText(), document.offsetAt(position));
+  const ref = markerAt(document.getText(), document.offsetAt(position));
   if (!ref) return null;
   const target = await locate(ref.valueId);
   if (!target) return { contents: { kind: MarkupKind.Markdown, value: `No retained value \`#${ref.valueId}\` in this store.` } };

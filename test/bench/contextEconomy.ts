@@ -6,7 +6,8 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { applyHistoryPolicy, DEFAULT_HISTORY_POLICY, resultInfos, type HistoryPolicy, type ResultInfo } from '../../server/src/core/historyPolicy';
+import { applyHistoryPolicy, resultInfos, type ResultInfo } from '../../server/src/core/historyPolicy';
+import { DEFAULT_HISTORY_POLICY, type HistoryPolicy } from '../../shared/settings';
 
 const withPolicy = (replay: StructuredReplay, infos: Map<number, ResultInfo>, policy: HistoryPolicy) => applyHistoryPolicy(replay.messages, replay.owners, infos, policy).messages;
 import { importRun } from '../../server/src/core/import/importRun';
@@ -15,6 +16,7 @@ import { replayStructured, resultText, type Message, type StructuredReplay } fro
 import { RetentionService } from '../../server/src/core/retention';
 import { measureMessages } from '../../server/src/core/tokens';
 import type { TranscriptEvent } from '../../server/src/core/transcript';
+import { findMarkers } from '../../shared/stubText';
 import { tempDir } from '../helpers/tmp';
 
 const FIXTURES = resolve(__dirname, '../fixtures/transcripts');
@@ -273,7 +275,7 @@ export async function measureRetrievable(): Promise<{ references: number; readBa
   let readBack = 0;
   for await (const { service, runId } of importedFixtures()) {
     const replay = await service.replay(runId, 'anthropic', { policy: {} });
-    const ids = new Set([...JSON.stringify(replay).matchAll(/\[retained #([A-Za-z0-9_-]+)\]/g)].map((m) => m[1]!));
+    const ids = new Set(findMarkers(JSON.stringify(replay)).map((m) => m.valueId));
     for (const valueId of ids) {
       references++;
       if (await service.peek({ valueId, runId, start: 1, end: 1 }).catch(() => undefined)) readBack++;

@@ -205,7 +205,7 @@ describe('Retained Outputs in a real VS Code', function () {
     await vs.screenshot('setting-store-root');
     // An invalid combination is refused with the reason, and the previous settings stay.
     setWorkspaceSettings({ 'retained.storeRoot': altStore, 'retained.thresholdBytes': 4096 });
-    const toast = vs.page.locator('.notification-toast', { hasText: 'peekMaxBytes (16384) must be below thresholdBytes (4096)' }).first();
+    const toast = vs.page.locator('.notification-toast', { hasText: 'retained.peekMaxBytes (16384) must be below retained.thresholdBytes (4096)' }).first();
     await toast.waitFor({ timeout: 30_000 });
     await vs.screenshot('setting-refused');
     assert.equal(await row(/other-run/).count(), 1);

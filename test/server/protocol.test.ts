@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { stripGutters } from '../../server/src/core/gutter';
+import { stripGutters } from '../../shared/stubText';
 import { validateHistory } from '../../server/src/core/historyValidator';
 import { PROVIDER_SHAPES } from '../../server/src/core/providers';
 import {
@@ -167,7 +167,7 @@ describe('language server settings', () => {
   it('refuses at initialize a peek cap not below the threshold, saying why', async () => {
     await assert.rejects(
       ServerProcess.start({ workspace: tempDir(), settings: { thresholdBytes: 8192, peekMaxBytes: 16384 } }),
-      /peekMaxBytes \(16384\) must be below thresholdBytes \(8192\)/,
+      /settings\.peekMaxBytes \(16384\) must be below settings\.thresholdBytes \(8192\)/,
     );
   });
 

@@ -113,7 +113,7 @@ describe('history policy: older results as references', () => {
 
   it('names the field of a bad policy', async () => {
     const s = await recordedRun();
-    await assert.rejects(s.replay('r', 'structured', { policy: { keepRounds: -1 } }), /policy.keepRounds must be a whole number of at least 0/);
+    await assert.rejects(s.replay('r', 'structured', { policy: { keepRounds: -1 } }), /policy\.keepRounds must be a whole number from 0 to 1000 \(got -1\)/);
     await assert.rejects(s.replay('r', 'structured', { policy: { exemptTools: 'grep' } }), /policy.exemptTools must be an array/);
   });
 });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { join, resolve, sep } from 'node:path';
 import fc from 'fast-check';
-import { fnv1a64, isSanitizedId, sanitizeId, valueIdCandidates } from '../../server/src/core/ids';
+import { fnv1a64, isSanitizedId, sanitizeId, valueIdCandidates } from '../../shared/ids';
 
 const SAFE = /^[A-Za-z0-9_-]{1,64}$/;
 

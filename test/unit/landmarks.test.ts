@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { findLandmarks, landmarksLine } from '../../server/src/core/landmarks';
 import { indexBuffer } from '../../server/src/core/lineIndex';
 import { peekValue } from '../../server/src/core/peek';
-import { DEFAULT_SETTINGS } from '../../server/src/core/settings';
+import { DEFAULT_SETTINGS } from '../../shared/settings';
 import { STUB_MAX_BYTES, stubFor } from '../../server/src/core/stub';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
 

@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { NO_FINAL_NEWLINE, stripGutters } from '../../server/src/core/gutter';
+import { NO_FINAL_NEWLINE, stripGutters } from '../../shared/stubText';
 import { indexBuffer, parseIndex, serializeIndex, LineIndexBuilder } from '../../server/src/core/lineIndex';
 import { peekValue, type PeekRequest } from '../../server/src/core/peek';
-import { DEFAULT_SETTINGS } from '../../server/src/core/settings';
+import { DEFAULT_SETTINGS } from '../../shared/settings';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
 
 const limits = { peekMaxLines: DEFAULT_SETTINGS.peekMaxLines, peekMaxBytes: DEFAULT_SETTINGS.peekMaxBytes };

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { isSanitizedId } from '../../server/src/core/ids';
+import { isSanitizedId } from '../../shared/ids';
 import { RetentionService } from '../../server/src/core/retention';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
 

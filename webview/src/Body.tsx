@@ -1,7 +1,7 @@
 /** A body of text (a message, arguments, a result, a stub) rendered as text only. */
 import { memo } from 'react';
 import type { Clip } from '../../server/src/protocol';
-import { formatBytes } from './format';
+import { formatBytes } from '../../shared/format';
 import { segments, type Highlight } from './segments';
 
 export interface BodyProps {

@@ -2,7 +2,7 @@
 import { memo } from 'react';
 import type { CallCell, InspectRow } from '../../server/src/protocol';
 import { Body } from './Body';
-import { formatBytes } from './format';
+import { formatBytes } from '../../shared/format';
 import type { Highlight } from './segments';
 
 export interface CellProps {

@@ -8,7 +8,7 @@ import { useDomEvent } from './useDomEvent';
 import type { VscodeCheckbox as CheckboxElement } from '@vscode-elements/elements/dist/vscode-checkbox/vscode-checkbox.js';
 import type { VscodeTextfield as TextfieldElement } from '@vscode-elements/elements/dist/vscode-textfield/vscode-textfield.js';
 import type { Outline, RequestFigures, RunSearchResult, View } from '../../server/src/protocol';
-import { formatBytes, formatSaving, formatTokens } from './format';
+import { formatBytes, formatSaving, formatTokens } from '../../shared/format';
 
 export interface SearchState {
   query: string;

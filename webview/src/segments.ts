@@ -3,7 +3,8 @@
  * search matches marked, and in stubs the value id and line numbers made into links. React
  * renders every segment as a text node, so nothing in a result can run or style anything.
  */
-import { compileQuery, type LineMatcher, type QueryOptions } from '../../server/src/core/query';
+import { compileQuery, type LineMatcher, type QueryOptions } from '../../shared/query';
+import { stubLinks } from '../../shared/stubText';
 
 export type Segment =
   | { kind: 'text'; text: string }
@@ -19,12 +20,6 @@ export interface Highlight extends QueryOptions {
 export function visibleControls(text: string): string {
   return text.replace(/\r\n/g, '\n').replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, (c) => (c === '\u007f' ? '\u2421' : String.fromCharCode(0x2400 + c.charCodeAt(0))));
 }
-
-/**
- * `[retained #id]`; a stub's preview gutter `12: `; the line numbers after "at line" in its
- * landmarks; and its peek hint `{"id":"x","start":1,"end":400}`, a range.
- */
-const LINKS = /\[retained #([A-Za-z0-9_-]+)\]|^(\d+)(?=: )|(?<=\bat line (?:\d+, )*)(\d+)|\{"id":"([A-Za-z0-9_-]+)","start":(\d+),"end":(\d+)\}/gm;
 
 function matcher(highlight: Highlight | undefined): LineMatcher | undefined {
   if (!highlight || highlight.query.length === 0) return undefined;
@@ -66,16 +61,16 @@ export function segments(raw: string, options: { links?: boolean; highlight?: Hi
   const out: Segment[] = [];
   let last = 0;
   let ownId: string | undefined;
-  LINKS.lastIndex = 0;
-  for (let m = LINKS.exec(text); m; m = LINKS.exec(text)) {
-    const valueId = m[1] ?? m[4] ?? ownId;
-    if (m[1]) ownId ??= m[1];
+  for (const link of stubLinks(text)) {
+    if ('valueId' in link && !('line' in link)) ownId ??= link.valueId;
+    const valueId = 'valueId' in link ? link.valueId : ownId;
     if (!valueId) continue;
-    out.push(...marked(text.slice(last, m.index), re));
-    if (m[1]) out.push({ kind: 'link', text: m[0], valueId });
-    else if (m[4]) out.push({ kind: 'link', text: m[0], valueId, line: Number(m[5]), endLine: Number(m[6]) });
-    else out.push({ kind: 'link', text: m[0], valueId, line: Number(m[2] ?? m[3]) });
-    last = m.index + m[0].length;
+    out.push(...marked(text.slice(last, link.start), re));
+    const shown = text.slice(link.start, link.end);
+    if ('endLine' in link) out.push({ kind: 'link', text: shown, valueId, line: link.line, endLine: link.endLine });
+    else if ('line' in link) out.push({ kind: 'link', text: shown, valueId, line: link.line });
+    else out.push({ kind: 'link', text: shown, valueId });
+    last = link.end;
   }
   out.push(...marked(text.slice(last), re));
   return out;

@@ -8,23 +8,12 @@
  * id (or, for identical content, from the first call that produced it), so the same transcript
  * gives byte-identical projections on every replay and after a restart.
  */
-import { sanitizeId } from './ids';
+import { sanitizeId } from '../../../shared/ids';
+import { inputReference, resultReference } from '../../../shared/stubText';
 import { resultText, type BlockOwner, type Message } from './replay';
 import type { TranscriptEvent } from './transcript';
 import { countLines, sha256Hex, utf8Bytes } from './text';
-
-export interface HistoryPolicy {
-  /** Rounds (an assistant message with tool calls and its results) at the end kept intact. */
-  keepRounds: number;
-  /** An older body of at most this many UTF-8 bytes stays inline. */
-  inlineMaxBytes: number;
-  /** An older tool input string (an argument) of at most this many UTF-8 bytes stays inline. */
-  inputMaxBytes: number;
-  /** Tools whose results always stay as they are. */
-  exemptTools: string[];
-}
-
-export const DEFAULT_HISTORY_POLICY: Readonly<HistoryPolicy> = Object.freeze({ keepRounds: 1, inlineMaxBytes: 1024, inputMaxBytes: 1024, exemptTools: [] });
+import type { HistoryPolicy } from '../../../shared/settings';
 
 /** What the policy needs to know of each result. */
 export interface ResultInfo {
@@ -87,11 +76,6 @@ export interface PolicyOutcome {
   elidedBytes: number;
 }
 
-/** The reference that stands for an elided input string, inside the call's arguments. */
-export function inputReferenceText(valueId: string, tool: string, path: string, text: string): string {
-  return `[retained #${valueId}] ${tool} input ${path}: ${utf8Bytes(text)} bytes, ${countLines(text)} lines, elided from an earlier call; read it with peek_value`;
-}
-
 /** The value id of an input string: derived from the call id and where in the arguments it sits. */
 export function inputValueId(callId: string, path: string): string {
   return sanitizeId(`${callId}-input-${path}`);
@@ -108,30 +92,6 @@ function mapLargeStrings(value: unknown, maxBytes: number, replace: (path: strin
     return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, mapLargeStrings(item, maxBytes, replace, path ? `${path}.${key}` : key)]));
   }
   return value;
-}
-
-export function referenceText(valueId: string, tool: string, bytes: number, lines: number, isError: boolean): string {
-  return `[retained #${valueId}] ${tool} ${isError ? 'error' : 'result'}: ${bytes} bytes, ${lines} lines, an earlier result kept out of context; read it with peek_value`;
-}
-
-/** Checks a policy from a request, filling what it leaves out from `defaults`; throws an Error naming the field. */
-export function resolveHistoryPolicy(input: unknown, defaults: HistoryPolicy = DEFAULT_HISTORY_POLICY): HistoryPolicy {
-  if (input === undefined || input === null || input === true) return { ...defaults, exemptTools: [...defaults.exemptTools] };
-  if (typeof input !== 'object' || Array.isArray(input)) throw new Error('policy must be an object');
-  const p = input as Record<string, unknown>;
-  const whole = (key: string, min: number, fallback: number) => {
-    const value = p[key] ?? fallback;
-    if (typeof value !== 'number' || !Number.isInteger(value) || value < min) throw new Error(`policy.${key} must be a whole number of at least ${min}`);
-    return value;
-  };
-  const exempt = p.exemptTools ?? defaults.exemptTools;
-  if (!Array.isArray(exempt) || !exempt.every((t) => typeof t === 'string')) throw new Error('policy.exemptTools must be an array of tool names');
-  return {
-    keepRounds: whole('keepRounds', 0, defaults.keepRounds),
-    inlineMaxBytes: whole('inlineMaxBytes', 0, defaults.inlineMaxBytes),
-    inputMaxBytes: whole('inputMaxBytes', 0, defaults.inputMaxBytes),
-    exemptTools: [...(exempt as string[])],
-  };
 }
 
 /**
@@ -175,7 +135,7 @@ export function applyHistoryPolicy(messages: readonly Message[], owners: readonl
           if (exempt.has(block.name)) return block;
           const input = mapLargeStrings(block.input, policy.inputMaxBytes, (path, text) => {
             const valueId = holder(sha256Hex(text), utf8Bytes(text), () => ({ valueId: inputValueId(block.id, path), callId: block.id, tool: block.name, text, isError: false }));
-            return inputReferenceText(valueId, block.name, path, text);
+            return inputReference(valueId, block.name, path, utf8Bytes(text), countLines(text));
           });
           return { ...block, input };
         }
@@ -186,7 +146,7 @@ export function applyHistoryPolicy(messages: readonly Message[], owners: readonl
         const valueId = info.stored ? info.valueId : holder(info.sha256, info.bytes, () => ({ valueId: info.valueId, callId: info.callId, tool: info.tool, text: info.text!, isError: info.isError }));
         if (info.stored) elidedBytes += info.bytes;
         referenced.push(block.tool_use_id);
-        return { ...block, content: referenceText(valueId, info.tool, info.bytes, info.lines, info.isError) };
+        return { ...block, content: resultReference(valueId, info.tool, info.bytes, info.lines, info.isError) };
       }),
     };
   });

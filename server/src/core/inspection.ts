@@ -8,7 +8,8 @@
  * sharing one provider response id); it was sent the history of every event before that one.
  * Request R+1 (R responses) is the next one: what a resume would send now.
  */
-import { applyHistoryPolicy, resultInfos, type ArchiveNeed, type HistoryPolicy } from './historyPolicy';
+import { applyHistoryPolicy, resultInfos, type ArchiveNeed } from './historyPolicy';
+import type { HistoryPolicy } from '../../../shared/settings';
 import { replayStructured, resultText, type Block, type Segment, type StructuredReplay, type View } from './replay';
 import { cutToBytes, utf8Bytes, countLines } from './text';
 import { bodySizes, countTokens, TOKEN_SAMPLE_CHARS, TOKENIZER } from './tokens';

@@ -6,9 +6,8 @@
  */
 
 import { RE2JS } from 're2js';
-
-export type LandmarkKind = 'error' | 'failure' | 'warning' | 'trace';
-export const LANDMARK_KINDS: readonly LandmarkKind[] = ['error', 'failure', 'warning', 'trace'];
+import { LANDMARK_KINDS, type LandmarkKind } from '../../../shared/settings';
+import { landmarksText } from '../../../shared/stubText';
 
 /**
  * One pattern per kind, tested on each line, in the one query dialect (RE2: linear time, so no
@@ -111,5 +110,5 @@ export function landmarksLine(landmarks: Landmarks): string | undefined {
     const lines = landmarks.lines[kind];
     if (lines?.length) parts.push(`${kind === 'trace' ? 'stack trace' : kind} at line ${lines.join(', ')}`);
   }
-  return parts.length ? `Landmarks: ${parts.join('; ')}. Jump there with peek_value {"landmark":"error"} (or failure, warning, trace).` : undefined;
+  return parts.length ? landmarksText(parts) : undefined;
 }

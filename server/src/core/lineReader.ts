@@ -3,6 +3,7 @@
  * time. A line is kept only up to `maxLineBytes` (the rest is counted, not held), so even a
  * single 1 GB line never sits in memory whole.
  */
+import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { checkpointFor, type LineIndex } from './lineIndex';
 
@@ -35,7 +36,8 @@ export async function readLines(
   visit: (line: ReadLine) => boolean,
 ): Promise<void> {
   if (fromLine > index.lines) return;
-  const handle = await open(path, 'r');
+  // Never through a link (the store checked the folders on the way; see safeFs.ts).
+  const handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
   try {
     const start = checkpointFor(index, fromLine);
     let position = start.offset;

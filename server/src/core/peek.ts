@@ -3,14 +3,15 @@
  * is `N: text`; an answer never exceeds `peekMaxBytes`, and a cut answer ends with a line
  * that says so and where to continue.
  */
-import { gutterLine, NO_FINAL_NEWLINE } from './gutter';
+import { gutterLine, NO_FINAL_NEWLINE, peekNotice } from '../../../shared/stubText';
 import { utf8Bytes, withCutMark } from './text';
-import { LANDMARK_KINDS, landmarkTest, type LandmarkKind } from './landmarks';
+import { landmarkTest } from './landmarks';
+import { LANDMARK_KINDS, type LandmarkKind } from '../../../shared/settings';
 import type { LineIndex } from './lineIndex';
 import { readLines, type ReadLine } from './lineReader';
-import { QueryError } from './query';
+import { InvalidInput } from '../../../shared/check';
 import { lineMatch, searchLines, type LineMatch } from './search';
-import type { Settings } from './settings';
+import type { Settings } from '../../../shared/settings';
 
 export interface PeekRequest {
   start?: number;
@@ -45,20 +46,12 @@ const ECHO_MAX_CHARS = 120;
 /** How long one search may run before it answers with what it has and where to go on. */
 export const SEARCH_BUDGET_MS = 10_000;
 
-/** A peek that cannot be answered; the message says what to do instead. */
-export class PeekError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'PeekError';
-  }
-}
-
 type Limits = Pick<Settings, 'peekMaxLines' | 'peekMaxBytes'> & Partial<Pick<Settings, 'landmarkPatterns'>>;
 
 function wholeNumber(value: unknown, name: string, min: number): number | undefined {
   if (value === undefined || value === null) return undefined;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min) {
-    throw new PeekError(`${name} must be a whole number of at least ${min} (got ${JSON.stringify(value)})`);
+    throw new InvalidInput(`${name} must be a whole number of at least ${min} (got ${JSON.stringify(value)})`);
   }
   return value;
 }
@@ -116,30 +109,25 @@ export async function peekValue(
 ): Promise<PeekAnswer> {
   const start = wholeNumber(request.start, 'start', 1) ?? 1;
   const end = wholeNumber(request.end, 'end', 1);
-  if (end !== undefined && end < start) throw new PeekError(`end (${end}) must not be before start (${start})`);
+  if (end !== undefined && end < start) throw new InvalidInput(`end (${end}) must not be before start (${start})`);
   const base = { totalLines: index.lines, bytes: index.bytes };
   if (request.landmark !== undefined && request.landmark !== null) {
-    if (!LANDMARK_KINDS.includes(request.landmark)) throw new PeekError(`landmark must be one of ${LANDMARK_KINDS.join(', ')} (got ${JSON.stringify(request.landmark)})`);
-    if (request.query !== undefined && request.query !== null) throw new PeekError('pass either query or landmark, not both');
+    if (!LANDMARK_KINDS.includes(request.landmark)) throw new InvalidInput(`landmark must be one of ${LANDMARK_KINDS.join(', ')} (got ${JSON.stringify(request.landmark)})`);
+    if (request.query !== undefined && request.query !== null) throw new InvalidInput('pass either query or landmark, not both');
     const context = contextOf(request, LANDMARK_CONTEXT);
     const test = landmarkTest(request.landmark, limits.landmarkPatterns);
     const search: Search = { match: { kind: 'text', test }, label: `the ${request.landmark} landmark pattern`, resume: `"landmark":${JSON.stringify(request.landmark)}` };
     return { ...base, ...(await find(path, index, valueId, search, start, end ?? index.lines, context, limits)) };
   }
   if (request.query !== undefined && request.query !== null) {
-    if (typeof request.query !== 'string') throw new PeekError('query must be a string');
+    if (typeof request.query !== 'string') throw new InvalidInput('query must be a string');
     const context = contextOf(request, 0);
-    let match: LineMatch;
-    try {
-      match = lineMatch({ query: request.query, ignoreCase: request.ignoreCase === true, regex: request.regex === true });
-    } catch (err) {
-      throw err instanceof QueryError ? new PeekError(err.message) : err;
-    }
+    const match = lineMatch({ query: request.query, ignoreCase: request.ignoreCase === true, regex: request.regex === true });
     return { ...base, ...(await find(path, index, valueId, { match, ...queryName(request) }, start, end ?? index.lines, context, limits)) };
   }
   if (index.lines === 0) return { ...base, text: '[peek: the value is empty]', truncated: false };
   if (start > index.lines) {
-    throw new PeekError(`start (${start}) is past the end: the value has ${index.lines} lines`);
+    throw new InvalidInput(`start (${start}) is past the end: the value has ${index.lines} lines`);
   }
   return { ...base, ...(await range(path, index, valueId, start, Math.min(end ?? Infinity, index.lines), limits)) };
 }
@@ -158,14 +146,14 @@ async function range(path: string, index: LineIndex, valueId: string, start: num
   const nextStart = shownTo + 1;
   const why = shownTo < last ? `the ${limits.peekMaxBytes}-byte answer cap` : `the ${limits.peekMaxLines}-line cap`;
   answer.lines.push(
-    `[peek: cut at ${why}: showing lines ${start}-${shownTo} of ${index.lines}; continue with {"id":"${valueId}","start":${nextStart}${end < index.lines ? `,"end":${end}` : ''}}]`,
+    peekNotice(`cut at ${why}: showing lines ${start}-${shownTo} of ${index.lines}; continue with {"id":"${valueId}","start":${nextStart}${end < index.lines ? `,"end":${end}` : ''}}`),
   );
   return { text: answer.lines.join('\n'), truncated: true, nextStart };
 }
 
 function contextOf(request: PeekRequest, fallback: number): number {
   const context = wholeNumber(request.context, 'context', 0) ?? fallback;
-  if (context > MAX_CONTEXT_LINES) throw new PeekError(`context must be at most ${MAX_CONTEXT_LINES} (got ${context})`);
+  if (context > MAX_CONTEXT_LINES) throw new InvalidInput(`context must be at most ${MAX_CONTEXT_LINES} (got ${context})`);
   return context;
 }
 
@@ -175,12 +163,12 @@ async function find(path: string, index: LineIndex, valueId: string, search: Sea
   const name = search;
   const searchedAll = found.searchedTo >= Math.min(to, index.lines);
   if (found.total === 0 && searchedAll) {
-    return { text: `[peek: no line matches ${quoted} in lines ${from}-${Math.min(to, index.lines)} of ${index.lines}]`, truncated: false, matches: 0 };
+    return { text: peekNotice(`no line matches ${quoted} in lines ${from}-${Math.min(to, index.lines)} of ${index.lines}`), truncated: false, matches: 0 };
   }
   if (found.total === 0) {
     const nextStart = found.searchedTo + 1;
     return {
-      text: `[peek: no line matches ${quoted} in lines ${from}-${found.searchedTo} (the ${SEARCH_BUDGET_MS / 1000} s search budget ran out); continue with {"id":"${valueId}",${name.resume},"start":${nextStart}}]`,
+      text: peekNotice(`no line matches ${quoted} in lines ${from}-${found.searchedTo} (the ${SEARCH_BUDGET_MS / 1000} s search budget ran out); continue with {"id":"${valueId}",${name.resume},"start":${nextStart}}`),
       truncated: true,
       nextStart,
       matches: 0,
@@ -224,13 +212,13 @@ async function find(path: string, index: LineIndex, valueId: string, search: Sea
   if (lastShown === index.lines && !index.finalNewline) answer.lines.push(NO_FINAL_NEWLINE);
   const shownMatches = found.lines.filter((l) => l <= lastMatchShown).length;
   if (shownMatches === found.total && searchedAll) {
-    answer.lines.push(`[peek: ${found.total} matching line${found.total === 1 ? '' : 's'}]`);
+    answer.lines.push(peekNotice(`${found.total} matching line${found.total === 1 ? '' : 's'}`));
     return { text: answer.lines.join('\n'), truncated: false, matches: found.total };
   }
   const nextStart = shownMatches === found.total ? found.searchedTo + 1 : lastMatchShown + 1;
   const through = shownMatches === found.total ? `searched through line ${found.searchedTo} before the ${SEARCH_BUDGET_MS / 1000} s budget ran out` : `through line ${lastMatchShown}`;
   answer.lines.push(
-    `[peek: showing ${shownMatches} of ${found.total}${searchedAll ? '' : '+'} matching lines (${through}); continue with {"id":"${valueId}",${name.resume}${context ? `,"context":${context}` : ''},"start":${nextStart}}]`,
+    peekNotice(`showing ${shownMatches} of ${found.total}${searchedAll ? '' : '+'} matching lines (${through}); continue with {"id":"${valueId}",${name.resume}${context ? `,"context":${context}` : ''},"start":${nextStart}}`),
   );
   return { text: answer.lines.join('\n'), truncated: true, nextStart, matches: found.total };
 }

@@ -11,7 +11,8 @@
  * - `retained`: the same history with Retained Outputs in the loop: every retained result as its
  *   stub. For a recorded run this is the same as `sent`; for an imported run it is a simulation.
  */
-import { deletedNotice, stubFor } from './stub';
+import { deletedNotice } from '../../../shared/stubText';
+import { stubFor } from './stub';
 import { contentText, type StopReason, type TextBlocks, type ToolCall, type ToolCallFinishedEvent, type TranscriptEvent } from './transcript';
 
 export const PEEK_TOOL = 'peek_value';
@@ -128,7 +129,7 @@ export function modelContent(event: ToolCallFinishedEvent, rule: ContentRule): R
   if (event.valueId) {
     if (!rule.stubs) return event.result ?? stubOf(event) ?? '';
     if (rule.existingValues.has(event.valueId)) return stubOf(event) ?? event.result ?? '';
-    return deletedNotice({ valueId: event.valueId, tool: event.tool, isError: event.isError, bytes: event.bytes, lines: event.lines });
+    return deletedNotice(event.valueId, event.tool, event.isError, event.bytes, event.lines);
   }
   return event.result ?? '';
 }

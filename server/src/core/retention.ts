@@ -5,15 +5,16 @@
  */
 import { EventEmitter } from 'node:events';
 import { pathToFileURL } from 'node:url';
-import { isSanitizedId, sanitizeId, valueIdCandidates } from './ids';
-import { peekValue, PeekError, type PeekAnswer, type PeekRequest } from './peek';
+import { isSanitizedId, sanitizeId, valueIdCandidates } from '../../../shared/ids';
+import { peekValue, type PeekAnswer, type PeekRequest } from './peek';
 import { PROVIDER_SHAPES, toAnthropic, toOpenAIChat, toOpenAIResponses, type AnthropicMessage, type ChatMessage, type ProviderShape, type ResponsesItem } from './providers';
-import { applyHistoryPolicy, resolveHistoryPolicy, resultInfos, type ArchiveNeed, type HistoryPolicy } from './historyPolicy';
-import { InspectError, RunInspector, type InspectParams, type InspectResult } from './runInspector';
-import { SearchError, type RunSearchOptions, type RunSearchResult } from './runSearch';
+import { applyHistoryPolicy, resultInfos, type ArchiveNeed } from './historyPolicy';
+import { resolveHistoryPolicy, resolveSettings, type HistoryPolicy, type Settings } from '../../../shared/settings';
+import { InvalidInput } from '../../../shared/check';
+import { RunInspector, type InspectParams, type InspectResult } from './runInspector';
+import { type RunSearchOptions, type RunSearchResult } from './runSearch';
 import { INTERRUPTED_RESULT, offersPeek, replayStructured, replayText, VIEWS, type Message, type StructuredReplay, type View } from './replay';
 import { bodySizes, measureMessages, TOKENIZER } from './tokens';
-import { resolveSettings, type Settings } from './settings';
 import { Store, type RunSummary, type ValueMeta } from './store';
 import { previewOf, stubFor } from './stub';
 import { appendEvent, LineTooLong, readEvents, readFirstEvent, validateEvent, writeEvents, type ReadResult, type StopReason, type ToolCallFinishedEvent, type TranscriptEvent } from './transcript';
@@ -106,16 +107,8 @@ function historyStats(sent: readonly unknown[], naive: readonly unknown[], elsew
   };
 }
 
-/** A request that cannot be carried out as given; the message names the field and the fix. */
-export class RequestError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'RequestError';
-  }
-}
-
 function requireString(value: unknown, field: string): string {
-  if (typeof value !== 'string' || value.length === 0) throw new RequestError(`${field} must be a non-empty string`);
+  if (typeof value !== 'string' || value.length === 0) throw new InvalidInput(`${field} must be a non-empty string`);
   return value;
 }
 
@@ -148,7 +141,7 @@ export class RetentionService {
     return { ...this.settings };
   }
 
-  /** Replaces the settings; throws a SettingsError (and keeps the old ones) when invalid. */
+  /** Replaces the settings; throws an InvalidInput (and keeps the old ones) when invalid. */
   updateSettings(input: unknown): Settings {
     this.settings = resolveSettings(input);
     return this.getSettings();
@@ -196,9 +189,9 @@ export class RetentionService {
   async retain(params: RetainParams): Promise<RetainResult> {
     const callId = requireString(params.callId, 'callId');
     const tool = requireString(params.tool, 'tool');
-    if (typeof params.text !== 'string') throw new RequestError('text must be a string');
-    if (params.isError !== undefined && typeof params.isError !== 'boolean') throw new RequestError('isError must be a boolean');
-    if (params.turn !== undefined && !(Number.isInteger(params.turn) && params.turn >= 0)) throw new RequestError('turn must be a whole number');
+    if (typeof params.text !== 'string') throw new InvalidInput('text must be a string');
+    if (params.isError !== undefined && typeof params.isError !== 'boolean') throw new InvalidInput('isError must be a boolean');
+    if (params.turn !== undefined && !(Number.isInteger(params.turn) && params.turn >= 0)) throw new InvalidInput('turn must be a whole number');
     const runId = await this.writableRun(params.runId);
     const { text } = params;
     const isError = params.isError ?? false;
@@ -230,7 +223,7 @@ export class RetentionService {
       await appendEvent(this.store.root, this.store.transcriptPath(runId), event);
     } catch (err) {
       if (err instanceof LineTooLong && !meta && !warning) {
-        throw new RequestError(`text is too big to go to the model verbatim (${err.message}): ${offers ? 'raise retained.thresholdBytes no further than that' : 'this run does not offer peek_value, so its results are never retained'}`);
+        throw new InvalidInput(`text is too big to go to the model verbatim (${err.message}): ${offers ? 'raise retained.thresholdBytes no further than that' : 'this run does not offer peek_value, so its results are never retained'}`);
       }
       // Not recorded: the model gets what replay will give for this call later.
       content = INTERRUPTED_RESULT;
@@ -294,9 +287,9 @@ export class RetentionService {
   async append(runIdRaw: unknown, event: unknown): Promise<void> {
     requireString(runIdRaw, 'runId');
     const problem = validateEvent(event);
-    if (problem) throw new RequestError(problem);
+    if (problem) throw new InvalidInput(problem);
     const e = event as TranscriptEvent;
-    if (e.type === 'tool_call_finished') throw new RequestError('event.type tool_call_finished is recorded by retained/retain, which also decides retention');
+    if (e.type === 'tool_call_finished') throw new InvalidInput('event.type tool_call_finished is recorded by retained/retain, which also decides retention');
     const runId = await this.writableRun(runIdRaw);
     await appendEvent(this.store.root, this.store.transcriptPath(runId), e);
     if (e.type === 'run_started') this.offersPeekCache.delete(runId);
@@ -311,37 +304,32 @@ export class RetentionService {
       const runId = await this.runKey(runIdRaw);
       for (const valueId of candidates) if (await this.store.valueExists(runId, valueId)) return { runId, valueId };
       const known = (await this.store.listValueFiles(runId)).map((v) => v.valueId);
-      throw new RequestError(`no value ${JSON.stringify(given)} in run ${runId}; ${describeKnown(known)}`);
+      throw new InvalidInput(`no value ${JSON.stringify(given)} in run ${runId}; ${describeKnown(known)}`);
     }
     const found: { runId: string; valueId: string }[] = [];
     for (const valueId of candidates) for (const runId of await this.store.runsWithValue(valueId)) found.push({ runId, valueId });
     if (found.length === 1) return found[0]!;
     if (found.length > 1) {
-      throw new RequestError(`value ${JSON.stringify(given)} is in several runs (${found.map((f) => f.runId).join(', ')}): pass runId to choose one`);
+      throw new InvalidInput(`value ${JSON.stringify(given)} is in several runs (${found.map((f) => f.runId).join(', ')}): pass runId to choose one`);
     }
     const known: string[] = [];
     for (const runId of (await this.store.listRunIds()).slice(0, 5)) {
       known.push(...(await this.store.listValueFiles(runId)).map((v) => v.valueId));
     }
-    throw new RequestError(`no retained value ${JSON.stringify(given)}; ${describeKnown(known)}`);
+    throw new InvalidInput(`no retained value ${JSON.stringify(given)}; ${describeKnown(known)}`);
   }
 
   async peek(params: PeekParams): Promise<PeekResult> {
     const { runId, valueId } = await this.resolveValue(params.valueId, params.runId);
     const index = await this.store.lineIndex(runId, valueId);
-    try {
-      const answer = await peekValue(this.store.valuePath(runId, valueId), index, valueId, params, this.settings);
-      return { runId, valueId, ...answer };
-    } catch (err) {
-      if (err instanceof PeekError) throw new RequestError(err.message);
-      throw err;
-    }
+    const answer = await peekValue(this.store.valuePath(runId, valueId), index, valueId, params, this.settings);
+    return { runId, valueId, ...answer };
   }
 
   /** Summaries of every run (or of `only`), newest first; cached per run until it changes. */
   async runs(only?: unknown): Promise<RunSummary[]> {
     if (only !== undefined && only !== null && (!Array.isArray(only) || !only.every((id) => typeof id === 'string'))) {
-      throw new RequestError('runIds must be an array of strings');
+      throw new InvalidInput('runIds must be an array of strings');
     }
     const all = await this.store.listRunIds();
     const wanted = only ? new Set(await Promise.all((only as string[]).map((id) => this.runKey(id)))) : undefined;
@@ -371,8 +359,8 @@ export class RetentionService {
   }
 
   async transcript(runId: unknown, from = 0, limit = Infinity): Promise<ReadResult> {
-    if (!Number.isInteger(from) || from < 0) throw new RequestError('from must be a whole number of at least 0');
-    if (limit !== Infinity && (!Number.isInteger(limit) || limit < 1)) throw new RequestError('limit must be a whole number of at least 1');
+    if (!Number.isInteger(from) || from < 0) throw new InvalidInput('from must be a whole number of at least 0');
+    if (limit !== Infinity && (!Number.isInteger(limit) || limit < 1)) throw new InvalidInput('limit must be a whole number of at least 1');
     return readEvents(this.store.root, this.store.transcriptPath(await this.runKey(runId)), from, limit);
   }
 
@@ -384,16 +372,16 @@ export class RetentionService {
   async replay(runIdRaw: unknown, shape: unknown, options: { policy?: unknown; stats?: unknown; view?: unknown } = {}): Promise<ReplayResult & { skipped: ReadResult['skipped'] }> {
     const runId = await this.runKey(runIdRaw);
     if (!REPLAY_SHAPES.includes(shape as ReplayShape)) {
-      throw new RequestError(`shape must be one of ${REPLAY_SHAPES.map((s) => `"${s}"`).join(', ')} (got ${JSON.stringify(shape)})`);
+      throw new InvalidInput(`shape must be one of ${REPLAY_SHAPES.map((s) => `"${s}"`).join(', ')} (got ${JSON.stringify(shape)})`);
     }
-    if (options.stats !== undefined && typeof options.stats !== 'boolean') throw new RequestError('stats must be a boolean');
-    if (options.view !== undefined && !VIEWS.includes(options.view as View)) throw new RequestError(`view must be one of ${VIEWS.join(', ')} (got ${JSON.stringify(options.view)})`);
+    if (options.stats !== undefined && typeof options.stats !== 'boolean') throw new InvalidInput('stats must be a boolean');
+    if (options.view !== undefined && !VIEWS.includes(options.view as View)) throw new InvalidInput(`view must be one of ${VIEWS.join(', ')} (got ${JSON.stringify(options.view)})`);
     const view = (options.view as View | undefined) ?? 'retained';
     let policy: HistoryPolicy | undefined;
     try {
       policy = options.policy === undefined || options.policy === null || options.policy === false ? undefined : resolveHistoryPolicy(options.policy, this.settings.history);
     } catch (err) {
-      throw new RequestError((err as Error).message);
+      throw new InvalidInput((err as Error).message);
     }
     const { events, skipped } = await readEvents(this.store.root, this.store.transcriptPath(runId));
     const existingValues = new Set((await this.store.listValueFiles(runId)).map((v) => v.valueId));
@@ -426,7 +414,7 @@ export class RetentionService {
       try {
         await this.storeValue(runId, need.callId, need.tool, need.text, need.isError, need.valueId);
       } catch (err) {
-        throw new RequestError(`the result of call ${need.callId} could not be archived as a reference (${(err as Error).message}); no projection was made, so no body was dropped`);
+        throw new InvalidInput(`the result of call ${need.callId} could not be archived as a reference (${(err as Error).message}); no projection was made, so no body was dropped`);
       }
     }
     if (needs.length > 0) this.changed(runId);
@@ -435,29 +423,21 @@ export class RetentionService {
   /** The inspector's outline of a run and a page of its rows: each event beside what the model got. */
   async inspect(params: InspectParams): Promise<InspectResult> {
     const runId = await this.runKey(params?.runId);
-    try {
-      return await this.inspector.inspect(runId, params);
-    } catch (err) {
-      throw err instanceof InspectError ? new RequestError(err.message) : err;
-    }
+    return await this.inspector.inspect(runId, params);
   }
 
   /** Finds text anywhere in a run: messages, call arguments and full results. */
   async searchRun(runIdRaw: unknown, query: unknown, options: RunSearchOptions = {}): Promise<RunSearchResult> {
     const runId = await this.runKey(runIdRaw);
     for (const key of ['ignoreCase', 'regex'] as const) {
-      if (options[key] !== undefined && typeof options[key] !== 'boolean') throw new RequestError(`${key} must be a boolean`);
+      if (options[key] !== undefined && typeof options[key] !== 'boolean') throw new InvalidInput(`${key} must be a boolean`);
     }
-    try {
-      return await this.inspector.search(runId, query, { ...options, limit: 1000 });
-    } catch (err) {
-      throw err instanceof InspectError || err instanceof SearchError ? new RequestError(err.message) : err;
-    }
+    return await this.inspector.search(runId, query, { ...options, limit: 1000 });
   }
 
   async delete(runIdRaw: unknown, valueIdRaw?: unknown): Promise<void> {
     const runId = await this.runKey(runIdRaw);
-    if (!(await this.store.runExists(runId))) throw new RequestError(`no run ${JSON.stringify(runIdRaw)}`);
+    if (!(await this.store.runExists(runId))) throw new InvalidInput(`no run ${JSON.stringify(runIdRaw)}`);
     if (valueIdRaw === undefined) {
       await this.store.deleteRun(runId);
       this.offersPeekCache.delete(runId);

@@ -5,13 +5,14 @@
  * parses it once, and following a live one reads just what the agent adds.
  */
 import { promises as fs } from 'node:fs';
-import type { ArchiveNeed, HistoryPolicy } from './historyPolicy';
+import type { ArchiveNeed } from './historyPolicy';
+import type { HistoryPolicy } from '../../../shared/settings';
 import { buildOutline, CELL_MAX_BYTES, fullCell, firstRequests, modelView, type InspectRow, type ModelView, type Outline } from './inspection';
 import { readLines } from './lineReader';
 import { SEARCH_BUDGET_MS } from './peek';
-import { QueryError } from './query';
+import { InvalidInput } from '../../../shared/check';
 import { searchRun, type RunSearchOptions, type RunSearchResult } from './runSearch';
-import { lineMatch, searchLines, type LineMatch } from './search';
+import { lineMatch, searchLines } from './search';
 import type { Store } from './store';
 import { isImported, VIEWS, type View } from './replay';
 import { readEventsFrom, type TranscriptEvent } from './transcript';
@@ -53,11 +54,9 @@ interface Entry {
   views: Map<string, ModelView>;
 }
 
-export class InspectError extends Error {}
-
 function whole(value: unknown, field: string, min: number): number | undefined {
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min) throw new InspectError(`${field} must be a whole number of at least ${min}`);
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min) throw new InvalidInput(`${field} must be a whole number of at least ${min}`);
   return value;
 }
 
@@ -122,9 +121,9 @@ export class RunInspector {
     const asked = whole(params.request, 'request', 1);
     const from = whole(params.from, 'from', 0) ?? 0;
     const limit = whole(params.limit, 'limit', 0) ?? 0;
-    if (limit > INSPECT_PAGE_MAX) throw new InspectError(`limit must be at most ${INSPECT_PAGE_MAX}`);
-    if (params.policy !== undefined && typeof params.policy !== 'boolean') throw new InspectError('policy must be a boolean');
-    if (params.view !== undefined && !VIEWS.includes(params.view)) throw new InspectError(`view must be one of ${VIEWS.join(', ')}`);
+    if (limit > INSPECT_PAGE_MAX) throw new InvalidInput(`limit must be at most ${INSPECT_PAGE_MAX}`);
+    if (params.policy !== undefined && typeof params.policy !== 'boolean') throw new InvalidInput('policy must be a boolean');
+    if (params.view !== undefined && !VIEWS.includes(params.view)) throw new InvalidInput(`view must be one of ${VIEWS.join(', ')}`);
     const view = params.view ?? 'sent';
     let policy = params.policy ? this.policy() : undefined;
 
@@ -163,14 +162,9 @@ export class RunInspector {
   }
 
   async search(runId: string, query: unknown, options: RunSearchOptions): Promise<RunSearchResult> {
-    if (typeof query !== 'string') throw new InspectError('query must be a string');
+    if (typeof query !== 'string') throw new InvalidInput('query must be a string');
     const { events } = await this.entry(runId);
-    let match: LineMatch;
-    try {
-      match = lineMatch({ query, ...options });
-    } catch (err) {
-      throw err instanceof QueryError ? new InspectError(err.message) : err;
-    }
+    const match = lineMatch({ query, ...options });
     const deadline = Date.now() + SEARCH_BUDGET_MS;
     return searchRun(events, query, options, async (valueId, keep) => {
       const path = this.store.valuePath(runId, valueId);

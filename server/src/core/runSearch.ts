@@ -4,7 +4,7 @@
  * searched in its file, streamed, by the caller's `searchValue`). Answers name the event and
  * the line inside its body, so a hit past a cell's clip can open the value at that line.
  */
-import { compileQuery, QueryError, type LineMatcher, type QueryOptions } from './query';
+import { compileQuery, type LineMatcher, type QueryOptions } from '../../../shared/query';
 import { cutToBytes } from './text';
 import type { TranscriptEvent } from './transcript';
 
@@ -35,14 +35,8 @@ export interface RunSearchResult {
 const COUNT_MAX = 10_000;
 const PREVIEW_BYTES = 240;
 
-export class SearchError extends Error {}
-
 function matcherFor(query: string, options: RunSearchOptions): LineMatcher {
-  try {
-    return compileQuery(query, options);
-  } catch (err) {
-    throw err instanceof QueryError ? new SearchError(err.message) : err;
-  }
+  return compileQuery(query, options);
 }
 
 function* bodies(event: TranscriptEvent): Generator<{ where: RunSearchHit['where']; text: string; callId?: string }> {

@@ -3,9 +3,11 @@
  * A case-sensitive literal is searched in the raw bytes (as `grep -F` does); a regular
  * expression (RE2, linear time) or a case-insensitive query is tested line by line on decoded text.
  */
+import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { checkpointFor, type LineIndex } from './lineIndex';
-import { compileQuery, QueryError, type QueryOptions } from './query';
+import { compileQuery, type QueryOptions } from '../../../shared/query';
+import { InvalidInput } from '../../../shared/check';
 
 const CHUNK_BYTES = 4 << 20;
 const NEWLINE = 0x0a;
@@ -24,12 +26,12 @@ export type LineMatch = { kind: 'bytes'; needle: Buffer } | { kind: 'text'; test
 /** Bytes of one line a text test sees. */
 export const LINE_TEST_MAX_BYTES = 1 << 20;
 
-/** The query as a line match, in the one query dialect; throws a QueryError naming the problem. */
+/** The query as a line match, in the one query dialect; throws an InvalidInput naming the problem. */
 export function lineMatch(q: Query): LineMatch {
   const matcher = compileQuery(q.query, q);
   if (q.regex || q.ignoreCase) return { kind: 'text', test: (line) => matcher.test(line) };
   const needle = Buffer.from(q.query, 'utf8');
-  if (needle.includes(NEWLINE)) throw new QueryError('query must be a single line (it holds a newline)');
+  if (needle.includes(NEWLINE)) throw new InvalidInput('query must be a single line (it holds a newline)');
   return { kind: 'bytes', needle };
 }
 
@@ -68,7 +70,8 @@ export async function searchLines(
     if (result.lines.length < keep) result.lines.push(line);
   };
   const start = checkpointFor(index, fromLine);
-  const handle = await open(path, 'r');
+  // Never through a link (the store checked the folders on the way; see safeFs.ts).
+  const handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
   try {
     const chunk = Buffer.allocUnsafe(chunkBytes);
     let position = start.offset;

@@ -17,7 +17,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
-import { isSanitizedId, sanitizeId } from './ids';
+import { isSanitizedId, sanitizeId } from '../../../shared/ids';
 import { indexFile, LineIndexBuilder, parseIndex, serializeIndex, type LineIndex } from './lineIndex';
 import { CREATE_NEW, listDir, makeDir, openFile, READ, readFile, realDir, statFile } from './safeFs';
 import { utf8Bytes } from './text';

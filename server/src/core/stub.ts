@@ -2,14 +2,17 @@
  * The stub the model sees in place of a retained result. A pure function of the result and
  * the preview settings, so the live turn and every replay produce the same bytes.
  */
-import { gutterLine } from './gutter';
-import { findLandmarks, landmarksLine, type LandmarkKind } from './landmarks';
+import { gutterLine, omission, peekHint, stubHeader } from '../../../shared/stubText';
+import { findLandmarks, landmarksLine } from './landmarks';
+import type { LandmarkKind } from '../../../shared/settings';
 import { countLines, cutToBytes, headLines, markedCut, tailLines, utf8Bytes } from './text';
 
 export const STUB_MAX_BYTES = 2048;
 /** Room for the preview lines; the header, landmarks, omission line and hint take the rest. */
 const PREVIEW_BUDGET_BYTES = 1100;
 const TOOL_NAME_MAX_BYTES = 64;
+/** The range the peek hint offers: one peek's most lines. */
+const PEEK_MAX_LINES = 400;
 
 export interface StubInput {
   valueId: string;
@@ -31,23 +34,12 @@ export function previewOf(settings: PreviewSettings): PreviewSettings {
   return { previewHeadLines, previewTailLines, ...(landmarkPatterns && Object.keys(landmarkPatterns).length ? { landmarkPatterns } : {}) };
 }
 
-/**
- * What replay sends for a retained result whose value was deleted from the store: that it is
- * gone, and how to get it again. Never the full text unasked, never a stub pointing at nothing.
- */
-export function deletedNotice(value: { valueId: string; tool: string; isError?: boolean | undefined; bytes?: number | undefined; lines?: number | undefined }): string {
-  const size = value.bytes !== undefined ? `: ${value.bytes} bytes, ${value.lines ?? '?'} lines` : '';
-  return `[retained #${value.valueId}] ${cutToBytes(value.tool.replace(/[\r\n]/g, ' '), TOOL_NAME_MAX_BYTES).kept} ${value.isError ? 'error' : 'result'}${size}; its value was deleted from the store, so it can no longer be read. Run the tool again if you need it.`;
-}
-
 export function stubFor(input: StubInput, preview: PreviewSettings): string {
   const { valueId, text } = input;
   const bytes = utf8Bytes(text);
   const lines = countLines(text);
   const tool = cutToBytes(input.tool.replace(/[\r\n]/g, ' '), TOOL_NAME_MAX_BYTES).kept;
-  const out: string[] = [
-    `[retained #${valueId}] ${tool} ${input.isError ? 'error' : 'result'}: ${bytes} bytes, ${lines} lines, kept out of context`,
-  ];
+  const out: string[] = [stubHeader(valueId, tool, input.isError, bytes, lines)];
 
   const head = Math.min(preview.previewHeadLines, lines);
   const tail = Math.min(preview.previewTailLines, lines - head);
@@ -56,15 +48,13 @@ export function stubFor(input: StubInput, preview: PreviewSettings): string {
     const perLine = Math.max(16, Math.floor(PREVIEW_BUDGET_BYTES / (head + tail)) - 40);
     headLines(text, head).forEach((line, i) => out.push(gutterLine(i + 1, markedCut(line, perLine))));
     const hidden = lines - head - tail;
-    if (hidden > 0) out.push(`… ${hidden} lines not shown (${head + 1}-${lines - tail}) …`);
+    if (hidden > 0) out.push(omission(hidden, head + 1, lines - tail));
     const firstTail = lines - tail + 1;
     tailLines(text, tail).forEach((line, i) => out.push(gutterLine(firstTail + i, markedCut(line, perLine))));
   }
 
   const landmarks = landmarksLine(findLandmarks(text, preview.landmarkPatterns));
   if (landmarks) out.push(landmarks);
-  out.push(
-    `Read it with peek_value: {"id":"${valueId}","start":1,"end":400} for lines, or {"id":"${valueId}","query":"text"} to search.`,
-  );
+  out.push(peekHint(valueId, PEEK_MAX_LINES));
   return out.join('\n');
 }

@@ -8,7 +8,8 @@
 import { open } from 'node:fs/promises';
 import { basename, extname, isAbsolute, join, resolve } from 'node:path';
 import { readdir } from 'node:fs/promises';
-import { RequestError, type RetentionService } from '../retention';
+import { InvalidInput } from '../../../../shared/check';
+import type { RetentionService } from '../retention';
 import type { TranscriptEvent } from '../transcript';
 import { convertClaudeCode } from './claudeCode';
 import { convertCodex } from './codex';
@@ -57,7 +58,7 @@ export interface ImportResult {
 }
 
 /** The error an import answers when its run exists; `data.runId` names it. */
-export class RunExists extends RequestError {
+export class RunExists extends InvalidInput {
   constructor(readonly runId: string) {
     super(`run ${runId} exists already: pass ifExists "replace" to replace it, or "new" to import as a new run`);
   }
@@ -72,13 +73,13 @@ export function detectFormat(records: readonly Json[]): ImportFormat | undefined
 }
 
 function checkParams(params: ImportParams): void {
-  if (typeof params !== 'object' || params === null) throw new RequestError('params must be an object');
-  if (typeof params.path !== 'string' || params.path === '') throw new RequestError('path must be a non-empty string');
-  if (params.path.length > 4096) throw new RequestError('path must be at most 4,096 characters');
-  if (params.format !== undefined && !IMPORT_FORMATS.includes(params.format)) throw new RequestError(`format must be one of ${IMPORT_FORMATS.join(', ')} (got ${JSON.stringify(params.format)})`);
-  if (params.runId !== undefined && (typeof params.runId !== 'string' || params.runId === '')) throw new RequestError('runId must be a non-empty string');
-  if (params.ifExists !== undefined && !IF_EXISTS.includes(params.ifExists)) throw new RequestError(`ifExists must be one of ${IF_EXISTS.join(', ')}`);
-  if (params.subagents !== undefined && typeof params.subagents !== 'boolean') throw new RequestError('subagents must be a boolean');
+  if (typeof params !== 'object' || params === null) throw new InvalidInput('params must be an object');
+  if (typeof params.path !== 'string' || params.path === '') throw new InvalidInput('path must be a non-empty string');
+  if (params.path.length > 4096) throw new InvalidInput('path must be at most 4,096 characters');
+  if (params.format !== undefined && !IMPORT_FORMATS.includes(params.format)) throw new InvalidInput(`format must be one of ${IMPORT_FORMATS.join(', ')} (got ${JSON.stringify(params.format)})`);
+  if (params.runId !== undefined && (typeof params.runId !== 'string' || params.runId === '')) throw new InvalidInput('runId must be a non-empty string');
+  if (params.ifExists !== undefined && !IF_EXISTS.includes(params.ifExists)) throw new InvalidInput(`ifExists must be one of ${IF_EXISTS.join(', ')}`);
+  if (params.subagents !== undefined && typeof params.subagents !== 'boolean') throw new InvalidInput('subagents must be a boolean');
 }
 
 export async function importRun(service: RetentionService, params: ImportParams, workspace: string): Promise<ImportResult> {
@@ -87,7 +88,7 @@ export async function importRun(service: RetentionService, params: ImportParams,
   const { conversion, skippedLines } = await convert(path, params.format);
   const format = conversion.format;
   if (!conversion.events.some((e) => e.type === 'user' || e.type === 'assistant')) {
-    throw new RequestError(`${path} holds no ${AGENTS[format]} conversation${params.format ? ' (is the format right?)' : ''}`);
+    throw new InvalidInput(`${path} holds no ${AGENTS[format]} conversation${params.format ? ' (is the format right?)' : ''}`);
   }
   const { runId, name } = await claimRunId(service, params.runId ?? basename(path, extname(path)), params.ifExists ?? 'error');
   const sessionDir = path.slice(0, -extname(path).length || undefined);
@@ -112,15 +113,15 @@ async function convert(path: string, format: ImportFormat | undefined): Promise<
   try {
     if (format === 'copilot' || (format === undefined && path.endsWith('.json'))) {
       const data = await readSessionJson(path);
-      if (!isCopilotReplay(data)) throw new RequestError(`${path} is not a Copilot chat replay (no "prompts")`);
+      if (!isCopilotReplay(data)) throw new InvalidInput(`${path} is not a Copilot chat replay (no "prompts")`);
       return { conversion: convertCopilot(data as Json, path), skippedLines: [] };
     }
     const read = await readSessionRecords(path);
     const detected = format ?? detectFormat(read.records);
-    if (!detected || detected === 'copilot') throw new RequestError(`path is neither a Claude Code session nor a Codex rollout: ${path}`);
+    if (!detected || detected === 'copilot') throw new InvalidInput(`path is neither a Claude Code session nor a Codex rollout: ${path}`);
     return { conversion: detected === 'codex' ? convertCodex(read.records, path) : convertClaudeCode(read.records, path), skippedLines: read.skippedLines };
   } catch (err) {
-    throw err instanceof UnreadableSession ? new RequestError(`path ${err.message}`) : err;
+    throw err instanceof UnreadableSession ? new InvalidInput(`path ${err.message}`) : err;
   }
 }
 

@@ -6,6 +6,7 @@
  * backreferences, which need backtracking, are not part of the dialect.
  */
 import { RE2JS } from 're2js';
+import { InvalidInput } from './check';
 
 /** The longest query accepted, in characters. */
 export const MAX_QUERY_LENGTH = 1000;
@@ -22,13 +23,10 @@ export interface LineMatcher {
   ranges(text: string): [number, number][];
 }
 
-/** A query that cannot be used; the message says why, naming `query`. */
-export class QueryError extends Error {}
-
-/** Throws a QueryError naming the problem when the query is empty, too long or not a valid pattern. */
+/** Throws an InvalidInput naming the problem when the query is empty, too long or not a valid pattern. */
 export function compileQuery(query: string, options: QueryOptions = {}): LineMatcher {
-  if (query.length === 0) throw new QueryError('query must not be empty');
-  if (query.length > MAX_QUERY_LENGTH) throw new QueryError(`query must be at most ${MAX_QUERY_LENGTH} characters (got ${query.length})`);
+  if (query.length === 0) throw new InvalidInput('query must not be empty');
+  if (query.length > MAX_QUERY_LENGTH) throw new InvalidInput(`query must be at most ${MAX_QUERY_LENGTH} characters (got ${query.length})`);
   if (!options.regex && !options.ignoreCase) {
     return {
       test: (line) => line.includes(query),
@@ -43,7 +41,7 @@ export function compileQuery(query: string, options: QueryOptions = {}): LineMat
   try {
     pattern = RE2JS.compile(options.regex ? query : RE2JS.quote(query), options.ignoreCase ? RE2JS.CASE_INSENSITIVE : 0);
   } catch (err) {
-    throw new QueryError(`query is not a valid regular expression (RE2 syntax: no lookaround or backreferences): ${(err as Error).message}`);
+    throw new InvalidInput(`query is not a valid regular expression (RE2 syntax: no lookaround or backreferences): ${(err as Error).message}`);
   }
   return {
     test: (line) => pattern.test(line),

@@ -1,11 +1,13 @@
 /**
- * The one id sanitizer. Value ids (from call ids) and run ids pass through it wherever they
- * name a file, so retention, replay and peek always agree on a file name, and a path can never
- * be spelled: the output alphabet has no `/`, `.` or NUL.
+ * The one id sanitizer and the id alphabet. Value ids (from call ids) and run ids pass through
+ * it once, where they enter, so retention, replay and peek always agree on a file name, and a
+ * path can never be spelled: the alphabet has no `/`, `.` or NUL.
  */
 
 const MAX_ID_LENGTH = 64;
-const SAFE = /^[A-Za-z0-9_-]+$/;
+/** The id alphabet, as a pattern source for others to build on (a run file name, a stub marker). */
+export const ID_CHARS = '[A-Za-z0-9_-]';
+const SAFE = new RegExp(`^${ID_CHARS}+$`);
 /** Ids that sanitizing changed end in this mark; clean ids that happen to look like it get one too. */
 const SUFFIXED = /--[0-9a-f]{16}$/;
 

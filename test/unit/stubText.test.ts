@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { gutterLine, NO_FINAL_NEWLINE, stripGutters } from '../../server/src/core/gutter';
+import { gutterLine, NO_FINAL_NEWLINE, stripGutters } from '../../shared/stubText';
 
 describe('gutter', () => {
   it('prefixes a line with its number', () => {

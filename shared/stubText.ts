@@ -1,0 +1,158 @@
+/**
+ * Every text the model reads from Retained Outputs in place of a result, written and parsed
+ * here and nowhere else: the `[retained #id]` marker, the stub's lines (header, omission,
+ * landmarks, peek hint), the references of the history policy, the notice for a deleted value,
+ * and the `N: ` gutter of peeked lines with `stripGutters`, its inverse.
+ */
+import { ID_CHARS } from './ids';
+
+/** `[retained #id]`: how every stub and reference begins. */
+export function marker(valueId: string): string {
+  return `[retained #${valueId}]`;
+}
+
+/** A marker in a text: its value id and where it is. */
+export interface MarkerRef {
+  valueId: string;
+  start: number;
+  end: number;
+}
+
+const MARKER = new RegExp(`\\[retained #(${ID_CHARS}{1,64})\\]`, 'g');
+
+/** Every marker in `text`. */
+export function findMarkers(text: string): MarkerRef[] {
+  return [...text.matchAll(MARKER)].map((m) => ({ valueId: m[1]!, start: m.index, end: m.index + m[0].length }));
+}
+
+/** The marker at `offset`, looking only at the line around it (documents can be large). */
+export function markerAt(text: string, offset: number): MarkerRef | undefined {
+  const lineStart = text.lastIndexOf('\n', offset - 1) + 1;
+  const lineEndAt = text.indexOf('\n', offset);
+  const lineEnd = lineEndAt === -1 ? text.length : lineEndAt;
+  return findMarkers(text.slice(lineStart, lineEnd))
+    .map((ref) => ({ ...ref, start: ref.start + lineStart, end: ref.end + lineStart }))
+    .find((ref) => ref.start <= offset && offset <= ref.end);
+}
+
+const oneLine = (text: string) => text.replace(/[\r\n]/g, ' ');
+const kind = (isError: boolean | undefined) => (isError ? 'error' : 'result');
+
+/** The stub's first line. */
+export function stubHeader(valueId: string, tool: string, isError: boolean | undefined, bytes: number, lines: number): string {
+  return `${marker(valueId)} ${oneLine(tool)} ${kind(isError)}: ${bytes} bytes, ${lines} lines, kept out of context`;
+}
+
+/** The line between a stub's head and tail. */
+export function omission(hidden: number, from: number, to: number): string {
+  return `… ${hidden} lines not shown (${from}-${to}) …`;
+}
+
+/** The stub's landmarks line, from parts like `exit code 2`, `error at line 4, 9`. */
+export function landmarksText(parts: readonly string[]): string {
+  return `Landmarks: ${parts.join('; ')}. Jump there with peek_value {"landmark":"error"} (or failure, warning, trace).`;
+}
+
+/** How a stub tells the model to read the value. */
+export function peekHint(valueId: string, maxLines: number): string {
+  return `Read it with peek_value: {"id":"${valueId}","start":1,"end":${maxLines}} for lines, or {"id":"${valueId}","query":"text"} to search.`;
+}
+
+/** The reference the history policy sends for an earlier result. */
+export function resultReference(valueId: string, tool: string, bytes: number, lines: number, isError: boolean): string {
+  return `${marker(valueId)} ${tool} ${kind(isError)}: ${bytes} bytes, ${lines} lines, an earlier result kept out of context; read it with peek_value`;
+}
+
+/** The reference the history policy puts inside an earlier call's arguments for a long input string. */
+export function inputReference(valueId: string, tool: string, path: string, bytes: number, lines: number): string {
+  return `${marker(valueId)} ${tool} input ${path}: ${bytes} bytes, ${lines} lines, elided from an earlier call; read it with peek_value`;
+}
+
+/**
+ * What replay sends for a retained result whose value was deleted from the store: that it is
+ * gone, and how to get it again. Never the full text unasked, never a stub pointing at nothing.
+ */
+export function deletedNotice(valueId: string, tool: string, isError: boolean | undefined, bytes?: number, lines?: number): string {
+  const size = bytes !== undefined ? `: ${bytes} bytes, ${lines ?? '?'} lines` : '';
+  return `${marker(valueId)} ${oneLine(tool)} ${kind(isError)}${size}; its value was deleted from the store, so it can no longer be read. Run the tool again if you need it.`;
+}
+
+/** A link in a stub, for a view that makes them clickable. */
+export type StubLink =
+  /** The marker: opens the value. */
+  | { start: number; end: number; valueId: string }
+  /** A preview line's number, or a landmark's: opens the value there. */
+  | { start: number; end: number; line: number }
+  /** The peek hint's range: opens the value with those lines selected. */
+  | { start: number; end: number; valueId: string; line: number; endLine: number };
+
+const LINKS = new RegExp(
+  `\\[retained #(${ID_CHARS}+)\\]|^(\\d+)(?=: )|(?<=\\bat line (?:\\d+, )*)(\\d+)|\\{"id":"(${ID_CHARS}+)","start":(\\d+),"end":(\\d+)\\}`,
+  'gm',
+);
+
+/** The links of a stub or reference: its marker, its preview line numbers, landmark lines and peek hint. */
+export function stubLinks(text: string): StubLink[] {
+  const out: StubLink[] = [];
+  for (const m of text.matchAll(LINKS)) {
+    const start = m.index;
+    const end = start + m[0].length;
+    if (m[1]) out.push({ start, end, valueId: m[1] });
+    else if (m[4]) out.push({ start, end, valueId: m[4], line: Number(m[5]), endLine: Number(m[6]) });
+    else out.push({ start, end, line: Number(m[2] ?? m[3]) });
+  }
+  return out;
+}
+
+/** The `N: ` gutter peek puts before every line. */
+export function gutterLine(lineNumber: number, text: string): string {
+  return `${lineNumber}: ${text}`;
+}
+
+/**
+ * One gutter layer: optional indent, a line number, then `: ` (or a bare `:` at the end of a
+ * line whose trailing space an editor trimmed), or the `→` that `cat -n`-style readers print.
+ */
+const GUTTER = /^ *\d+(?:: |:(?=\r?$)|→)/;
+
+/**
+ * The line a peek adds after a value's last line when that line has no newline (as `diff`
+ * does), so lines read back rebuild the value exactly.
+ */
+export const NO_FINAL_NEWLINE = '\\ No newline at end of file';
+
+/** A peek's own notice (`[peek: …]`): not a line of the value. */
+const NOTICE = /^\[peek: .*\]\r?$/;
+
+/** A peek's notice line, built here so stripGutters knows it. */
+export function peekNotice(text: string): string {
+  return `[peek: ${text}]`;
+}
+
+/** True when every non-empty line of `snippet` carries a peek gutter: text that came from a peek. */
+export function hasGutters(snippet: string): boolean {
+  const lines = snippet.split('\n').filter((line) => line.length > 0 && line !== NO_FINAL_NEWLINE && !NOTICE.test(line));
+  return lines.length > 0 && lines.every((line) => GUTTER.test(line));
+}
+
+/**
+ * Removes the gutter from a peeked snippet, with the notices a peek adds; `\ No newline at end
+ * of file` takes the newline before it away. A gutter is removed only when every non-empty line
+ * carries one, so ordinary text that merely starts with a number and a colon is left alone.
+ * Each line keeps its own ending (`\r` stays), so CRLF and mixed endings survive.
+ *
+ * One layer by default, the peek's own, so lines read back rebuild the value exactly even when
+ * they look like gutters themselves. With `stacked`, layers come off while every line has one
+ * (`12: 5→text` → `text`): a peek of a read that had its own gutter, as an edit matcher wants it.
+ */
+export function stripGutters(snippet: string, { stacked = false } = {}): string {
+  let lines = snippet.split('\n');
+  const marked = lines.length > 1 && lines.some((line) => line === NO_FINAL_NEWLINE || NOTICE.test(line));
+  if (marked) lines = lines.filter((line, i) => !(NOTICE.test(line) || (line === NO_FINAL_NEWLINE && i > 0)));
+  do {
+    const nonEmpty = lines.filter((line) => line.length > 0);
+    if (nonEmpty.length === 0 || !nonEmpty.every((line) => GUTTER.test(line))) break;
+    lines = lines.map((line) => line.replace(GUTTER, ''));
+  } while (stacked);
+  return lines.join('\n');
+}

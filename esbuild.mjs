@@ -1,7 +1,8 @@
 // One build for every bundle. `node esbuild.mjs` builds once; `--watch` rebuilds on change;
 // `--production` minifies.
-import * as esbuild from 'esbuild';
+
 import { cpSync, mkdirSync } from 'node:fs';
+import * as esbuild from 'esbuild';
 
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
@@ -18,7 +19,7 @@ const node = {
 
 const builds = [
   // The language server bundles all of its dependencies: it runs under VS Code's own Node.
-  { ...node, entryPoints: { server: 'server/src/server.ts' }, outdir: 'dist' },
+  { ...node, entryPoints: { server: 'server/src/lsp/server.ts' }, outdir: 'dist' },
   // The extension: everything but `vscode`, which the extension host provides.
   { ...node, entryPoints: { extension: 'extension/src/extension.ts' }, outdir: 'dist', external: ['vscode'] },
   // The extension-host suite, loaded by VS Code from `extensionTestsPath` (mocha from node_modules).
@@ -47,7 +48,8 @@ const builds = [
 
 // Codicons, loaded by the webview as a stylesheet (vscode-elements finds it by its id).
 mkdirSync('dist/webview', { recursive: true });
-for (const file of ['codicon.css', 'codicon.ttf']) cpSync(`node_modules/@vscode/codicons/dist/${file}`, `dist/webview/${file}`);
+for (const file of ['codicon.css', 'codicon.ttf'])
+  cpSync(`node_modules/@vscode/codicons/dist/${file}`, `dist/webview/${file}`);
 
 if (watch) {
   for (const options of builds) await (await esbuild.context(options)).watch();

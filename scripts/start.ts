@@ -7,8 +7,8 @@ import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { recordDemoRun } from '../test/e2e/fixtures';
-import { ensureTools, packageExtension, ROOT } from '../test/e2e/harness';
+import { recordDemoRun } from './demoRun';
+import { ensureTools, packageExtension, ROOT } from './tools';
 
 const PORT = Number(process.env.PORT ?? 8080);
 
@@ -22,25 +22,60 @@ async function main(): Promise<void> {
   const extensions = join(home, 'extensions');
   for (const dir of [workspace, join(userData, 'User'), extensions]) mkdirSync(dir, { recursive: true });
   if (!existsSync(join(workspace, '.retained', 'runs', 'demo-run.jsonl'))) {
-    writeFileSync(join(workspace, 'README.md'), '# Retained Outputs demo\n\nOpen the Retained Outputs view in the activity bar.\n');
+    writeFileSync(
+      join(workspace, 'README.md'),
+      '# Retained Outputs demo\n\nOpen the Retained Outputs view in the activity bar.\n',
+    );
     const { stub } = await recordDemoRun(workspace);
     writeFileSync(join(workspace, 'notes.md'), `# A stub is a link\n\nCtrl+click or hover it:\n\n${stub.content}\n`);
   }
   const settings = join(userData, 'User', 'settings.json');
   if (!existsSync(settings)) {
-    writeFileSync(settings, JSON.stringify({ 'workbench.startupEditor': 'none', 'update.mode': 'none', 'telemetry.telemetryLevel': 'off', 'extensions.autoUpdate': false }, null, 2));
+    writeFileSync(
+      settings,
+      JSON.stringify(
+        {
+          'workbench.startupEditor': 'none',
+          'update.mode': 'none',
+          'telemetry.telemetryLevel': 'off',
+          'extensions.autoUpdate': false,
+        },
+        null,
+        2,
+      ),
+    );
   }
   const env = { ...process.env, PATH: `${join(node24, '..')}:${process.env.PATH}` };
-  execFileSync(node24, [codeServer, '--user-data-dir', userData, '--extensions-dir', extensions, '--force', '--install-extension', vsix], { env, stdio: 'ignore' });
+  execFileSync(
+    node24,
+    [codeServer, '--user-data-dir', userData, '--extensions-dir', extensions, '--force', '--install-extension', vsix],
+    { env, stdio: 'ignore' },
+  );
   const server = spawn(
     node24,
-    [codeServer, '--bind-addr', `127.0.0.1:${PORT}`, '--auth', 'none', '--user-data-dir', userData, '--extensions-dir', extensions,
-      '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust', '--disable-getting-started-override', workspace],
+    [
+      codeServer,
+      '--bind-addr',
+      `127.0.0.1:${PORT}`,
+      '--auth',
+      'none',
+      '--user-data-dir',
+      userData,
+      '--extensions-dir',
+      extensions,
+      '--disable-telemetry',
+      '--disable-update-check',
+      '--disable-workspace-trust',
+      '--disable-getting-started-override',
+      workspace,
+    ],
     { env, stdio: ['ignore', 'pipe', 'inherit'] },
   );
   server.stdout.on('data', (data: Buffer) => {
     if (data.toString().includes('HTTP server listening')) {
-      console.log(`\nRetained Outputs is running in VS Code (code-server):\n\n  http://127.0.0.1:${PORT}/?folder=${encodeURIComponent(workspace)}\n\nDemo workspace: ${workspace}\nCtrl+C to stop.`);
+      console.log(
+        `\nRetained Outputs is running in VS Code (code-server):\n\n  http://127.0.0.1:${PORT}/?folder=${encodeURIComponent(workspace)}\n\nDemo workspace: ${workspace}\nCtrl+C to stop.`,
+      );
     }
   });
   const stop = () => server.kill('SIGTERM');

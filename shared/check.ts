@@ -4,15 +4,8 @@
  * InvalidInput error whose message names each field that is wrong, what it should be, and, for
  * an unknown field, the likely one meant (`args` → `arguments`).
  */
-import { z } from 'zod';
-
-/** Input that cannot be used as given; the message names the field and the fix. Servers answer it as InvalidParams. */
-export class InvalidInput extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'InvalidInput';
-  }
-}
+import type { z } from 'zod';
+import { InvalidInput } from './invalidInput';
 
 /** Names people (and agents) reach for instead of ours. */
 const ALIASES: Readonly<Record<string, string>> = {
@@ -36,7 +29,10 @@ export function check<T>(schema: z.ZodType<T>, value: unknown, where = 'params')
 }
 
 function pathOf(where: string, path: readonly PropertyKey[]): string {
-  return path.reduce<string>((out, key) => (typeof key === 'number' ? `${out}[${key}]` : `${out}.${String(key)}`), where);
+  return path.reduce<string>(
+    (out, key) => (typeof key === 'number' ? `${out}[${key}]` : `${out}.${String(key)}`),
+    where,
+  );
 }
 
 function describe(issue: z.core.$ZodIssue, schema: z.ZodType, where: string): string {
@@ -52,22 +48,44 @@ function describe(issue: z.core.$ZodIssue, schema: z.ZodType, where: string): st
         .join('; ');
     case 'invalid_type': {
       const input = (issue as { input?: unknown }).input;
-      const expected = issue.expected === 'number' && (unwrap(schemaAt(schema, issue.path)) as { isInt?: boolean } | undefined)?.isInt ? 'int' : issue.expected;
-      if (input === undefined) return `${at} is required (${article(expected)})`;
+      const expected =
+        issue.expected === 'number' && (unwrap(schemaAt(schema, issue.path)) as { isInt?: boolean } | undefined)?.isInt
+          ? 'int'
+          : issue.expected;
+      if (input === undefined)
+        return expected === 'nonoptional' ? `${at} is required` : `${at} is required (${article(expected)})`;
       return `${at} must be ${article(expected)} (got ${kind(input)})`;
     }
     case 'invalid_value':
       return `${at} must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
     case 'too_small':
     case 'too_big': {
-      if (issue.origin === 'number' || issue.origin === 'int') return `${at} must be ${range(schema, issue)} (got ${(issue as { input?: unknown }).input})`;
-      const [least, most] = [issue.code === 'too_small' ? issue.minimum : undefined, issue.code === 'too_big' ? issue.maximum : undefined];
-      if (issue.origin === 'string') return least !== undefined ? `${at} must not be empty` : `${at} must be at most ${most} characters`;
-      if (issue.origin === 'array') return least !== undefined ? `${at} must have at least ${least} item(s)` : `${at} must have at most ${most} items`;
+      if (issue.origin === 'number' || issue.origin === 'int')
+        return `${at} must be ${range(schema, issue)} (got ${(issue as { input?: unknown }).input})`;
+      const [least, most] = [
+        issue.code === 'too_small' ? issue.minimum : undefined,
+        issue.code === 'too_big' ? issue.maximum : undefined,
+      ];
+      if (issue.origin === 'string')
+        return least !== undefined ? `${at} must not be empty` : `${at} must be at most ${most} characters`;
+      if (issue.origin === 'array')
+        return least !== undefined
+          ? `${at} must have at least ${least} item(s)`
+          : `${at} must have at most ${most} items`;
       return `${at}: ${issue.message}`;
     }
-    case 'invalid_union':
-      return `${at} is not one of the forms it may take`;
+    case 'invalid_union': {
+      const { note, options, errors } = issue as { note?: string; options?: unknown[]; errors?: z.core.$ZodIssue[][] };
+      if (note === 'No matching discriminator' && options)
+        return `${at} must be one of ${options.map((o) => JSON.stringify(o)).join(', ')}`;
+      // The form the input came nearest to: the one whose problems lie deepest.
+      const depth = (list: z.core.$ZodIssue[]) => Math.max(0, ...list.map((i) => i.path.length));
+      const nearest = [...(errors ?? [])].sort((x, y) => depth(y) - depth(x))[0];
+      if (!nearest?.length || depth(nearest) === 0) return `${at} is not one of the forms it may take`;
+      return nearest
+        .map((inner) => describe({ ...inner, path: [...issue.path, ...inner.path] } as z.core.$ZodIssue, schema, where))
+        .join('; ');
+    }
     default:
       return `${at}: ${issue.message}`;
   }
@@ -75,9 +93,13 @@ function describe(issue: z.core.$ZodIssue, schema: z.ZodType, where: string): st
 
 /** "a whole number from 1 to 400", from the number schema at the issue's path. */
 function range(schema: z.ZodType, issue: z.core.$ZodIssue): string {
-  const n = unwrap(schemaAt(schema, issue.path)) as { minValue?: number | null; maxValue?: number | null; isInt?: boolean } | undefined;
+  const n = unwrap(schemaAt(schema, issue.path)) as
+    | { minValue?: number | null; maxValue?: number | null; isInt?: boolean }
+    | undefined;
   const what = n?.isInt ? 'a whole number' : 'a number';
-  const [min, max] = [n?.minValue, n?.maxValue].map((v) => (typeof v === 'number' && Number.isFinite(v) && Math.abs(v) < Number.MAX_SAFE_INTEGER ? v : undefined));
+  const [min, max] = [n?.minValue, n?.maxValue].map((v) =>
+    typeof v === 'number' && Number.isFinite(v) && Math.abs(v) < Number.MAX_SAFE_INTEGER ? v : undefined,
+  );
   if (min !== undefined && max !== undefined) return `${what} from ${min} to ${max}`;
   if (min !== undefined) return `${what} of at least ${min}`;
   return `${what} of at most ${max}`;
@@ -93,7 +115,8 @@ function kind(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'number' && !Number.isInteger(value)) return `${value}`;
-  if (typeof value === 'string') return `a string, ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
+  if (typeof value === 'string')
+    return `a string, ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
   return typeof value === 'object' ? 'an object' : `${typeof value} ${JSON.stringify(value)}`;
 }
 
@@ -110,12 +133,15 @@ function keysAt(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
 
 function unwrap(schema: unknown): unknown {
   let s = schema as { def?: { type?: string; innerType?: unknown } } | undefined;
-  while (s?.def && ['optional', 'nullable', 'default', 'readonly', 'catch', 'nonoptional'].includes(s.def.type ?? '')) s = s.def.innerType as typeof s;
+  while (s?.def && ['optional', 'nullable', 'default', 'readonly', 'catch', 'nonoptional'].includes(s.def.type ?? ''))
+    s = s.def.innerType as typeof s;
   return s;
 }
 
 function step(schema: unknown, key: PropertyKey): unknown {
-  const s = unwrap(schema) as { def?: { type?: string; element?: unknown; options?: unknown[] }; shape?: Record<string, unknown> } | undefined;
+  const s = unwrap(schema) as
+    | { def?: { type?: string; element?: unknown; options?: unknown[] }; shape?: Record<string, unknown> }
+    | undefined;
   if (!s?.def) return undefined;
   if (s.def.type === 'array') return s.def.element;
   if (s.def.type === 'object') return s.shape?.[String(key)];
@@ -124,7 +150,9 @@ function step(schema: unknown, key: PropertyKey): unknown {
 }
 
 function fieldsOf(schema: unknown): string[] {
-  const s = unwrap(schema) as { def?: { type?: string; options?: unknown[] }; shape?: Record<string, unknown> } | undefined;
+  const s = unwrap(schema) as
+    | { def?: { type?: string; options?: unknown[] }; shape?: Record<string, unknown> }
+    | undefined;
   if (s?.def?.type === 'object') return Object.keys(s.shape ?? {});
   if (s?.def?.type === 'union') return [...new Set((s.def.options ?? []).flatMap(fieldsOf))];
   return [];

@@ -6,7 +6,7 @@
  * backreferences, which need backtracking, are not part of the dialect.
  */
 import { RE2JS } from 're2js';
-import { InvalidInput } from './check';
+import { InvalidInput } from './invalidInput';
 
 /** The longest query accepted, in characters. */
 export const MAX_QUERY_LENGTH = 1000;
@@ -26,22 +26,29 @@ export interface LineMatcher {
 /** Throws an InvalidInput naming the problem when the query is empty, too long or not a valid pattern. */
 export function compileQuery(query: string, options: QueryOptions = {}): LineMatcher {
   if (query.length === 0) throw new InvalidInput('query must not be empty');
-  if (query.length > MAX_QUERY_LENGTH) throw new InvalidInput(`query must be at most ${MAX_QUERY_LENGTH} characters (got ${query.length})`);
+  if (query.length > MAX_QUERY_LENGTH)
+    throw new InvalidInput(`query must be at most ${MAX_QUERY_LENGTH} characters (got ${query.length})`);
   if (!options.regex && !options.ignoreCase) {
     return {
       test: (line) => line.includes(query),
       ranges: (text) => {
         const out: [number, number][] = [];
-        for (let at = text.indexOf(query); at !== -1; at = text.indexOf(query, at + query.length)) out.push([at, at + query.length]);
+        for (let at = text.indexOf(query); at !== -1; at = text.indexOf(query, at + query.length))
+          out.push([at, at + query.length]);
         return out;
       },
     };
   }
   let pattern: RE2JS;
   try {
-    pattern = RE2JS.compile(options.regex ? query : RE2JS.quote(query), options.ignoreCase ? RE2JS.CASE_INSENSITIVE : 0);
+    pattern = RE2JS.compile(
+      options.regex ? query : RE2JS.quote(query),
+      options.ignoreCase ? RE2JS.CASE_INSENSITIVE : 0,
+    );
   } catch (err) {
-    throw new InvalidInput(`query is not a valid regular expression (RE2 syntax: no lookaround or backreferences): ${(err as Error).message}`);
+    throw new InvalidInput(
+      `query is not a valid regular expression (RE2 syntax: no lookaround or backreferences): ${(err as Error).message}`,
+    );
   }
   return {
     test: (line) => pattern.test(line),

@@ -6,7 +6,8 @@
  * a peek could itself be retained.
  */
 import { z } from 'zod';
-import { check, InvalidInput } from './check';
+import { check } from './check';
+import { InvalidInput } from './invalidInput';
 import { compileQuery } from './query';
 
 export type LandmarkKind = 'error' | 'failure' | 'warning' | 'trace';
@@ -55,9 +56,18 @@ export const SETTING_BOUNDS: Readonly<Record<Numeric, { min: number; max: number
   previewTailLines: { min: 0, max: 10 },
 });
 
-export const HISTORY_BOUNDS = Object.freeze({ keepRounds: { min: 0, max: 1000 }, inlineMaxBytes: { min: 0, max: 1 << 20 }, inputMaxBytes: { min: 0, max: 1 << 20 } });
+export const HISTORY_BOUNDS = Object.freeze({
+  keepRounds: { min: 0, max: 1000 },
+  inlineMaxBytes: { min: 0, max: 1 << 20 },
+  inputMaxBytes: { min: 0, max: 1 << 20 },
+});
 
-export const DEFAULT_HISTORY_POLICY: Readonly<HistoryPolicy> = Object.freeze({ keepRounds: 1, inlineMaxBytes: 1024, inputMaxBytes: 1024, exemptTools: [] });
+export const DEFAULT_HISTORY_POLICY: Readonly<HistoryPolicy> = Object.freeze({
+  keepRounds: 1,
+  inlineMaxBytes: 1024,
+  inputMaxBytes: 1024,
+  exemptTools: [],
+});
 
 export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
   thresholdBytes: 20480,
@@ -79,7 +89,12 @@ export const HistoryPolicySchema = z.strictObject({
   exemptTools: z.array(z.string().max(200)).max(1000).optional(),
 });
 
-const LandmarkPatternsSchema = z.strictObject(Object.fromEntries(LANDMARK_KINDS.map((kind) => [kind, z.string().max(1000).optional()])) as Record<LandmarkKind, z.ZodOptional<z.ZodString>>);
+const LandmarkPatternsSchema = z.strictObject(
+  Object.fromEntries(LANDMARK_KINDS.map((kind) => [kind, z.string().max(1000).optional()])) as Record<
+    LandmarkKind,
+    z.ZodOptional<z.ZodString>
+  >,
+);
 
 /** Settings as a client sends them: any field may be left out for its default. */
 export const SettingsSchema = z.strictObject({
@@ -94,7 +109,11 @@ export const SettingsSchema = z.strictObject({
 export type SettingsInput = z.infer<typeof SettingsSchema>;
 
 /** A policy from a request filled from `defaults`; throws an InvalidInput naming the field. */
-export function resolveHistoryPolicy(input: unknown, defaults: HistoryPolicy = DEFAULT_HISTORY_POLICY, where = 'policy'): HistoryPolicy {
+export function resolveHistoryPolicy(
+  input: unknown,
+  defaults: HistoryPolicy = DEFAULT_HISTORY_POLICY,
+  where = 'policy',
+): HistoryPolicy {
   const given = input === undefined || input === true ? {} : check(HistoryPolicySchema, input, where);
   return { ...defaults, ...given, exemptTools: [...(given.exemptTools ?? defaults.exemptTools)] };
 }
@@ -112,14 +131,23 @@ export function resolveSettings(input: unknown, where = 'settings'): Settings {
     try {
       compileQuery(source, { regex: true });
     } catch (err) {
-      throw new InvalidInput(`${where}.landmarkPatterns.${kind} is not a valid regular expression: ${(err as Error).message}`);
+      throw new InvalidInput(
+        `${where}.landmarkPatterns.${kind} is not a valid regular expression: ${(err as Error).message}`,
+      );
     }
     landmarkPatterns[kind] = source;
   }
   const { landmarkPatterns: _patterns, history, ...numbers } = given;
-  const out: Settings = { ...DEFAULT_SETTINGS, ...numbers, landmarkPatterns, history: resolveHistoryPolicy(history, DEFAULT_HISTORY_POLICY, `${where}.history`) };
+  const out: Settings = {
+    ...DEFAULT_SETTINGS,
+    ...numbers,
+    landmarkPatterns,
+    history: resolveHistoryPolicy(history, DEFAULT_HISTORY_POLICY, `${where}.history`),
+  };
   if (out.peekMaxBytes >= out.thresholdBytes) {
-    throw new InvalidInput(`${where}.peekMaxBytes (${out.peekMaxBytes}) must be below ${where}.thresholdBytes (${out.thresholdBytes}), or a peek answer could itself be retained`);
+    throw new InvalidInput(
+      `${where}.peekMaxBytes (${out.peekMaxBytes}) must be below ${where}.thresholdBytes (${out.thresholdBytes}), or a peek answer could itself be retained`,
+    );
   }
   return out;
 }

@@ -39,7 +39,13 @@ const oneLine = (text: string) => text.replace(/[\r\n]/g, ' ');
 const kind = (isError: boolean | undefined) => (isError ? 'error' : 'result');
 
 /** The stub's first line. */
-export function stubHeader(valueId: string, tool: string, isError: boolean | undefined, bytes: number, lines: number): string {
+export function stubHeader(
+  valueId: string,
+  tool: string,
+  isError: boolean | undefined,
+  bytes: number,
+  lines: number,
+): string {
   return `${marker(valueId)} ${oneLine(tool)} ${kind(isError)}: ${bytes} bytes, ${lines} lines, kept out of context`;
 }
 
@@ -72,7 +78,13 @@ export function inputReference(valueId: string, tool: string, path: string, byte
  * What replay sends for a retained result whose value was deleted from the store: that it is
  * gone, and how to get it again. Never the full text unasked, never a stub pointing at nothing.
  */
-export function deletedNotice(valueId: string, tool: string, isError: boolean | undefined, bytes?: number, lines?: number): string {
+export function deletedNotice(
+  valueId: string,
+  tool: string,
+  isError: boolean | undefined,
+  bytes?: number,
+  lines?: number,
+): string {
   const size = bytes !== undefined ? `: ${bytes} bytes, ${lines ?? '?'} lines` : '';
   return `${marker(valueId)} ${oneLine(tool)} ${kind(isError)}${size}; its value was deleted from the store, so it can no longer be read. Run the tool again if you need it.`;
 }
@@ -131,7 +143,9 @@ export function peekNotice(text: string): string {
 
 /** True when every non-empty line of `snippet` carries a peek gutter: text that came from a peek. */
 export function hasGutters(snippet: string): boolean {
-  const lines = snippet.split('\n').filter((line) => line.length > 0 && line !== NO_FINAL_NEWLINE && !NOTICE.test(line));
+  const lines = snippet
+    .split('\n')
+    .filter((line) => line.length > 0 && line !== NO_FINAL_NEWLINE && !NOTICE.test(line));
   return lines.length > 0 && lines.every((line) => GUTTER.test(line));
 }
 

@@ -4,38 +4,47 @@
  *   const retained = vscode.extensions.getExtension<RetainedApi>('retained-outputs.retained-outputs')?.exports;
  *   const { content } = await retained.retain({ runId, callId, tool, text });  // send `content` to the model
  */
-import * as vscode from 'vscode';
+import type * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
+import type { TranscriptEvent } from '../../shared/events';
 import {
   AppendRequest,
-  PeekRequest,
-  ReplayRequest,
-  RetainRequest,
   type PeekParams,
+  PeekRequest,
   type PeekResult,
   type ReplayParams,
+  ReplayRequest,
   type ReplayResponse,
   type RetainParams,
+  RetainRequest,
   type RetainResult,
-  type TranscriptEvent,
-} from '../../server/src/protocol';
+} from '../../shared/protocol';
 
 export interface RetainedApi {
   /** Records a tool result; returns `content`, exactly what the model should get (a stub when retained). */
   retain(params: RetainParams): Promise<RetainResult>;
-  /** Appends a run_started, user, assistant or turn_ended event to a run's transcript. */
+  /** Appends any event but a result (run_started, user, system, assistant, model_call, compaction, turn_ended) to a run's transcript. */
   append(runId: string, event: TranscriptEvent): Promise<void>;
   /** A bounded read of a retained value, by line range or search: the text peek_value returns. */
   peek(params: PeekParams): Promise<PeekResult>;
   /** The model-facing history of a run, rebuilt from its transcript. */
-  replay(runId: string, shape: ReplayParams['shape'], options?: Pick<ReplayParams, 'policy' | 'stats'>): Promise<ReplayResponse>;
+  replay(
+    runId: string,
+    shape: ReplayParams['shape'],
+    options?: Pick<ReplayParams, 'policy' | 'stats'>,
+  ): Promise<ReplayResponse>;
   /** Fires when a run changes, in this window or in another process writing the same store. */
   readonly onDidChangeRun: vscode.Event<{ runId: string }>;
 }
 
-export function createApi(client: LanguageClient, onDidChangeRun: vscode.Event<{ runId: string }>, isTrusted: () => boolean): RetainedApi {
+export function createApi(
+  client: LanguageClient,
+  onDidChangeRun: vscode.Event<{ runId: string }>,
+  isTrusted: () => boolean,
+): RetainedApi {
   const writable = () => {
-    if (!isTrusted()) throw new Error('Retained Outputs is read only in an untrusted workspace: trust the workspace to record runs.');
+    if (!isTrusted())
+      throw new Error('Retained Outputs is read only in an untrusted workspace: trust the workspace to record runs.');
   };
   return {
     retain: async (params) => {

@@ -8,16 +8,20 @@ import {
   DidChangeConfigurationNotification,
   ErrorAction,
   LanguageClient,
-  TransportKind,
   type LanguageClientOptions,
   type ServerOptions as ProcessOptions,
+  TransportKind,
 } from 'vscode-languageclient/node';
-import type { ServerOptions } from '../../server/src/protocol';
+import type { ServerOptions } from '../../shared/protocol';
 
 const MAX_RESTARTS = 5;
 const RESTART_WINDOW_MS = 3 * 60 * 1000;
 
-export function createClient(context: vscode.ExtensionContext, output: vscode.LogOutputChannel, options: ServerOptions): LanguageClient {
+export function createClient(
+  context: vscode.ExtensionContext,
+  output: vscode.LogOutputChannel,
+  options: ServerOptions,
+): LanguageClient {
   const module = context.asAbsolutePath('dist/server.js');
   const server: ProcessOptions = {
     run: { module, transport: TransportKind.ipc },
@@ -31,7 +35,9 @@ export function createClient(context: vscode.ExtensionContext, output: vscode.Lo
     outputChannel: output,
     initializationFailedHandler: (error) => {
       output.error(`The language server did not start: ${error instanceof Error ? error.message : String(error)}`);
-      void vscode.window.showErrorMessage(`Retained Outputs: ${error instanceof Error ? error.message : String(error)}`);
+      void vscode.window.showErrorMessage(
+        `Retained Outputs: ${error instanceof Error ? error.message : String(error)}`,
+      );
       return false;
     },
     errorHandler: {
@@ -44,8 +50,13 @@ export function createClient(context: vscode.ExtensionContext, output: vscode.Lo
         restarts.push(now);
         while (restarts.length && now - restarts[0]! > RESTART_WINDOW_MS) restarts.shift();
         if (restarts.length > MAX_RESTARTS) {
-          output.error(`The language server stopped ${restarts.length} times in 3 minutes; not restarting it. Run "Retained: Restart Language Server" to try again.`);
-          return { action: CloseAction.DoNotRestart, message: 'Retained Outputs: the language server keeps stopping; see the log.' };
+          output.error(
+            `The language server stopped ${restarts.length} times in 3 minutes; not restarting it. Run "Retained: Restart Language Server" to try again.`,
+          );
+          return {
+            action: CloseAction.DoNotRestart,
+            message: 'Retained Outputs: the language server keeps stopping; see the log.',
+          };
         }
         output.warn('The language server stopped; restarting it.');
         return { action: CloseAction.Restart };

@@ -5,27 +5,22 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { resolveSettings, type Settings } from '../../shared/settings';
-import type { ServerOptions } from '../../server/src/protocol';
+import type { ServerOptions } from '../../shared/protocol';
+import { HistoryPolicySchema, resolveSettings, SettingsSchema } from '../../shared/settings';
 
 export const SECTION = 'retained';
 
 /** The server options from the current configuration; throws an InvalidInput naming the problem. */
 export function readServerOptions(): ServerOptions {
   const config = vscode.workspace.getConfiguration(SECTION);
-  const settings: Partial<Settings> = {
-    thresholdBytes: config.get<number>('thresholdBytes'),
-    peekMaxLines: config.get<number>('peekMaxLines'),
-    peekMaxBytes: config.get<number>('peekMaxBytes'),
-    previewHeadLines: config.get<number>('previewHeadLines'),
-    previewTailLines: config.get<number>('previewTailLines'),
-    landmarkPatterns: config.get<Settings['landmarkPatterns']>('landmarkPatterns'),
-    history: {
-      keepRounds: config.get<number>('history.keepRounds') ?? 1,
-      inlineMaxBytes: config.get<number>('history.inlineMaxBytes') ?? 1024,
-      inputMaxBytes: config.get<number>('history.inputMaxBytes') ?? 1024,
-      exemptTools: config.get<string[]>('history.exemptTools') ?? [],
-    },
+  // Every setting the schema declares, read by its name: `retained.<field>`, `retained.history.<field>`.
+  const read = (keys: readonly string[], prefix = '') =>
+    Object.fromEntries(
+      keys.flatMap((key) => (config.get(prefix + key) === undefined ? [] : [[key, config.get(prefix + key)]])),
+    );
+  const settings = {
+    ...read(Object.keys(SettingsSchema.shape).filter((key) => key !== 'history')),
+    history: read(Object.keys(HistoryPolicySchema.shape), 'history.'),
   };
   const root = config.get<string>('storeRoot')?.trim();
   const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;

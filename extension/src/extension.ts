@@ -4,7 +4,8 @@
  */
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
-import { ChangedNotification } from '../../server/src/protocol';
+import { PEEK_TOOL } from '../../shared/peekTool';
+import { ChangedNotification, type ServerOptions } from '../../shared/protocol';
 import { createApi, type RetainedApi } from './api';
 import { createClient, sendSettings } from './client';
 import { readServerOptions, SECTION } from './config';
@@ -12,7 +13,7 @@ import { registerImportCommand } from './importCommand';
 import { INSPECTOR_VIEW_TYPE, Inspectors } from './inspector';
 import { registerPaste } from './paste';
 import { PeekTool } from './peekTool';
-import { RunsTree, type RunNode } from './runsTree';
+import { type RunNode, RunsTree } from './runsTree';
 import { RetainedStatusBar } from './statusBar';
 import { registerTestHooks } from './testHooks';
 import { registerValueCommands } from './valueCommands';
@@ -24,11 +25,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<Retain
   context.subscriptions.push(output);
   const isTrusted = () => vscode.workspace.isTrusted;
 
-  let options;
+  let options: ServerOptions | undefined;
   try {
     options = readServerOptions();
   } catch (err) {
-    void vscode.window.showErrorMessage(`Retained Outputs: settings refused, using defaults: ${(err as Error).message}`);
+    void vscode.window.showErrorMessage(
+      `Retained Outputs: settings refused, using defaults: ${(err as Error).message}`,
+    );
     options = {};
   }
   const client: LanguageClient = createClient(context, output, options);
@@ -45,13 +48,17 @@ export async function activate(context: vscode.ExtensionContext): Promise<Retain
     view,
     inspectors,
     vscode.window.registerWebviewPanelSerializer(INSPECTOR_VIEW_TYPE, inspectors),
-    vscode.commands.registerCommand('retained.openInspector', (arg?: RunNode | string) => inspectors.open(typeof arg === 'string' ? arg : arg?.run.runId)),
+    vscode.commands.registerCommand('retained.openInspector', (arg?: RunNode | string) =>
+      inspectors.open(typeof arg === 'string' ? arg : arg?.run.runId),
+    ),
     ...registerValueCommands(client, isTrusted),
     registerImportCommand(client, isTrusted),
     ...registerPaste(),
-    vscode.lm.registerTool('peek_value', new PeekTool(client)),
+    vscode.lm.registerTool(PEEK_TOOL, new PeekTool(client)),
     vscode.commands.registerCommand('retained.refresh', () => tree.refresh()),
-    vscode.commands.registerCommand('retained.focus', () => vscode.commands.executeCommand('workbench.view.extension.retained')),
+    vscode.commands.registerCommand('retained.focus', () =>
+      vscode.commands.executeCommand('workbench.view.extension.retained'),
+    ),
     vscode.commands.registerCommand('retained.showOutput', () => output.show()),
     vscode.commands.registerCommand('retained.restartServer', () => client.restart()),
     vscode.workspace.onDidChangeConfiguration(async (event) => {
@@ -62,7 +69,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<Retain
         await Promise.all([tree.refresh(), statusBar.refresh()]);
       } catch (err) {
         output.warn(`Settings refused: ${(err as Error).message}`);
-        void vscode.window.showErrorMessage(`Retained Outputs: setting refused, keeping the previous ones: ${(err as Error).message}`);
+        void vscode.window.showErrorMessage(
+          `Retained Outputs: setting refused, keeping the previous ones: ${(err as Error).message}`,
+        );
       }
     }),
     client,

@@ -5,12 +5,14 @@
  */
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
-import { ImportRequest, type IfExists, type ImportResult } from '../../server/src/protocol';
+import { type IfExists, ImportRequest, type ImportResult } from '../../shared/protocol';
 
 /** The run an import found already there, from the server's error. */
 function existingRun(err: unknown): string | undefined {
   const data = (err as { data?: unknown } | null)?.data;
-  return typeof data === 'object' && data !== null && typeof (data as { runId?: unknown }).runId === 'string' ? (data as { runId: string }).runId : undefined;
+  return typeof data === 'object' && data !== null && typeof (data as { runId?: unknown }).runId === 'string'
+    ? (data as { runId: string }).runId
+    : undefined;
 }
 
 function summary(result: ImportResult): string {
@@ -19,25 +21,42 @@ function summary(result: ImportResult): string {
     `Imported the ${agent} session as run "${result.name}": ${result.toolCalls} tool call${result.toolCalls === 1 ? '' : 's'}, ${result.retained} big result${result.retained === 1 ? '' : 's'} kept as values`,
     result.fidelity === 'exact' ? 'its requests rebuilt exactly' : 'its requests rebuilt from the conversation',
   ];
-  if (result.subagents.length) parts.push(`${result.subagents.length} subagent run${result.subagents.length === 1 ? '' : 's'}`);
-  if (result.lostOutputs) parts.push(`${result.lostOutputs} full output${result.lostOutputs === 1 ? '' : 's'} missing (only the preview survives)`);
+  if (result.subagents.length)
+    parts.push(`${result.subagents.length} subagent run${result.subagents.length === 1 ? '' : 's'}`);
+  if (result.lostOutputs)
+    parts.push(
+      `${result.lostOutputs} full output${result.lostOutputs === 1 ? '' : 's'} missing (only the preview survives)`,
+    );
   const skipped = Object.entries(result.skipped).sort((a, b) => b[1] - a[1]);
   if (skipped.length) parts.push(`not imported: ${skipped.map(([kind, n]) => `${kind} ×${n}`).join(', ')}`);
-  if (result.skippedLines.length) parts.push(`${result.skippedLines.length} unreadable line${result.skippedLines.length === 1 ? '' : 's'}`);
+  if (result.skippedLines.length)
+    parts.push(`${result.skippedLines.length} unreadable line${result.skippedLines.length === 1 ? '' : 's'}`);
   return `${parts.join('; ')}.`;
 }
 
 export function registerImportCommand(client: LanguageClient, isTrusted: () => boolean): vscode.Disposable {
   const run = (path: string, ifExists?: IfExists) =>
-    vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Importing ${vscode.workspace.asRelativePath(path)}…`, cancellable: false }, () =>
-      client.sendRequest(ImportRequest.type, { path, ...(ifExists ? { ifExists } : {}) }),
+    vscode.window.withProgress(
+      {
+        location: vscode.ProgressLocation.Notification,
+        title: `Importing ${vscode.workspace.asRelativePath(path)}…`,
+        cancellable: false,
+      },
+      () => client.sendRequest(ImportRequest.type, { path, ...(ifExists ? { ifExists } : {}) }),
     );
 
   return vscode.commands.registerCommand('retained.importTranscript', async (uri?: vscode.Uri) => {
-    if (!isTrusted()) return void vscode.window.showErrorMessage('Retained Outputs: importing is off in an untrusted workspace.');
+    if (!isTrusted())
+      return void vscode.window.showErrorMessage('Retained Outputs: importing is off in an untrusted workspace.');
     const file =
       uri ??
-      (await vscode.window.showOpenDialog({ title: 'Import an agent session (Claude Code or Codex)', canSelectMany: false, filters: { 'Agent sessions': ['jsonl'] } }))?.[0];
+      (
+        await vscode.window.showOpenDialog({
+          title: 'Import an agent session (Claude Code or Codex)',
+          canSelectMany: false,
+          filters: { 'Agent sessions': ['jsonl'] },
+        })
+      )?.[0];
     if (!file) return;
     let result: ImportResult;
     try {
@@ -45,7 +64,12 @@ export function registerImportCommand(client: LanguageClient, isTrusted: () => b
     } catch (err) {
       const existing = existingRun(err);
       if (!existing) return void vscode.window.showErrorMessage(`Retained Outputs: ${(err as Error).message}`);
-      const choice = await vscode.window.showWarningMessage(`This session was imported before, as run ${existing}.`, 'Open', 'Replace', 'Import as New Run');
+      const choice = await vscode.window.showWarningMessage(
+        `This session was imported before, as run ${existing}.`,
+        'Open',
+        'Replace',
+        'Import as New Run',
+      );
       if (choice === 'Open') return void vscode.commands.executeCommand('retained.openInspector', existing);
       if (choice !== 'Replace' && choice !== 'Import as New Run') return;
       try {

@@ -6,9 +6,10 @@
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
-import { InspectRequest, RunsRequest, SearchRunRequest, TranscriptRequest, ValueRequest, type TranscriptEvent } from '../../server/src/protocol';
+import type { TranscriptEvent } from '../../shared/events';
 import { formatBytes } from '../../shared/format';
-import { parseState, parseViewMessage, type HostToView, type ViewToHost } from '../../webview/src/messages';
+import { type HostToView, parseState, parseViewMessage, type ViewToHost } from '../../shared/messages';
+import { InspectRequest, RunsRequest, SearchRunRequest, TranscriptRequest, ValueRequest } from '../../shared/protocol';
 import { openValue } from './valueCommands';
 
 export const INSPECTOR_VIEW_TYPE = 'retained.inspector';
@@ -49,7 +50,12 @@ export class Inspectors implements vscode.WebviewPanelSerializer, vscode.Disposa
     if (!runId) return;
     const open = this.panels.get(runId);
     if (open) return open.reveal();
-    const panel = vscode.window.createWebviewPanel(INSPECTOR_VIEW_TYPE, `Inspector: ${runId}`, vscode.ViewColumn.Active, this.options());
+    const panel = vscode.window.createWebviewPanel(
+      INSPECTOR_VIEW_TYPE,
+      `Inspector: ${runId}`,
+      vscode.ViewColumn.Active,
+      this.options(),
+    );
     this.attach(panel, runId);
   }
 
@@ -78,7 +84,10 @@ export class Inspectors implements vscode.WebviewPanelSerializer, vscode.Disposa
       enableScripts: true,
       enableFindWidget: true,
       // Only the bundle, its CSS and codicons are loadable; the state survives hiding via setState.
-      localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, 'dist', 'webview'), vscode.Uri.joinPath(this.extensionUri, 'media')],
+      localResourceRoots: [
+        vscode.Uri.joinPath(this.extensionUri, 'dist', 'webview'),
+        vscode.Uri.joinPath(this.extensionUri, 'media'),
+      ],
     };
   }
 
@@ -88,9 +97,11 @@ export class Inspectors implements vscode.WebviewPanelSerializer, vscode.Disposa
     panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'retained.svg');
     panel.webview.html = this.html(panel.webview);
     const subscription = panel.webview.onDidReceiveMessage((data: unknown) => {
-      const message = parseViewMessage(data);
-      if (typeof message === 'string') {
-        this.log.warn(`Inspector (${runId}): message refused: ${message}`);
+      let message: ViewToHost;
+      try {
+        message = parseViewMessage(data);
+      } catch (err) {
+        this.log.warn(`Inspector (${runId}): message refused: ${(err as Error).message}`);
         return;
       }
       void this.handle(panel, runId, message);
@@ -104,16 +115,22 @@ export class Inspectors implements vscode.WebviewPanelSerializer, vscode.Disposa
   private async handle(panel: vscode.WebviewPanel, runId: string, message: ViewToHost): Promise<void> {
     const post = (reply: HostToView) => void panel.webview.postMessage(reply);
     switch (message.type) {
-      case 'ready':
-        return post({ type: 'init', runId });
+      case 'ready': {
+        const state = parseState(message.state);
+        return post({ type: 'init', runId, ...(state?.runId === runId ? { state } : {}) });
+      }
       case 'rendered':
-        this.log.info(`Inspector (${runId}): first rows rendered ${message.ms} ms after the page started (${message.rows} rows).`);
+        this.log.info(
+          `Inspector (${runId}): first rows rendered ${message.ms} ms after the page started (${message.rows} rows).`,
+        );
         return;
       case 'openValue':
         try {
           const meta = await this.client.sendRequest(ValueRequest.type, { runId, valueId: message.valueId });
           const last = Math.max(1, meta.lines);
-          const lines = message.line ? { start: Math.min(message.line, last), end: Math.min(message.endLine ?? message.line, last) } : undefined;
+          const lines = message.line
+            ? { start: Math.min(message.line, last), end: Math.min(message.endLine ?? message.line, last) }
+            : undefined;
           await openValue(vscode.Uri.parse(meta.uri), lines, besides(panel));
         } catch (err) {
           void vscode.window.showErrorMessage(`Retained Outputs: ${(err as Error).message}`);
@@ -121,9 +138,14 @@ export class Inspectors implements vscode.WebviewPanelSerializer, vscode.Disposa
         return;
       case 'openEvent':
         try {
-          const [event] = (await this.client.sendRequest(TranscriptRequest.type, { runId, from: message.index, limit: 1 })).events;
+          const [event] = (
+            await this.client.sendRequest(TranscriptRequest.type, { runId, from: message.index, limit: 1 })
+          ).events;
           if (!event) throw new Error(`run ${runId} has no event #${message.index}`);
-          const document = await vscode.workspace.openTextDocument({ content: bodyOf(event, message.callId), language: 'plaintext' });
+          const document = await vscode.workspace.openTextDocument({
+            content: bodyOf(event, message.callId),
+            language: 'plaintext',
+          });
           await vscode.window.showTextDocument(document, { preview: true, viewColumn: besides(panel) });
         } catch (err) {
           void vscode.window.showErrorMessage(`Retained Outputs: ${(err as Error).message}`);
@@ -132,7 +154,12 @@ export class Inspectors implements vscode.WebviewPanelSerializer, vscode.Disposa
       case 'request':
         if (message.method === 'inspect' && message.params.policy && !this.isTrusted()) {
           // The policy view writes the values its references point to: not in an untrusted workspace.
-          return post({ type: 'error', id: message.id, message: 'The history policy view stores the values its references point to; trust the workspace to use it.' });
+          return post({
+            type: 'error',
+            id: message.id,
+            message:
+              'The history policy view stores the values its references point to; trust the workspace to use it.',
+          });
         }
         try {
           const started = Date.now();
@@ -141,7 +168,10 @@ export class Inspectors implements vscode.WebviewPanelSerializer, vscode.Disposa
               ? await this.client.sendRequest(InspectRequest.type, { runId, ...message.params })
               : await this.client.sendRequest(SearchRunRequest.type, { runId, ...message.params });
           const ms = Date.now() - started;
-          if (ms > 500) this.log.info(`Inspector (${runId}): ${message.method} ${JSON.stringify(message.params)} took ${ms} ms in the language server.`);
+          if (ms > 500)
+            this.log.info(
+              `Inspector (${runId}): ${message.method} ${JSON.stringify(message.params)} took ${ms} ms in the language server.`,
+            );
           return post({ type: 'response', id: message.id, result });
         } catch (err) {
           return post({ type: 'error', id: message.id, message: (err as Error).message });
@@ -169,7 +199,8 @@ export class Inspectors implements vscode.WebviewPanelSerializer, vscode.Disposa
 
   private html(webview: vscode.Webview): string {
     const nonce = randomBytes(18).toString('base64');
-    const asset = (file: string) => webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'dist', 'webview', file)).toString();
+    const asset = (file: string) =>
+      webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'dist', 'webview', file)).toString();
     const csp = [
       "default-src 'none'",
       `img-src ${webview.cspSource} data:`,

@@ -29,7 +29,9 @@ export function registerPaste(): vscode.Disposable[] {
     }),
     vscode.commands.registerTextEditorCommand('retained.pasteWithoutLineNumbers', async (editor) => {
       const text = stripGutters(await vscode.env.clipboard.readText());
-      await editor.edit((edit) => editor.selections.forEach((selection) => edit.replace(selection, text)));
+      await editor.edit((edit) => {
+        for (const selection of editor.selections) edit.replace(selection, text);
+      });
     }),
   ];
 }

@@ -5,8 +5,8 @@
  */
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
-import { RunsRequest, ValueRequest, ValuesRequest, type RunSummary, type ValueSummary } from '../../server/src/protocol';
 import { formatAge, formatBytes } from '../../shared/format';
+import { type RunSummary, RunsRequest, ValueRequest, type ValueSummary, ValuesRequest } from '../../shared/protocol';
 
 export type RunNode = { kind: 'run'; run: RunSummary };
 export type ValueNode = { kind: 'value'; value: ValueSummary };
@@ -84,8 +84,13 @@ export class RunsTree implements vscode.TreeDataProvider<Node> {
   /** The tooltip (the stub's preview) is fetched only when the user hovers. */
   async resolveTreeItem(item: vscode.TreeItem, element: Node): Promise<vscode.TreeItem> {
     if (element.kind !== 'value') return item;
-    const meta = await this.client.sendRequest(ValueRequest.type, { runId: element.value.runId, valueId: element.value.valueId });
-    const tooltip = new vscode.MarkdownString(`**#${meta.valueId}**: ${meta.tool}, ${formatBytes(meta.bytes)}, ${meta.lines} lines\n\n`);
+    const meta = await this.client.sendRequest(ValueRequest.type, {
+      runId: element.value.runId,
+      valueId: element.value.valueId,
+    });
+    const tooltip = new vscode.MarkdownString(
+      `**#${meta.valueId}**: ${meta.tool}, ${formatBytes(meta.bytes)}, ${meta.lines} lines\n\n`,
+    );
     tooltip.appendCodeblock(meta.stub || '(no stub recorded)', 'text');
     item.tooltip = tooltip;
     return item;

@@ -1,8 +1,8 @@
 /** The status-bar item: values retained in this workspace and the bytes kept out of context. */
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
-import { StatusRequest } from '../../server/src/protocol';
 import { formatBytes } from '../../shared/format';
+import { StatusRequest } from '../../shared/protocol';
 
 export class RetainedStatusBar implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('retained.status', vscode.StatusBarAlignment.Right, 100);

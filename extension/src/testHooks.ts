@@ -6,6 +6,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
+import { PEEK_TOOL } from '../../shared/peekTool';
 import type { RetainedApi } from './api';
 
 export function registerTestHooks(api: RetainedApi): vscode.Disposable[] {
@@ -20,13 +21,15 @@ export function registerTestHooks(api: RetainedApi): vscode.Disposable[] {
         { name: 'unknown', input: { id: 'no_such_id', start: 1 } },
       ];
       const results: Record<string, unknown> = {
-        registered: vscode.lm.tools.some((tool) => tool.name === 'peek_value'),
+        registered: vscode.lm.tools.some((tool) => tool.name === PEEK_TOOL),
         api: (await api.peek({ valueId: 'toolu_lock', start: 2, end: 4 })).text,
       };
       for (const { name, input } of cases) {
         try {
-          const result = await vscode.lm.invokeTool('peek_value', { input, toolInvocationToken: undefined });
-          results[name] = result.content.map((part) => (part instanceof vscode.LanguageModelTextPart ? part.value : '')).join('');
+          const result = await vscode.lm.invokeTool(PEEK_TOOL, { input, toolInvocationToken: undefined });
+          results[name] = result.content
+            .map((part) => (part instanceof vscode.LanguageModelTextPart ? part.value : ''))
+            .join('');
         } catch (err) {
           results[name] = { error: (err as Error).message };
         }

@@ -1,12 +1,16 @@
 /** The commands on a retained value or run: open, peek, search, copy, reveal, delete. */
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
-import { DeleteRequest, PeekRequest, ValueRequest } from '../../server/src/protocol';
 import { formatBytes } from '../../shared/format';
+import { DeleteRequest, PeekRequest, ValueRequest } from '../../shared/protocol';
 import type { Node, RunNode, ValueNode } from './runsTree';
 
 /** Opens a value's original text, optionally selecting lines (1-based, inclusive). */
-export async function openValue(uri: vscode.Uri, lines?: { start: number; end: number }, viewColumn?: vscode.ViewColumn): Promise<vscode.TextEditor> {
+export async function openValue(
+  uri: vscode.Uri,
+  lines?: { start: number; end: number },
+  viewColumn?: vscode.ViewColumn,
+): Promise<vscode.TextEditor> {
   const document = await vscode.workspace.openTextDocument(uri);
   const options: vscode.TextDocumentShowOptions = { preview: true, ...(viewColumn ? { viewColumn } : {}) };
   if (lines) {
@@ -27,7 +31,7 @@ function parseRange(input: string): { start: number; end: number } | string {
 }
 
 export function registerValueCommands(client: LanguageClient, isTrusted: () => boolean): vscode.Disposable[] {
-  const valueOf = (node: Node | undefined): ValueNode['value'] => {
+  const chosenValue = (node: Node | undefined): ValueNode['value'] => {
     if (node?.kind !== 'value') throw new Error('Choose a retained value in the Retained Outputs view first.');
     return node.value;
   };
@@ -41,10 +45,10 @@ export function registerValueCommands(client: LanguageClient, isTrusted: () => b
     });
 
   return [
-    command('retained.openValue', async (node) => openValue(vscode.Uri.parse(valueOf(node).uri))),
+    command('retained.openValue', async (node) => openValue(vscode.Uri.parse(chosenValue(node).uri))),
 
     command('retained.peekLines', async (node) => {
-      const value = valueOf(node);
+      const value = chosenValue(node);
       const input = await vscode.window.showInputBox({
         title: `Peek lines of #${value.valueId} (${value.lines} lines)`,
         prompt: 'A line or a range, e.g. 120 or 120-180',
@@ -59,19 +63,27 @@ export function registerValueCommands(client: LanguageClient, isTrusted: () => b
     }),
 
     command('retained.searchValue', async (node) => {
-      const value = valueOf(node);
-      const query = await vscode.window.showInputBox({ title: `Search in #${value.valueId}`, prompt: 'Text to find (case-insensitive)' });
+      const value = chosenValue(node);
+      const query = await vscode.window.showInputBox({
+        title: `Search in #${value.valueId}`,
+        prompt: 'Text to find (case-insensitive)',
+      });
       if (!query) return;
       const answer = await vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Notification, title: `Searching ${formatBytes(value.bytes)} for "${query}"…` },
-        () => client.sendRequest(PeekRequest.type, { valueId: value.valueId, runId: value.runId, query, ignoreCase: true }),
+        {
+          location: vscode.ProgressLocation.Notification,
+          title: `Searching ${formatBytes(value.bytes)} for "${query}"…`,
+        },
+        () =>
+          client.sendRequest(PeekRequest.type, { valueId: value.valueId, runId: value.runId, query, ignoreCase: true }),
       );
       const items = answer.text
         .split('\n')
         .map((line) => /^(\d+): (.*)$/.exec(line))
         .filter((m): m is RegExpExecArray => m !== null)
         .map((m) => ({ label: m[2]!.trim() || '(empty line)', description: `line ${m[1]}`, line: Number(m[1]) }));
-      if (items.length === 0) return void vscode.window.showInformationMessage(`No line of #${value.valueId} contains "${query}".`);
+      if (items.length === 0)
+        return void vscode.window.showInformationMessage(`No line of #${value.valueId} contains "${query}".`);
       const pick = await vscode.window.showQuickPick(items, {
         title: `${answer.matches} matching line${answer.matches === 1 ? '' : 's'} in #${value.valueId}${answer.truncated ? ` (showing ${items.length})` : ''}`,
         matchOnDescription: true,
@@ -80,30 +92,34 @@ export function registerValueCommands(client: LanguageClient, isTrusted: () => b
     }),
 
     command('retained.copyStub', async (node) => {
-      const value = valueOf(node);
+      const value = chosenValue(node);
       const meta = await client.sendRequest(ValueRequest.type, { runId: value.runId, valueId: value.valueId });
       await vscode.env.clipboard.writeText(meta.stub);
       void vscode.window.setStatusBarMessage(`Copied the stub of #${value.valueId}`, 3000);
     }),
 
     command('retained.copyPath', async (node) => {
-      await vscode.env.clipboard.writeText(vscode.Uri.parse(valueOf(node).uri).fsPath);
+      await vscode.env.clipboard.writeText(vscode.Uri.parse(chosenValue(node).uri).fsPath);
       void vscode.window.setStatusBarMessage('Copied the path', 3000);
     }),
 
     command('retained.revealValue', async (node) => {
-      await vscode.commands.executeCommand('revealInExplorer', vscode.Uri.parse(valueOf(node).uri));
+      await vscode.commands.executeCommand('revealInExplorer', vscode.Uri.parse(chosenValue(node).uri));
     }),
 
     command('retained.deleteValue', async (node) => {
-      const value = valueOf(node);
+      const value = chosenValue(node);
       if (!isTrusted()) throw new Error('deleting is off in an untrusted workspace');
       const answer = await vscode.window.showWarningMessage(
         `Delete retained value #${value.valueId} (${formatBytes(value.bytes)})?`,
-        { modal: true, detail: 'The transcript keeps the full result; replays will send it in full instead of the stub.' },
+        {
+          modal: true,
+          detail: 'The transcript keeps the full result; replays will send it in full instead of the stub.',
+        },
         'Delete',
       );
-      if (answer === 'Delete') await client.sendRequest(DeleteRequest.type, { runId: value.runId, valueId: value.valueId });
+      if (answer === 'Delete')
+        await client.sendRequest(DeleteRequest.type, { runId: value.runId, valueId: value.valueId });
     }),
 
     command('retained.deleteRun', async (node) => {

@@ -10,7 +10,7 @@
  */
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { claudeBinary, CLAUDE_CODE_VERSION, projectDir, runClaude } from '../helpers/claudeCode';
+import { CLAUDE_CODE_VERSION, claudeBinary, projectDir, runClaude } from '../helpers/claudeCode';
 import { ScriptedModel, type ScriptRule } from '../helpers/scriptedModel';
 
 const FIXTURES = resolve(__dirname, '../fixtures/claude-code');
@@ -35,18 +35,42 @@ const scenarios: Scenario[] = [
       {
         prompt: 'Scenario parallel-and-big',
         reply: [
-          { type: 'thinking', thinking: 'Three independent looks; run them at once.', signature: 'c2lnbmF0dXJlLXBhcmFsbGVs' },
+          {
+            type: 'thinking',
+            thinking: 'Three independent looks; run them at once.',
+            signature: 'c2lnbmF0dXJlLXBhcmFsbGVs',
+          },
           { type: 'text', text: 'I will look three ways at once.' },
-          { type: 'tool_use', id: 'toolu_slowA', name: 'Bash', input: { command: 'sleep 1; echo slow-A', description: 'Slow echo' } },
-          { type: 'tool_use', id: 'toolu_fastB', name: 'Bash', input: { command: 'echo fast-B', description: 'Fast echo' } },
-          { type: 'tool_use', id: 'toolu_readC', name: 'Read', input: { file_path: `${SCRATCH}/parallel-and-big/work/notes.txt` } },
+          {
+            type: 'tool_use',
+            id: 'toolu_slowA',
+            name: 'Bash',
+            input: { command: 'sleep 1; echo slow-A', description: 'Slow echo' },
+          },
+          {
+            type: 'tool_use',
+            id: 'toolu_fastB',
+            name: 'Bash',
+            input: { command: 'echo fast-B', description: 'Fast echo' },
+          },
+          {
+            type: 'tool_use',
+            id: 'toolu_readC',
+            name: 'Read',
+            input: { file_path: `${SCRATCH}/parallel-and-big/work/notes.txt` },
+          },
         ],
       },
       {
         after: 'toolu_slowA',
         reply: [
           { type: 'text', text: 'Now the long listing.' },
-          { type: 'tool_use', id: 'toolu_bigD', name: 'Bash', input: { command: bigOutput, description: 'Long output with an error in the middle' } },
+          {
+            type: 'tool_use',
+            id: 'toolu_bigD',
+            name: 'Bash',
+            input: { command: bigOutput, description: 'Long output with an error in the middle' },
+          },
         ],
       },
       { after: 'toolu_bigD', reply: [{ type: 'text', text: 'The long output has an error in the middle.' }] },
@@ -56,10 +80,35 @@ const scenarios: Scenario[] = [
     name: 'compact',
     prompts: ['Scenario compact: first part.', '/compact', 'Scenario compact: second part.'],
     rules: [
-      { prompt: 'Scenario compact: first part', reply: [{ type: 'tool_use', id: 'toolu_beforeE', name: 'Bash', input: { command: 'echo before-compaction', description: 'Echo' } }] },
+      {
+        prompt: 'Scenario compact: first part',
+        reply: [
+          {
+            type: 'tool_use',
+            id: 'toolu_beforeE',
+            name: 'Bash',
+            input: { command: 'echo before-compaction', description: 'Echo' },
+          },
+        ],
+      },
       { after: 'toolu_beforeE', reply: [{ type: 'text', text: 'First part done.' }] },
-      { prompt: 'Respond with TEXT ONLY', reply: [{ type: 'text', text: '<summary>The user asked for a first part; I ran echo before-compaction.</summary>' }] },
-      { prompt: 'Scenario compact: second part', reply: [{ type: 'tool_use', id: 'toolu_afterF', name: 'Bash', input: { command: 'echo after-compaction', description: 'Echo' } }] },
+      {
+        prompt: 'Respond with TEXT ONLY',
+        reply: [
+          { type: 'text', text: '<summary>The user asked for a first part; I ran echo before-compaction.</summary>' },
+        ],
+      },
+      {
+        prompt: 'Scenario compact: second part',
+        reply: [
+          {
+            type: 'tool_use',
+            id: 'toolu_afterF',
+            name: 'Bash',
+            input: { command: 'echo after-compaction', description: 'Echo' },
+          },
+        ],
+      },
       { after: 'toolu_afterF', reply: [{ type: 'text', text: 'Second part done.' }] },
     ],
   },
@@ -76,11 +125,26 @@ const scenarios: Scenario[] = [
             type: 'tool_use',
             id: 'toolu_agentG',
             name: 'Agent',
-            input: { description: 'Count files', prompt: 'SUBAGENT-TASK: count the files here', subagent_type: 'general-purpose', run_in_background: false },
+            input: {
+              description: 'Count files',
+              prompt: 'SUBAGENT-TASK: count the files here',
+              subagent_type: 'general-purpose',
+              run_in_background: false,
+            },
           },
         ],
       },
-      { prompt: 'SUBAGENT-TASK', reply: [{ type: 'tool_use', id: 'toolu_subH', name: 'Bash', input: { command: 'ls -1 | wc -l', description: 'Count files' } }] },
+      {
+        prompt: 'SUBAGENT-TASK',
+        reply: [
+          {
+            type: 'tool_use',
+            id: 'toolu_subH',
+            name: 'Bash',
+            input: { command: 'ls -1 | wc -l', description: 'Count files' },
+          },
+        ],
+      },
       { after: 'toolu_subH', reply: [{ type: 'text', text: 'There are 2 files.' }] },
       { after: 'toolu_agentG', reply: [{ type: 'text', text: 'The subagent counted 2 files.' }] },
     ],
@@ -101,7 +165,17 @@ async function record(scenario: Scenario, binary: string): Promise<void> {
   let sessionId: string | undefined;
   try {
     for (const prompt of scenario.prompts) {
-      const result = await runClaude({ home, cwd, modelUrl, prompt, allowedTools: ['Bash', 'Read', 'Agent'], ...(sessionId ? { resume: sessionId } : {}) }, binary);
+      const result = await runClaude(
+        {
+          home,
+          cwd,
+          modelUrl,
+          prompt,
+          allowedTools: ['Bash', 'Read', 'Agent'],
+          ...(sessionId ? { resume: sessionId } : {}),
+        },
+        binary,
+      );
       if (result.code !== 0) throw new Error(`${scenario.name}: claude exited ${result.code}\n${result.stderr}`);
       sessionId ??= result.sessionId;
     }
@@ -110,7 +184,8 @@ async function record(scenario: Scenario, binary: string): Promise<void> {
   }
   const unmatched = model.requests.filter((r) => r.answeredBy === 'unmatched').length;
   const unused = model.unusedRules();
-  if (unmatched || unused.length) throw new Error(`${scenario.name}: ${unmatched} unmatched requests, unused rules ${unused.join(', ')}`);
+  if (unmatched || unused.length)
+    throw new Error(`${scenario.name}: ${unmatched} unmatched requests, unused rules ${unused.join(', ')}`);
 
   const out = join(FIXTURES, scenario.name);
   rmSync(out, { recursive: true, force: true });
@@ -121,14 +196,18 @@ async function record(scenario: Scenario, binary: string): Promise<void> {
     .split('\n')
     .filter((line) => line.includes('"url":"/v1/messages'));
   writeFileSync(join(out, 'requests.jsonl'), `${calls.join('\n')}\n`);
-  writeFileSync(join(out, 'recording.json'), `${JSON.stringify({ claudeCode: CLAUDE_CODE_VERSION, sessionId, cwd, home, prompts: scenario.prompts }, null, 2)}\n`);
+  writeFileSync(
+    join(out, 'recording.json'),
+    `${JSON.stringify({ claudeCode: CLAUDE_CODE_VERSION, sessionId, cwd, home, prompts: scenario.prompts }, null, 2)}\n`,
+  );
   console.log(`${scenario.name}: session ${sessionId}, ${calls.length} model calls`);
 }
 
 async function main(): Promise<void> {
   const binary = claudeBinary();
   const only = process.argv.slice(2);
-  for (const scenario of scenarios) if (only.length === 0 || only.includes(scenario.name)) await record(scenario, binary);
+  for (const scenario of scenarios)
+    if (only.length === 0 || only.includes(scenario.name)) await record(scenario, binary);
 }
 
 main().catch((err) => {

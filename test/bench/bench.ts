@@ -4,14 +4,21 @@
  * Absolute times on shared machines are noisy: read the ratios.
  */
 import { execFileSync } from 'node:child_process';
-import { writeFileSync, mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { AppendRequest, InspectRequest, PeekRequest, RetainRequest, SearchRunRequest, TranscriptRequest, type PeekResult, type RetainResult } from '../../server/src/protocol';
+import {
+  AppendRequest,
+  InspectRequest,
+  PeekRequest,
+  RetainRequest,
+  SearchRunRequest,
+  TranscriptRequest,
+} from '../../shared/protocol';
 import { BIG_RUN, recordBigRun } from '../helpers/bigRun';
 import { ServerProcess } from '../helpers/serverProcess';
-import { contextEconomy, measureRetrievable, RETRIEVABLE } from './contextEconomy';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
+import { contextEconomy, measureRetrievable, RETRIEVABLE } from './contextEconomy';
 
 const MB = 1024 * 1024;
 const rows: string[][] = [];
@@ -38,11 +45,13 @@ function makeValue(bytes: number, markers: Record<number, string> = {}): string 
   const parts: string[] = [];
   let size = 0;
   for (let i = 1; size < bytes; i++) {
-    const line = markers[i] ?? `${i.toString().padStart(8, '0')} INFO worker-${i % 17} processed item ${(i * 2654435761) % 1e9} in ${i % 97} ms`;
+    const line =
+      markers[i] ??
+      `${i.toString().padStart(8, '0')} INFO worker-${i % 17} processed item ${(i * 2654435761) % 1e9} in ${i % 97} ms`;
     parts.push(line);
     size += line.length + 1;
   }
-  return parts.join('\n') + '\n';
+  return `${parts.join('\n')}\n`;
 }
 
 const fmt = (n: number, digits = 2) => n.toFixed(digits);
@@ -61,10 +70,25 @@ async function benchRetain(workspace: string): Promise<void> {
       const text = makeValue(bytes);
       const times: number[] = [];
       for (let i = 0; i < repeats; i++) {
-        times.push(await timeMsAsync(() => server.request<RetainResult>(RetainRequest.type, { runId: 'bench-retain', callId: `r_${label.replace(' ', '')}_${i}`, tool: 'bench', text })));
+        times.push(
+          await timeMsAsync(() =>
+            server.request(RetainRequest.type, {
+              runId: 'bench-retain',
+              callId: `r_${label.replace(' ', '')}_${i}`,
+              tool: 'bench',
+              text,
+            }),
+          ),
+        );
       }
       const median = percentile(times, 50);
-      rows.push(['retain', label, `${fmt(Buffer.byteLength(text) / MB / (median / 1000), 1)} MB/s`, `p50 ${fmt(median)} ms over ${repeats}`, '']);
+      rows.push([
+        'retain',
+        label,
+        `${fmt(Buffer.byteLength(text) / MB / (median / 1000), 1)} MB/s`,
+        `p50 ${fmt(median)} ms over ${repeats}`,
+        '',
+      ]);
     }
   } finally {
     await server.stop();
@@ -74,8 +98,13 @@ async function benchRetain(workspace: string): Promise<void> {
 async function benchPeek(workspace: string): Promise<number> {
   const server = await ServerProcess.start({ workspace });
   try {
-    const value = makeValue(200 * MB, { 1_000_000: 'NEEDLE-middle', 2_000_000: 'NEEDLE-late' });
-    const retained = await server.request<RetainResult>(RetainRequest.type, { runId: 'bench-peek', callId: 'big', tool: 'bench', text: value });
+    const value = makeValue(200 * MB, { 1000000: 'NEEDLE-middle', 2000000: 'NEEDLE-late' });
+    const retained = await server.request(RetainRequest.type, {
+      runId: 'bench-peek',
+      callId: 'big',
+      tool: 'bench',
+      text: value,
+    });
     const file = fileURLToPath(retained.uri!);
     const lines = retained.lines;
     const positions: [string, number][] = [
@@ -86,9 +115,11 @@ async function benchPeek(workspace: string): Promise<number> {
     for (const [where, start] of positions) {
       const end = start + 99;
       const peeks: number[] = [];
-      for (let i = 0; i < 60; i++) peeks.push(await timeMsAsync(() => server.request<PeekResult>(PeekRequest.type, { valueId: 'big', start, end })));
+      for (let i = 0; i < 60; i++)
+        peeks.push(await timeMsAsync(() => server.request(PeekRequest.type, { valueId: 'big', start, end })));
       const seds: number[] = [];
-      for (let i = 0; i < 15; i++) seds.push(timeMs(() => execFileSync('sed', ['-n', `${start},${end}p;${end}q`, file], { maxBuffer: 64 * MB })));
+      for (let i = 0; i < 15; i++)
+        seds.push(timeMs(() => execFileSync('sed', ['-n', `${start},${end}p;${end}q`, file], { maxBuffer: 64 * MB })));
       rows.push([
         'peek range (100 lines)',
         `200 MB, ${where}`,
@@ -98,9 +129,11 @@ async function benchPeek(workspace: string): Promise<number> {
       ]);
     }
     const queries: number[] = [];
-    for (let i = 0; i < 10; i++) queries.push(await timeMsAsync(() => server.request<PeekResult>(PeekRequest.type, { valueId: 'big', query: 'NEEDLE' })));
+    for (let i = 0; i < 10; i++)
+      queries.push(await timeMsAsync(() => server.request(PeekRequest.type, { valueId: 'big', query: 'NEEDLE' })));
     const greps: number[] = [];
-    for (let i = 0; i < 10; i++) greps.push(timeMs(() => execFileSync('grep', ['-F', '-n', 'NEEDLE', file], { maxBuffer: 64 * MB })));
+    for (let i = 0; i < 10; i++)
+      greps.push(timeMs(() => execFileSync('grep', ['-F', '-n', 'NEEDLE', file], { maxBuffer: 64 * MB })));
     rows.push([
       'peek query (literal)',
       '200 MB, 2 hits',
@@ -127,8 +160,11 @@ async function benchInspector(): Promise<void> {
   try {
     const first = await timeMsAsync(() => server.request(InspectRequest.type, { runId, from: 0, limit: 100 }));
     const pages: number[] = [];
-    for (const from of [5000, 9900, 2000, 7000, 0]) pages.push(await timeMsAsync(() => server.request(InspectRequest.type, { runId, from, limit: 100 })));
-    const otherRequest = await timeMsAsync(() => server.request(InspectRequest.type, { runId, request: 2500, from: 4900, limit: 100 }));
+    for (const from of [5000, 9900, 2000, 7000, 0])
+      pages.push(await timeMsAsync(() => server.request(InspectRequest.type, { runId, from, limit: 100 })));
+    const otherRequest = await timeMsAsync(() =>
+      server.request(InspectRequest.type, { runId, modelCall: 2500, from: 4900, limit: 100 }),
+    );
     // A live run: one more event appended, then the page the inspector fetches on retained/changed.
     await server.request(AppendRequest.type, { runId, event: { type: 'user', text: 'And now?' } });
     const afterAppend = await timeMsAsync(() => server.request(InspectRequest.type, { runId, from: 9900, limit: 100 }));
@@ -136,12 +172,36 @@ async function benchInspector(): Promise<void> {
     const grep = timeMs(() => execFileSync('grep', ['-c', '-F', 'Step 1000.', transcript]));
     const whole = await timeMsAsync(() => server.request(TranscriptRequest.type, { runId }));
     const input = '10,000 events, 3 × 50 MB';
-    rows.push(['inspector: outline + first 100 rows (cold)', input, `${fmt(first, 0)} ms`, `whole transcript over the protocol: ${fmt(whole, 0)} ms`, `${fmt(whole / first, 1)}× faster`]);
+    rows.push([
+      'inspector: outline + first 100 rows (cold)',
+      input,
+      `${fmt(first, 0)} ms`,
+      `whole transcript over the protocol: ${fmt(whole, 0)} ms`,
+      `${fmt(whole / first, 1)}× faster`,
+    ]);
     rows.push(['inspector: a page of 100 rows (warm)', input, `p50 ${fmt(percentile(pages, 50))} ms`, '', '']);
     rows.push(['inspector: the view of another request', input, `${fmt(otherRequest, 0)} ms`, '', '']);
-    rows.push(['inspector: the last page after one event is appended', input, `${fmt(afterAppend, 0)} ms`, `first page from cold: ${fmt(first, 0)} ms`, `${fmt(first / afterAppend, 1)}× faster`]);
-    rows.push(['inspector: search the run (literal, the parsed run in memory)', input, `${fmt(search, 0)} ms`, `grep -c -F on the transcript file: ${fmt(grep, 0)} ms`, `${fmt(grep / search, 1)}× faster`]);
-    rows.push(['server peak memory', 'after inspecting the big run', `${fmt(server.peakRssBytes() / MB, 0)} MB (VmHWM)`, '', '']);
+    rows.push([
+      'inspector: the last page after one event is appended',
+      input,
+      `${fmt(afterAppend, 0)} ms`,
+      `first page from cold: ${fmt(first, 0)} ms`,
+      `${fmt(first / afterAppend, 1)}× faster`,
+    ]);
+    rows.push([
+      'inspector: search the run (literal, the parsed run in memory)',
+      input,
+      `${fmt(search, 0)} ms`,
+      `grep -c -F on the transcript file: ${fmt(grep, 0)} ms`,
+      `${fmt(grep / search, 1)}× faster`,
+    ]);
+    rows.push([
+      'server peak memory',
+      'after inspecting the big run',
+      `${fmt(server.peakRssBytes() / MB, 0)} MB (VmHWM)`,
+      '',
+      '',
+    ]);
   } finally {
     await server.stop();
   }

@@ -6,16 +6,18 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { applyHistoryPolicy, resultInfos, type ResultInfo } from '../../server/src/core/historyPolicy';
+import { applyHistoryPolicy, type ResultInfo, resultInfos } from '../../server/src/core/history/policy';
 import { DEFAULT_HISTORY_POLICY, type HistoryPolicy } from '../../shared/settings';
 
-const withPolicy = (replay: StructuredReplay, infos: Map<number, ResultInfo>, policy: HistoryPolicy) => applyHistoryPolicy(replay.messages, replay.owners, infos, policy).messages;
-import { importRun } from '../../server/src/core/import/importRun';
-import { toAnthropic } from '../../server/src/core/providers';
-import { replayStructured, resultText, type Message, type StructuredReplay } from '../../server/src/core/replay';
-import { RetentionService } from '../../server/src/core/retention';
-import { measureMessages } from '../../server/src/core/tokens';
-import type { TranscriptEvent } from '../../server/src/core/transcript';
+const withPolicy = (replay: StructuredReplay, infos: Map<number, ResultInfo>, policy: HistoryPolicy) =>
+  applyHistoryPolicy(replay.messages, replay.owners, infos, policy).messages;
+
+import { toAnthropic } from '../../server/src/core/history/providers';
+import { replayStructured, resultText, type StructuredReplay } from '../../server/src/core/history/replay';
+import { measureMessages } from '../../server/src/core/history/tokens';
+import { RetentionService } from '../../server/src/core/service';
+import type { TranscriptEvent } from '../../shared/events';
+import type { Message } from '../../shared/history';
 import { findMarkers } from '../../shared/stubText';
 import { tempDir } from '../helpers/tmp';
 
@@ -24,7 +26,10 @@ const WINDOW = 200_000;
 const CLEARED = '[Old tool result content cleared]';
 
 const sizeOf = (messages: Message[]) =>
-  measureMessages(toAnthropic(messages)).reduce((sum, m) => ({ bytes: sum.bytes + m.bytes, tokens: sum.tokens + m.tokens }), { bytes: 0, tokens: 0 });
+  measureMessages(toAnthropic(messages)).reduce(
+    (sum, m) => ({ bytes: sum.bytes + m.bytes, tokens: sum.tokens + m.tokens }),
+    { bytes: 0, tokens: 0 },
+  );
 const tokensOf = (messages: Message[]) => sizeOf(messages).tokens;
 
 /** A session: its events, and which results were retained (value files that exist). */
@@ -38,11 +43,14 @@ interface Session {
 function clearResults(messages: Message[], ids: ReadonlySet<string>, text: (content: string) => string): Message[] {
   return messages.map((m) => ({
     role: m.role,
-    content: m.content.map((b) => (b.type === 'tool_result' && ids.has(b.tool_use_id) ? { ...b, content: text(resultText(b)) } : b)),
+    content: m.content.map((b) =>
+      b.type === 'tool_result' && ids.has(b.tool_use_id) ? { ...b, content: text(resultText(b)) } : b,
+    ),
   }));
 }
 
-const resultIds = (messages: Message[]) => messages.flatMap((m) => m.content.flatMap((b) => (b.type === 'tool_result' ? [b.tool_use_id] : [])));
+const resultIds = (messages: Message[]) =>
+  messages.flatMap((m) => m.content.flatMap((b) => (b.type === 'tool_result' ? [b.tool_use_id] : [])));
 
 /**
  * A policy turns the history before a request into what is sent. It may keep state across the
@@ -56,14 +64,27 @@ interface Policy {
 }
 
 const policies: Policy[] = [
-  { name: 'naive replay', retrievable: '—', start: () => (before) => replayStructured({ events: before, existingValues: new Set(), full: true }).messages },
-  { name: 'stubs (> 20 KiB)', retrievable: '100 %', start: (s) => (before) => replayStructured({ events: before, existingValues: s.retained }).messages },
+  {
+    name: 'naive replay',
+    retrievable: '—',
+    start: () => (before) => replayStructured({ events: before, existingValues: new Set(), full: true }).messages,
+  },
+  {
+    name: 'stubs (> 20 KiB)',
+    retrievable: '100 %',
+    start: (s) => (before) => replayStructured({ events: before, existingValues: s.retained }).messages,
+  },
   {
     name: '+ older results as references',
     retrievable: '100 %',
     start: (s) => {
       const infos = resultInfos(s.events, s.retained);
-      return (before) => withPolicy(replayStructured({ events: before, existingValues: s.retained }), infos, { ...DEFAULT_HISTORY_POLICY, inputMaxBytes: Infinity, exemptTools: [] });
+      return (before) =>
+        withPolicy(replayStructured({ events: before, existingValues: s.retained }), infos, {
+          ...DEFAULT_HISTORY_POLICY,
+          inputMaxBytes: Infinity,
+          exemptTools: [],
+        });
     },
   },
   {
@@ -71,7 +92,11 @@ const policies: Policy[] = [
     retrievable: '100 %',
     start: (s) => {
       const infos = resultInfos(s.events, s.retained);
-      return (before) => withPolicy(replayStructured({ events: before, existingValues: s.retained }), infos, { ...DEFAULT_HISTORY_POLICY, exemptTools: [] });
+      return (before) =>
+        withPolicy(replayStructured({ events: before, existingValues: s.retained }), infos, {
+          ...DEFAULT_HISTORY_POLICY,
+          exemptTools: [],
+        });
     },
   },
   {
@@ -83,7 +108,9 @@ const policies: Policy[] = [
       const cleared = new Set<string>();
       return (before) => {
         const messages = replayStructured({ events: before, existingValues: new Set(), full: true }).messages;
-        const userTurns = messages.flatMap((m, i) => (m.role === 'user' && m.content.some((b) => b.type === 'text') ? [i] : []));
+        const userTurns = messages.flatMap((m, i) =>
+          m.role === 'user' && m.content.some((b) => b.type === 'text') ? [i] : [],
+        );
         const protectFrom = userTurns.length >= 2 ? userTurns[userTurns.length - 2]! : 0;
         let seen = 0;
         const toClear: string[] = [];
@@ -99,7 +126,7 @@ const policies: Policy[] = [
             }
           }
         }
-        if (freed >= 20_000) toClear.forEach((id) => cleared.add(id));
+        if (freed >= 20_000) for (const id of toClear) cleared.add(id);
         return clearResults(messages, cleared, () => CLEARED);
       };
     },
@@ -125,7 +152,15 @@ const policies: Policy[] = [
         role: m.role,
         content: m.content.map((b) => {
           if (b.type === 'tool_result') return { ...b, content: ref(b.tool_use_id) };
-          if (b.type === 'tool_use') return { ...b, input: JSON.parse(JSON.stringify(b.input ?? {}, (_k, v: unknown) => (typeof v === 'string' && Buffer.byteLength(v) > 1024 ? ref(b.id) : v))) };
+          if (b.type === 'tool_use')
+            return {
+              ...b,
+              input: JSON.parse(
+                JSON.stringify(b.input ?? {}, (_k, v: unknown) =>
+                  typeof v === 'string' && Buffer.byteLength(v) > 1024 ? ref(b.id) : v,
+                ),
+              ),
+            };
           return b;
         }),
       }));
@@ -166,12 +201,34 @@ function measure(session: Session): Outcome {
  */
 function syntheticSession(rounds: number, seed: number): Session {
   let state = seed;
-  const rand = () => ((state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
-  const words = ['const', 'value', 'return', 'await', 'import', 'export', 'function', 'result', 'error', 'index', 'buffer', 'config', 'request', 'response', 'handler', 'stream'];
+  const rand = () => {
+    state = (state * 1103515245 + 12345) % 2 ** 31;
+    return state / 2 ** 31;
+  };
+  const words = [
+    'const',
+    'value',
+    'return',
+    'await',
+    'import',
+    'export',
+    'function',
+    'result',
+    'error',
+    'index',
+    'buffer',
+    'config',
+    'request',
+    'response',
+    'handler',
+    'stream',
+  ];
   const code = (bytes: number) => {
     const lines: string[] = [];
     for (let size = 0; size < bytes; ) {
-      const line = Array.from({ length: 4 + Math.floor(rand() * 8) }, () => words[Math.floor(rand() * words.length)]).join(' ') + ';';
+      const line =
+        Array.from({ length: 4 + Math.floor(rand() * 8) }, () => words[Math.floor(rand() * words.length)]).join(' ') +
+        ';';
       lines.push(line);
       size += line.length + 1;
     }
@@ -180,17 +237,42 @@ function syntheticSession(rounds: number, seed: number): Session {
   const events: TranscriptEvent[] = [{ type: 'user', text: 'Implement the feature, run the tests, fix what fails.' }];
   for (let r = 0; r < rounds; r++) {
     // The developer steers every ten rounds, as in a real session (and OpenCode counts turns by them).
-    if (r > 0 && r % 10 === 0) events.push({ type: 'assistant', text: 'Step done.' }, { type: 'user', text: `Next step ${r / 10}: keep going.` });
+    if (r > 0 && r % 10 === 0)
+      events.push(
+        { type: 'assistant', text: 'Step done.' },
+        { type: 'user', text: `Next step ${r / 10}: keep going.` },
+      );
     const id = `call_${r}`;
     const kind = rand();
     if (kind < 0.4) {
-      events.push({ type: 'assistant', toolCalls: [{ id, name: 'Read', arguments: { file_path: `/src/module${r % 37}.ts` } }] });
+      events.push({
+        type: 'assistant',
+        toolCalls: [{ id, name: 'Read', arguments: { file_path: `/src/module${r % 37}.ts` } }],
+      });
       events.push({ type: 'tool_call_finished', callId: id, tool: 'Read', result: code(2000 + rand() * 38000) });
     } else if (kind < 0.65) {
-      events.push({ type: 'assistant', toolCalls: [{ id, name: 'Edit', arguments: { file_path: `/src/module${r % 37}.ts`, old_string: code(500 + rand() * 2500), new_string: code(500 + rand() * 2500) } }] });
+      events.push({
+        type: 'assistant',
+        toolCalls: [
+          {
+            id,
+            name: 'Edit',
+            arguments: {
+              file_path: `/src/module${r % 37}.ts`,
+              old_string: code(500 + rand() * 2500),
+              new_string: code(500 + rand() * 2500),
+            },
+          },
+        ],
+      });
       events.push({ type: 'tool_call_finished', callId: id, tool: 'Edit', result: 'The file has been updated.' });
     } else if (kind < 0.8) {
-      events.push({ type: 'assistant', toolCalls: [{ id, name: 'Write', arguments: { file_path: `/src/new${r}.ts`, content: code(2000 + rand() * 8000) } }] });
+      events.push({
+        type: 'assistant',
+        toolCalls: [
+          { id, name: 'Write', arguments: { file_path: `/src/new${r}.ts`, content: code(2000 + rand() * 8000) } },
+        ],
+      });
       events.push({ type: 'tool_call_finished', callId: id, tool: 'Write', result: 'File created.' });
     } else {
       events.push({ type: 'assistant', toolCalls: [{ id, name: 'Bash', arguments: { command: 'npm test' } }] });
@@ -212,11 +294,13 @@ function syntheticSession(rounds: number, seed: number): Session {
 
 /** Each transcript in the fixtures that the importer reads, imported into its own temp store. */
 async function* importedFixtures(): AsyncGenerator<{ file: string; service: RetentionService; runId: string }> {
-  for (const file of readdirSync(FIXTURES).filter((f) => f.endsWith('.jsonl')).sort()) {
+  for (const file of readdirSync(FIXTURES)
+    .filter((f) => f.endsWith('.jsonl'))
+    .sort()) {
     const service = new RetentionService(join(tempDir('retained-economy-'), '.retained'));
     await service.init();
     try {
-      const { runId } = await importRun(service, { path: join(FIXTURES, file) }, FIXTURES);
+      const { runId } = await service.importer.import({ path: join(FIXTURES, file) });
       yield { file, service, runId };
     } catch {
       // not a transcript the importer reads
@@ -227,11 +311,13 @@ async function* importedFixtures(): AsyncGenerator<{ file: string; service: Rete
 async function fixtureSessions(): Promise<Session[]> {
   const sessions: Session[] = [];
   for await (const { file, service, runId } of importedFixtures()) {
-    const { events } = await service.transcript(runId);
+    const { events } = await service.transcript({ runId: runId });
     if (!events.some((e) => e.type === 'tool_call_finished')) continue;
     const retained = new Set((await service.store.listValueFiles(runId)).map((v) => v.valueId));
     // The policies below are measured on whole messages: give each retained result its body back.
-    for (const e of events) if (e.type === 'tool_call_finished' && e.result === undefined && e.valueId) e.result = readFileSync(service.store.valuePath(runId, e.valueId), 'utf8');
+    for (const e of events)
+      if (e.type === 'tool_call_finished' && e.result === undefined && e.valueId)
+        e.result = readFileSync(service.store.valuePath(runId, e.valueId), 'utf8');
     sessions.push({ name: file.replace(/\.jsonl$/, '').slice(0, 44), events, retained });
   }
   return sessions;
@@ -256,7 +342,9 @@ export async function contextEconomy(): Promise<EconomyTables> {
     cumulative.push([
       session.name,
       String(outcome.requests),
-      ...outcome.cumulative.map((t, p) => (p === 0 ? t.toLocaleString('en-US') : `${t.toLocaleString('en-US')} (−${(100 * (1 - t / naive)).toFixed(0)} %)`)),
+      ...outcome.cumulative.map((t, p) =>
+        p === 0 ? t.toLocaleString('en-US') : `${t.toLocaleString('en-US')} (−${(100 * (1 - t / naive)).toFixed(0)} %)`,
+      ),
     ]);
     bytes.push([session.name, String(outcome.requests), ...outcome.cumulativeBytes.map(mb)]);
     window.push([session.name, String(outcome.requests), ...outcome.fitBefore.map(String)]);
@@ -274,11 +362,11 @@ export async function measureRetrievable(): Promise<{ references: number; readBa
   let references = 0;
   let readBack = 0;
   for await (const { service, runId } of importedFixtures()) {
-    const replay = await service.replay(runId, 'anthropic', { policy: {} });
+    const replay = await service.history.replay({ runId: runId, shape: 'anthropic', policy: {} });
     const ids = new Set(findMarkers(JSON.stringify(replay)).map((m) => m.valueId));
     for (const valueId of ids) {
       references++;
-      if (await service.peek({ valueId, runId, start: 1, end: 1 }).catch(() => undefined)) readBack++;
+      if (await service.values.peek({ valueId, runId, start: 1, end: 1 }).catch(() => undefined)) readBack++;
     }
   }
   return { references, readBack };

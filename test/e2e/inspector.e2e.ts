@@ -1,6 +1,6 @@
 /**
  * The inspector in a real VS Code (code-server + Chromium): opened from the tree, the status
- * bar and the command palette; both columns; a stub click opening the value; the request
+ * bar and the command palette; both columns; a stub click opening the value; the model call
  * selector and the history policy; a live run; hostile tool output; restore after a reload;
  * and a 10,000-event run with 50 MB results, timed. Screenshots go to test-output/e2e/.
  */
@@ -8,12 +8,13 @@ import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FrameLocator, Locator } from 'playwright-core';
-import { AppendRequest, RetainRequest } from '../../server/src/protocol';
+import { recordDemoRun } from '../../scripts/demoRun';
+import { ROOT } from '../../scripts/tools';
+import { AppendRequest, RetainRequest } from '../../shared/protocol';
 import { BIG_RUN, recordBigRun } from '../helpers/bigRun';
 import { ServerProcess } from '../helpers/serverProcess';
-import { newWorkspace, recordDemoRun } from './fixtures';
-import { OUTPUT, ROOT, poll, VSCode } from './harness';
-
+import { newWorkspace } from './fixtures';
+import { OUTPUT, poll, VSCode } from './harness';
 
 /** Tool output built to break a careless renderer. */
 const HOSTILE_LINES = [
@@ -25,7 +26,7 @@ const HOSTILE_LINES = [
   'invalid UTF-8 decoded: \ufffd\ufffd and a lone surrogate \ud800',
 ];
 
-describe('The inspector in a real VS Code', function () {
+describe('The inspector in a real VS Code', () => {
   let vs: VSCode;
   let workspace: string;
   const cspViolations: string[] = [];
@@ -39,9 +40,23 @@ describe('The inspector in a real VS Code', function () {
       const runId = 'hostile-run';
       await server.request(AppendRequest.type, { runId, event: { type: 'run_started', tools: ['sh', 'peek_value'] } });
       await server.request(AppendRequest.type, { runId, event: { type: 'user', text: 'Show me the page.' } });
-      await server.request(AppendRequest.type, { runId, event: { type: 'assistant', toolCalls: [{ id: 'h1', name: 'sh', arguments: { cmd: 'cat page.html' } }, { id: 'h2', name: 'sh', arguments: { cmd: 'cat one-line.min.js' } }] } });
+      await server.request(AppendRequest.type, {
+        runId,
+        event: {
+          type: 'assistant',
+          toolCalls: [
+            { id: 'h1', name: 'sh', arguments: { cmd: 'cat page.html' } },
+            { id: 'h2', name: 'sh', arguments: { cmd: 'cat one-line.min.js' } },
+          ],
+        },
+      });
       // Retained, with the hostile lines in the stub's preview; and a 1 MB single line.
-      await server.request(RetainRequest.type, { runId, callId: 'h1', tool: 'sh', text: `${HOSTILE_LINES.join('\n')}\n${'filler line\n'.repeat(3000)}${HOSTILE_LINES.join('\n')}\n` });
+      await server.request(RetainRequest.type, {
+        runId,
+        callId: 'h1',
+        tool: 'sh',
+        text: `${HOSTILE_LINES.join('\n')}\n${'filler line\n'.repeat(3000)}${HOSTILE_LINES.join('\n')}\n`,
+      });
       await server.request(RetainRequest.type, { runId, callId: 'h2', tool: 'sh', text: `${'<b>'.repeat(350_000)}\n` });
       await server.request(AppendRequest.type, { runId, event: { type: 'assistant', text: HOSTILE_LINES.join('\n') } });
     } finally {
@@ -87,7 +102,11 @@ describe('The inspector in a real VS Code', function () {
 
   async function closeEditors(): Promise<void> {
     await vs.runCommand('View: Close All Editors');
-    await poll('editors to close', () => vs.tabTitles(), (tabs) => tabs.length === 0);
+    await poll(
+      'editors to close',
+      () => vs.tabTitles(),
+      (tabs) => tabs.length === 0,
+    );
   }
 
   async function openFromPalette(runId: string): Promise<void> {
@@ -107,12 +126,16 @@ describe('The inspector in a real VS Code', function () {
     await entry.waitFor();
     await vs.page.waitForTimeout(150);
     await entry.click();
-    await poll('the inspector tab', () => vs.tabTitles(), (tabs) => tabs.includes('Inspector: demo-run'));
+    await poll(
+      'the inspector tab',
+      () => vs.tabTitles(),
+      (tabs) => tabs.includes('Inspector: demo-run'),
+    );
     await rows().first().waitFor({ timeout: 30_000 });
 
     const header = await frame().locator('.header').innerText();
     assert.match(header, /14 events · 5 tool calls · 1 retained/);
-    assert.match(header, /Request 7/);
+    assert.match(header, /Model call 7/);
     assert.match(header, /sent \d.* tokens/);
     assert.match(await rowAt(1).locator('.cell.full').innerText(), /Which version of mocha/);
     assert.match(await rowAt(1).locator('.cell.model').innerText(), /Which version of mocha/);
@@ -121,52 +144,98 @@ describe('The inspector in a real VS Code', function () {
     assert.match(await lock.locator('.cell.full').innerText(), /"name": "retained-outputs"/);
     assert.match(await lock.locator('.cell.model.form-stub').innerText(), /\[retained #toolu_lock\] read_file result/);
     await vs.screenshot('inspector');
-    assert.match(await (await showRow(11)).locator('.cell.model').innerText(), /extension\s+media\s+package\.json/, 'a small result is sent verbatim');
-    await frame().locator('.timeline').evaluate((el) => (el.scrollTop = 0));
+    assert.match(
+      await (await showRow(11)).locator('.cell.model').innerText(),
+      /extension\s+media\s+package\.json/,
+      'a small result is sent verbatim',
+    );
+    await frame()
+      .locator('.timeline')
+      .evaluate((el) => (el.scrollTop = 0));
     // `UPDATE_SCREENSHOTS=1 npm run test:e2e` refreshes the README's picture.
-    if (process.env.UPDATE_SCREENSHOTS) copyFileSync(join(OUTPUT, 'inspector.png'), join(ROOT, 'media', 'screenshots', 'inspector.png'));
+    if (process.env.UPDATE_SCREENSHOTS)
+      copyFileSync(join(OUTPUT, 'inspector.png'), join(ROOT, 'media', 'screenshots', 'inspector.png'));
   });
 
   it('clicking a stub opens the value in an editor, a preview line at that line', async () => {
-    await rowAt(3).locator('.cell.model a.value-link', { hasText: '[retained #toolu_lock]' }).click();
-    await poll('the value to open', () => vs.tabTitles(), (tabs) => tabs.includes('toolu_lock.txt'));
+    await rowAt(3).locator('.cell.model .value-link', { hasText: '[retained #toolu_lock]' }).click();
+    await poll(
+      'the value to open',
+      () => vs.tabTitles(),
+      (tabs) => tabs.includes('toolu_lock.txt'),
+    );
     // The last preview line of the stub links to that line.
-    const lineLinks = rowAt(3).locator('.cell.model a.value-link', { hasText: /^\d+$/ });
+    const lineLinks = rowAt(3).locator('.cell.model .value-link', { hasText: /^\d+$/ });
     const last = lineLinks.last();
     const line = Number(await last.innerText());
     await last.click();
     const cursor = vs.page.locator('.statusbar-item', { hasText: /Ln \d+, Col/ }).first();
-    await poll('the cursor at the stub line', () => cursor.innerText(), (text) => text.startsWith(`Ln ${line},`));
+    await poll(
+      'the cursor at the stub line',
+      () => cursor.innerText(),
+      (text) => text.startsWith(`Ln ${line},`),
+    );
     await vs.screenshot('inspector-stub-opened');
     // The stub's peek hint opens the range it names.
-    await rowAt(3).locator('.cell.model a.value-link', { hasText: '{"id":"toolu_lock","start":1,"end":400}' }).click();
-    await poll('lines 1-400 selected', () => cursor.innerText(), (text) => /\(\d+ selected\)/.test(text) && text.startsWith('Ln 400,'));
+    await rowAt(3).locator('.cell.model .value-link', { hasText: '{"id":"toolu_lock","start":1,"end":400}' }).click();
+    await poll(
+      'lines 1-400 selected',
+      () => cursor.innerText(),
+      (text) => /\(\d+ selected\)/.test(text) && text.startsWith('Ln 400,'),
+    );
   });
 
-  it('shows the model view at an earlier request, and with the history policy', async () => {
+  it('shows the model view at an earlier model call, and with the history policy', async () => {
     await vs.page.locator('.tab', { hasText: 'Inspector: demo-run' }).first().click();
     await rows().first().waitFor();
-    await frame().locator('vscode-button[aria-label="Previous request"]').click();
-    await poll('request 6 in the column head', () => frame().locator('.columns-head').innerText(), (t) => /request 6$/.test(t.trim()));
+    await frame().locator('vscode-button[aria-label="Previous model call"]').click();
+    await poll(
+      'model call 6 in the column head',
+      () => frame().locator('.columns-head').innerText(),
+      (t) => /model call 6$/.test(t.trim()),
+    );
     await showRow(12);
-    await poll('the last answer not sent yet', () => rowAt(12).locator('.cell.model').innerText(), (t) => /not in this request: first sent in request 7/.test(t));
+    await poll(
+      'the last answer not sent yet',
+      () => rowAt(12).locator('.cell.model').innerText(),
+      (t) => /not in this model call: first sent in model call 7/.test(t),
+    );
     await frame().locator('vscode-button', { hasText: 'Latest' }).click();
-    await poll('the latest request again', () => frame().locator('.columns-head').innerText(), (t) => /request 7$/.test(t.trim()));
+    await poll(
+      'the latest model call again',
+      () => frame().locator('.columns-head').innerText(),
+      (t) => /model call 7$/.test(t.trim()),
+    );
     // The policy: the 5 KB test output of an older round becomes a reference.
     await frame().locator('vscode-checkbox.policy').click();
     await showRow(9);
-    await poll('a reference in the model view', () => frame().locator('.cell.model.form-reference').count(), (n) => n > 0);
-    assert.match(await frame().locator('.cell.model.form-reference').first().innerText(), /reference.*\[retained #toolu_test\] run_command result: .*an earlier result/s);
+    await poll(
+      'a reference in the model view',
+      () => frame().locator('.cell.model.form-reference').count(),
+      (n) => n > 0,
+    );
+    assert.match(
+      await frame().locator('.cell.model.form-reference').first().innerText(),
+      /reference.*\[retained #toolu_test\] run_command result: .*an earlier result/s,
+    );
     await vs.screenshot('inspector-policy');
     await frame().locator('vscode-checkbox.policy').click();
-    await poll('the policy off', () => frame().locator('.cell.model.form-reference').count(), (n) => n === 0);
+    await poll(
+      'the policy off',
+      () => frame().locator('.cell.model.form-reference').count(),
+      (n) => n === 0,
+    );
   });
 
   it('searches the whole transcript', async () => {
     const field = frame().locator('vscode-textfield.search-input input');
     await field.fill('node_modules/mocha');
     await field.press('Enter');
-    await poll('the match count', () => frame().locator('.search-count').innerText(), (t) => /^1 \/ \d+$/.test(t.trim()));
+    await poll(
+      'the match count',
+      () => frame().locator('.search-count').innerText(),
+      (t) => /^1 \/ \d+$/.test(t.trim()),
+    );
     assert.ok((await frame().locator('mark').count()) > 0);
     assert.match(await frame().locator('.hit-where').innerText(), /event #\d+, (result|arguments) line \d+/);
     await vs.screenshot('inspector-search');
@@ -177,15 +246,41 @@ describe('The inspector in a real VS Code', function () {
     await showRow(13);
     const server = await ServerProcess.start({ workspace });
     try {
-      await server.request(AppendRequest.type, { runId: 'demo-run', event: { type: 'user', text: 'Live: and which version of esbuild?' } });
-      await server.request(AppendRequest.type, { runId: 'demo-run', event: { type: 'assistant', toolCalls: [{ id: 'toolu_live', name: 'run_command', arguments: { command: 'npm ls esbuild' } }] } });
-      await server.request(RetainRequest.type, { runId: 'demo-run', callId: 'toolu_live', tool: 'run_command', text: 'esbuild@0.28.2\n' });
+      await server.request(AppendRequest.type, {
+        runId: 'demo-run',
+        event: { type: 'user', text: 'Live: and which version of esbuild?' },
+      });
+      await server.request(AppendRequest.type, {
+        runId: 'demo-run',
+        event: {
+          type: 'assistant',
+          toolCalls: [{ id: 'toolu_live', name: 'run_command', arguments: { command: 'npm ls esbuild' } }],
+        },
+      });
+      await server.request(RetainRequest.type, {
+        runId: 'demo-run',
+        callId: 'toolu_live',
+        tool: 'run_command',
+        text: 'esbuild@0.28.2\n',
+      });
     } finally {
       await server.stop();
     }
-    await poll('the header to count the new events', () => frame().locator('.header .counts').innerText(), (t) => t.startsWith('17 events'));
-    await poll('the live row', () => frame().locator('.row', { hasText: 'Live: and which version of esbuild?' }).count(), (n) => n === 1);
-    await poll('the live result', () => frame().locator('.row', { hasText: 'esbuild@0.28.2' }).count(), (n) => n === 1);
+    await poll(
+      'the header to count the new events',
+      () => frame().locator('.header .counts').innerText(),
+      (t) => t.startsWith('17 events'),
+    );
+    await poll(
+      'the live row',
+      () => frame().locator('.row', { hasText: 'Live: and which version of esbuild?' }).count(),
+      (n) => n === 1,
+    );
+    await poll(
+      'the live result',
+      () => frame().locator('.row', { hasText: 'esbuild@0.28.2' }).count(),
+      (n) => n === 1,
+    );
     await vs.screenshot('inspector-live');
     // A long message is cut in its cell; the whole of it opens in an editor from the transcript.
     const server2 = await ServerProcess.start({ workspace });
@@ -195,42 +290,92 @@ describe('The inspector in a real VS Code', function () {
     } finally {
       await server2.stop();
     }
-    const cut = frame().locator('.row', { hasText: 'pasted line 1' }).locator('.cut-note a', { hasText: 'Open it all in an editor' });
-    await poll('the cut message', () => cut.count(), (n) => n === 1);
+    const cut = frame()
+      .locator('.row', { hasText: 'pasted line 1' })
+      .locator('.cut-note .link', { hasText: 'Open it all in an editor' });
+    await poll(
+      'the cut message',
+      () => cut.count(),
+      (n) => n === 1,
+    );
     await cut.click();
     // An untitled editor is titled by its first line.
-    await poll('an untitled editor with the whole message', () => vs.tabTitles(), (tabs) => tabs.some((t) => /^pasted line 1 • Untitled-\d+$/.test(t)));
-    const text = await vs.page.locator('.editor-group-container.active .editor-instance .view-lines').first().innerText();
+    await poll(
+      'an untitled editor with the whole message',
+      () => vs.tabTitles(),
+      (tabs) => tabs.some((t) => /^pasted line 1 • Untitled-\d+$/.test(t)),
+    );
+    const text = await vs.page
+      .locator('.editor-group-container.active .editor-instance .view-lines')
+      .first()
+      .innerText();
     assert.match(text.replace(/\u00a0/g, ' '), /pasted line 1\s+pasted line 2/);
     await vs.runCommand('View: Revert and Close Editor');
-    await poll('the untitled editor to close', () => vs.tabTitles(), (tabs) => !tabs.some((t) => /Untitled-\d+/.test(t)));
+    await poll(
+      'the untitled editor to close',
+      () => vs.tabTitles(),
+      (tabs) => !tabs.some((t) => /Untitled-\d+/.test(t)),
+    );
   });
 
   it('keeps its state when hidden and across a window reload', async () => {
-    await frame().locator('vscode-button[aria-label="Previous request"]').click();
-    await poll('request 7', () => frame().locator('.columns-head').innerText(), (t) => /request 7$/.test(t.trim()));
+    await frame().locator('vscode-button[aria-label="Previous model call"]').click();
+    await poll(
+      'model call 7',
+      () => frame().locator('.columns-head').innerText(),
+      (t) => /model call 7$/.test(t.trim()),
+    );
     // Hidden behind another editor in its group (a value opened from the tree), the webview is
     // dropped; shown again, it restores its state.
     await vs.page.locator('.tab', { hasText: 'Inspector: demo-run' }).first().click();
     const demo = treeRow(/demo-run/);
     if ((await demo.getAttribute('aria-expanded')) !== 'true') await demo.click();
     await treeRow(/read_file · toolu_lock/).click();
-    await poll('the inspector hidden', () => vs.page.locator('iframe.webview.ready').count(), (n) => n === 0);
+    await poll(
+      'the inspector hidden',
+      () => vs.page.locator('iframe.webview.ready').count(),
+      (n) => n === 0,
+    );
     await vs.page.locator('.tab', { hasText: 'Inspector: demo-run' }).first().click();
-    await poll('the state after hiding', () => frame().locator('.columns-head').innerText().catch(() => ''), (t) => /request 7$/.test(t.trim()));
+    await poll(
+      'the state after hiding',
+      () =>
+        frame()
+          .locator('.columns-head')
+          .innerText()
+          .catch(() => ''),
+      (t) => /model call 7$/.test(t.trim()),
+    );
     await vs.page.locator('.part.sidebar .title').first().click(); // focus the workbench, not the webview
     // The workbench's own reload: it saves the webview's state before the page goes.
     await vs.runCommand('Developer: Reload Window');
     await vs.page.waitForEvent('load', { timeout: 60_000 });
     await vs.page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
-    await poll('the inspector tab to come back', () => vs.tabTitles(), (tabs) => tabs.includes('Inspector: demo-run'), 60_000);
+    await poll(
+      'the inspector tab to come back',
+      () => vs.tabTitles(),
+      (tabs) => tabs.includes('Inspector: demo-run'),
+      60_000,
+    );
     await vs.page.locator('.tab', { hasText: 'Inspector: demo-run' }).first().click();
-    await poll('the restored request', () => frame().locator('.columns-head').innerText().catch(() => ''), (t) => /request 7$/.test(t.trim()), 60_000);
+    await poll(
+      'the restored model call',
+      () =>
+        frame()
+          .locator('.columns-head')
+          .innerText()
+          .catch(() => ''),
+      (t) => /model call 7$/.test(t.trim()),
+      60_000,
+    );
   });
 
   it('renders hostile tool output as text and runs none of it (opened from the status bar)', async () => {
     await closeEditors();
-    await vs.page.locator('.statusbar-item', { hasText: /retained · .* kept out/ }).first().click();
+    await vs.page
+      .locator('.statusbar-item', { hasText: /retained · .* kept out/ })
+      .first()
+      .click();
     const pick = vs.page.locator('.quick-input-list .monaco-list-row', { hasText: 'hostile-run' }).first();
     await pick.waitFor({ timeout: 20_000 });
     await pick.click();
@@ -245,15 +390,24 @@ describe('The inspector in a real VS Code', function () {
     assert.ok(text.includes('<img src=x onerror='), 'the img tag is shown as text');
     assert.ok(text.includes('␛[31mred text␛[0m then a bell ␇'), 'controls are visible pictures');
     assert.ok(text.includes('\ufffd\ufffd'), 'replacement characters are shown');
-    assert.match(await rowAt(3).locator('.cell.model.form-stub').innerText(), /\[retained #h1\][\s\S]*<script>window\.__pwned/);
-    assert.match(await rowAt(5).locator('.cell.model').innerText(), /<script>window\.__pwned = "script"<\/script>/, 'the assistant text too');
+    assert.match(
+      await rowAt(3).locator('.cell.model.form-stub').innerText(),
+      /\[retained #h1\][\s\S]*<script>window\.__pwned/,
+    );
+    assert.match(
+      await rowAt(5).locator('.cell.model').innerText(),
+      /<script>window\.__pwned = "script"<\/script>/,
+      'the assistant text too',
+    );
     // The 1 MB single line: shown cut, with its whole size.
     const oneLine = rowAt(4).locator('.cell.full');
     assert.match(await oneLine.innerText(), /1\.0 MB · 1 lines/);
     assert.ok((await oneLine.locator('pre.body').innerText()).length <= 8192);
     await vs.screenshot('inspector-hostile');
     // Nothing ran: the page and both frames are untouched, and no CSP violation was reported.
-    const pwned = await frame().locator('body').evaluate(() => (window as unknown as { __pwned?: string }).__pwned ?? null);
+    const pwned = await frame()
+      .locator('body')
+      .evaluate(() => (window as unknown as { __pwned?: string }).__pwned ?? null);
     assert.equal(pwned, null);
     assert.equal(await vs.page.evaluate(() => (window as unknown as { __pwned?: string }).__pwned ?? null), null);
     assert.deepEqual(cspViolations, []);
@@ -266,7 +420,10 @@ describe('The inspector in a real VS Code', function () {
     await openFromPalette('big-run');
     await rows().first().waitFor({ timeout: 300_000 });
     const firstRender = Date.now() - started;
-    assert.match(await frame().locator('.header .counts').innerText(), /^10,000 events · 4,999 tool calls · 3 retained \(150 MB kept out\)/);
+    assert.match(
+      await frame().locator('.header .counts').innerText(),
+      /^10,000 events · 4,999 tool calls · 3 retained \(150 MB kept out\)/,
+    );
     // Scroll to the end and to the middle; each lands on rendered rows.
     const timing: Record<string, number> = { firstRenderMs: firstRender };
     for (const [name, fraction] of [
@@ -274,21 +431,48 @@ describe('The inspector in a real VS Code', function () {
       ['scrollMiddleMs', 0.5],
     ] as const) {
       const t0 = Date.now();
-      const scroll = () => frame().locator('.timeline').evaluate((el, f) => (el.scrollTop = (el.scrollHeight - el.clientHeight) * f), fraction);
+      const scroll = () =>
+        frame()
+          .locator('.timeline')
+          .evaluate((el, f) => (el.scrollTop = (el.scrollHeight - el.clientHeight) * f), fraction);
       await scroll();
       if (fraction === 1) {
         // Rows measured on arrival can lengthen the list: scroll again until the last row is there, as a person would.
-        await poll('the last row', async () => (await rowAt(BIG_RUN.events - 1).locator('.cell.full').count()) || (await scroll(), 0), (n) => n > 0, 60_000);
-      } else await poll('rows in the middle', () => frame().locator('.row.loading').count(), (n) => n === 0, 60_000);
+        await poll(
+          'the last row',
+          async () => {
+            const shown = await rowAt(BIG_RUN.events - 1)
+              .locator('.cell.full')
+              .count();
+            if (shown === 0) await scroll();
+            return shown;
+          },
+          (n) => n > 0,
+          60_000,
+        );
+      } else
+        await poll(
+          'rows in the middle',
+          () => frame().locator('.row.loading').count(),
+          (n) => n === 0,
+          60_000,
+        );
       timing[name] = Date.now() - t0;
     }
     // A 50 MB result's row: clipped on the left, a stub on the right.
-    await frame().locator('.timeline').evaluate((el) => (el.scrollTop = 0));
+    await frame()
+      .locator('.timeline')
+      .evaluate((el) => (el.scrollTop = 0));
     const field = frame().locator('vscode-textfield.search-input input');
     await field.fill('Step 1000.');
     const t0 = Date.now();
     await field.press('Enter');
-    await poll('the search over 150 MB', () => frame().locator('.search-count').innerText(), (t) => /^1 \/ 1$/.test(t.trim()), 120_000);
+    await poll(
+      'the search over 150 MB',
+      () => frame().locator('.search-count').innerText(),
+      (t) => /^1 \/ 1$/.test(t.trim()),
+      120_000,
+    );
     timing.searchMs = Date.now() - t0;
     const bigRow = rowAt(2003);
     await bigRow.locator('.cell.model.form-stub').waitFor({ timeout: 60_000 });

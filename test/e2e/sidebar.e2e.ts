@@ -8,11 +8,11 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Locator } from 'playwright-core';
-import { newWorkspace, recordDemoRun, writeNote, type DemoRun } from './fixtures';
+import { type DemoRun, recordDemoRun } from '../../scripts/demoRun';
+import { newWorkspace, writeNote } from './fixtures';
 import { poll, VSCode } from './harness';
 
-
-describe('Retained Outputs in a real VS Code', function () {
+describe('Retained Outputs in a real VS Code', () => {
   let vs: VSCode;
   let demo: DemoRun;
   let altStore: string;
@@ -39,7 +39,8 @@ describe('Retained Outputs in a real VS Code', function () {
 
   /** Shows the sidebar (clicking the activity-bar icon would toggle it closed if it were open). */
   async function openSidebar(runName = /demo-run/): Promise<void> {
-    if (!(await view().isVisible())) await vs.page.locator('.activitybar [aria-label^="Retained Outputs"]').first().click();
+    if (!(await view().isVisible()))
+      await vs.page.locator('.activitybar [aria-label^="Retained Outputs"]').first().click();
     await row(runName).waitFor({ timeout: 30_000 });
   }
 
@@ -66,15 +67,31 @@ describe('Retained Outputs in a real VS Code', function () {
     assert.match(label, /read_file · toolu_lock/);
     assert.match(label, /\d+(\.\d)? KB · \d+ lines/);
     // The small results were kept verbatim: only the lock file is a value.
-    assert.equal(await view().getByRole('treeitem', { name: /toolu_ls/ }).count(), 0);
+    assert.equal(
+      await view()
+        .getByRole('treeitem', { name: /toolu_ls/ })
+        .count(),
+      0,
+    );
     await vs.screenshot('sidebar');
   });
 
   it('opens the original when a value is clicked', async () => {
     await row(/read_file · toolu_lock/).click();
-    await poll('the value to open in an editor', () => vs.tabTitles(), (tabs) => tabs.includes('toolu_lock.txt'));
-    const visible = await poll('the lock file text', () => vs.page.locator('.editor-instance .view-lines').first().innerText(), (t) => t.includes('"version"'));
-    const firstLine = visible.replace(/\u00a0/g, ' ').split('\n').find((l) => l.trim().length > 3)!;
+    await poll(
+      'the value to open in an editor',
+      () => vs.tabTitles(),
+      (tabs) => tabs.includes('toolu_lock.txt'),
+    );
+    const visible = await poll(
+      'the lock file text',
+      () => vs.page.locator('.editor-instance .view-lines').first().innerText(),
+      (t) => t.includes('"version"'),
+    );
+    const firstLine = visible
+      .replace(/\u00a0/g, ' ')
+      .split('\n')
+      .find((l) => l.trim().length > 3)!;
     assert.ok(demo.lock.includes(firstLine.trim()), `${firstLine} is from the lock file`);
     await vs.screenshot('open-original');
   });
@@ -101,18 +118,30 @@ describe('Retained Outputs in a real VS Code', function () {
     await pick.click();
     const expectedLine = demo.lock.split('\n').findIndex((l) => l.includes('"node_modules/mocha"')) + 1;
     const cursor = vs.page.locator('.statusbar-item', { hasText: /Ln \d+, Col/ }).first();
-    await poll('the cursor to jump to the match', () => cursor.innerText(), (text) => text.startsWith(`Ln ${expectedLine},`));
+    await poll(
+      'the cursor to jump to the match',
+      () => cursor.innerText(),
+      (text) => text.startsWith(`Ln ${expectedLine},`),
+    );
   });
 
   it('context menu: Copy Stub puts the exact stub the model got on the clipboard', async () => {
     await contextAction(/read_file · toolu_lock/, 'Copy Stub');
-    const clipboard = await poll('the clipboard', () => vs.page.evaluate<string>('navigator.clipboard.readText()'), (text) => text.startsWith('[retained #'));
+    const clipboard = await poll(
+      'the clipboard',
+      () => vs.page.evaluate<string>('navigator.clipboard.readText()'),
+      (text) => text.startsWith('[retained #'),
+    );
     assert.equal(clipboard, demo.stub.content);
   });
 
   it('context menu: Copy Path gives the value file', async () => {
     await contextAction(/read_file · toolu_lock/, 'Copy Path');
-    const clipboard = await poll('the clipboard', () => vs.page.evaluate<string>('navigator.clipboard.readText()'), (text) => text.endsWith('.txt'));
+    const clipboard = await poll(
+      'the clipboard',
+      () => vs.page.evaluate<string>('navigator.clipboard.readText()'),
+      (text) => text.endsWith('.txt'),
+    );
     assert.equal(clipboard, fileURLToPath(demo.stub.uri!));
   });
 
@@ -121,31 +150,51 @@ describe('Retained Outputs in a real VS Code', function () {
     await vs.page.locator('.quick-input-widget input').fill('notes.md');
     await vs.page.locator('.quick-input-list .monaco-list-row', { hasText: 'notes.md' }).first().waitFor();
     await vs.page.keyboard.press('Enter');
-    await poll('notes.md to open', () => vs.tabTitles(), (tabs) => tabs.includes('notes.md'));
+    await poll(
+      'notes.md to open',
+      () => vs.tabTitles(),
+      (tabs) => tabs.includes('notes.md'),
+    );
     await vs.page.locator('.editor-instance .view-lines').first().waitFor();
     const link = vs.page.locator('.editor-instance .detected-link', { hasText: '[retained #toolu_lock]' }).first();
     await link.waitFor({ timeout: 30_000 });
     await link.hover();
     const hover = vs.page.locator('.monaco-hover', { hasText: 'Retained value #toolu_lock' }).first();
     await hover.waitFor({ timeout: 20_000 });
-    await poll('the hover preview', () => hover.innerText(), (text) => /read_file, \d+ bytes, \d+ lines/.test(text) && text.includes('1: {'));
+    await poll(
+      'the hover preview',
+      () => hover.innerText(),
+      (text) => /read_file, \d+ bytes, \d+ lines/.test(text) && text.includes('1: {'),
+    );
     await vs.screenshot('stub-link-hover');
     await vs.page.keyboard.press('Escape');
     // Close every editor, then follow the link with Ctrl+click.
     await vs.runCommand('View: Close All Editors');
-    await poll('editors to close', () => vs.tabTitles(), (tabs) => tabs.length === 0);
+    await poll(
+      'editors to close',
+      () => vs.tabTitles(),
+      (tabs) => tabs.length === 0,
+    );
     await vs.page.keyboard.press('Control+P');
     await vs.page.locator('.quick-input-widget input').fill('notes.md');
     await vs.page.locator('.quick-input-list .monaco-list-row', { hasText: 'notes.md' }).first().waitFor();
     await vs.page.keyboard.press('Enter');
     await link.waitFor({ timeout: 30_000 });
     await link.click({ modifiers: ['Control'] });
-    await poll('the link to open the value', () => vs.tabTitles(), (tabs) => tabs.includes('toolu_lock.txt'));
+    await poll(
+      'the link to open the value',
+      () => vs.tabTitles(),
+      (tabs) => tabs.includes('toolu_lock.txt'),
+    );
   });
 
   it('counts retained values and bytes kept out in the status bar; clicking it offers the runs to inspect', async () => {
     const item = vs.page.locator('.statusbar-item', { hasText: /retained · .* kept out/ }).first();
-    const text = await poll('the status bar count', () => item.innerText().catch(() => ''), (t) => /1 retained/.test(t));
+    const text = await poll(
+      'the status bar count',
+      () => item.innerText().catch(() => ''),
+      (t) => /1 retained/.test(t),
+    );
     assert.match(text, /1 retained · \d+(\.\d)? KB kept out/);
     await item.click();
     await vs.page.locator('.quick-input-list .monaco-list-row', { hasText: 'demo-run' }).first().waitFor();
@@ -179,16 +228,35 @@ describe('Retained Outputs in a real VS Code', function () {
 
   it('Paste without Line Numbers strips the gutters of peeked lines', async () => {
     await vs.runCommand('View: Close All Editors');
-    await poll('editors to close', () => vs.tabTitles(), (tabs) => tabs.length === 0);
+    await poll(
+      'editors to close',
+      () => vs.tabTitles(),
+      (tabs) => tabs.length === 0,
+    );
     await vs.runCommand('File: New Untitled Text File');
-    await poll('an untitled editor', () => vs.tabTitles(), (tabs) => tabs.some((t) => /^Untitled-\d+$/.test(t)));
-    await vs.page.evaluate<void, string>((text) => navigator.clipboard.writeText(text), '12:   "name": "retained-outputs",\n13:   "version": "0.1.0",');
+    await poll(
+      'an untitled editor',
+      () => vs.tabTitles(),
+      (tabs) => tabs.some((t) => /^Untitled-\d+$/.test(t)),
+    );
+    await vs.page.evaluate<void, string>(
+      (text) => navigator.clipboard.writeText(text),
+      '12:   "name": "retained-outputs",\n13:   "version": "0.1.0",',
+    );
     await vs.runCommand('Retained: Paste without Line Numbers');
-    const text = await poll('the pasted lines', () => vs.page.locator('.editor-group-container.active .view-lines').first().innerText(), (t) => t.includes('version'));
+    const text = await poll(
+      'the pasted lines',
+      () => vs.page.locator('.editor-group-container.active .view-lines').first().innerText(),
+      (t) => t.includes('version'),
+    );
     assert.equal(text.replace(/\u00a0/g, ' '), '  "name": "retained-outputs",\n  "version": "0.1.0",');
     await vs.screenshot('paste-without-line-numbers');
     await vs.runCommand('View: Revert and Close Editor');
-    await poll('the untitled editor to close', () => vs.tabTitles(), (tabs) => tabs.length === 0);
+    await poll(
+      'the untitled editor to close',
+      () => vs.tabTitles(),
+      (tabs) => tabs.length === 0,
+    );
   });
 
   /** Changes workspace settings the way a person often does: by editing .vscode/settings.json. */
@@ -201,11 +269,20 @@ describe('Retained Outputs in a real VS Code', function () {
     await openSidebar();
     setWorkspaceSettings({ 'retained.storeRoot': altStore });
     await openSidebar(/other-run/);
-    assert.equal(await view().getByRole('treeitem', { name: /demo-run/ }).count(), 0);
+    assert.equal(
+      await view()
+        .getByRole('treeitem', { name: /demo-run/ })
+        .count(),
+      0,
+    );
     await vs.screenshot('setting-store-root');
     // An invalid combination is refused with the reason, and the previous settings stay.
     setWorkspaceSettings({ 'retained.storeRoot': altStore, 'retained.thresholdBytes': 4096 });
-    const toast = vs.page.locator('.notification-toast', { hasText: 'retained.peekMaxBytes (16384) must be below retained.thresholdBytes (4096)' }).first();
+    const toast = vs.page
+      .locator('.notification-toast', {
+        hasText: 'retained.peekMaxBytes (16384) must be below retained.thresholdBytes (4096)',
+      })
+      .first();
     await toast.waitFor({ timeout: 30_000 });
     await vs.screenshot('setting-refused');
     assert.equal(await row(/other-run/).count(), 1);
@@ -220,7 +297,14 @@ describe('Retained Outputs in a real VS Code', function () {
     assert.match(await dialog.innerText(), /Delete retained value #toolu_lock/);
     await vs.screenshot('delete-confirm');
     await dialog.getByRole('button', { name: 'Delete' }).click();
-    await poll('the value to leave the tree', () => view().getByRole('treeitem', { name: /read_file · toolu_lock/ }).count(), (n) => n === 0);
+    await poll(
+      'the value to leave the tree',
+      () =>
+        view()
+          .getByRole('treeitem', { name: /read_file · toolu_lock/ })
+          .count(),
+      (n) => n === 0,
+    );
     assert.equal(existsSync(join(altStore, 'runs', 'other-run.values', 'toolu_lock.txt')), false);
   });
 });

@@ -10,11 +10,18 @@ export const CLAUDE_CODE_VERSION = '2.1.332';
 
 /** The Claude Code binary, installed by scripts/setup-agents.sh when it is missing. */
 export function claudeBinary(): string {
-  const cache = execFileSync('bash', [resolve(__dirname, '../../scripts/setup-agents.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] })
+  const cache = execFileSync('bash', [resolve(__dirname, '../../scripts/setup-agents.sh')], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
     .trim()
     .split('\n')
     .pop()!;
-  const binary = resolve(cache, `claude-code-${CLAUDE_CODE_VERSION}`, 'node_modules/@anthropic-ai/claude-code-linux-x64/claude');
+  const binary = resolve(
+    cache,
+    `claude-code-${CLAUDE_CODE_VERSION}`,
+    'node_modules/@anthropic-ai/claude-code-linux-x64/claude',
+  );
   if (!existsSync(binary)) throw new Error(`Claude Code is not at ${binary}`);
   return binary;
 }
@@ -40,7 +47,15 @@ export interface ClaudeResult {
 }
 
 export function runClaude(run: ClaudeRun, binary = claudeBinary()): Promise<ClaudeResult> {
-  const args = ['-p', run.prompt, '--output-format', 'stream-json', '--verbose', '--allowedTools', run.allowedTools.join(',')];
+  const args = [
+    '-p',
+    run.prompt,
+    '--output-format',
+    'stream-json',
+    '--verbose',
+    '--allowedTools',
+    run.allowedTools.join(','),
+  ];
   if (run.resume) args.push('--resume', run.resume);
   if (run.settingsFile) args.push('--settings', run.settingsFile);
   if (run.mcpConfigFile) args.push('--mcp-config', run.mcpConfigFile);

@@ -96,7 +96,12 @@ export class ScriptedModel {
       }
       const index = this.match(body);
       log(index ?? 'unmatched');
-      stream(res, index === undefined ? [{ type: 'text', text: '[scripted model: no rule matched this request]' }] : this.rules[index]!.reply);
+      stream(
+        res,
+        index === undefined
+          ? [{ type: 'text', text: '[scripted model: no rule matched this request]' }]
+          : this.rules[index]!.reply,
+      );
     });
   }
 
@@ -127,7 +132,16 @@ function json(res: ServerResponse, value: unknown): void {
 }
 
 function message(content: ScriptBlock[], stopReason: string) {
-  return { id: nextId(), type: 'message', role: 'assistant', model: 'claude-scripted', content, stop_reason: stopReason, stop_sequence: null, usage };
+  return {
+    id: nextId(),
+    type: 'message',
+    role: 'assistant',
+    model: 'claude-scripted',
+    content,
+    stop_reason: stopReason,
+    stop_sequence: null,
+    usage,
+  };
 }
 
 /** The reply as server-sent events, block by block, the way the real API streams it. */
@@ -139,18 +153,46 @@ function stream(res: ServerResponse, blocks: ScriptBlock[]): void {
   blocks.forEach((block, index) => {
     if (block.type === 'text') {
       send('content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
-      send('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'text_delta', text: block.text } });
+      send('content_block_delta', {
+        type: 'content_block_delta',
+        index,
+        delta: { type: 'text_delta', text: block.text },
+      });
     } else if (block.type === 'thinking') {
-      send('content_block_start', { type: 'content_block_start', index, content_block: { type: 'thinking', thinking: '', signature: '' } });
-      send('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'thinking_delta', thinking: block.thinking } });
-      send('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'signature_delta', signature: block.signature } });
+      send('content_block_start', {
+        type: 'content_block_start',
+        index,
+        content_block: { type: 'thinking', thinking: '', signature: '' },
+      });
+      send('content_block_delta', {
+        type: 'content_block_delta',
+        index,
+        delta: { type: 'thinking_delta', thinking: block.thinking },
+      });
+      send('content_block_delta', {
+        type: 'content_block_delta',
+        index,
+        delta: { type: 'signature_delta', signature: block.signature },
+      });
     } else {
-      send('content_block_start', { type: 'content_block_start', index, content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} } });
-      send('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(block.input) } });
+      send('content_block_start', {
+        type: 'content_block_start',
+        index,
+        content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} },
+      });
+      send('content_block_delta', {
+        type: 'content_block_delta',
+        index,
+        delta: { type: 'input_json_delta', partial_json: JSON.stringify(block.input) },
+      });
     }
     send('content_block_stop', { type: 'content_block_stop', index });
   });
-  send('message_delta', { type: 'message_delta', delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: 5 } });
+  send('message_delta', {
+    type: 'message_delta',
+    delta: { stop_reason: stop, stop_sequence: null },
+    usage: { output_tokens: 5 },
+  });
   send('message_stop', { type: 'message_stop' });
   res.end();
 }

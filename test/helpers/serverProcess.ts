@@ -2,11 +2,17 @@
  * Spawns the built language server (`dist/server.js --stdio`) as a real process and speaks
  * JSON-RPC to it over its stdin and stdout, as any LSP client would.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { createMessageConnection, StreamMessageReader, StreamMessageWriter, type MessageConnection } from 'vscode-jsonrpc/node';
-import { ChangedNotification, type ServerOptions } from '../../server/src/protocol';
+import {
+  createMessageConnection,
+  type MessageConnection,
+  type RequestType,
+  StreamMessageReader,
+  StreamMessageWriter,
+} from 'vscode-jsonrpc/node';
+import { ChangedNotification, type ServerOptions } from '../../shared/protocol';
 
 export const SERVER_JS = resolve(__dirname, '../../dist/server.js');
 
@@ -21,7 +27,10 @@ export class ServerProcess {
   private readonly changeWaiters: { runId: string; resolve: () => void }[] = [];
   stderr = '';
 
-  private constructor(readonly child: ChildProcess, readonly connection: MessageConnection) {
+  private constructor(
+    readonly child: ChildProcess,
+    readonly connection: MessageConnection,
+  ) {
     child.stderr!.on('data', (d: Buffer) => (this.stderr += d.toString()));
     connection.onNotification(ChangedNotification.type, ({ runId }) => {
       this.changed.push(runId);
@@ -31,9 +40,14 @@ export class ServerProcess {
 
   static async start(options: StartOptions): Promise<ServerProcess> {
     const child = options.shellPrefix
-      ? spawn('bash', ['-c', `${options.shellPrefix}; exec "${process.execPath}" "${SERVER_JS}" --stdio`], { stdio: 'pipe' })
+      ? spawn('bash', ['-c', `${options.shellPrefix}; exec "${process.execPath}" "${SERVER_JS}" --stdio`], {
+          stdio: 'pipe',
+        })
       : spawn(process.execPath, [SERVER_JS, '--stdio'], { stdio: 'pipe' });
-    const connection = createMessageConnection(new StreamMessageReader(child.stdout!), new StreamMessageWriter(child.stdin!));
+    const connection = createMessageConnection(
+      new StreamMessageReader(child.stdout!),
+      new StreamMessageWriter(child.stdin!),
+    );
     connection.onError(() => undefined);
     connection.onClose(() => undefined);
     connection.listen();
@@ -50,15 +64,30 @@ export class ServerProcess {
     return server;
   }
 
-  request<R>(method: string | { method: string }, params?: unknown): Promise<R> {
-    return this.connection.sendRequest(typeof method === 'string' ? method : method.method, params) as Promise<R>;
+  /** A typed request: its params and result are the protocol's, so a renamed field fails to compile here too. */
+  request<P, R>(type: RequestType<P, R, void>, params: NoInfer<P>): Promise<R> {
+    return this.connection.sendRequest(type.method, params) as Promise<R>;
+  }
+
+  /** Any message, typed or not: for hostile input and for LSP methods outside our protocol. */
+  raw<R = unknown>(method: string, params?: unknown): Promise<R> {
+    return this.connection.sendRequest(method, params) as Promise<R>;
   }
 
   /** Resolves on the next retained/changed notification for `runId`. */
   nextChange(runId: string, timeoutMs = 5000): Promise<void> {
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no retained/changed for ${runId} within ${timeoutMs} ms`)), timeoutMs);
-      this.changeWaiters.push({ runId, resolve: () => (clearTimeout(timer), resolve()) });
+      const timer = setTimeout(
+        () => reject(new Error(`no retained/changed for ${runId} within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
+      this.changeWaiters.push({
+        runId,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+      });
     });
   }
 

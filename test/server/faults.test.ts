@@ -7,9 +7,9 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { readEvents } from '../../server/src/core/transcript';
-import { INTERRUPTED_RESULT } from '../../server/src/core/replay';
-import { AppendRequest, ReplayRequest, RetainRequest, type ReplayResponse, type RetainResult } from '../../server/src/protocol';
+import { INTERRUPTED_RESULT } from '../../server/src/core/history/replay';
+import { readEvents } from '../../server/src/core/store/transcript';
+import { AppendRequest, ReplayRequest, RetainRequest, type RetainResult } from '../../shared/protocol';
 import { ServerProcess } from '../helpers/serverProcess';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
 
@@ -45,12 +45,19 @@ describe('faults', function () {
     const delays = [50, 1500, 4000, 7000, 9500];
     for (const [attempt, delay] of delays.entries()) {
       const server = await ServerProcess.start({ workspace });
-      const small = await server.request<RetainResult>(RetainRequest.type, { runId: 'kill', callId: `small_${attempt}`, tool: 't', text: 'k'.repeat(30000) });
+      const small = await server.request(RetainRequest.type, {
+        runId: 'kill',
+        callId: `small_${attempt}`,
+        tool: 't',
+        text: 'k'.repeat(30000),
+      });
       stubs.push(small);
-      const pending = server.request<RetainResult>(RetainRequest.type, { runId: 'kill', callId: `huge_${attempt}`, tool: 'cat', text: huge }).then(
-        (r) => stubs.push(r),
-        () => undefined,
-      );
+      const pending = server
+        .request(RetainRequest.type, { runId: 'kill', callId: `huge_${attempt}`, tool: 'cat', text: huge })
+        .then(
+          (r) => stubs.push(r),
+          () => undefined,
+        );
       await new Promise((r) => setTimeout(r, delay));
       await server.kill('SIGKILL');
       await pending;
@@ -77,20 +84,28 @@ describe('faults', function () {
     const workspace = tempDir();
     const server = await ServerProcess.start({ workspace, shellPrefix: 'ulimit -f 64' }); // 64 blocks of 512 B = 32 KiB
     try {
-      const small = await server.request<RetainResult>(RetainRequest.type, { runId: 'r', callId: 'c0', tool: 't', text: 'before' });
+      const small = await server.request(RetainRequest.type, { runId: 'r', callId: 'c0', tool: 't', text: 'before' });
       assert.equal(small.content, 'before');
       const transcript = join(workspace, '.retained', 'runs', 'r.jsonl');
       const before = readFileSync(transcript);
       const text = 'q'.repeat(100_000);
-      const r = await server.request<RetainResult>(RetainRequest.type, { runId: 'r', callId: 'c', tool: 't', text });
+      const r = await server.request(RetainRequest.type, { runId: 'r', callId: 'c', tool: 't', text });
       assert.equal(r.retained, false);
       // Neither the value nor the verbatim event fit: the model is told what every replay will say.
       assert.equal(r.content, INTERRUPTED_RESULT);
-      assert.match(r.warning!, /the value could not be written \(EFBIG.*the result was not recorded \((EFBIG|short write)/s);
+      assert.match(
+        r.warning!,
+        /the value could not be written \(EFBIG.*the result was not recorded \((EFBIG|short write)/s,
+      );
       assert.deepEqual(readFileSync(transcript), before, 'the failed append took back what it wrote');
-      const replay = await server.request<ReplayResponse>(ReplayRequest.type, { runId: 'r', shape: 'text' });
+      const replay = await server.request(ReplayRequest.type, { runId: 'r', shape: 'text' });
       assert.ok(replay.shape === 'text' && !replay.text.includes('qqqq'));
-      const ok = await server.request<RetainResult>(RetainRequest.type, { runId: 'r', callId: 'c2', tool: 't', text: 'still serving' });
+      const ok = await server.request(RetainRequest.type, {
+        runId: 'r',
+        callId: 'c2',
+        tool: 't',
+        text: 'still serving',
+      });
       assert.equal(ok.content, 'still serving');
     } finally {
       await server.stop();
@@ -106,9 +121,17 @@ describe('faults', function () {
           Promise.all(
             Array.from({ length: 40 }, async (_, i) => {
               const text = `${s}-${i}\n`.repeat(8000 + i);
-              const r = await server.request<RetainResult>(RetainRequest.type, { runId: 'multi', callId: `s${s}_c${i}`, tool: 't', text });
+              const r = await server.request(RetainRequest.type, {
+                runId: 'multi',
+                callId: `s${s}_c${i}`,
+                tool: 't',
+                text,
+              });
               assert.equal(readFileSync(fileURLToPath(r.uri!), 'utf8'), text);
-              await server.request(AppendRequest.type, { runId: 'multi', event: { type: 'user', text: `note ${s}-${i}` } });
+              await server.request(AppendRequest.type, {
+                runId: 'multi',
+                event: { type: 'user', text: `note ${s}-${i}` },
+              });
             }),
           ),
         ),
@@ -128,11 +151,29 @@ describe('faults', function () {
     const server = await ServerProcess.start({ workspace, settings: { thresholdBytes: 2048, peekMaxBytes: 1024 } });
     const ids: string[] = [];
     for (let i = 0; i < 300; i++) {
-      ids.push(`../${i}`, `a/b/${i}`, `x\0${i}`, `é${i}😀`, `${'L'.repeat(10_000)}${i}`, `call.${i}`, `call_${i}`, `..\\..\\${i}`, `/etc/passwd${i}`, ` ${i} `);
+      ids.push(
+        `../${i}`,
+        `a/b/${i}`,
+        `x\0${i}`,
+        `é${i}😀`,
+        `${'L'.repeat(1000)}${i}`,
+        `call.${i}`,
+        `call_${i}`,
+        `..\\..\\${i}`,
+        `/etc/passwd${i}`,
+        ` ${i} `,
+      );
     }
     try {
       const results = await Promise.all(
-        ids.map((callId, i) => server.request<RetainResult>(RetainRequest.type, { runId: '../../escape', callId, tool: 't', text: `${i}:${callId}\n`.repeat(1000).slice(0, 4000) + `#${i}` })),
+        ids.map((callId, i) =>
+          server.request(RetainRequest.type, {
+            runId: '../../escape',
+            callId,
+            tool: 't',
+            text: `${`${i}:${callId}\n`.repeat(1000).slice(0, 4000)}#${i}`,
+          }),
+        ),
       );
       const runsDir = resolve(workspace, '.retained', 'runs');
       const files = new Set<string>();
@@ -145,7 +186,13 @@ describe('faults', function () {
         assert.ok(readFileSync(file, 'utf8').endsWith(`#${i}`));
       });
       assert.deepEqual(readdirSync(resolve(workspace, '.retained')).sort(), ['.gitignore', 'runs']);
-      assert.deepEqual(readdirSync(runsDir).map((n) => n.replace(/^[^.]+/, '*')).sort(), ['*.jsonl', '*.meta.json', '*.values'], 'one transcript, its meta and one values folder');
+      assert.deepEqual(
+        readdirSync(runsDir)
+          .map((n) => n.replace(/^[^.]+/, '*'))
+          .sort(),
+        ['*.jsonl', '*.meta.json', '*.values'],
+        'one transcript, its meta and one values folder',
+      );
     } finally {
       await server.stop();
     }

@@ -7,9 +7,43 @@ const SAFE = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** Hostile call ids: traversal, separators, NUL, unicode, huge, and ids equal after sanitizing. */
 function hostileIds(): string[] {
-  const ids = ['../', '..', '.', '', '/', '\\', '../../etc/passwd', 'a/b', 'a\\b', 'a\0b', '\0', 'toolu_01', 'toolu_01 ',
-    'é', 'e\u0301', '😀', '\ud800', 'CON', 'a'.repeat(10_000), 'a'.repeat(64), 'a'.repeat(65), `${'a'.repeat(64)}b`,
-    'x--0123456789abcdef', 'x_', 'x.', 'x/', 'x:', 'x?', 'x*', '..%2f', '%2e%2e/', '\n', '\r\n', ' ', '\t'];
+  const ids = [
+    '../',
+    '..',
+    '.',
+    '',
+    '/',
+    '\\',
+    '../../etc/passwd',
+    'a/b',
+    'a\\b',
+    'a\0b',
+    '\0',
+    'toolu_01',
+    'toolu_01 ',
+    'é',
+    'e\u0301',
+    '😀',
+    '\ud800',
+    'CON',
+    'a'.repeat(10_000),
+    'a'.repeat(64),
+    'a'.repeat(65),
+    `${'a'.repeat(64)}b`,
+    'x--0123456789abcdef',
+    'x_',
+    'x.',
+    'x/',
+    'x:',
+    'x?',
+    'x*',
+    '..%2f',
+    '%2e%2e/',
+    '\n',
+    '\r\n',
+    ' ',
+    '\t',
+  ];
   for (let i = 0; i < 200; i++) ids.push(`call/${i}`, `call.${i}`, `call_${i}`, `call ${i}`, `../call${i}`);
   return ids;
 }
@@ -34,7 +68,10 @@ describe('ids: the one sanitizer', () => {
     for (const raw of hostileIds()) {
       const id = sanitizeId(raw);
       const before = seen.get(id);
-      assert.ok(before === undefined || before === raw, `${JSON.stringify(before)} and ${JSON.stringify(raw)} both became ${id}`);
+      assert.ok(
+        before === undefined || before === raw,
+        `${JSON.stringify(before)} and ${JSON.stringify(raw)} both became ${id}`,
+      );
       seen.set(id, raw);
     }
   });
@@ -52,18 +89,24 @@ describe('ids: the one sanitizer', () => {
 
   it('property: output is always safe, stable, and injective over arbitrary strings', () => {
     fc.assert(
-      fc.property(fc.array(fc.oneof(fc.string({ unit: 'binary', maxLength: 200 }), fc.string({ maxLength: 80 })), { minLength: 2, maxLength: 60 }), (raws) => {
-        const seen = new Map<string, string>();
-        for (const raw of raws) {
-          const id = sanitizeId(raw);
-          if (!SAFE.test(id)) return false;
-          if (sanitizeId(raw) !== id) return false;
-          const before = seen.get(id);
-          if (before !== undefined && before !== raw) return false;
-          seen.set(id, raw);
-        }
-        return true;
-      }),
+      fc.property(
+        fc.array(fc.oneof(fc.string({ unit: 'binary', maxLength: 200 }), fc.string({ maxLength: 80 })), {
+          minLength: 2,
+          maxLength: 60,
+        }),
+        (raws) => {
+          const seen = new Map<string, string>();
+          for (const raw of raws) {
+            const id = sanitizeId(raw);
+            if (!SAFE.test(id)) return false;
+            if (sanitizeId(raw) !== id) return false;
+            const before = seen.get(id);
+            if (before !== undefined && before !== raw) return false;
+            seen.set(id, raw);
+          }
+          return true;
+        },
+      ),
       { numRuns: 300 },
     );
   });

@@ -8,13 +8,14 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { validateHistory } from '../../server/src/core/historyValidator';
-import { importRun, type ImportResult } from '../../server/src/core/import/importRun';
-import { cutOf, responseStarts } from '../../server/src/core/inspection';
-import { PROVIDER_SHAPES, toAnthropic, toOpenAIChat, toOpenAIResponses } from '../../server/src/core/providers';
-import { INTERRUPTED_RESULT, replayStructured, resultText, type View } from '../../server/src/core/replay';
-import { RetentionService } from '../../server/src/core/retention';
-import type { TranscriptEvent } from '../../server/src/core/transcript';
+import { validateHistory } from '../../server/src/core/history/pairing';
+import { toAnthropic, toOpenAIChat, toOpenAIResponses } from '../../server/src/core/history/providers';
+import { INTERRUPTED_RESULT, replayStructured, resultText } from '../../server/src/core/history/replay';
+import { cutOf, responseStarts } from '../../server/src/core/inspection/rows';
+import { RetentionService } from '../../server/src/core/service';
+import type { TranscriptEvent } from '../../shared/events';
+import { PROVIDER_SHAPES, type View } from '../../shared/history';
+import type { ImportParams, ImportResult } from '../../shared/protocol';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
 
 const TRANSCRIPTS = resolve(__dirname, '../fixtures/transcripts');
@@ -26,7 +27,8 @@ async function freshService() {
   return s;
 }
 
-const importFile = (s: RetentionService, path: string, more: Partial<Parameters<typeof importRun>[1]> = {}) => importRun(s, { path, ...more }, tempDir());
+const importFile = (s: RetentionService, path: string, more: Partial<ImportParams> = {}) =>
+  s.importer.import({ path, ...more });
 
 /** The recorded session file of a scenario, and its folder. */
 function recorded(scenario: string): string {
@@ -37,10 +39,21 @@ function recorded(scenario: string): string {
 /** Messages as the API reads them: no cache_control, a string content as its one text block, keys sorted. */
 function normalized(messages: readonly unknown[]): string[] {
   const sort = (v: unknown): unknown =>
-    Array.isArray(v) ? v.map(sort) : v && typeof v === 'object' ? Object.fromEntries(Object.keys(v).sort().filter((k) => k !== 'cache_control').map((k) => [k, sort((v as Record<string, unknown>)[k])])) : v;
+    Array.isArray(v)
+      ? v.map(sort)
+      : v && typeof v === 'object'
+        ? Object.fromEntries(
+            Object.keys(v)
+              .sort()
+              .filter((k) => k !== 'cache_control')
+              .map((k) => [k, sort((v as Record<string, unknown>)[k])]),
+          )
+        : v;
   return messages.map((m) => {
     const { role, content } = m as { role: string; content: unknown };
-    return JSON.stringify(sort({ role, content: typeof content === 'string' ? [{ type: 'text', text: content }] : content }));
+    return JSON.stringify(
+      sort({ role, content: typeof content === 'string' ? [{ type: 'text', text: content }] : content }),
+    );
   });
 }
 
@@ -57,11 +70,14 @@ function loggedRequests(scenario: string): Logged[] {
 }
 const isSubagent = (r: Logged) => JSON.stringify(r.body.messages[0]).includes('SUBAGENT-TASK');
 /** The compaction's own request (write a summary): Claude Code keeps no request record of it. */
-const isSummaryRequest = (r: Logged) => JSON.stringify(r.body.messages[r.body.messages.length - 1]).includes('Respond with TEXT ONLY');
+const isSummaryRequest = (r: Logged) =>
+  JSON.stringify(r.body.messages[r.body.messages.length - 1]).includes('Respond with TEXT ONLY');
 
 /** Request k of a run as the replay rebuilds it, in Anthropic's shape. */
 function rebuilt(events: readonly TranscriptEvent[], request: number, view: View, existing = new Set<string>()) {
-  return toAnthropic(replayStructured({ events: events.slice(0, cutOf(events, request)), existingValues: existing, view }).messages);
+  return toAnthropic(
+    replayStructured({ events: events.slice(0, cutOf(events, request)), existingValues: existing, view }).messages,
+  );
 }
 
 /**
@@ -70,17 +86,33 @@ function rebuilt(events: readonly TranscriptEvent[], request: number, view: View
  * interrupted result made up for a call whose result is in the file.
  */
 async function assertSound(s: RetentionService, result: ImportResult) {
-  const { events } = await s.transcript(result.runId);
+  const { events } = await s.transcript({ runId: result.runId });
   const results = new Set(events.flatMap((e) => (e.type === 'tool_call_finished' ? [e.callId] : [])));
   const calls = events.flatMap((e) => (e.type === 'assistant' ? (e.toolCalls ?? []).map((t) => t.id) : []));
-  assert.deepEqual(calls.filter((id) => !results.has(id)), [], 'every call has its result');
+  assert.deepEqual(
+    calls.filter((id) => !results.has(id)),
+    [],
+    'every call has its result',
+  );
   const requests = responseStarts(events).length + 1;
   for (let k = 1; k <= requests; k++) {
     for (const view of ['sent', 'retained'] as const) {
-      const { messages } = replayStructured({ events: events.slice(0, cutOf(events, k)), existingValues: new Set(), view });
-      const shapes = { anthropic: toAnthropic(messages), 'openai-chat': toOpenAIChat(messages), 'openai-responses': toOpenAIResponses(messages) };
-      for (const shape of PROVIDER_SHAPES) assert.deepEqual(validateHistory(shape, shapes[shape]), [], `request ${k}, ${shape}, ${view}`);
-      assert.ok(!JSON.stringify(messages).includes(INTERRUPTED_RESULT), `request ${k}, ${view}: no invented interrupted result`);
+      const { messages } = replayStructured({
+        events: events.slice(0, cutOf(events, k)),
+        existingValues: new Set(),
+        view,
+      });
+      const shapes = {
+        anthropic: toAnthropic(messages),
+        'openai-chat': toOpenAIChat(messages),
+        'openai-responses': toOpenAIResponses(messages),
+      };
+      for (const shape of PROVIDER_SHAPES)
+        assert.deepEqual(validateHistory(shape, shapes[shape]), [], `request ${k}, ${shape}, ${view}`);
+      assert.ok(
+        !JSON.stringify(messages).includes(INTERRUPTED_RESULT),
+        `request ${k}, ${view}: no invented interrupted result`,
+      );
     }
   }
 }
@@ -93,7 +125,11 @@ describe('importing agent sessions', () => {
       { file: 'claude-code_spotter_subagent_agent-a2898e3.jsonl', format: 'claude-code', toolCalls: 33, retained: 3 },
       { file: 'claude-code_spotter_main_with_task_subagent.jsonl', format: 'claude-code', toolCalls: 16 },
       { file: 'claude-code_spotter_tool_heavy.jsonl', format: 'claude-code', toolCalls: 6 },
-      { file: 'codex_rollout-2025-11-17T15-30-28-019a93b9-f380-7600-98ff-940e6b99603c.jsonl', format: 'codex', toolCalls: 39 },
+      {
+        file: 'codex_rollout-2025-11-17T15-30-28-019a93b9-f380-7600-98ff-940e6b99603c.jsonl',
+        format: 'codex',
+        toolCalls: 39,
+      },
     ] as const;
     for (const c of cases) {
       it(`${c.file}: ${c.toolCalls} tool calls, each answered once, every provider shape valid in both views`, async () => {
@@ -113,25 +149,60 @@ describe('importing agent sessions', () => {
       const result = await importFile(s, file);
       assert.equal(result.format, 'copilot');
       assert.equal(result.fidelity, 'exact');
-      assert.equal(result.skipped['request/copilotLanguageModelWrapper'], 6, 'side requests (titles, summaries) counted, not imported');
+      assert.equal(
+        result.skipped['request/copilotLanguageModelWrapper'],
+        6,
+        'side requests (titles, summaries) counted, not imported',
+      );
       await assertSound(s, result);
-      const { events } = await s.transcript(result.runId);
+      const { events } = await s.transcript({ runId: result.runId });
       // Copilot's own messages in the Chat Completions shape: 0 system, 1 user, 2 assistant, 3 tool.
       type Part = { type: number; text?: string };
-      type CopilotMessage = { role: number; content: Part[]; toolCalls?: { id: string; function: { name: string; arguments: string } }[]; toolCallId?: string };
-      const text = (m: CopilotMessage) => m.content.filter((p) => p.type === 1 && p.text).map((p) => p.text).join('\n');
+      type CopilotMessage = {
+        role: number;
+        content: Part[];
+        toolCalls?: { id: string; function: { name: string; arguments: string } }[];
+        toolCallId?: string;
+      };
+      const text = (m: CopilotMessage) =>
+        m.content
+          .filter((p) => p.type === 1 && p.text)
+          .map((p) => p.text)
+          .join('\n');
       const chat = (m: CopilotMessage) =>
         m.role === 3
           ? { role: 'tool', tool_call_id: m.toolCallId, content: text(m) }
           : m.role === 2
-            ? { role: 'assistant', content: text(m) || null, ...(m.toolCalls?.length ? { tool_calls: m.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.function.name, arguments: JSON.stringify(JSON.parse(c.function.arguments)) } })) } : {}) }
+            ? {
+                role: 'assistant',
+                content: text(m) || null,
+                ...(m.toolCalls?.length
+                  ? {
+                      tool_calls: m.toolCalls.map((c) => ({
+                        id: c.id,
+                        type: 'function',
+                        function: {
+                          name: c.function.name,
+                          arguments: JSON.stringify(JSON.parse(c.function.arguments)),
+                        },
+                      })),
+                    }
+                  : {}),
+              }
             : { role: m.role === 0 ? 'system' : 'user', content: text(m) };
-      const data = JSON.parse(readFileSync(file, 'utf8')) as { prompts: { logs: { kind: string; name?: string; requestMessages?: { messages: CopilotMessage[] } }[] }[] };
-      const logged = data.prompts.flatMap((p) => p.logs.filter((l) => l.kind === 'request' && l.name === 'panel/editAgent'));
+      const data = JSON.parse(readFileSync(file, 'utf8')) as {
+        prompts: { logs: { kind: string; name?: string; requestMessages?: { messages: CopilotMessage[] } }[] }[];
+      };
+      const logged = data.prompts.flatMap((p) =>
+        p.logs.filter((l) => l.kind === 'request' && l.name === 'panel/editAgent'),
+      );
       assert.equal(logged.length, 13);
       assert.equal(responseStarts(events).length, 13, 'one model call per logged request');
       logged.forEach((request, k) => {
-        const ours = toOpenAIChat(replayStructured({ events: events.slice(0, cutOf(events, k + 1)), existingValues: new Set(), view: 'sent' }).messages);
+        const ours = toOpenAIChat(
+          replayStructured({ events: events.slice(0, cutOf(events, k + 1)), existingValues: new Set(), view: 'sent' })
+            .messages,
+        );
         assert.deepEqual(ours, request.requestMessages!.messages.map(chat), `request ${k + 1}`);
       });
     });
@@ -139,33 +210,48 @@ describe('importing agent sessions', () => {
     it('keeps the original times, adds no peek_value, and counts every record kind it leaves out', async () => {
       const s = await freshService();
       const result = await importFile(s, join(TRANSCRIPTS, cases[1].file));
-      const { events } = await s.transcript(result.runId);
+      const { events } = await s.transcript({ runId: result.runId });
       const start = events[0]!;
       assert.ok(start.type === 'run_started');
       assert.ok(!start.tools.includes('peek_value'), 'Claude Code never had peek_value');
       assert.equal(start.source?.format, 'claude-code');
-      const lines = readFileSync(join(TRANSCRIPTS, cases[1].file), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { timestamp?: string; type: string });
+      const lines = readFileSync(join(TRANSCRIPTS, cases[1].file), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { timestamp?: string; type: string });
       const times = new Set(lines.map((l) => l.timestamp));
-      assert.ok(events.every((e) => e.ts === undefined || times.has(e.ts)), 'every event keeps a time from the file');
+      assert.ok(
+        events.every((e) => e.ts === undefined || times.has(e.ts)),
+        'every event keeps a time from the file',
+      );
       assert.equal(result.skipped['progress/agent_progress'], 19);
       assert.equal(result.skipped['progress/hook_progress'], 25);
       assert.equal(result.skipped['file-history-snapshot'], 3);
       assert.equal(result.skipped['system/stop_hook_summary'], 1);
-      const [summary] = await s.runs([result.runId]);
-      assert.equal(summary!.startedAt, new Date(lines.find((l) => l.timestamp)!.timestamp!).toISOString(), 'the run began when the session did');
+      const [summary] = await s.listRuns({ runIds: [result.runId] });
+      assert.equal(
+        summary!.startedAt,
+        new Date(lines.find((l) => l.timestamp)!.timestamp!).toISOString(),
+        'the run began when the session did',
+      );
     });
 
     it('Codex: custom tool calls stay custom in the Responses shape; an aborted turn is an interrupted stop after its outputs', async () => {
       const s = await freshService();
       const result = await importFile(s, join(TRANSCRIPTS, 'codex_agent-sessions_schema_coverage_small.jsonl'));
       await assertSound(s, result);
-      const { events } = await s.transcript(result.runId);
+      const { events } = await s.transcript({ runId: result.runId });
       const stop = events.findIndex((e) => e.type === 'turn_ended' && e.stopReason === 'interrupted');
       const output = events.findIndex((e) => e.type === 'tool_call_finished' && e.callId === 'call-1');
-      assert.ok(stop > output && output > 0, 'turn_aborted is an interrupted stop, after the output Codex recorded for the cut call');
+      assert.ok(
+        stop > output && output > 0,
+        'turn_aborted is an interrupted stop, after the output Codex recorded for the cut call',
+      );
       const compaction = events.findIndex((e) => e.type === 'compaction');
       assert.ok(compaction > stop, 'compacted records restart the history');
-      const items = toOpenAIResponses(replayStructured({ events: events.slice(0, compaction), existingValues: new Set() }).messages);
+      const items = toOpenAIResponses(
+        replayStructured({ events: events.slice(0, compaction), existingValues: new Set() }).messages,
+      );
       assert.deepEqual(
         items.find((i) => i.type === 'custom_tool_call'),
         { type: 'custom_tool_call', call_id: 'call-1', name: 'shell', input: '{"command":["ls"]}' },
@@ -177,14 +263,19 @@ describe('importing agent sessions', () => {
     it('Codex: reasoning keeps its encrypted content; event_msg copies are not imported twice', async () => {
       const s = await freshService();
       const result = await importFile(s, join(TRANSCRIPTS, cases[3].file));
-      const replay = await s.replay(result.runId, 'openai-responses');
+      const replay = await s.history.replay({ runId: result.runId, shape: 'openai-responses' });
       assert.ok(replay.shape === 'openai-responses');
       const reasoning = replay.messages.filter((i) => i.type === 'reasoning');
-      assert.ok(reasoning.length >= 30 && reasoning.every((i) => i.type === 'reasoning' && i.encrypted_content.length > 0));
-      const { events } = await s.transcript(result.runId);
+      assert.ok(
+        reasoning.length >= 30 && reasoning.every((i) => i.type === 'reasoning' && i.encrypted_content.length > 0),
+      );
+      const { events } = await s.transcript({ runId: result.runId });
       const users = events.flatMap((e) => (e.type === 'user' ? [e] : []));
       assert.equal(users.filter((u) => u.text.startsWith('finish up the users work')).length, 1);
-      assert.ok(users.some((u) => u.injected && u.text.startsWith('<environment_context>')), 'the environment Codex adds is marked injected');
+      assert.ok(
+        users.some((u) => u.injected && u.text.startsWith('<environment_context>')),
+        'the environment Codex adds is marked injected',
+      );
       assert.ok(result.skipped['event_msg/token_count']! > 0);
     });
   });
@@ -197,15 +288,23 @@ describe('importing agent sessions', () => {
         assert.equal(result.fidelity, 'exact');
         assert.deepEqual(result.notes, []);
         await assertSound(s, result);
-        const runs: [ImportResult, Logged[]][] = [[result, loggedRequests(scenario).filter((r) => !isSubagent(r) && !isSummaryRequest(r))]];
+        const runs: [ImportResult, Logged[]][] = [
+          [result, loggedRequests(scenario).filter((r) => !isSubagent(r) && !isSummaryRequest(r))],
+        ];
         if (scenario === 'subagent') {
           assert.equal(result.subagents.length, 1, 'the subagent is a run of its own');
           runs.push([result.subagents[0]!, loggedRequests(scenario).filter(isSubagent)]);
         }
         for (const [run, logged] of runs) {
-          const { events } = await s.transcript(run.runId);
+          const { events } = await s.transcript({ runId: run.runId });
           assert.ok(logged.length >= 2);
-          logged.forEach((request, k) => assert.deepEqual(normalized(rebuilt(events, k + 1, 'sent')), normalized(request.body.messages), `${run.runId}: request ${k + 1}`));
+          for (const [k, request] of logged.entries()) {
+            assert.deepEqual(
+              normalized(rebuilt(events, k + 1, 'sent')),
+              normalized(request.body.messages),
+              `${run.runId}: model call ${k + 1}`,
+            );
+          }
         }
       });
     }
@@ -213,10 +312,13 @@ describe('importing agent sessions', () => {
     it('parallel calls: one response with all three calls, results in the order they finished', async () => {
       const s = await freshService();
       const result = await importFile(s, recorded('parallel-and-big'));
-      const { events } = await s.transcript(result.runId);
+      const { events } = await s.transcript({ runId: result.runId });
       const first = events.find((e) => e.type === 'assistant' && e.toolCalls);
       assert.ok(first?.type === 'assistant');
-      assert.deepEqual(first.toolCalls!.map((c) => c.id), ['toolu_slowA', 'toolu_fastB', 'toolu_readC']);
+      assert.deepEqual(
+        first.toolCalls!.map((c) => c.id),
+        ['toolu_slowA', 'toolu_fastB', 'toolu_readC'],
+      );
       assert.equal(first.thinking?.[0]?.signature, 'c2lnbmF0dXJlLXBhcmFsbGVs', 'thinking kept with its signature');
       const order = events.flatMap((e) => (e.type === 'tool_call_finished' ? [e.callId] : []));
       assert.deepEqual(order.slice(0, 3), ['toolu_readC', 'toolu_fastB', 'toolu_slowA']);
@@ -226,13 +328,17 @@ describe('importing agent sessions', () => {
       const s = await freshService();
       const result = await importFile(s, recorded('parallel-and-big'));
       assert.equal(result.lostOutputs, 0);
-      const { events } = await s.transcript(result.runId);
+      const { events } = await s.transcript({ runId: result.runId });
       const big = events.find((e) => e.type === 'tool_call_finished' && e.callId === 'toolu_bigD');
       assert.ok(big?.type === 'tool_call_finished' && big.valueId);
       const saved = readdirSync(join(recorded('parallel-and-big').replace(/\.jsonl$/, ''), 'tool-results'))[0]!;
       const original = readFileSync(join(recorded('parallel-and-big').replace(/\.jsonl$/, ''), 'tool-results', saved));
       assert.ok(original.length > 1_000_000);
-      assert.equal(readFileSync(s.store.valuePath(result.runId, big.valueId)).compare(original), 0, 'the value is the full output, byte for byte');
+      assert.equal(
+        readFileSync(s.store.valuePath(result.runId, big.valueId)).compare(original),
+        0,
+        'the value is the full output, byte for byte',
+      );
       assert.ok(typeof big.sent === 'string' && big.sent.startsWith('<persisted-output>') && big.sent.length < 3000);
       // As sent: the preview. With Retained Outputs: our stub, the error in the middle a landmark.
       const existing = new Set([big.valueId]);
@@ -256,7 +362,7 @@ describe('importing agent sessions', () => {
       rmSync(join(file.replace(/\.jsonl$/, ''), 'tool-results'), { recursive: true });
       const result = await importFile(s, file);
       assert.equal(result.lostOutputs, 1);
-      const { events } = await s.transcript(result.runId);
+      const { events } = await s.transcript({ runId: result.runId });
       const big = events.find((e) => e.type === 'tool_call_finished' && e.callId === 'toolu_bigD');
       assert.ok(big?.type === 'tool_call_finished' && big.lost && big.result?.startsWith('<persisted-output>'));
     });
@@ -264,22 +370,42 @@ describe('importing agent sessions', () => {
     it('a compaction: the requests after it send the summary and what the compaction kept, not what it dropped', async () => {
       const s = await freshService();
       const result = await importFile(s, recorded('compact'));
-      const { events } = await s.transcript(result.runId);
+      const { events } = await s.transcript({ runId: result.runId });
       const compaction = events.findIndex((e) => e.type === 'compaction');
       assert.ok(compaction > 0);
       const after = rebuilt(events, 3, 'sent');
-      assert.ok(!JSON.stringify(after).includes('toolu_beforeE'), 'the call before the compaction is gone from later requests');
+      assert.ok(
+        !JSON.stringify(after).includes('toolu_beforeE'),
+        'the call before the compaction is gone from later requests',
+      );
       assert.match(JSON.stringify(after[0]), /This session is being continued/);
-      const outline = await s.inspect({ runId: result.runId });
-      assert.ok(outline.outline.requests[2]!.bytesSent < outline.outline.requests[1]!.bytesSent + 20_000, 'the figures follow the compaction');
+      const outline = await s.inspection.inspect({ runId: result.runId });
+      assert.ok(
+        outline.outline.modelCalls[2]!.bytesSent < outline.outline.modelCalls[1]!.bytesSent + 20_000,
+        'the figures follow the compaction',
+      );
     });
   });
 
   describe('the minimal interleaving case of a parallel response', () => {
     it('eight lines: one assistant message with A, B, C and their inputs, then three results, then "done"', async () => {
       const line = (o: object) => JSON.stringify({ sessionId: 's', timestamp: '2026-01-01T00:00:00.000Z', ...o });
-      const use = (id: string) => line({ type: 'assistant', uuid: `a${id}`, message: { id: 'msg_X', role: 'assistant', content: [{ type: 'tool_use', id, name: 'Read', input: { file_path: `/${id}` } }] } });
-      const result = (id: string) => line({ type: 'user', uuid: `r${id}`, message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: `content of ${id}` }] } });
+      const use = (id: string) =>
+        line({
+          type: 'assistant',
+          uuid: `a${id}`,
+          message: {
+            id: 'msg_X',
+            role: 'assistant',
+            content: [{ type: 'tool_use', id, name: 'Read', input: { file_path: `/${id}` } }],
+          },
+        });
+      const result = (id: string) =>
+        line({
+          type: 'user',
+          uuid: `r${id}`,
+          message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: `content of ${id}` }] },
+        });
       const file = join(tempDir(), 'interleaved.jsonl');
       writeFileSync(
         file,
@@ -291,20 +417,32 @@ describe('importing agent sessions', () => {
           use('C'),
           result('B'),
           result('C'),
-          line({ type: 'assistant', uuid: 'y', message: { id: 'msg_Y', role: 'assistant', content: [{ type: 'text', text: 'done' }] } }),
+          line({
+            type: 'assistant',
+            uuid: 'y',
+            message: { id: 'msg_Y', role: 'assistant', content: [{ type: 'text', text: 'done' }] },
+          }),
         ].join('\n'),
       );
       const s = await freshService();
       const imported = await importFile(s, file);
-      const replay = await s.replay(imported.runId, 'anthropic', { view: 'sent' });
+      const replay = await s.history.replay({ runId: imported.runId, shape: 'anthropic', view: 'sent' });
       assert.ok(replay.shape === 'anthropic');
       assert.deepEqual(replay.messages, [
         { role: 'user', content: [{ type: 'text', text: 'go' }] },
         {
           role: 'assistant',
-          content: ['A', 'B', 'C'].map((id) => ({ type: 'tool_use', id, name: 'Read', input: { file_path: `/${id}` } })),
+          content: ['A', 'B', 'C'].map((id) => ({
+            type: 'tool_use',
+            id,
+            name: 'Read',
+            input: { file_path: `/${id}` },
+          })),
         },
-        { role: 'user', content: ['A', 'B', 'C'].map((id) => ({ type: 'tool_result', tool_use_id: id, content: `content of ${id}` })) },
+        {
+          role: 'user',
+          content: ['A', 'B', 'C'].map((id) => ({ type: 'tool_result', tool_use_id: id, content: `content of ${id}` })),
+        },
         { role: 'assistant', content: [{ type: 'text', text: 'done' }] },
       ]);
       assert.deepEqual(validateHistory('anthropic', replay.messages), []);
@@ -315,14 +453,23 @@ describe('importing agent sessions', () => {
     it('refuses, creating nothing: a format that finds no conversation, a file with none, a bad runId', async () => {
       const s = await freshService();
       const codex = join(TRANSCRIPTS, 'codex_rollout-2025-11-17T15-30-28-019a93b9-f380-7600-98ff-940e6b99603c.jsonl');
-      await assert.rejects(importFile(s, codex, { format: 'claude-code' }), /holds no Claude Code conversation \(is the format right\?\)/);
+      await assert.rejects(
+        importFile(s, codex, { format: 'claude-code' }),
+        /holds no Claude Code conversation \(is the format right\?\)/,
+      );
       const empty = join(tempDir(), 'empty.jsonl');
       writeFileSync(empty, '{"type":"queue-operation","sessionId":"s"}\n');
       await assert.rejects(importFile(s, empty), /holds no Claude Code conversation/);
-      await assert.rejects(importFile(s, codex, { runId: 7 as unknown as string }), /runId must be a non-empty string/);
-      await assert.rejects(importFile(s, codex, { runId: '' }), /runId must be a non-empty string/);
-      await assert.rejects(importFile(s, codex, { format: 'cursor' as 'codex' }), /format must be one of claude-code, codex/);
-      assert.deepEqual(await s.runs(), [], 'nothing was created');
+      await assert.rejects(
+        importFile(s, codex, { runId: 7 as unknown as string }),
+        /params\.runId must be a string \(got number 7\)/,
+      );
+      await assert.rejects(importFile(s, codex, { runId: '' }), /params\.runId must not be empty/);
+      await assert.rejects(
+        importFile(s, codex, { format: 'cursor' as 'codex' }),
+        /params\.format must be one of "claude-code", "codex", "copilot"/,
+      );
+      assert.deepEqual(await s.listRuns(), [], 'nothing was created');
     });
 
     it('reads only regular files: a FIFO and a folder are refused at once', async () => {
@@ -333,12 +480,12 @@ describe('importing agent sessions', () => {
       await assert.rejects(importFile(s, tempDir()), /is not a regular file/);
     });
 
-    it('a byte order mark is fine; a relative path is the workspace\'s', async () => {
-      const s = await freshService();
+    it("a byte order mark is fine; a relative path is the workspace's", async () => {
       const workspace = tempDir();
+      const s = new RetentionService(tempDir(), { workspace });
       const text = readFileSync(join(TRANSCRIPTS, 'claude-code_spotter_tool_heavy.jsonl'));
       writeFileSync(join(workspace, 'bom.jsonl'), Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), text]));
-      const result = await importRun(s, { path: 'bom.jsonl' }, workspace);
+      const result = await s.importer.import({ path: 'bom.jsonl' });
       assert.deepEqual(result.skippedLines, []);
       assert.equal(result.toolCalls, 6);
     });
@@ -347,12 +494,15 @@ describe('importing agent sessions', () => {
       const s = await freshService();
       const file = join(TRANSCRIPTS, 'claude-code_spotter_tool_heavy.jsonl');
       const first = await importFile(s, file, { runId: 'tool heavy (copy)' });
-      await assert.rejects(importFile(s, file, { runId: 'tool heavy (copy)' }), (err: Error & { runId?: string }) => err.runId === first.runId && /exists already/.test(err.message));
+      await assert.rejects(
+        importFile(s, file, { runId: 'tool heavy (copy)' }),
+        (err: Error & { runId?: string }) => err.runId === first.runId && /exists already/.test(err.message),
+      );
       const replaced = await importFile(s, file, { runId: 'tool heavy (copy)', ifExists: 'replace' });
       assert.equal(replaced.runId, first.runId);
       const again = await importFile(s, file, { runId: 'tool heavy (copy)', ifExists: 'new' });
       assert.notEqual(again.runId, first.runId);
-      const runs = await s.runs();
+      const runs = await s.listRuns();
       assert.deepEqual(runs.map((r) => r.name).sort(), ['tool heavy (copy)', 'tool heavy (copy)-2']);
       assert.ok(existsSync(s.store.transcriptPath(again.runId)));
     });

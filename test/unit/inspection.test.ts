@@ -2,16 +2,17 @@ import assert from 'node:assert/strict';
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { clip, CELL_MAX_BYTES } from '../../server/src/core/inspection';
-import { jsonStringBytes } from '../../server/src/core/tokens';
-import { importRun } from '../../server/src/core/import/importRun';
-import { RetentionService } from '../../server/src/core/retention';
-import { searchRun } from '../../server/src/core/runSearch';
-import { readEventsFrom, type TranscriptEvent } from '../../server/src/core/transcript';
+import { jsonStringBytes } from '../../server/src/core/history/tokens';
+import { CELL_MAX_BYTES, clip } from '../../server/src/core/inspection/rows';
+import { searchRun } from '../../server/src/core/inspection/runSearch';
+import { RetentionService } from '../../server/src/core/service';
+import { readEventsFrom } from '../../server/src/core/store/transcript';
+import type { TranscriptEvent } from '../../shared/events';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
 
 const FIXTURES = join(__dirname, '../fixtures/transcripts');
-const big = (n: number, tag = 'line') => Array.from({ length: n }, (_, i) => `${tag} ${i + 1} ${'.'.repeat(40)}`).join('\n') + '\n';
+const big = (n: number, tag = 'line') =>
+  `${Array.from({ length: n }, (_, i) => `${tag} ${i + 1} ${'.'.repeat(40)}`).join('\n')}\n`;
 
 async function service() {
   const s = new RetentionService(join(tempDir(), '.retained'));
@@ -21,20 +22,34 @@ async function service() {
 
 /** user → assistant(2 calls) → big + small result → assistant(1 call) → result → assistant text → turn end. */
 async function recordRun(s: RetentionService, runId = 'r') {
-  await s.append(runId, { type: 'run_started', tools: ['read', 'grep', 'peek_value'] });
-  await s.append(runId, { type: 'user', text: 'Find the bug' });
-  await s.append(runId, { type: 'assistant', text: 'Reading.', toolCalls: [{ id: 'c1', name: 'read', arguments: { path: 'a.log' } }, { id: 'c2', name: 'grep', arguments: { q: 'x' } }] });
-  await s.retain({ runId, callId: 'c1', tool: 'read', text: big(2000), durationMs: 12 });
-  await s.retain({ runId, callId: 'c2', tool: 'grep', text: 'small '.repeat(400), isError: true });
-  await s.append(runId, { type: 'assistant', toolCalls: [{ id: 'c3', name: 'read', arguments: { path: 'b.log' } }] });
-  await s.retain({ runId, callId: 'c3', tool: 'read', text: big(10, 'b') });
-  await s.append(runId, { type: 'assistant', text: 'Done.' });
-  await s.append(runId, { type: 'turn_ended', stopReason: 'end_turn' });
+  await s.retainer.append({ runId: runId, event: { type: 'run_started', tools: ['read', 'grep', 'peek_value'] } });
+  await s.retainer.append({ runId: runId, event: { type: 'user', text: 'Find the bug' } });
+  await s.retainer.append({
+    runId: runId,
+    event: {
+      type: 'assistant',
+      text: 'Reading.',
+      toolCalls: [
+        { id: 'c1', name: 'read', arguments: { path: 'a.log' } },
+        { id: 'c2', name: 'grep', arguments: { q: 'x' } },
+      ],
+    },
+  });
+  await s.retainer.retain({ runId, callId: 'c1', tool: 'read', text: big(2000), durationMs: 12 });
+  await s.retainer.retain({ runId, callId: 'c2', tool: 'grep', text: 'small '.repeat(400), isError: true });
+  await s.retainer.append({
+    runId: runId,
+    event: { type: 'assistant', toolCalls: [{ id: 'c3', name: 'read', arguments: { path: 'b.log' } }] },
+  });
+  await s.retainer.retain({ runId, callId: 'c3', tool: 'read', text: big(10, 'b') });
+  await s.retainer.append({ runId: runId, event: { type: 'assistant', text: 'Done.' } });
+  await s.retainer.append({ runId: runId, event: { type: 'turn_ended', stopReason: 'end_turn' } });
 }
 
 /** What the stub saves in a request body: the full tool_result block minus the stubbed one. */
 function fullBlockBytes(stub: string): number {
-  const block = (content: string) => Buffer.byteLength(JSON.stringify({ type: 'tool_result', tool_use_id: 'c1', content }));
+  const block = (content: string) =>
+    Buffer.byteLength(JSON.stringify({ type: 'tool_result', tool_use_id: 'c1', content }));
   return block(big(2000)) - block(stub);
 }
 
@@ -55,7 +70,10 @@ describe('inspection', () => {
   });
 
   it('measures a body as a JSON string without building it, exactly', () => {
-    const anyUnit = fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)), maxLength: 200 });
+    const anyUnit = fc.string({
+      unit: fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)),
+      maxLength: 200,
+    });
     fc.assert(fc.property(anyUnit, (text) => jsonStringBytes(text) === Buffer.byteLength(JSON.stringify(text))));
     const mixed = 'quote " backslash \\ tab \t cr \r nl \n bell \u0007 vt \u000b ü 😀 lone \ud800 end\n';
     assert.equal(jsonStringBytes(mixed.repeat(30_000)), Buffer.byteLength(JSON.stringify(mixed.repeat(30_000))));
@@ -64,11 +82,15 @@ describe('inspection', () => {
   it('counts a result over 1 MB in the figures exactly as its JSON would be', async () => {
     const s = await service();
     const text = `"quoted"\t\\ ${big(40_000)}`;
-    await s.append('r', { type: 'assistant', toolCalls: [{ id: 'c1', name: 'read', arguments: {} }] });
-    await s.retain({ runId: 'r', callId: 'c1', tool: 'read', text, isError: true });
-    const { outline, rows } = await s.inspect({ runId: 'r', from: 0, limit: 10 });
-    const block = (content: string) => Buffer.byteLength(JSON.stringify({ type: 'tool_result', tool_use_id: 'c1', content, is_error: true }));
-    const last = outline.requests.at(-1)!;
+    await s.retainer.append({
+      runId: 'r',
+      event: { type: 'assistant', toolCalls: [{ id: 'c1', name: 'read', arguments: {} }] },
+    });
+    await s.retainer.retain({ runId: 'r', callId: 'c1', tool: 'read', text, isError: true });
+    const { outline, rows } = await s.inspection.inspect({ runId: 'r', from: 0, limit: 10 });
+    const block = (content: string) =>
+      Buffer.byteLength(JSON.stringify({ type: 'tool_result', tool_use_id: 'c1', content, is_error: true }));
+    const last = outline.modelCalls.at(-1)!;
     assert.ok(text.length > 1 << 20);
     assert.equal(last.bytesFull - last.bytesSent, block(text) - block(rows[1]!.model.text!.text));
   });
@@ -76,16 +98,35 @@ describe('inspection', () => {
   it('puts each event beside what the next request sends for it: stubs for retained results, the rest verbatim', async () => {
     const s = await service();
     await recordRun(s);
-    const { outline, rows, request } = await s.inspect({ runId: 'r', from: 0, limit: 100 });
+    const { outline, rows, modelCall } = await s.inspection.inspect({ runId: 'r', from: 0, limit: 100 });
     assert.equal(rows.length, 9);
-    assert.equal(request, 4, 'three assistant events: the next request is the 4th');
-    assert.deepEqual(rows.map((r) => r.full.kind), ['run_started', 'user', 'assistant', 'tool_result', 'tool_result', 'assistant', 'tool_result', 'assistant', 'turn_ended']);
-    assert.deepEqual(rows.map((r) => r.firstRequest), [1, 1, 2, 2, 2, 3, 3, 4, 4]);
+    assert.equal(modelCall, 4, 'three assistant events: the next model call is the 4th');
+    assert.deepEqual(
+      rows.map((r) => r.full.kind),
+      [
+        'run_started',
+        'user',
+        'assistant',
+        'tool_result',
+        'tool_result',
+        'assistant',
+        'tool_result',
+        'assistant',
+        'turn_ended',
+      ],
+    );
+    assert.deepEqual(
+      rows.map((r) => r.firstModelCall),
+      [1, 1, 2, 2, 2, 3, 3, 4, 4],
+    );
     const [started, user, assistant, bigResult, small, , , , ended] = rows;
     assert.equal(started!.model.sent, false);
     assert.equal(ended!.model.sent, false);
     assert.equal(user!.model.text!.text, 'Find the bug');
-    assert.deepEqual(assistant!.model.calls!.map((c) => c.name), ['read', 'grep']);
+    assert.deepEqual(
+      assistant!.model.calls!.map((c) => c.name),
+      ['read', 'grep'],
+    );
     assert.equal(bigResult!.full.valueId, 'c1');
     assert.equal(bigResult!.full.durationMs, 12);
     assert.equal(bigResult!.full.text!.lines, 2000);
@@ -100,9 +141,12 @@ describe('inspection', () => {
     assert.equal(outline.toolCalls, 3);
     assert.equal(outline.errors, 1);
     assert.equal(outline.retained, 1);
-    assert.deepEqual(outline.requests.map((r) => r.cut), [2, 5, 7, 9]);
+    assert.deepEqual(
+      outline.modelCalls.map((r) => r.cut),
+      [2, 5, 7, 9],
+    );
     // The only difference between full and sent is the big result, from request 2 on.
-    const [r1, r2, r3, r4] = outline.requests;
+    const [r1, r2, r3, r4] = outline.modelCalls;
     assert.equal(r1!.bytesFull, r1!.bytesSent);
     assert.equal(r2!.bytesFull - r2!.bytesSent, fullBlockBytes(bigResult!.model.text!.text));
     assert.equal(r3!.bytesFull - r3!.bytesSent, fullBlockBytes(bigResult!.model.text!.text));
@@ -114,63 +158,78 @@ describe('inspection', () => {
   it('shows the history as an earlier request had it: later events not sent', async () => {
     const s = await service();
     await recordRun(s);
-    const { rows, request } = await s.inspect({ runId: 'r', request: 2, from: 0, limit: 100 });
-    assert.equal(request, 2);
-    assert.deepEqual(rows.map((r) => r.model.sent), [false, true, true, true, true, false, false, false, false]);
-    const clamped = await s.inspect({ runId: 'r', request: 99 });
-    assert.equal(clamped.request, 4);
+    const { rows, modelCall } = await s.inspection.inspect({ runId: 'r', modelCall: 2, from: 0, limit: 100 });
+    assert.equal(modelCall, 2);
+    assert.deepEqual(
+      rows.map((r) => r.model.sent),
+      [false, true, true, true, true, false, false, false, false],
+    );
+    const clamped = await s.inspection.inspect({ runId: 'r', modelCall: 99 });
+    assert.equal(clamped.modelCall, 4);
     assert.equal(clamped.rows.length, 0, 'no limit: only the outline');
   });
 
   it('with the history policy, older bodies become references whose values are written first', async () => {
     const s = await service();
     await recordRun(s);
-    const { rows, outline } = await s.inspect({ runId: 'r', policy: true, from: 0, limit: 100 });
+    const { rows, outline } = await s.inspection.inspect({ runId: 'r', policy: true, from: 0, limit: 100 });
     const [, , , bigResult, small, , last] = rows;
     assert.equal(bigResult!.model.form, 'stub', 'a stub is under inlineMaxBytes (1 KiB): it stays');
     assert.equal(small!.model.form, 'reference', 'a 2,400-byte result in an older round is over inlineMaxBytes');
     assert.match(small!.model.text!.text, /^\[retained #c2\] grep error: 2400 bytes, .*an earlier result/);
     assert.equal(last!.model.form, 'verbatim', 'the newest round stays intact');
-    assert.ok((await s.values('r')).some((v) => v.valueId === 'c2'), 'the referenced small result was archived');
-    const plain = await s.inspect({ runId: 'r' });
+    assert.ok(
+      (await s.values.list({ runId: 'r' })).some((v) => v.valueId === 'c2'),
+      'the referenced small result was archived',
+    );
+    const plain = await s.inspection.inspect({ runId: 'r' });
     assert.ok(outline.totals.bytesSent < plain.outline.totals.bytesSent);
     // Request 2 has only one round: the policy keeps it intact.
-    assert.equal(outline.requests[1]!.bytesSent, plain.outline.requests[1]!.bytesSent);
+    assert.equal(outline.modelCalls[1]!.bytesSent, plain.outline.modelCalls[1]!.bytesSent);
   });
 
   it('refuses bad paging with the field named', async () => {
     const s = await service();
     await recordRun(s);
-    await assert.rejects(s.inspect({ runId: 'r', from: -1 }), /from must be a whole number/);
-    await assert.rejects(s.inspect({ runId: 'r', limit: 501 }), /limit must be at most 500/);
-    await assert.rejects(s.inspect({ runId: 'r', request: 0 }), /request must be a whole number of at least 1/);
-    await assert.rejects(s.inspect({ runId: '' } as never), /runId must be a non-empty string/);
+    await assert.rejects(
+      s.inspection.inspect({ runId: 'r', from: -1 }),
+      /params\.from must be a whole number of at least 0 \(got -1\)/,
+    );
+    await assert.rejects(
+      s.inspection.inspect({ runId: 'r', limit: 501 }),
+      /params\.limit must be a whole number from 0 to 500 \(got 501\)/,
+    );
+    await assert.rejects(
+      s.inspection.inspect({ runId: 'r', modelCall: 0 }),
+      /params\.modelCall must be a whole number of at least 1 \(got 0\)/,
+    );
+    await assert.rejects(s.inspection.inspect({ runId: '' } as never), /params\.runId must not be empty/);
   });
 
   it('sees a change to the run: the parsed copy is dropped', async () => {
     const s = await service();
     await recordRun(s);
-    assert.equal((await s.inspect({ runId: 'r' })).outline.events, 9);
-    await s.append('r', { type: 'user', text: 'more' });
-    assert.equal((await s.inspect({ runId: 'r' })).outline.events, 10);
+    assert.equal((await s.inspection.inspect({ runId: 'r' })).outline.events, 9);
+    await s.retainer.append({ runId: 'r', event: { type: 'user', text: 'more' } });
+    assert.equal((await s.inspection.inspect({ runId: 'r' })).outline.events, 10);
   });
 
   it('follows a growing transcript by reading only what was appended, and starts over when it is replaced', async () => {
     const s = await service();
     await recordRun(s);
     const path = s.store.transcriptPath('r');
-    assert.equal((await s.inspect({ runId: 'r' })).outline.events, 9);
+    assert.equal((await s.inspection.inspect({ runId: 'r' })).outline.events, 9);
     // A line still being written (no newline yet) is not read; once ended, it is.
     appendFileSync(path, JSON.stringify({ type: 'user', text: 'half' }).slice(0, 10));
-    await s.append('r', { type: 'user', text: 'after a torn line' });
-    const caughtUp = await s.inspect({ runId: 'r', from: 9, limit: 10 });
+    await s.retainer.append({ runId: 'r', event: { type: 'user', text: 'after a torn line' } });
+    const caughtUp = await s.inspection.inspect({ runId: 'r', from: 9, limit: 10 });
     assert.equal(caughtUp.outline.events, 10);
     assert.equal(caughtUp.skipped, 1, 'the torn line is reported once it is ended');
     assert.equal(caughtUp.rows[0]!.full.text!.text, 'after a torn line');
     // The run deleted and recorded again: read from the start, not from the old offset.
-    await s.delete('r');
-    await s.append('r', { type: 'user', text: 'a new run' });
-    const replaced = await s.inspect({ runId: 'r', from: 0, limit: 10 });
+    await s.delete({ runId: 'r' });
+    await s.retainer.append({ runId: 'r', event: { type: 'user', text: 'a new run' } });
+    const replaced = await s.inspection.inspect({ runId: 'r', from: 0, limit: 10 });
     assert.equal(replaced.outline.events, 1);
     assert.equal(replaced.rows[0]!.full.text!.text, 'a new run');
   });
@@ -178,32 +237,49 @@ describe('inspection', () => {
   it('reads a transcript from a byte offset: complete lines only, numbered on', async () => {
     const dir = tempDir();
     const path = join(dir, 't.jsonl');
-    writeFileSync(path, `${JSON.stringify({ type: 'user', text: 'ü one' })}\nnot json\n${JSON.stringify({ type: 'user', text: 'two' })}\n{"type":"us`);
+    writeFileSync(
+      path,
+      `${JSON.stringify({ type: 'user', text: 'ü one' })}\nnot json\n${JSON.stringify({ type: 'user', text: 'two' })}\n{"type":"us`,
+    );
     const first = await readEventsFrom(dir, path);
-    assert.deepEqual(first.events.map((e) => e.type === 'user' && e.text), ['ü one', 'two']);
-    assert.deepEqual(first.skipped.map((k) => k.line), [2]);
+    assert.deepEqual(
+      first.events.map((e) => e.type === 'user' && e.text),
+      ['ü one', 'two'],
+    );
+    assert.deepEqual(
+      first.skipped.map((k) => k.line),
+      [2],
+    );
     assert.equal(first.lines, 3);
     appendFileSync(path, 'er","text":"three"}\n');
     const next = await readEventsFrom(dir, path, first.end, first.lines);
-    assert.deepEqual(next.events.map((e) => e.type === 'user' && e.text), ['three']);
+    assert.deepEqual(
+      next.events.map((e) => e.type === 'user' && e.text),
+      ['three'],
+    );
     assert.equal(next.end, readFileSync(path).length);
   });
 
   it('aligns every event of real Claude Code and Codex sessions with the replay (with Retained Outputs)', async () => {
-    for (const file of ['claude-code_spotter_tool_heavy.jsonl', 'codex_rollout-2025-11-17T15-30-28-019a93b9-f380-7600-98ff-940e6b99603c.jsonl']) {
+    for (const file of [
+      'claude-code_spotter_tool_heavy.jsonl',
+      'codex_rollout-2025-11-17T15-30-28-019a93b9-f380-7600-98ff-940e6b99603c.jsonl',
+    ]) {
       const s = await service();
-      const { runId } = await importRun(s, { path: join(FIXTURES, file) }, tempDir());
-      const { outline } = await s.inspect({ runId, view: 'retained' });
+      const { runId } = await s.importer.import({ path: join(FIXTURES, file) });
+      const { outline } = await s.inspection.inspect({ runId, view: 'retained' });
       const rows = [];
-      for (let from = 0; from < outline.events; from += 500) rows.push(...(await s.inspect({ runId, from, limit: 500, view: 'retained' })).rows);
+      for (let from = 0; from < outline.events; from += 500)
+        rows.push(...(await s.inspection.inspect({ runId, from, limit: 500, view: 'retained' })).rows);
       assert.equal(rows.length, outline.events, file);
       for (const row of rows) {
         if (row.full.kind === 'user' || row.full.kind === 'assistant' || row.full.kind === 'tool_result') {
           assert.equal(row.model.sent, true, `${file}: event ${row.index} (${row.full.kind}) is in the replay`);
         }
-        if (row.full.kind === 'tool_result') assert.equal(row.model.form, row.full.valueId ? 'stub' : 'verbatim', `${file}: event ${row.index}`);
+        if (row.full.kind === 'tool_result')
+          assert.equal(row.model.form, row.full.valueId ? 'stub' : 'verbatim', `${file}: event ${row.index}`);
       }
-      const last = outline.requests.at(-1)!;
+      const last = outline.modelCalls.at(-1)!;
       assert.ok(last.bytesSent <= last.bytesFull, file);
     }
   });
@@ -213,7 +289,12 @@ describe('run search', () => {
   const events: TranscriptEvent[] = [
     { type: 'user', text: 'Why does Build fail?' },
     { type: 'assistant', text: 'Looking.', toolCalls: [{ id: 'c1', name: 'sh', arguments: { cmd: 'npm run build' } }] },
-    { type: 'tool_call_finished', callId: 'c1', tool: 'sh', result: `${big(50_000)}error: build failed\nerror again, build\n` },
+    {
+      type: 'tool_call_finished',
+      callId: 'c1',
+      tool: 'sh',
+      result: `${big(50_000)}error: build failed\nerror again, build\n`,
+    },
   ];
   const noValues = async () => ({ lines: [], total: 0 });
   const search = (query: string, options = {}) => searchRun(events, query, options, noValues);
@@ -223,7 +304,7 @@ describe('run search', () => {
     assert.deepEqual(
       r.hits.map((h) => [h.index, h.where, h.line]),
       [
-        [1, 'args', 2],
+        [1, 'arguments', 2],
         [2, 'result', 50_001],
         [2, 'result', 50_002],
       ],
@@ -235,7 +316,10 @@ describe('run search', () => {
 
   it('counts a line once however often it matches, and takes regular expressions', async () => {
     assert.equal((await search('.', { regex: true })).hits.filter((h) => h.index === 0).length, 1);
-    assert.deepEqual((await search('^error', { regex: true })).hits.map((h) => h.line), [50_001, 50_002]);
+    assert.deepEqual(
+      (await search('^error', { regex: true })).hits.map((h) => h.line),
+      [50_001, 50_002],
+    );
     assert.equal((await search('line 7 ')).total, 1);
   });
 
@@ -247,8 +331,11 @@ describe('run search', () => {
   it('searches results kept in values, in their files', async () => {
     const s = await service();
     await recordRun(s);
-    const found = await s.searchRun('r', 'line 1999 ');
-    assert.deepEqual(found.hits.map((h) => [h.index, h.where, h.line, h.callId]), [[3, 'result', 1999, 'c1']]);
+    const found = await s.inspection.search({ runId: 'r', query: 'line 1999 ' });
+    assert.deepEqual(
+      found.hits.map((h) => [h.index, h.where, h.line, h.callId]),
+      [[3, 'result', 1999, 'c1']],
+    );
     assert.match(found.hits[0]!.preview, /^line 1999 \.{40}$/);
   });
 });

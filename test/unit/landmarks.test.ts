@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { findLandmarks, landmarksLine } from '../../server/src/core/landmarks';
-import { indexBuffer } from '../../server/src/core/lineIndex';
-import { peekValue } from '../../server/src/core/peek';
+import { findLandmarks, landmarksLine } from '../../server/src/core/retain/landmarks';
+import { STUB_MAX_BYTES, stubFor } from '../../server/src/core/retain/stub';
+import { indexBuffer } from '../../server/src/core/store/lineIndex';
+import { peekValue } from '../../server/src/core/values/peek';
 import { DEFAULT_SETTINGS } from '../../shared/settings';
-import { STUB_MAX_BYTES, stubFor } from '../../server/src/core/stub';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
 
 /** A test run's output: the failure and its stack trace in the middle, the exit code at the end. */
@@ -29,24 +29,50 @@ describe('landmarks', () => {
 
   it('puts them in the stub, which stays under 2 KiB and deterministic', () => {
     const log = testLog();
-    const stub = stubFor({ valueId: 'run_tests', tool: 'bash', text: log }, { previewHeadLines: 10, previewTailLines: 10 });
-    assert.match(stub, /^Landmarks: exit code 1; error at line 1501; failure at line 1500; warning at line 2201; stack trace at line 1502\. Jump there with peek_value/m);
+    const stub = stubFor(
+      { valueId: 'run_tests', tool: 'bash', text: log },
+      { previewHeadLines: 10, previewTailLines: 10 },
+    );
+    assert.match(
+      stub,
+      /^Landmarks: exit code 1; error at line 1501; failure at line 1500; warning at line 2201; stack trace at line 1502\. Jump there with peek_value/m,
+    );
     assert.ok(Buffer.byteLength(stub) < STUB_MAX_BYTES);
-    assert.equal(stub, stubFor({ valueId: 'run_tests', tool: 'bash', text: log }, { previewHeadLines: 10, previewTailLines: 10 }));
+    assert.equal(
+      stub,
+      stubFor({ valueId: 'run_tests', tool: 'bash', text: log }, { previewHeadLines: 10, previewTailLines: 10 }),
+    );
     assert.equal(landmarksLine(findLandmarks('all good\nnothing here')), undefined);
   });
 
   it('peek jumps to a landmark with context', async () => {
     const path = join(tempDir(), 'v.txt');
     writeFileSync(path, testLog());
-    const answer = await peekValue(path, indexBuffer(readFileSync(path)), 'run_tests', { landmark: 'failure' }, DEFAULT_SETTINGS);
+    const answer = await peekValue(
+      path,
+      indexBuffer(readFileSync(path)),
+      'run_tests',
+      { landmark: 'failure' },
+      DEFAULT_SETTINGS,
+    );
     assert.equal(answer.matches, 1);
     assert.equal(
       answer.text,
-      ['1497: ok 1497 - case 1497', '1498: ok 1498 - case 1498', '1499: ok 1499 - case 1499', '1500: not ok 1500 - FAILED parses the lock file',
-        '1501: Error: expected 3 to equal 4', '1502:     at Context.<anonymous> (test/lock.test.ts:42:10)', '1503: ok 1503 - case 1503', '[peek: 1 matching line]'].join('\n'),
+      [
+        '1497: ok 1497 - case 1497',
+        '1498: ok 1498 - case 1498',
+        '1499: ok 1499 - case 1499',
+        '1500: not ok 1500 - FAILED parses the lock file',
+        '1501: Error: expected 3 to equal 4',
+        '1502:     at Context.<anonymous> (test/lock.test.ts:42:10)',
+        '1503: ok 1503 - case 1503',
+        '[peek: 1 matching line]',
+      ].join('\n'),
     );
-    await assert.rejects(peekValue(path, indexBuffer(readFileSync(path)), 'v', { landmark: 'oops' as never }, DEFAULT_SETTINGS), /landmark must be one of error, failure, warning, trace/);
+    await assert.rejects(
+      peekValue(path, indexBuffer(readFileSync(path)), 'v', { landmark: 'oops' as never }, DEFAULT_SETTINGS),
+      /landmark must be one of error, failure, warning, trace/,
+    );
   });
 });
 
@@ -57,10 +83,19 @@ describe('landmark patterns from the settings', () => {
     const text = Array.from({ length: 50 }, (_, i) => (i === 30 ? 'E: cannot stat' : `line ${i + 1}`)).join('\n');
     const preview = { previewHeadLines: 2, previewTailLines: 2, landmarkPatterns: { error: '^E: ' } };
     assert.match(stubFor({ valueId: 'v', tool: 't', text }, preview), /Landmarks: error at line 31\./);
-    assert.doesNotMatch(stubFor({ valueId: 'v', tool: 't', text }, { previewHeadLines: 2, previewTailLines: 2 }), /Landmarks/);
+    assert.doesNotMatch(
+      stubFor({ valueId: 'v', tool: 't', text }, { previewHeadLines: 2, previewTailLines: 2 }),
+      /Landmarks/,
+    );
     const path = join(tempDir(), 'v.txt');
     writeFileSync(path, text);
-    const answer = await peekValue(path, indexBuffer(readFileSync(path)), 'v', { landmark: 'error', context: 0 }, { ...DEFAULT_SETTINGS, landmarkPatterns: { error: '^E: ' } });
+    const answer = await peekValue(
+      path,
+      indexBuffer(readFileSync(path)),
+      'v',
+      { landmark: 'error', context: 0 },
+      { ...DEFAULT_SETTINGS, landmarkPatterns: { error: '^E: ' } },
+    );
     assert.equal(answer.text, '31: E: cannot stat\n[peek: 1 matching line]');
   });
 });

@@ -2,10 +2,11 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { NO_FINAL_NEWLINE, stripGutters } from '../../shared/stubText';
-import { indexBuffer, parseIndex, serializeIndex, LineIndexBuilder } from '../../server/src/core/lineIndex';
-import { peekValue, type PeekRequest } from '../../server/src/core/peek';
+import { indexBuffer, LineIndexBuilder, parseIndex, serializeIndex } from '../../server/src/core/store/lineIndex';
+import { peekValue } from '../../server/src/core/values/peek';
+import type { PeekInput as PeekRequest } from '../../shared/protocol';
 import { DEFAULT_SETTINGS } from '../../shared/settings';
+import { NO_FINAL_NEWLINE, stripGutters } from '../../shared/stubText';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
 
 const limits = { peekMaxLines: DEFAULT_SETTINGS.peekMaxLines, peekMaxBytes: DEFAULT_SETTINGS.peekMaxBytes };
@@ -31,17 +32,22 @@ describe('line index', () => {
 
   it('is the same built in chunks of any size as in one go, and survives serialization', () => {
     fc.assert(
-      fc.property(fc.array(fc.string({ maxLength: 300 }), { maxLength: 800 }), fc.integer({ min: 1, max: 5000 }), (lines, chunk) => {
-        const data = Buffer.from(lines.join('\n'));
-        const whole = indexBuffer(data);
-        const builder = new LineIndexBuilder();
-        for (let at = 0; at < data.length; at += chunk) builder.push(data.subarray(at, at + chunk));
-        const chunked = builder.finish();
-        assert.deepEqual(chunked, whole);
-        assert.deepEqual(parseIndex(serializeIndex(whole), data.length), whole);
-        const expected = data.length === 0 ? 0 : data.toString().split('\n').length - (data.toString().endsWith('\n') ? 1 : 0);
-        assert.equal(whole.lines, expected);
-      }),
+      fc.property(
+        fc.array(fc.string({ maxLength: 300 }), { maxLength: 800 }),
+        fc.integer({ min: 1, max: 5000 }),
+        (lines, chunk) => {
+          const data = Buffer.from(lines.join('\n'));
+          const whole = indexBuffer(data);
+          const builder = new LineIndexBuilder();
+          for (let at = 0; at < data.length; at += chunk) builder.push(data.subarray(at, at + chunk));
+          const chunked = builder.finish();
+          assert.deepEqual(chunked, whole);
+          assert.deepEqual(parseIndex(serializeIndex(whole), data.length), whole);
+          const expected =
+            data.length === 0 ? 0 : data.toString().split('\n').length - (data.toString().endsWith('\n') ? 1 : 0);
+          assert.equal(whole.lines, expected);
+        },
+      ),
       { numRuns: 100 },
     );
   });
@@ -55,7 +61,7 @@ describe('line index', () => {
 
 describe('peek by range', () => {
   after(removeTempDirs);
-  const text = Array.from({ length: 3000 }, (_, i) => `row ${i + 1}`).join('\n') + '\n';
+  const text = `${Array.from({ length: 3000 }, (_, i) => `row ${i + 1}`).join('\n')}\n`;
 
   it('returns numbered lines, 1-based and inclusive', async () => {
     const answer = await peek(text, { start: 2445, end: 2447 });
@@ -70,7 +76,10 @@ describe('peek by range', () => {
     assert.equal(lines.length, 400);
     assert.equal(answer.truncated, true);
     assert.equal(answer.nextStart, 401);
-    assert.match(answer.text, /\[peek: cut at the 400-line cap: showing lines 1-400 of 3000; continue with \{"id":"v1","start":401\}\]$/);
+    assert.match(
+      answer.text,
+      /\[peek: cut at the 400-line cap: showing lines 1-400 of 3000; continue with \{"id":"v1","start":401\}\]$/,
+    );
   });
 
   it('caps the answer at 16 KiB and says where to continue', async () => {
@@ -95,7 +104,7 @@ describe('peek by range', () => {
     await assert.rejects(peek(text, { start: 0 }), /start must be a whole number of at least 1/);
   });
 
-  it('keeps a value that already has a gutter: both show; stripGutters removes the peek\'s, or both when stacked', async () => {
+  it("keeps a value that already has a gutter: both show; stripGutters removes the peek's, or both when stacked", async () => {
     const answer = await peek('5: alpha\n6: beta\n', { start: 1 });
     assert.equal(answer.text, '1: 5: alpha\n2: 6: beta');
     assert.equal(stripGutters(answer.text), '5: alpha\n6: beta');
@@ -104,7 +113,10 @@ describe('peek by range', () => {
 
   it('property: range peeks, followed with nextStart, then stripGutters, rebuild any value byte for byte', async () => {
     // Lines of any characters, \r included (CRLF, mixed endings), with or without a final newline.
-    const line = fc.string({ maxLength: 120, unit: fc.constantFrom('a', 'b', ' ', '\r', '\t', 'é', '😀', ':', '1', '→', '[', '\\') });
+    const line = fc.string({
+      maxLength: 120,
+      unit: fc.constantFrom('a', 'b', ' ', '\r', '\t', 'é', '😀', ':', '1', '→', '[', '\\'),
+    });
     await fc.assert(
       fc.asyncProperty(fc.array(line, { minLength: 1, maxLength: 1500 }), fc.boolean(), async (lines, finalNewline) => {
         const value = lines.join('\n') + (finalNewline ? '\n' : '');
@@ -128,8 +140,15 @@ describe('peek by range', () => {
   it('says when the value ends without a newline, as diff does, and not otherwise', async () => {
     assert.equal((await peek('a\nb', { start: 1 })).text, `1: a\n2: b\n${NO_FINAL_NEWLINE}`);
     assert.equal((await peek('a\nb\n', { start: 1 })).text, '1: a\n2: b');
-    assert.equal((await peek('a\nb', { start: 1, end: 1 })).text, '1: a', 'not on a range that stops before the last line');
-    assert.equal((await peek('x\nneedle', { query: 'needle' })).text, `2: needle\n${NO_FINAL_NEWLINE}\n[peek: 1 matching line]`);
+    assert.equal(
+      (await peek('a\nb', { start: 1, end: 1 })).text,
+      '1: a',
+      'not on a range that stops before the last line',
+    );
+    assert.equal(
+      (await peek('x\nneedle', { query: 'needle' })).text,
+      `2: needle\n${NO_FINAL_NEWLINE}\n[peek: 1 matching line]`,
+    );
   });
 });
 
@@ -184,7 +203,9 @@ describe('peek by query', () => {
         async (parts, needle, ignoreCase) => {
           const value = parts.join('\n');
           const lines = value === '' ? [] : value.replace(/\n$/, '').split('\n');
-          const expected = lines.filter((l) => (ignoreCase ? l.toLowerCase().includes(needle.toLowerCase()) : l.includes(needle))).length;
+          const expected = lines.filter((l) =>
+            ignoreCase ? l.toLowerCase().includes(needle.toLowerCase()) : l.includes(needle),
+          ).length;
           const { path, index } = await valueFile(value);
           const answer = await peekValue(path, index, 'v', { query: needle, ignoreCase }, limits);
           assert.equal(answer.matches, expected);

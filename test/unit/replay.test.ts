@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { INTERRUPTED_RESULT, replayStructured, replayText } from '../../server/src/core/replay';
-import { RetentionService } from '../../server/src/core/retention';
-import type { TranscriptEvent } from '../../server/src/core/transcript';
+import { INTERRUPTED_RESULT, replayStructured, replayText } from '../../server/src/core/history/replay';
+import { RetentionService } from '../../server/src/core/service';
+import type { TranscriptEvent } from '../../shared/events';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
 
 const big = Array.from({ length: 2000 }, (_, i) => `entry ${i}`).join('\n');
@@ -10,12 +10,22 @@ const big = Array.from({ length: 2000 }, (_, i) => `entry ${i}`).join('\n');
 async function recordedRun(tools?: string[]) {
   const s = new RetentionService(join(tempDir(), '.retained'));
   await s.init();
-  if (tools) await s.append('r', { type: 'run_started', tools });
-  await s.append('r', { type: 'user', text: 'read it' });
-  await s.append('r', { type: 'assistant', text: 'reading', toolCalls: [{ id: 'c1', name: 'read_file', arguments: { path: 'a' } }, { id: 'c2', name: 'bash', arguments: { cmd: 'ls' } }] });
-  const live = await s.retain({ runId: 'r', callId: 'c1', tool: 'read_file', text: big });
-  await s.retain({ runId: 'r', callId: 'c2', tool: 'bash', text: 'a\nb', isError: true });
-  await s.append('r', { type: 'turn_ended', stopReason: 'end_turn' });
+  if (tools) await s.retainer.append({ runId: 'r', event: { type: 'run_started', tools } });
+  await s.retainer.append({ runId: 'r', event: { type: 'user', text: 'read it' } });
+  await s.retainer.append({
+    runId: 'r',
+    event: {
+      type: 'assistant',
+      text: 'reading',
+      toolCalls: [
+        { id: 'c1', name: 'read_file', arguments: { path: 'a' } },
+        { id: 'c2', name: 'bash', arguments: { cmd: 'ls' } },
+      ],
+    },
+  });
+  const live = await s.retainer.retain({ runId: 'r', callId: 'c1', tool: 'read_file', text: big });
+  await s.retainer.retain({ runId: 'r', callId: 'c2', tool: 'bash', text: 'a\nb', isError: true });
+  await s.retainer.append({ runId: 'r', event: { type: 'turn_ended', stopReason: 'end_turn' } });
   return { s, live };
 }
 
@@ -24,9 +34,12 @@ describe('replay', () => {
 
   it('structured: pairs every tool_use with its tool_result, and the stub is byte-equal to the live one', async () => {
     const { s, live } = await recordedRun();
-    const replay = await s.replay('r', 'structured');
+    const replay = await s.history.replay({ runId: 'r', shape: 'structured' });
     assert.ok(replay.shape === 'structured');
-    assert.deepEqual(replay.messages.map((m) => m.role), ['user', 'assistant', 'user']);
+    assert.deepEqual(
+      replay.messages.map((m) => m.role),
+      ['user', 'assistant', 'user'],
+    );
     const results = replay.messages[2]!.content;
     assert.deepEqual(results[0], { type: 'tool_result', tool_use_id: 'c1', content: live.content });
     assert.deepEqual(results[1], { type: 'tool_result', tool_use_id: 'c2', content: 'a\nb', is_error: true });
@@ -35,7 +48,7 @@ describe('replay', () => {
 
   it('text-fold: the same stub in one string, with tool names learned from the calls', async () => {
     const { s, live } = await recordedRun();
-    const replay = await s.replay('r', 'text');
+    const replay = await s.history.replay({ runId: 'r', shape: 'text' });
     assert.ok(replay.shape === 'text');
     assert.ok(replay.text.includes(`Tool result read_file (c1):\n${live.content}`));
     assert.ok(replay.text.includes('Tool result bash (c2) [error]:\na\nb'));
@@ -43,8 +56,8 @@ describe('replay', () => {
 
   it('says plainly that the value was deleted when its file is gone: no stub pointing at nothing, no full text unasked', async () => {
     const { s, live } = await recordedRun();
-    await s.delete('r', live.valueId);
-    const replay = await s.replay('r', 'structured');
+    await s.delete({ runId: 'r', valueId: live.valueId });
+    const replay = await s.history.replay({ runId: 'r', shape: 'structured' });
     assert.ok(replay.shape === 'structured');
     assert.equal(
       (replay.messages[2]!.content[0] as { content: string }).content,
@@ -55,7 +68,14 @@ describe('replay', () => {
   it('gives no stubs to a run that does not offer peek_value', async () => {
     const events: TranscriptEvent[] = [
       { type: 'run_started', tools: ['read_file'] },
-      { type: 'tool_call_finished', callId: 'c1', tool: 'read_file', result: big, valueId: 'c1', preview: { previewHeadLines: 2, previewTailLines: 2 } },
+      {
+        type: 'tool_call_finished',
+        callId: 'c1',
+        tool: 'read_file',
+        result: big,
+        valueId: 'c1',
+        preview: { previewHeadLines: 2, previewTailLines: 2 },
+      },
     ];
     const text = replayText({ events, existingValues: new Set(['c1']) });
     assert.ok(text.endsWith(big));
@@ -64,7 +84,13 @@ describe('replay', () => {
   it('answers a call left without a result as interrupted, keeping completed pairs and the stop reason', () => {
     const events: TranscriptEvent[] = [
       { type: 'user', text: 'go' },
-      { type: 'assistant', toolCalls: [{ id: 'a', name: 't', arguments: {} }, { id: 'b', name: 't', arguments: {} }] },
+      {
+        type: 'assistant',
+        toolCalls: [
+          { id: 'a', name: 't', arguments: {} },
+          { id: 'b', name: 't', arguments: {} },
+        ],
+      },
       { type: 'tool_call_finished', callId: 'a', tool: 't', result: 'done' },
       { type: 'turn_ended', stopReason: 'interrupted' },
     ];
@@ -77,7 +103,9 @@ describe('replay', () => {
   });
 
   it('gives a result whose call was never recorded a call of its own', () => {
-    const events: TranscriptEvent[] = [{ type: 'tool_call_finished', callId: 'x', tool: 'grep', result: 'hit', arguments: { q: 'a' } }];
+    const events: TranscriptEvent[] = [
+      { type: 'tool_call_finished', callId: 'x', tool: 'grep', result: 'hit', arguments: { q: 'a' } },
+    ];
     const { messages } = replayStructured({ events, existingValues: new Set() });
     assert.deepEqual(messages, [
       { role: 'assistant', content: [{ type: 'tool_use', id: 'x', name: 'grep', input: { q: 'a' } }] },
@@ -87,7 +115,10 @@ describe('replay', () => {
 
   it('is deterministic across service restarts', async () => {
     const { s } = await recordedRun();
-    const again = new RetentionService(s.store.root, { previewHeadLines: 1 });
-    assert.deepEqual(await again.replay('r', 'structured'), await s.replay('r', 'structured'));
+    const again = new RetentionService(s.store.root, { settings: { previewHeadLines: 1 } });
+    assert.deepEqual(
+      await again.history.replay({ runId: 'r', shape: 'structured' }),
+      await s.history.replay({ runId: 'r', shape: 'structured' }),
+    );
   });
 });

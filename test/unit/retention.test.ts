@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { RetentionService } from '../../server/src/core/service';
 import { sanitizeId } from '../../shared/ids';
-import { RetentionService } from '../../server/src/core/retention';
 import { makeReadOnly, makeWritable, removeTempDirs, tempDir } from '../helpers/tmp';
 
-const big = (n: number, tag = 'line') => Array.from({ length: n }, (_, i) => `${tag} ${i + 1} ${'.'.repeat(40)}`).join('\n') + '\n';
+const big = (n: number, tag = 'line') =>
+  `${Array.from({ length: n }, (_, i) => `${tag} ${i + 1} ${'.'.repeat(40)}`).join('\n')}\n`;
 
 async function service(settings = {}) {
   const root = join(tempDir(), '.retained');
@@ -21,23 +22,29 @@ describe('retention', () => {
   it('keeps a result at or under the threshold verbatim, and still logs it in full', async () => {
     const s = await service();
     const text = 'x'.repeat(20480);
-    const r = await s.retain({ runId: 'r1', callId: 'c1', tool: 'read', text });
+    const r = await s.retainer.retain({ runId: 'r1', callId: 'c1', tool: 'read', text });
     assert.equal(r.retained, false);
     assert.equal(r.content, text);
-    const { events } = await s.transcript('r1');
+    const { events } = await s.transcript({ runId: 'r1' });
     assert.equal(events[0]!.type === 'tool_call_finished' && events[0]!.result, text);
   });
 
   it('retains a result over the threshold: a byte-identical file, a stub, and an event that names the value', async () => {
     const s = await service();
-    const text = big(1000) + 'ünïcödé 😀\n';
-    const r = await s.retain({ runId: 'r1', callId: 'toolu_01', tool: 'read_file', text, args: { path: 'x' } });
+    const text = `${big(1000)}ünïcödé 😀\n`;
+    const r = await s.retainer.retain({
+      runId: 'r1',
+      callId: 'toolu_01',
+      tool: 'read_file',
+      text,
+      arguments: { path: 'x' },
+    });
     assert.equal(r.retained, true);
     assert.equal(r.valueId, 'toolu_01');
     assert.match(r.content, /^\[retained #toolu_01\] read_file result: /);
     assert.ok(Buffer.byteLength(r.content) < 2048);
     assert.equal(readFileSync(fileURLToPath(r.uri!), 'utf8'), text);
-    const { events } = await s.transcript('r1');
+    const { events } = await s.transcript({ runId: 'r1' });
     const e = events[0]!;
     assert.ok(e.type === 'tool_call_finished');
     assert.equal(e.result, undefined, 'the result lives in its value, not in the transcript');
@@ -52,18 +59,18 @@ describe('retention', () => {
 
   it('does not retain when the run does not offer peek_value', async () => {
     const s = await service();
-    await s.append('r1', { type: 'run_started', tools: ['read_file'] });
-    const r = await s.retain({ runId: 'r1', callId: 'c', tool: 'read_file', text: big(1000) });
+    await s.retainer.append({ runId: 'r1', event: { type: 'run_started', tools: ['read_file'] } });
+    const r = await s.retainer.retain({ runId: 'r1', callId: 'c', tool: 'read_file', text: big(1000) });
     assert.equal(r.retained, false);
     assert.equal(r.content, big(1000));
   });
 
   it('falls back to the verbatim result with a warning when the store cannot be written', async () => {
     const s = await service();
-    await s.append('r1', { type: 'user', text: 'hi' });
+    await s.retainer.append({ runId: 'r1', event: { type: 'user', text: 'hi' } });
     makeReadOnly(s.store.runsDir);
     try {
-      const r = await s.retain({ runId: 'r1', callId: 'c', tool: 'bash', text: big(1000) });
+      const r = await s.retainer.retain({ runId: 'r1', callId: 'c', tool: 'bash', text: big(1000) });
       assert.equal(r.retained, false);
       assert.equal(r.content, big(1000));
       assert.match(r.warning!, /kept verbatim: the value could not be written/);
@@ -75,8 +82,8 @@ describe('retention', () => {
 
   it('gives a reused call id a new file, so the first stub still points at what it showed', async () => {
     const s = await service();
-    const a = await s.retain({ runId: 'r1', callId: 'dup', tool: 't', text: big(1000, 'first') });
-    const b = await s.retain({ runId: 'r1', callId: 'dup', tool: 't', text: big(1000, 'second') });
+    const a = await s.retainer.retain({ runId: 'r1', callId: 'dup', tool: 't', text: big(1000, 'first') });
+    const b = await s.retainer.retain({ runId: 'r1', callId: 'dup', tool: 't', text: big(1000, 'second') });
     assert.notEqual(a.valueId, b.valueId);
     assert.equal(readFileSync(fileURLToPath(a.uri!), 'utf8'), big(1000, 'first'));
     assert.equal(readFileSync(fileURLToPath(b.uri!), 'utf8'), big(1000, 'second'));
@@ -84,10 +91,10 @@ describe('retention', () => {
 
   it('peeks by the id the stub shows, or by the raw call id', async () => {
     const s = await service();
-    const r = await s.retain({ runId: 'r1', callId: 'call/../7', tool: 't', text: big(1000) });
+    const r = await s.retainer.retain({ runId: 'r1', callId: 'call/../7', tool: 't', text: big(1000) });
     assert.equal(r.valueId, sanitizeId('call/../7'));
-    const byStub = await s.peek({ valueId: r.valueId!, start: 2, end: 2 });
-    const byRaw = await s.peek({ valueId: 'call/../7', start: 2, end: 2 });
+    const byStub = await s.values.peek({ valueId: r.valueId!, start: 2, end: 2 });
+    const byRaw = await s.values.peek({ valueId: 'call/../7', start: 2, end: 2 });
     assert.equal(byStub.text, `2: line 2 ${'.'.repeat(40)}`);
     assert.deepEqual(byRaw, byStub);
     assert.deepEqual(readdirSync(s.store.runsDir).sort(), ['r1.jsonl', 'r1.meta.json', 'r1.values']);
@@ -95,36 +102,62 @@ describe('retention', () => {
 
   it('lists known ids for an unknown one, and asks for runId when an id is in several runs', async () => {
     const s = await service();
-    await s.retain({ runId: 'r1', callId: 'same', tool: 't', text: big(1000) });
-    await assert.rejects(s.peek({ valueId: 'nope' }), /no retained value "nope"; known ids: same/);
-    await s.retain({ runId: 'r2', callId: 'same', tool: 't', text: big(1000) });
-    await assert.rejects(s.peek({ valueId: 'same' }), /is in several runs \((r1, r2|r2, r1)\): pass runId/);
-    assert.equal((await s.peek({ valueId: 'same', runId: 'r2', start: 1, end: 1 })).runId, 'r2');
+    await s.retainer.retain({ runId: 'r1', callId: 'same', tool: 't', text: big(1000) });
+    await assert.rejects(s.values.peek({ valueId: 'nope' }), /no retained value "nope"; known ids: same/);
+    await s.retainer.retain({ runId: 'r2', callId: 'same', tool: 't', text: big(1000) });
+    await assert.rejects(s.values.peek({ valueId: 'same' }), /is in several runs \((r1, r2|r2, r1)\): pass runId/);
+    assert.equal((await s.values.peek({ valueId: 'same', runId: 'r2', start: 1, end: 1 })).runId, 'r2');
   });
 
   it('rejects bad input naming the field', async () => {
     const s = await service();
-    await assert.rejects(s.retain({ runId: '', callId: 'c', tool: 't', text: '' }), /runId must be a non-empty string/);
-    await assert.rejects(s.retain({ runId: 'r', callId: 'c', tool: 't', text: 5 as unknown as string }), /text must be a string/);
-    await assert.rejects(s.append('r', { type: 'tool_call_finished', callId: 'c', tool: 't', result: '' }), /recorded by retained\/retain/);
-    await assert.rejects(s.replay('r', 'xml'), /shape must be one of "text", "structured", "anthropic", "openai-chat", "openai-responses"/);
+    await assert.rejects(
+      s.retainer.retain({ runId: '', callId: 'c', tool: 't', text: '' }),
+      /params\.runId must not be empty/,
+    );
+    await assert.rejects(
+      s.retainer.retain({ runId: 'r', callId: 'c', tool: 't', text: 5 as unknown as string }),
+      /text must be a string/,
+    );
+    await assert.rejects(
+      s.retainer.append({ runId: 'r', event: { type: 'tool_call_finished', callId: 'c', tool: 't', result: '' } }),
+      /recorded by retained\/retain/,
+    );
+    await assert.rejects(
+      s.history.replay({ runId: 'r', shape: 'xml' as never }),
+      /shape must be one of "text", "structured", "anthropic", "openai-chat", "openai-responses"/,
+    );
   });
 
   it('deletes a value or a whole run', async () => {
     const s = await service();
     mkdirSync(s.store.runsDir, { recursive: true });
-    const r = await s.retain({ runId: 'r1', callId: 'c', tool: 't', text: big(1000) });
-    await s.delete('r1', r.valueId);
+    const r = await s.retainer.retain({ runId: 'r1', callId: 'c', tool: 't', text: big(1000) });
+    await s.delete({ runId: 'r1', valueId: r.valueId });
     assert.equal(existsSync(fileURLToPath(r.uri!)), false);
-    await s.delete('r1');
-    assert.deepEqual(await s.runs(), []);
+    await s.delete({ runId: 'r1' });
+    assert.deepEqual(await s.listRuns(), []);
   });
 
-  it('reports changes to listeners', async () => {
+  it("reports each change once: its own write and the watcher's echo of it are one notice", async () => {
     const s = await service();
     const seen: string[] = [];
     s.onChanged((runId) => seen.push(runId));
-    await s.append('run/1', { type: 'user', text: 'x' });
-    assert.deepEqual(seen, [sanitizeId('run/1')]);
+    s.watch();
+    try {
+      await s.retainer.append({ runId: 'run/1', event: { type: 'user', text: 'x' } });
+      await s.retainer.retain({ runId: 'run/1', callId: 'c1', tool: 't', text: big(30_000) });
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      assert.deepEqual(seen, [sanitizeId('run/1')], 'one burst of writes, one notice');
+      // Another process's write (here: bytes appended behind the service's back) is announced too.
+      appendFileSync(
+        s.store.transcriptPath(sanitizeId('run/1')),
+        `${JSON.stringify({ type: 'user', text: 'from elsewhere' })}\n`,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      assert.deepEqual(seen, [sanitizeId('run/1'), sanitizeId('run/1')]);
+    } finally {
+      s.dispose();
+    }
   });
 });

@@ -1,16 +1,19 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { STUB_MAX_BYTES, stubFor } from '../../server/src/core/stub';
+import { STUB_MAX_BYTES, stubFor } from '../../server/src/core/retain/stub';
 
 const preview = { previewHeadLines: 6, previewTailLines: 6 };
-const numbered = (n: number) => Array.from({ length: n }, (_, i) => `line ${i + 1}`).join('\n') + '\n';
+const numbered = (n: number) => `${Array.from({ length: n }, (_, i) => `line ${i + 1}`).join('\n')}\n`;
 
 describe('stub', () => {
   it('starts with [retained #id], the tool, bytes and lines; shows head and tail; names peek_value', () => {
     const text = numbered(100);
     const stub = stubFor({ valueId: 'toolu_1', tool: 'read_file', text }, preview);
     const lines = stub.split('\n');
-    assert.equal(lines[0], `[retained #toolu_1] read_file result: ${Buffer.byteLength(text)} bytes, 100 lines, kept out of context`);
+    assert.equal(
+      lines[0],
+      `[retained #toolu_1] read_file result: ${Buffer.byteLength(text)} bytes, 100 lines, kept out of context`,
+    );
     assert.equal(lines[1], '1: line 1');
     assert.equal(lines[6], '6: line 6');
     assert.equal(lines[7], '… 88 lines not shown (7-94) …');
@@ -34,7 +37,10 @@ describe('stub', () => {
 
   it('stays under 2 KiB for a single 10 MB line, cut by characters and marked', () => {
     const text = 'é'.repeat(5_000_000);
-    const stub = stubFor({ valueId: 'big', tool: 'x'.repeat(500), text }, { previewHeadLines: 10, previewTailLines: 10 });
+    const stub = stubFor(
+      { valueId: 'big', tool: 'x'.repeat(500), text },
+      { previewHeadLines: 10, previewTailLines: 10 },
+    );
     assert.ok(Buffer.byteLength(stub) < STUB_MAX_BYTES, `${Buffer.byteLength(stub)} bytes`);
     assert.match(stub, /1: é+… \[line cut: \d+ more bytes\]/);
     assert.ok(!stub.includes('\ufffd'), 'cut at a character boundary');

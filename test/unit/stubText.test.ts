@@ -35,7 +35,12 @@ describe('gutter', () => {
 
   it('drops the notices a peek adds, and the newline the no-final-newline marker denies', () => {
     assert.equal(stripGutters(`1: a\n2: b\n${NO_FINAL_NEWLINE}`), 'a\nb');
-    assert.equal(stripGutters('4: x\n5: y\n[peek: cut at the 400-line cap: showing lines 4-5 of 900; continue with {"id":"v","start":6}]'), 'x\ny');
+    assert.equal(
+      stripGutters(
+        '4: x\n5: y\n[peek: cut at the 400-line cap: showing lines 4-5 of 900; continue with {"id":"v","start":6}]',
+      ),
+      'x\ny',
+    );
     assert.equal(stripGutters(NO_FINAL_NEWLINE), NO_FINAL_NEWLINE, 'a lone marker is just text');
   });
 });

@@ -17,7 +17,7 @@ describe('Retained Outputs in the extension host', function () {
   this.timeout(60_000);
   let api: RetainedApi;
   const runId = `host-${Date.now()}`;
-  const big = Array.from({ length: 3000 }, (_, i) => `row ${i + 1}: ${'x'.repeat(20)}`).join('\n') + '\n';
+  const big = `${Array.from({ length: 3000 }, (_, i) => `row ${i + 1}: ${'x'.repeat(20)}`).join('\n')}\n`;
 
   before(async () => {
     const extension = vscode.extensions.getExtension<RetainedApi>(EXTENSION_ID);
@@ -40,15 +40,23 @@ describe('Retained Outputs in the extension host', function () {
     assert.equal(retained.retained, true);
     assert.match(retained.content, /^\[retained #call_host_1\] read_file result: /);
     assert.equal(await changed, runId);
-    const range = await vscode.lm.invokeTool('peek_value', { input: { id: 'call_host_1', start: 10, end: 11 }, toolInvocationToken: undefined });
+    const range = await vscode.lm.invokeTool('peek_value', {
+      input: { id: 'call_host_1', start: 10, end: 11 },
+      toolInvocationToken: undefined,
+    });
     assert.equal(textOf(range), `10: row 10: ${'x'.repeat(20)}\n11: row 11: ${'x'.repeat(20)}`);
-    const query = await vscode.lm.invokeTool('peek_value', { input: { id: 'call_host_1', query: 'row 2999:' }, toolInvocationToken: undefined });
+    const query = await vscode.lm.invokeTool('peek_value', {
+      input: { id: 'call_host_1', query: 'row 2999:' },
+      toolInvocationToken: undefined,
+    });
     assert.equal(textOf(query), `2999: row 2999: ${'x'.repeat(20)}\n[peek: 1 matching line]`);
   });
 
   it('answers an unknown id with a tool error that lists the known ids', async () => {
     await assert.rejects(
-      Promise.resolve(vscode.lm.invokeTool('peek_value', { input: { id: 'nope', start: 1 }, toolInvocationToken: undefined })),
+      Promise.resolve(
+        vscode.lm.invokeTool('peek_value', { input: { id: 'nope', start: 1 }, toolInvocationToken: undefined }),
+      ),
       /no retained value "nope"; known ids: .*call_host_1/,
     );
   });

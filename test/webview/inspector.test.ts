@@ -6,16 +6,15 @@
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { createElement } from 'react';
 import { act, cleanup, fireEvent, render, waitFor } from '@testing-library/react';
-import { importRun } from '../../server/src/core/import/importRun';
-import { RetentionService } from '../../server/src/core/retention';
+import { createElement } from 'react';
+import { RetentionService } from '../../server/src/core/service';
+import { type HostToView, parseState, parseViewMessage, type ViewToHost } from '../../shared/messages';
 import { App } from '../../webview/src/App';
 import { Host, type VsCodeApi } from '../../webview/src/host';
-import { parseViewMessage, type HostToView, type ViewToHost } from '../../webview/src/messages';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
 
-const big = (n: number) => Array.from({ length: n }, (_, i) => `line ${i + 1} ${'.'.repeat(40)}`).join('\n') + '\n';
+const big = (n: number) => `${Array.from({ length: n }, (_, i) => `line ${i + 1} ${'.'.repeat(40)}`).join('\n')}\n`;
 const HOSTILE = [
   '<script>window.__pwned = 1</script>',
   '<img src=x onerror="window.__pwned = 2">',
@@ -25,14 +24,30 @@ const HOSTILE = [
 ].join('\n');
 
 async function recordRun(s: RetentionService, runId: string) {
-  await s.append(runId, { type: 'run_started', tools: ['read', 'sh', 'peek_value'] });
-  await s.append(runId, { type: 'user', text: 'Why does the build fail?' });
-  await s.append(runId, { type: 'assistant', text: 'Reading the log.', toolCalls: [{ id: 'c1', name: 'read', arguments: { path: 'build.log' } }] });
-  await s.retain({ runId, callId: 'c1', tool: 'read', text: `${big(1500)}error: missing semicolon\n`, durationMs: 40 });
-  await s.append(runId, { type: 'assistant', toolCalls: [{ id: 'c2', name: 'sh', arguments: { cmd: 'cat notes.html' } }] });
-  await s.retain({ runId, callId: 'c2', tool: 'sh', text: HOSTILE });
-  await s.append(runId, { type: 'assistant', text: 'Line 1501 is missing a semicolon.' });
-  await s.append(runId, { type: 'turn_ended', stopReason: 'end_turn' });
+  await s.retainer.append({ runId: runId, event: { type: 'run_started', tools: ['read', 'sh', 'peek_value'] } });
+  await s.retainer.append({ runId: runId, event: { type: 'user', text: 'Why does the build fail?' } });
+  await s.retainer.append({
+    runId: runId,
+    event: {
+      type: 'assistant',
+      text: 'Reading the log.',
+      toolCalls: [{ id: 'c1', name: 'read', arguments: { path: 'build.log' } }],
+    },
+  });
+  await s.retainer.retain({
+    runId,
+    callId: 'c1',
+    tool: 'read',
+    text: `${big(1500)}error: missing semicolon\n`,
+    durationMs: 40,
+  });
+  await s.retainer.append({
+    runId: runId,
+    event: { type: 'assistant', toolCalls: [{ id: 'c2', name: 'sh', arguments: { cmd: 'cat notes.html' } }] },
+  });
+  await s.retainer.retain({ runId, callId: 'c2', tool: 'sh', text: HOSTILE });
+  await s.retainer.append({ runId: runId, event: { type: 'assistant', text: 'Line 1501 is missing a semicolon.' } });
+  await s.retainer.append({ runId: runId, event: { type: 'turn_ended', stopReason: 'end_turn' } });
 }
 
 /** The fake VS Code API: answers like the extension would, from the real service. */
@@ -42,13 +57,19 @@ function fakeVsCode(service: RetentionService, runId: string, initialState?: unk
   const deliver = (message: HostToView) => window.dispatchEvent(new window.MessageEvent('message', { data: message }));
   const api: VsCodeApi = {
     postMessage(data) {
-      const message = parseViewMessage(data);
-      assert.notEqual(typeof message, 'string', `the webview sent a message the extension refuses: ${message as string}`);
-      const m = message as ViewToHost;
+      // Throws, failing the test, when the webview sends a message the extension refuses.
+      const m = parseViewMessage(data);
       posted.push(m);
-      if (m.type === 'ready') queueMicrotask(() => deliver({ type: 'init', runId }));
+      if (m.type === 'ready') {
+        // As the extension does: the saved state goes back only when it checks out.
+        const saved = parseState(m.state);
+        queueMicrotask(() => deliver({ type: 'init', runId, ...(saved?.runId === runId ? { state: saved } : {}) }));
+      }
       if (m.type === 'request') {
-        const answer = m.method === 'inspect' ? service.inspect({ runId, ...m.params }) : service.searchRun(runId, m.params.query, m.params);
+        const answer =
+          m.method === 'inspect'
+            ? service.inspection.inspect({ runId, ...m.params })
+            : service.inspection.search({ runId, ...m.params });
         answer.then(
           (result) => deliver({ type: 'response', id: m.id, result }),
           (err: Error) => deliver({ type: 'error', id: m.id, message: err.message }),
@@ -63,17 +84,31 @@ function fakeVsCode(service: RetentionService, runId: string, initialState?: unk
   return { api, posted, deliver, state: () => state };
 }
 
-async function mount(initialState?: unknown, prepare: (service: RetentionService) => Promise<string> = async (s) => (await recordRun(s, 'run-1'), 'run-1')) {
+async function mount(
+  initialState?: unknown,
+  prepare: (service: RetentionService) => Promise<string> = async (s) => {
+    await recordRun(s, 'run-1');
+    return 'run-1';
+  },
+) {
   const service = new RetentionService(join(tempDir(), '.retained'));
   await service.init();
   const runId = await prepare(service);
   const fake = fakeVsCode(service, runId, initialState);
   const view = render(createElement(App, { host: new Host(fake.api, window) }));
-  await waitFor(() => assert.ok(view.container.querySelector('.row .cell.full'), `rows rendered: ${view.container.querySelector(".timeline")?.outerHTML.slice(0, 1500)} posted ${JSON.stringify(fake.posted)}`), { timeout: 5000 });
+  await waitFor(
+    () =>
+      assert.ok(
+        view.container.querySelector('.row .cell.full'),
+        `rows rendered: ${view.container.querySelector('.timeline')?.outerHTML.slice(0, 1500)} posted ${JSON.stringify(fake.posted)}`,
+      ),
+    { timeout: 5000 },
+  );
   return { service, fake, view, rows: () => [...view.container.querySelectorAll<HTMLElement>('.row')] };
 }
 
-const rowText = (row: HTMLElement | undefined, side: 'full' | 'model') => row?.querySelector(`.cell.${side}`)?.textContent ?? '';
+const rowText = (row: HTMLElement | undefined, side: 'full' | 'model') =>
+  row?.querySelector(`.cell.${side}`)?.textContent ?? '';
 
 describe('inspector webview', () => {
   afterEach(cleanup);
@@ -90,47 +125,73 @@ describe('inspector webview', () => {
     assert.match(rowText(result, 'full'), /line 1 \.{40}/);
     assert.match(rowText(result, 'full'), /Showing 167 of 1,501 lines/);
     assert.ok(result.querySelector('.cell.model.form-stub'), 'the stub is highlighted');
-    assert.match(rowText(result, 'model'), /^.*stub.*saved \d+(\.\d)? KB.*\[retained #c1\] read result: \d+ bytes, 1501 lines/s);
+    assert.match(
+      rowText(result, 'model'),
+      /^.*stub.*saved \d+(\.\d)? KB.*\[retained #c1\] read result: \d+ bytes, 1501 lines/s,
+    );
     assert.match(rowText(all[0], 'model'), /not a message/);
     assert.match(view.container.querySelector('.header')!.textContent!, /8 events · 2 tool calls · 1 retained/);
-    assert.match(view.container.querySelector('.header')!.textContent!, /Request 4/);
+    assert.match(view.container.querySelector('.header')!.textContent!, /Model call 4/);
   });
 
-  it('selects a request: later events are shown as not sent yet, and the choice is saved', async () => {
+  it('selects a model call: later events are shown as not sent yet, and the choice is saved', async () => {
     const { rows, view, fake } = await mount();
-    const previous = view.container.querySelector('vscode-button[aria-label="Previous request"]')!;
+    const previous = view.container.querySelector('vscode-button[aria-label="Previous model call"]')!;
     await act(async () => fireEvent.click(previous));
-    await waitFor(() => assert.match(view.container.querySelector('.columns-head')!.textContent!, /request 3$/));
-    await waitFor(() => assert.match(rowText(rows()[6], 'model'), /not in this request: first sent in request 4/));
-    assert.match(rowText(rows()[5], 'model'), /notes\.html|<script>/, 'the hostile result was sent in request 3');
-    assert.equal((fake.state() as { request?: number }).request, 3);
+    await waitFor(() => assert.match(view.container.querySelector('.columns-head')!.textContent!, /model call 3$/));
+    await waitFor(() =>
+      assert.match(rowText(rows()[6], 'model'), /not in this model call: first sent in model call 4/),
+    );
+    assert.match(rowText(rows()[5], 'model'), /notes\.html|<script>/, 'the hostile result was sent in model call 3');
+    assert.equal((fake.state() as { modelCall?: number }).modelCall, 3);
     const asked = fake.posted.filter((m) => m.type === 'request' && m.method === 'inspect').at(-1);
-    assert.deepEqual(asked?.type === 'request' && asked.params, { request: 3, policy: false, view: 'sent', from: 0, limit: 100 });
+    assert.deepEqual(asked?.type === 'request' && asked.params, {
+      modelCall: 3,
+      policy: false,
+      view: 'sent',
+      from: 0,
+      limit: 100,
+    });
 
-    // The "request k" link on an assistant row shows the history that produced it.
-    const link = [...rows()[2]!.querySelectorAll('a.request-link')][0]!;
-    assert.equal(link.textContent, 'request 1');
+    // The "model call k" link on an assistant row shows the history that produced it.
+    const link = [...rows()[2]!.querySelectorAll('.model-call-link')][0]!;
+    assert.equal(link.textContent, 'model call 1');
     await act(async () => fireEvent.click(link));
-    await waitFor(() => assert.match(rowText(rows()[3], 'model'), /first sent in request 2/));
+    await waitFor(() => assert.match(rowText(rows()[3], 'model'), /first sent in model call 2/));
   });
 
   it('an imported session: as the agent sent it, or with Retained Outputs, labelled plainly', async () => {
     const session = join(__dirname, '../fixtures/claude-code/parallel-and-big/project');
     const file = join(session, readdirSync(session).find((f) => f.endsWith('.jsonl'))!);
-    const { rows, view, fake } = await mount(undefined, async (s) => (await importRun(s, { path: file }, tempDir())).runId);
+    const { rows, view, fake } = await mount(undefined, async (s) => (await s.importer.import({ path: file })).runId);
     const head = () => view.container.querySelector('.columns-head')!.textContent!;
-    assert.match(head(), /As Claude Code sent it · request 4/);
-    assert.match(view.container.querySelector('.header')!.textContent!, /Rebuilt exactly from the request records Claude Code 2\.1\.332 keeps/);
-    assert.equal(view.container.querySelector('vscode-checkbox.policy'), null, 'the history policy is ours: not offered for what the agent sent');
-    const big = () => rows().find((r) => /toolu_bigD/.test(rowText(r, 'full')) && r.querySelector('.cell.full.kind-tool_result'))!;
+    assert.match(head(), /As Claude Code sent it · model call 4/);
+    assert.match(
+      view.container.querySelector('.header')!.textContent!,
+      /Rebuilt exactly from the request records Claude Code 2\.1\.332 keeps/,
+    );
+    assert.equal(
+      view.container.querySelector('vscode-checkbox.policy'),
+      null,
+      'the history policy is ours: not offered for what the agent sent',
+    );
+    const big = () =>
+      rows().find((r) => /toolu_bigD/.test(rowText(r, 'full')) && r.querySelector('.cell.full.kind-tool_result'))!;
     await waitFor(() => assert.ok(big()));
     assert.match(rowText(big(), 'model'), /agent's cut.*<persisted-output>/s);
     assert.match(rowText(big(), 'full'), /The agent sent the model 2\.\d KB of it/);
 
-    const retained = [...view.container.querySelectorAll('.view-row vscode-button')].find((b) => /With Retained Outputs/.test(b.textContent ?? ''))!;
+    const retained = [...view.container.querySelectorAll('.view-row vscode-button')].find((b) =>
+      /With Retained Outputs/.test(b.textContent ?? ''),
+    )!;
     await act(async () => fireEvent.click(retained));
-    await waitFor(() => assert.match(head(), /With Retained Outputs \(simulated\) · request 4/));
-    await waitFor(() => assert.match(rowText(big(), 'model'), /stub.*\[retained #toolu_bigD\] Bash result: 1288929 bytes.*Landmarks: error at line 100001/s));
+    await waitFor(() => assert.match(head(), /With Retained Outputs \(simulated\) · model call 4/));
+    await waitFor(() =>
+      assert.match(
+        rowText(big(), 'model'),
+        /stub.*\[retained #toolu_bigD\] Bash result: 1288929 bytes.*Landmarks: error at line 100001/s,
+      ),
+    );
     assert.equal((fake.state() as { view?: string }).view, 'retained');
     assert.ok(view.container.querySelector('vscode-checkbox.policy'), 'the policy applies to the simulation');
   });
@@ -138,10 +199,16 @@ describe('inspector webview', () => {
   it('switches the history policy on: older results become references', async () => {
     const { rows, view, fake, service } = await mount();
     // Two more rounds: a 5 KB result (verbatim: under the threshold), then one more call.
-    await service.append('run-1', { type: 'assistant', toolCalls: [{ id: 'c3', name: 'read', arguments: { path: 'notes.md' } }] });
-    await service.retain({ runId: 'run-1', callId: 'c3', tool: 'read', text: 'note\n'.repeat(1000) });
-    await service.append('run-1', { type: 'assistant', toolCalls: [{ id: 'c4', name: 'read', arguments: { path: 'x' } }] });
-    await service.retain({ runId: 'run-1', callId: 'c4', tool: 'read', text: 'x' });
+    await service.retainer.append({
+      runId: 'run-1',
+      event: { type: 'assistant', toolCalls: [{ id: 'c3', name: 'read', arguments: { path: 'notes.md' } }] },
+    });
+    await service.retainer.retain({ runId: 'run-1', callId: 'c3', tool: 'read', text: 'note\n'.repeat(1000) });
+    await service.retainer.append({
+      runId: 'run-1',
+      event: { type: 'assistant', toolCalls: [{ id: 'c4', name: 'read', arguments: { path: 'x' } }] },
+    });
+    await service.retainer.retain({ runId: 'run-1', callId: 'c4', tool: 'read', text: 'x' });
     await act(async () => fake.deliver({ type: 'changed' }));
     await waitFor(() => assert.equal(rows().length, 12));
     assert.equal(rows()[9]!.querySelector('.cell.model')!.className, 'cell model form-verbatim');
@@ -153,24 +220,31 @@ describe('inspector webview', () => {
       checkbox.dispatchEvent(new window.Event('change', { bubbles: true }));
     });
     await waitFor(() => assert.ok(rows()[9]!.querySelector('.cell.model.form-reference')));
-    assert.match(rowText(rows()[9], 'model'), /\[retained #c3\] read result: 5000 bytes, 1000 lines, an earlier result/);
-    assert.equal(rows()[11]!.querySelector('.cell.model')!.className, 'cell model form-verbatim', 'the newest round stays');
+    assert.match(
+      rowText(rows()[9], 'model'),
+      /\[retained #c3\] read result: 5000 bytes, 1000 lines, an earlier result/,
+    );
+    assert.equal(
+      rows()[11]!.querySelector('.cell.model')!.className,
+      'cell model form-verbatim',
+      'the newest round stays',
+    );
     const asked = fake.posted.filter((m) => m.type === 'request' && m.method === 'inspect').at(-1);
     assert.equal(asked?.type === 'request' && asked.method === 'inspect' && asked.params.policy, true);
     assert.equal((fake.state() as { policy?: boolean }).policy, true);
   });
 
-  it('restores the saved request and search after a reload', async () => {
-    const { rows, view } = await mount({ runId: 'run-1', policy: false, request: 2, query: 'semicolon' });
+  it('restores the saved model call and search after a reload', async () => {
+    const { rows, view } = await mount({ runId: 'run-1', policy: false, modelCall: 2, query: 'semicolon' });
     await waitFor(() => assert.match(view.container.querySelector('.search-count')!.textContent!, /^1 \/ 2$/));
-    await waitFor(() => assert.match(view.container.querySelector('.columns-head')!.textContent!, /request 2$/));
-    assert.match(rowText(rows()[3], 'model'), /\[retained #c1\]/, 'request 2 had the big result');
-    assert.match(rowText(rows()[5], 'model'), /first sent in request 3/);
+    await waitFor(() => assert.match(view.container.querySelector('.columns-head')!.textContent!, /model call 2$/));
+    assert.match(rowText(rows()[3], 'model'), /\[retained #c1\]/, 'model call 2 had the big result');
+    assert.match(rowText(rows()[5], 'model'), /first sent in model call 3/);
   });
 
   it('opens the value from a stub: its id, a preview line and a landmark', async () => {
     const { rows, fake } = await mount();
-    const links = [...rows()[3]!.querySelectorAll<HTMLAnchorElement>('.cell.model a.value-link')];
+    const links = [...rows()[3]!.querySelectorAll<HTMLButtonElement>('.cell.model .value-link')];
     const byText = (text: string) => links.find((a) => a.textContent === text)!;
     await act(async () => fireEvent.click(byText('[retained #c1]')));
     await act(async () => fireEvent.click(byText('2')));
@@ -184,17 +258,22 @@ describe('inspector webview', () => {
       { type: 'openValue', valueId: 'c1', line: 1, endLine: 400 },
     ]);
     // The cut full result links to its original too.
-    const open = [...rows()[3]!.querySelectorAll<HTMLAnchorElement>('.cell.full .cut-note a')][0]!;
+    const open = [...rows()[3]!.querySelectorAll<HTMLButtonElement>('.cell.full .cut-note .link')][0]!;
     await act(async () => fireEvent.click(open));
     assert.deepEqual(fake.posted.at(-1), { type: 'openValue', valueId: 'c1' });
   });
 
   it('opens a cut body that is not a value from the transcript', async () => {
     const { rows, service, fake } = await mount();
-    await service.append('run-1', { type: 'user', text: Array.from({ length: 300 }, (_, i) => `pasted line ${i + 1}`).join('\n') });
+    await service.retainer.append({
+      runId: 'run-1',
+      event: { type: 'user', text: Array.from({ length: 300 }, (_, i) => `pasted line ${i + 1}`).join('\n') },
+    });
     await act(async () => fake.deliver({ type: 'changed' }));
     await waitFor(() => assert.equal(rows().length, 9));
-    const open = [...rows()[8]!.querySelectorAll<HTMLAnchorElement>('.cell.full .cut-note a')].find((a) => a.textContent === 'Open it all in an editor')!;
+    const open = [...rows()[8]!.querySelectorAll<HTMLButtonElement>('.cell.full .cut-note .link')].find(
+      (a) => a.textContent === 'Open it all in an editor',
+    )!;
     await act(async () => fireEvent.click(open));
     assert.deepEqual(fake.posted.at(-1), { type: 'openEvent', index: 8 });
   });
@@ -212,7 +291,7 @@ describe('inspector webview', () => {
 
   it('follows the run: a changed run shows its new events without a reload', async () => {
     const { rows, service, fake } = await mount();
-    await service.append('run-1', { type: 'user', text: 'And the tests?' });
+    await service.retainer.append({ runId: 'run-1', event: { type: 'user', text: 'And the tests?' } });
     await act(async () => fake.deliver({ type: 'changed' }));
     await waitFor(() => assert.equal(rows().length, 9));
     assert.match(rowText(rows()[8], 'full'), /And the tests\?/);
@@ -227,18 +306,20 @@ describe('inspector webview', () => {
     await act(async () => fireEvent.keyDown(field, { key: 'Enter' }));
     await waitFor(() => assert.match(view.container.querySelector('.search-count')!.textContent!, /^1 \/ 2$/));
     assert.deepEqual(
-      fake.posted.filter((m) => m.type === 'request' && m.method === 'search').map((m) => m.type === 'request' && m.params),
+      fake.posted
+        .filter((m) => m.type === 'request' && m.method === 'search')
+        .map((m) => m.type === 'request' && m.params),
       [{ query: 'semicolon', ignoreCase: true, regex: false }],
     );
     assert.match(view.container.querySelector('.hit-where')!.textContent!, /event #3, result line 1,501/);
-    await act(async () => fireEvent.click(view.container.querySelector('.hit-where a')!));
+    await act(async () => fireEvent.click(view.container.querySelector('.hit-where .link')!));
     assert.deepEqual(fake.posted.at(-1), { type: 'openValue', valueId: 'c1', line: 1501 });
     assert.ok([...view.container.querySelectorAll('mark')].some((m) => m.textContent === 'semicolon'));
     await act(async () => fireEvent.keyDown(field, { key: 'Enter' }));
     await waitFor(() => assert.match(view.container.querySelector('.search-count')!.textContent!, /^2 \/ 2$/));
     assert.ok(view.container.querySelector('.row.current[data-index="6"]'));
     // The run grows: the search runs again and stays on its hit.
-    await service.append('run-1', { type: 'user', text: 'Fix the semicolon, please.' });
+    await service.retainer.append({ runId: 'run-1', event: { type: 'user', text: 'Fix the semicolon, please.' } });
     await act(async () => fake.deliver({ type: 'changed' }));
     await waitFor(() => assert.match(view.container.querySelector('.search-count')!.textContent!, /^2 \/ 3$/));
   });
@@ -246,22 +327,49 @@ describe('inspector webview', () => {
 
 describe('inspector messages', () => {
   it('accepts what the webview sends and names what is wrong with anything else', () => {
-    assert.deepEqual(parseViewMessage({ type: 'request', id: 1, method: 'inspect', params: { from: 100, limit: 100 } }), {
-      type: 'request',
-      id: 1,
-      method: 'inspect',
-      params: { policy: false, from: 100, limit: 100 },
+    assert.deepEqual(
+      parseViewMessage({ type: 'request', id: 1, method: 'inspect', params: { from: 100, limit: 100 } }),
+      {
+        type: 'request',
+        id: 1,
+        method: 'inspect',
+        params: { from: 100, limit: 100 },
+      },
+    );
+    const refused = (message: unknown, expected: RegExp) => assert.throws(() => parseViewMessage(message), expected);
+    refused(null, /message must be an object \(got null\)/);
+    refused({ type: 'openValue', valueId: '' }, /message\.valueId must not be empty/);
+    refused(
+      { type: 'openValue', valueId: 'x', line: 0 },
+      /message\.line must be a whole number of at least 1 \(got 0\)/,
+    );
+    refused(
+      { type: 'request', id: 2, method: 'inspect', params: { from: -1 } },
+      /message\.params\.from must be a whole number of at least 0/,
+    );
+    refused(
+      { type: 'request', id: 3, method: 'search', params: { query: '' } },
+      /message\.params\.query must not be empty/,
+    );
+    refused(
+      { type: 'request', id: 4, method: 'delete', params: {} },
+      /message\.method must be one of "inspect", "search"/,
+    );
+    refused(
+      { type: 'eval', code: '1' },
+      /message\.type must be one of "ready", "request", "openValue", "openEvent", "rendered"/,
+    );
+    refused(
+      { type: 'openValue', valueId: 'x', line: 5, endLine: 4 },
+      /endLine needs line, and must not come before it/,
+    );
+    refused({ type: 'openValue', valueId: 'x', endLine: 4 }, /endLine needs line/);
+    refused({ type: 'ready', extra: true }, /message\.extra is not a known field/);
+    assert.deepEqual(parseViewMessage({ type: 'openEvent', index: 3, callId: 'c1' }), {
+      type: 'openEvent',
+      index: 3,
+      callId: 'c1',
     });
-    assert.match(parseViewMessage(null) as string, /must be an object/);
-    assert.match(parseViewMessage({ type: 'openValue', valueId: '' }) as string, /valueId string/);
-    assert.match(parseViewMessage({ type: 'openValue', valueId: 'x', line: 0 }) as string, /line must be a whole number/);
-    assert.match(parseViewMessage({ type: 'request', id: 2, method: 'inspect', params: { from: -1 } }) as string, /inspect from/);
-    assert.match(parseViewMessage({ type: 'request', id: 3, method: 'search', params: { query: '' } }) as string, /search query/);
-    assert.match(parseViewMessage({ type: 'request', id: 4, method: 'delete', params: {} }) as string, /unknown method "delete"/);
-    assert.match(parseViewMessage({ type: 'eval', code: '1' }) as string, /unknown message type "eval"/);
-    assert.match(parseViewMessage({ type: 'openValue', valueId: 'x', line: 5, endLine: 4 }) as string, /endLine must be/);
-    assert.match(parseViewMessage({ type: 'openValue', valueId: 'x', endLine: 4 }) as string, /endLine must be/);
-    assert.deepEqual(parseViewMessage({ type: 'openEvent', index: 3, callId: 'c1' }), { type: 'openEvent', index: 3, callId: 'c1' });
-    assert.match(parseViewMessage({ type: 'openEvent', index: -1 }) as string, /openEvent index/);
+    refused({ type: 'openEvent', index: -1 }, /message\.index must be a whole number of at least 0/);
   });
 });

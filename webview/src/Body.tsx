@@ -1,8 +1,9 @@
 /** A body of text (a message, arguments, a result, a stub) rendered as text only. */
 import { memo } from 'react';
-import type { Clip } from '../../server/src/protocol';
 import { formatBytes } from '../../shared/format';
-import { segments, type Highlight } from './segments';
+import type { Clip } from '../../shared/protocol';
+import { LinkButton } from './LinkButton';
+import { type Highlight, segments } from './segments';
 
 export interface BodyProps {
   clip: Clip;
@@ -25,46 +26,49 @@ export const Body = memo(function Body({ clip, links, highlight, onOpen, valueId
           s.kind === 'text' ? (
             s.text
           ) : s.kind === 'match' ? (
+            // biome-ignore lint/suspicious/noArrayIndexKey: a segment is its position in the text, which does not change.
             <mark key={i}>{s.text}</mark>
           ) : (
-            <a
+            <LinkButton
+              // biome-ignore lint/suspicious/noArrayIndexKey: as above.
               key={i}
-              href="#"
               className="value-link"
-              title={s.endLine ? `Open #${s.valueId}, lines ${s.line}-${s.endLine}` : s.line ? `Open #${s.valueId} at line ${s.line}` : `Open #${s.valueId}`}
-              onClick={(event) => {
-                event.preventDefault();
+              title={
+                s.endLine
+                  ? `Open #${s.valueId}, lines ${s.line}-${s.endLine}`
+                  : s.line
+                    ? `Open #${s.valueId} at line ${s.line}`
+                    : `Open #${s.valueId}`
+              }
+              onClick={() => {
                 onOpen(s.valueId, s.line, s.endLine);
               }}
             >
               {s.text}
-            </a>
+            </LinkButton>
           ),
         )}
       </pre>
       {clip.cut && (
         <div className="cut-note">
-          <span className="codicon codicon-fold" aria-hidden="true" /> Showing {shownLines.toLocaleString()} of {clip.lines.toLocaleString()} lines ({formatBytes(clip.bytes)}).{' '}
+          <span className="codicon codicon-fold" aria-hidden="true" /> Showing {shownLines.toLocaleString()} of{' '}
+          {clip.lines.toLocaleString()} lines ({formatBytes(clip.bytes)}).{' '}
           {valueId ? (
-            <a
-              href="#"
-              onClick={(event) => {
-                event.preventDefault();
+            <LinkButton
+              onClick={() => {
                 onOpen(valueId);
               }}
             >
               Open the original
-            </a>
+            </LinkButton>
           ) : onOpenAll ? (
-            <a
-              href="#"
-              onClick={(event) => {
-                event.preventDefault();
+            <LinkButton
+              onClick={() => {
                 onOpenAll();
               }}
             >
               Open it all in an editor
-            </a>
+            </LinkButton>
           ) : null}
         </div>
       )}

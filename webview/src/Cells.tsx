@@ -1,8 +1,9 @@
-/** The two cells of a row: the event as recorded (left) and what the chosen request sent (right). */
+/** The two cells of a row: the event as recorded (left) and what the chosen model call sent (right). */
 import { memo } from 'react';
-import type { CallCell, InspectRow } from '../../server/src/protocol';
-import { Body } from './Body';
 import { formatBytes } from '../../shared/format';
+import type { CallCell, InspectRow } from '../../shared/protocol';
+import { Body } from './Body';
+import { LinkButton } from './LinkButton';
 import type { Highlight } from './segments';
 
 export interface CellProps {
@@ -11,7 +12,7 @@ export interface CellProps {
   onOpen: (valueId: string, line?: number, endLine?: number) => void;
   /** Opens an event's whole body (or one call's arguments) from the transcript. */
   onOpenEvent: (index: number, callId?: string) => void;
-  onSelectRequest: (request: number) => void;
+  onSelectModelCall: (modelCall: number) => void;
 }
 
 const KIND_ICON: Record<InspectRow['full']['kind'], string> = {
@@ -35,29 +36,58 @@ const KIND_LABEL: Record<InspectRow['full']['kind'], string> = {
   turn_ended: 'Turn ended',
 };
 
-function Calls({ calls, links, highlight, onOpen, onOpenAll }: { calls: CallCell[]; links: boolean; onOpenAll?: (callId: string) => void } & Pick<CellProps, 'highlight' | 'onOpen'>) {
+function Calls({
+  calls,
+  links,
+  highlight,
+  onOpen,
+  onOpenAll,
+}: { calls: CallCell[]; links: boolean; onOpenAll?: (callId: string) => void } & Pick<
+  CellProps,
+  'highlight' | 'onOpen'
+>) {
   return (
     <>
       {calls.map((call) => (
         <div className="call" key={call.id}>
           <div className="call-title">
-            <span className="codicon codicon-tools" aria-hidden="true" /> <strong>{call.name}</strong> <code>{call.id}</code>
+            <span className="codicon codicon-tools" aria-hidden="true" /> <strong>{call.name}</strong>{' '}
+            <code>{call.id}</code>
           </div>
-          <Body clip={call.args} links={links} highlight={highlight} onOpen={onOpen} onOpenAll={onOpenAll && (() => onOpenAll(call.id))} />
+          <Body
+            clip={call.arguments}
+            links={links}
+            highlight={highlight}
+            onOpen={onOpen}
+            onOpenAll={onOpenAll && (() => onOpenAll(call.id))}
+          />
         </div>
       ))}
     </>
   );
 }
 
-export const FullCellView = memo(function FullCellView({ row, highlight, onOpen, onOpenEvent, onSelectRequest }: CellProps) {
+export const FullCellView = memo(function FullCellView({
+  row,
+  highlight,
+  onOpen,
+  onOpenEvent,
+  onSelectModelCall,
+}: CellProps) {
   const { full } = row;
   const time = full.ts ? new Date(full.ts).toLocaleTimeString() : undefined;
   return (
     <div className={`cell full kind-${full.kind}${full.isError ? ' is-error' : ''}`}>
       <div className="cell-title">
         <span className={`codicon codicon-${full.isError ? 'error' : KIND_ICON[full.kind]}`} aria-hidden="true" />
-        <span className="kind" title={full.injected ? 'Text the agent added to the turn (a reminder, a command record), not typed by the user' : undefined}>
+        <span
+          className="kind"
+          title={
+            full.injected
+              ? 'Text the agent added to the turn (a reminder, a command record), not typed by the user'
+              : undefined
+          }
+        >
           {full.injected ? 'Added by the agent' : KIND_LABEL[full.kind]}
         </span>
         {full.reason && <span className="badge">{full.reason}</span>}
@@ -72,17 +102,15 @@ export const FullCellView = memo(function FullCellView({ row, highlight, onOpen,
         {full.isError && <span className="badge error-badge">error</span>}
         {full.thinking !== undefined && <span className="badge">{full.thinking} thinking</span>}
         {full.kind === 'assistant' && (
-          <a
-            href="#"
-            className="request-link"
-            title="Show the model's view as the request that produced this message had it"
-            onClick={(event) => {
-              event.preventDefault();
-              onSelectRequest(row.firstRequest - 1);
+          <LinkButton
+            className="model-call-link"
+            title="Show the model's view as the model call that produced this message had it"
+            onClick={() => {
+              onSelectModelCall(row.firstModelCall - 1);
             }}
           >
-            request {row.firstRequest - 1}
-          </a>
+            model call {row.firstModelCall - 1}
+          </LinkButton>
         )}
         <span className="index">
           #{row.index}
@@ -95,10 +123,19 @@ export const FullCellView = memo(function FullCellView({ row, highlight, onOpen,
         </div>
       )}
       {full.kind === 'turn_ended' && <div className="meta">{full.stopReason}</div>}
-      {full.text && <Body clip={full.text} highlight={highlight} onOpen={onOpen} valueId={full.valueId} onOpenAll={() => onOpenEvent(row.index)} />}
+      {full.text && (
+        <Body
+          clip={full.text}
+          highlight={highlight}
+          onOpen={onOpen}
+          valueId={full.valueId}
+          onOpenAll={() => onOpenEvent(row.index)}
+        />
+      )}
       {full.sent && (
         <div className="cut-note" title="What the agent sent the model instead of the full result">
-          <span className="codicon codicon-info" aria-hidden="true" /> The agent sent the model {formatBytes(full.sent.bytes)} of it.
+          <span className="codicon codicon-info" aria-hidden="true" /> The agent sent the model{' '}
+          {formatBytes(full.sent.bytes)} of it.
         </div>
       )}
       {full.lost && (
@@ -106,7 +143,15 @@ export const FullCellView = memo(function FullCellView({ row, highlight, onOpen,
           <span className="codicon codicon-warning" aria-hidden="true" /> {full.lost}
         </div>
       )}
-      {full.calls && <Calls calls={full.calls} links={false} highlight={highlight} onOpen={onOpen} onOpenAll={(callId) => onOpenEvent(row.index, callId)} />}
+      {full.calls && (
+        <Calls
+          calls={full.calls}
+          links={false}
+          highlight={highlight}
+          onOpen={onOpen}
+          onOpenAll={(callId) => onOpenEvent(row.index, callId)}
+        />
+      )}
     </div>
   );
 });
@@ -116,10 +161,10 @@ export const ModelCellView = memo(function ModelCellView({ row, highlight, onOpe
   if (!model.sent) {
     const why =
       full.kind === 'model_call'
-        ? `request ${row.firstRequest - 1} was sent here: the history above, from the last compaction`
+        ? `model call ${row.firstModelCall - 1} was sent here: the history above, from the last compaction`
         : full.kind === 'run_started' || full.kind === 'turn_ended'
           ? 'not a message: nothing sent'
-          : `not in this request: first sent in request ${row.firstRequest}`;
+          : `not in this model call: first sent in model call ${row.firstModelCall}`;
     return <div className="cell model unsent">{why}</div>;
   }
   const linked = model.form === 'stub' || model.form === 'reference';
@@ -129,13 +174,22 @@ export const ModelCellView = memo(function ModelCellView({ row, highlight, onOpe
       {(marked || model.savedBytes > 0) && (
         <div className="cell-title">
           <span className={`codicon codicon-${linked ? 'archive' : 'symbol-string'}`} aria-hidden="true" />
-          <span className="badge form-badge">{model.form === 'reference' ? 'reference' : model.form === 'stub' ? 'stub' : model.form === 'truncated' ? "agent's cut" : 'input references'}</span>
+          <span className="badge form-badge">
+            {model.form === 'reference'
+              ? 'reference'
+              : model.form === 'stub'
+                ? 'stub'
+                : model.form === 'truncated'
+                  ? "agent's cut"
+                  : 'input references'}
+          </span>
           {model.savedBytes > 0 && <span className="saved">saved {formatBytes(model.savedBytes)}</span>}
         </div>
       )}
       {model.text && <Body clip={model.text} links={linked} highlight={highlight} onOpen={onOpen} />}
       {model.calls && <Calls calls={model.calls} links highlight={highlight} onOpen={onOpen} />}
       {model.synthetic?.map((text, i) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: the list is fixed for the row.
         <div className="synthetic" key={i}>
           <span className="codicon codicon-debug-disconnect" aria-hidden="true" /> {text}
         </div>

@@ -4,7 +4,7 @@
  */
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useRef } from 'react';
-import type { InspectRow } from '../../server/src/protocol';
+import type { InspectRow } from '../../shared/protocol';
 import { FullCellView, ModelCellView } from './Cells';
 import type { Highlight } from './segments';
 
@@ -21,10 +21,21 @@ export interface TimelineProps {
   highlight?: Highlight | undefined;
   onOpen: (valueId: string, line?: number, endLine?: number) => void;
   onOpenEvent: (index: number, callId?: string) => void;
-  onSelectRequest: (request: number) => void;
+  onSelectModelCall: (modelCall: number) => void;
 }
 
-export function Timeline({ count, rowAt, version, onRange, scrollTo, current, highlight, onOpen, onOpenEvent, onSelectRequest }: TimelineProps) {
+export function Timeline({
+  count,
+  rowAt,
+  version,
+  onRange,
+  scrollTo,
+  current,
+  highlight,
+  onOpen,
+  onOpenEvent,
+  onSelectModelCall,
+}: TimelineProps) {
   const parent = useRef<HTMLDivElement>(null);
   const virtualizer = useVirtualizer({
     count,
@@ -42,38 +53,52 @@ export function Timeline({ count, rowAt, version, onRange, scrollTo, current, hi
     if (last >= 0) onRange(first, last);
   }, [first, last, onRange]);
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: only a new request to scroll (seq) scrolls; a longer list does not move the view.
   useEffect(() => {
     if (scrollTo && scrollTo.index < count) virtualizer.scrollToIndex(scrollTo.index, { align: 'start' });
-    // Only a new request to scroll scrolls; a longer list does not move the view.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [scrollTo?.seq]);
 
   return (
-    <div className="timeline" ref={parent} data-version={version} role="list" aria-label="Events: the full transcript beside the model's view">
-      <div className="timeline-inner" style={{ height: virtualizer.getTotalSize() }}>
+    <div className="timeline" ref={parent} data-version={version}>
+      <ul
+        className="timeline-inner"
+        style={{ height: virtualizer.getTotalSize() }}
+        aria-label="Events: the full transcript beside the model's view"
+      >
         {items.map((item) => {
           const row = rowAt(item.index);
           return (
-            <div
+            <li
               key={item.key}
               data-index={item.index}
               ref={virtualizer.measureElement}
-              role="listitem"
               className={`row${item.index === current ? ' current' : ''}${row ? '' : ' loading'}`}
               style={{ transform: `translateY(${item.start}px)` }}
             >
               {row ? (
                 <>
-                  <FullCellView row={row} highlight={highlight} onOpen={onOpen} onOpenEvent={onOpenEvent} onSelectRequest={onSelectRequest} />
-                  <ModelCellView row={row} highlight={highlight} onOpen={onOpen} onOpenEvent={onOpenEvent} onSelectRequest={onSelectRequest} />
+                  <FullCellView
+                    row={row}
+                    highlight={highlight}
+                    onOpen={onOpen}
+                    onOpenEvent={onOpenEvent}
+                    onSelectModelCall={onSelectModelCall}
+                  />
+                  <ModelCellView
+                    row={row}
+                    highlight={highlight}
+                    onOpen={onOpen}
+                    onOpenEvent={onOpenEvent}
+                    onSelectModelCall={onSelectModelCall}
+                  />
                 </>
               ) : (
                 <div className="placeholder">Loading event {item.index}…</div>
               )}
-            </div>
+            </li>
           );
         })}
-      </div>
+      </ul>
     </div>
   );
 }

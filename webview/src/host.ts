@@ -2,7 +2,7 @@
  * The webview's side of the message protocol: typed requests with ids, answered by the
  * extension, and a listener for what the extension pushes (init, changed).
  */
-import type { HostToView, InspectorState, ViewRequestMethod, ViewRequests, ViewToHost } from './messages';
+import type { HostToView, InspectorState, ViewRequestMethod, ViewRequests, ViewToHost } from '../../shared/messages';
 
 /** The object `acquireVsCodeApi()` returns inside a VS Code webview. */
 export interface VsCodeApi {
@@ -27,7 +27,10 @@ export class Host {
     this.api.postMessage(message);
   }
 
-  request<M extends ViewRequestMethod>(method: M, params: ViewRequests[M]['params']): Promise<ViewRequests[M]['result']> {
+  request<M extends ViewRequestMethod>(
+    method: M,
+    params: ViewRequests[M]['params'],
+  ): Promise<ViewRequests[M]['result']> {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as (result: unknown) => void, reject });

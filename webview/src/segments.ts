@@ -18,7 +18,14 @@ export interface Highlight extends QueryOptions {
 
 /** C0 controls (but tab and newline) and DEL as their visible Unicode pictures; \r before \n dropped. */
 export function visibleControls(text: string): string {
-  return text.replace(/\r\n/g, '\n').replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, (c) => (c === '\u007f' ? '\u2421' : String.fromCharCode(0x2400 + c.charCodeAt(0))));
+  return (
+    text
+      .replace(/\r\n/g, '\n')
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters made visible.
+      .replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, (c) =>
+        c === '\u007f' ? '\u2421' : String.fromCharCode(0x2400 + c.charCodeAt(0)),
+      )
+  );
 }
 
 function matcher(highlight: Highlight | undefined): LineMatcher | undefined {

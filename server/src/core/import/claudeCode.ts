@@ -17,14 +17,26 @@
  *   from the last line, responses merged, results in the order they finished, compactions. What
  *   such files do not record (reminders and attachments Claude Code added) is not there.
  */
-import type { CompactionEvent, RunSource, TranscriptEvent } from '../transcript';
-import { countKind, sessionInfo, type Conversion } from './conversion';
-import { recordKind, type Json } from './records';
-import { blocksOf, EventWriter, followRequests, messageHash, sameMessage, type SentRequest, type SessionFacts, type WireBlock, type WireMessage } from './wire';
+
+import type { CompactionEvent, RunSource, TranscriptEvent } from '../../../../shared/events';
+import { type Conversion, countKind, sessionInfo } from './conversion';
+import { type Json, recordKind } from './records';
+import {
+  blocksOf,
+  EventWriter,
+  followRequests,
+  messageHash,
+  type SentRequest,
+  type SessionFacts,
+  sameMessage,
+  type WireBlock,
+  type WireMessage,
+} from './wire';
 
 const PERSISTED = /^<persisted-output>\n[^\n]*Full output saved to: ([^\n]+)\n/;
 
-const isLine = (r: Json) => (r.type === 'user' || r.type === 'assistant') && typeof r.message === 'object' && r.message !== null;
+const isLine = (r: Json) =>
+  (r.type === 'user' || r.type === 'assistant') && typeof r.message === 'object' && r.message !== null;
 const messageOf = (r: Json) => r.message as WireMessage & { id?: string };
 const contentBlocks = (r: Json): WireBlock[] => {
   const content = messageOf(r).content;
@@ -53,16 +65,22 @@ class Session implements SessionFacts {
         const list = this.responses.get(id) ?? [];
         list.push(line);
         this.responses.set(id, list);
-        for (const b of contentBlocks(line)) if (b.type === 'tool_use' && typeof b.id === 'string' && typeof b.name === 'string') this.toolNames.set(b.id, b.name);
+        for (const b of contentBlocks(line))
+          if (b.type === 'tool_use' && typeof b.id === 'string' && typeof b.name === 'string')
+            this.toolNames.set(b.id, b.name);
         continue;
       }
       if (line.isCompactSummary === true) {
         if (typeof line.parentUuid === 'string') this.summaries.set(line.parentUuid, line);
         continue;
       }
-      for (const b of contentBlocks(line)) if (b.type === 'tool_result' && typeof b.tool_use_id === 'string') this.resultLines.set(b.tool_use_id, line);
+      for (const b of contentBlocks(line))
+        if (b.type === 'tool_result' && typeof b.tool_use_id === 'string') this.resultLines.set(b.tool_use_id, line);
       if (line.isMeta === true) continue;
-      const texts = typeof message.content === 'string' ? [message.content] : contentBlocks(line).flatMap((b) => (b.type === 'text' && typeof b.text === 'string' ? [b.text] : []));
+      const texts =
+        typeof message.content === 'string'
+          ? [message.content]
+          : contentBlocks(line).flatMap((b) => (b.type === 'text' && typeof b.text === 'string' ? [b.text] : []));
       for (const text of texts) if (!text.startsWith('<')) this.typed.add(text);
     }
   }
@@ -109,14 +127,19 @@ interface Rebuilt extends SentRequest {
 /** Every request the records describe, resolved to its messages; or why that cannot be done. */
 function rebuildRequests(session: Session): Rebuilt[] | string {
   const blobs = new Map<string, WireMessage>();
-  for (const r of session.records) if (r.type === 'api-request-blob' && typeof r.hash === 'string' && r.message) blobs.set(r.hash, r.message as WireMessage);
+  for (const r of session.records)
+    if (r.type === 'api-request-blob' && typeof r.hash === 'string' && r.message)
+      blobs.set(r.hash, r.message as WireMessage);
   const candidates = new Map<string, WireMessage>();
   const add = (message: WireMessage) => candidates.set(messageHash(message), message);
   for (const id of session.responses.keys()) {
     add(session.response(id));
     // Its results as one user message, in the order they were written (finished).
     const calls = new Set(session.callsOf(id));
-    const results = session.lines.filter((l) => l.type === 'user' && contentBlocks(l).some((b) => b.type === 'tool_result' && calls.has(String(b.tool_use_id))));
+    const results = session.lines.filter(
+      (l) =>
+        l.type === 'user' && contentBlocks(l).some((b) => b.type === 'tool_result' && calls.has(String(b.tool_use_id))),
+    );
     if (results.length) add({ role: 'user', content: results.flatMap(contentBlocks) });
   }
   for (const line of session.lines) if (line.type === 'user') add({ role: 'user', content: messageOf(line).content });
@@ -126,12 +149,14 @@ function rebuildRequests(session: Session): Rebuilt[] | string {
   for (const r of session.records) {
     if (r.type !== 'api-request' || typeof r.id !== 'string' || !Array.isArray(r.tail)) continue;
     const base = typeof r.base === 'string' ? built.get(r.base) : undefined;
-    if (typeof r.base === 'string' && !base) return `request ${requests.length + 1} builds on a request the file does not have`;
+    if (typeof r.base === 'string' && !base)
+      return `request ${requests.length + 1} builds on a request the file does not have`;
     const keep = typeof r.keep === 'number' ? r.keep : 0;
     const messages = base ? base.messages.slice(0, keep) : [];
     for (const [i, hash] of (r.tail as unknown[]).entries()) {
       const message = typeof hash === 'string' ? (blobs.get(hash) ?? candidates.get(hash)) : undefined;
-      if (!message) return `request ${requests.length + 1}: message ${keep + i + 1} (hash ${String(hash).slice(0, 12)}) is in no record of the file`;
+      if (!message)
+        return `request ${requests.length + 1}: message ${keep + i + 1} (hash ${String(hash).slice(0, 12)}) is in no record of the file`;
       messages.push(message);
     }
     const request = { id: r.id, ts: typeof r.timestamp === 'string' ? r.timestamp : undefined, messages };
@@ -163,7 +188,11 @@ function exactConversion(session: Session, requests: readonly Rebuilt[], start: 
       // The response to this request, from its lines.
       for (const [id, lines] of session.responses) {
         if (lines[0]?.requestRef !== request.id) continue;
-        writer.response(blocksOf(session.response(id)), id, typeof lines[0].timestamp === 'string' ? lines[0].timestamp : undefined);
+        writer.response(
+          blocksOf(session.response(id)),
+          id,
+          typeof lines[0].timestamp === 'string' ? lines[0].timestamp : undefined,
+        );
       }
     },
   });
@@ -174,19 +203,36 @@ function exactConversion(session: Session, requests: readonly Rebuilt[], start: 
     const calls = new Set(session.callsOf(last.response));
     for (const line of session.lines) {
       if (line.type !== 'user') continue;
-      for (const b of contentBlocks(line)) if (b.type === 'tool_result' && calls.has(String(b.tool_use_id))) writer.result(b, typeof line.timestamp === 'string' ? line.timestamp : undefined);
+      for (const b of contentBlocks(line))
+        if (b.type === 'tool_result' && calls.has(String(b.tool_use_id)))
+          writer.result(b, typeof line.timestamp === 'string' ? line.timestamp : undefined);
     }
   }
-  return { format: 'claude-code', events: writer.events, fidelity: 'exact', outputs: writer.outputs, skipped: {}, notes: dedupe(writer.notes) };
+  return {
+    format: 'claude-code',
+    events: writer.events,
+    fidelity: 'exact',
+    outputs: writer.outputs,
+    skipped: {},
+    notes: dedupe(writer.notes),
+  };
 }
 
 /** The summary text when `message` is the summary a compaction left. */
 function summaryOf(session: Session, message: WireMessage): string | undefined {
   if (message.role !== 'user') return undefined;
-  const text = blocksOf(message).length === 1 && blocksOf(message)[0]!.type === 'text' ? String(blocksOf(message)[0]!.text) : undefined;
+  const text =
+    blocksOf(message).length === 1 && blocksOf(message)[0]!.type === 'text'
+      ? String(blocksOf(message)[0]!.text)
+      : undefined;
   for (const line of session.summaries.values()) {
     const content = messageOf(line).content;
-    const own = typeof content === 'string' ? content : contentBlocks(line).map((b) => String(b.text ?? '')).join('\n');
+    const own =
+      typeof content === 'string'
+        ? content
+        : contentBlocks(line)
+            .map((b) => String(b.text ?? ''))
+            .join('\n');
     if (own === text) return text;
   }
   return undefined;
@@ -210,21 +256,36 @@ function boundaryBetween(records: readonly Json[], from: string | undefined, to:
  * parallel result points at its own tool_use line). A file without the links is taken whole.
  */
 function chainOf(session: Session): Set<Json> {
-  const main = session.lines.some((l) => l.isSidechain !== true) ? session.lines.filter((l) => l.isSidechain !== true) : session.lines;
+  const main = session.lines.some((l) => l.isSidechain !== true)
+    ? session.lines.filter((l) => l.isSidechain !== true)
+    : session.lines;
   if (!main.some((l) => typeof l.parentUuid === 'string')) return new Set(main);
   const byUuid = new Map<string, Json>();
   for (const r of session.records) if (typeof r.uuid === 'string') byUuid.set(r.uuid, r);
   const chain = new Set<Json>();
   for (let at: Json | undefined = main[main.length - 1]; at && !chain.has(at); ) {
     chain.add(at);
-    const parent = typeof at.parentUuid === 'string' ? at.parentUuid : typeof at.logicalParentUuid === 'string' ? at.logicalParentUuid : undefined;
+    const parent =
+      typeof at.parentUuid === 'string'
+        ? at.parentUuid
+        : typeof at.logicalParentUuid === 'string'
+          ? at.logicalParentUuid
+          : undefined;
     at = parent ? byUuid.get(parent) : undefined;
   }
-  const responses = new Set([...chain].flatMap((l) => (l.type === 'assistant' && typeof messageOf(l).id === 'string' ? [messageOf(l).id!] : [])));
+  const responses = new Set(
+    [...chain].flatMap((l) =>
+      l.type === 'assistant' && typeof messageOf(l).id === 'string' ? [messageOf(l).id!] : [],
+    ),
+  );
   const calls = new Set([...responses].flatMap((id) => session.callsOf(id)));
   for (const line of main) {
     if (line.type === 'assistant' && responses.has(messageOf(line).id ?? '')) chain.add(line);
-    if (line.type === 'user' && contentBlocks(line).some((b) => b.type === 'tool_result' && calls.has(String(b.tool_use_id)))) chain.add(line);
+    if (
+      line.type === 'user' &&
+      contentBlocks(line).some((b) => b.type === 'tool_result' && calls.has(String(b.tool_use_id)))
+    )
+      chain.add(line);
   }
   return chain;
 }
@@ -255,7 +316,16 @@ function conversationConversion(session: Session, start: TranscriptEvent, why: s
       const meta = record.compactMetadata as Json | undefined;
       writer.events.push({
         type: 'compaction',
-        ...(summary ? { summary: typeof content === 'string' ? content : contentBlocks(summary).map((b) => String(b.text ?? '')).join('\n') } : {}),
+        ...(summary
+          ? {
+              summary:
+                typeof content === 'string'
+                  ? content
+                  : contentBlocks(summary)
+                      .map((b) => String(b.text ?? ''))
+                      .join('\n'),
+            }
+          : {}),
         reason: meta?.trigger === 'auto' ? 'auto' : 'manual',
         ...(typeof record.timestamp === 'string' ? { ts: record.timestamp } : {}),
       });
@@ -270,8 +340,18 @@ function conversationConversion(session: Session, start: TranscriptEvent, why: s
     }
     if (isLine(record)) emit(record);
   }
-  const notes = [...(why ? [`the requests were rebuilt from the conversation, not exactly: ${why}`] : []), ...writer.notes];
-  return { format: 'claude-code', events: writer.events, fidelity: 'conversation', outputs: writer.outputs, skipped: {}, notes: dedupe(notes) };
+  const notes = [
+    ...(why ? [`the requests were rebuilt from the conversation, not exactly: ${why}`] : []),
+    ...writer.notes,
+  ];
+  return {
+    format: 'claude-code',
+    events: writer.events,
+    fidelity: 'conversation',
+    outputs: writer.outputs,
+    skipped: {},
+    notes: dedupe(notes),
+  };
 }
 
 /** Kinds of records that are part of the conversation or of rebuilding its requests. */
@@ -279,7 +359,9 @@ const USED = new Set(['user', 'assistant', 'system/compact_boundary', 'api-reque
 
 export function convertClaudeCode(records: readonly Json[], path: string): Conversion {
   const session = new Session(records);
-  const model = session.lines.map((l) => l.message as Json).find((m) => m.role === 'assistant' && typeof m.model === 'string');
+  const model = session.lines
+    .map((l) => l.message as Json)
+    .find((m) => m.role === 'assistant' && typeof m.model === 'string');
   const info = sessionInfo(records, 'sessionId', 'version');
   const start = (fidelity: RunSource['fidelity']): TranscriptEvent => ({
     type: 'run_started',
@@ -290,9 +372,14 @@ export function convertClaudeCode(records: readonly Json[], path: string): Conve
     ...firstTimestamp(records),
   });
   const hasRequests = records.some((r) => r.type === 'api-request');
-  const requests = hasRequests ? rebuildRequests(session) : 'the file has no request records (Claude Code before 2.1.3xx)';
+  const requests = hasRequests
+    ? rebuildRequests(session)
+    : 'the file has no request records (Claude Code before 2.1.3xx)';
   const exact = typeof requests === 'string' ? requests : exactConversion(session, requests, start('exact'));
-  const conversion = typeof exact === 'string' ? conversationConversion(session, start('conversation'), hasRequests ? exact : undefined) : exact;
+  const conversion =
+    typeof exact === 'string'
+      ? conversationConversion(session, start('conversation'), hasRequests ? exact : undefined)
+      : exact;
   for (const r of records) {
     const kind = recordKind(r);
     if (USED.has(kind) || USED.has(String(r.type))) continue;

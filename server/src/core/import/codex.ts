@@ -5,14 +5,18 @@
  * for the UI and are not imported twice). Codex records each tool output as the model got it,
  * already truncated: the full output is kept nowhere, so the result is that text.
  */
-import type { Thinking, TranscriptEvent } from '../transcript';
-import { countKind, responseEvents, sessionInfo, type Conversion, type ResponseBlock } from './conversion';
-import { recordKind, type Json } from './records';
+
+import type { Thinking, TranscriptEvent } from '../../../../shared/events';
+import { type Conversion, countKind, type ResponseBlock, responseEvents, sessionInfo } from './conversion';
+import { type Json, recordKind } from './records';
 
 /** The text of a Responses content list (`input_text`, `output_text`, …) or a plain string. */
 function itemText(content: unknown): string {
   if (typeof content === 'string') return content;
-  if (Array.isArray(content)) return content.map((c: Json) => (typeof c?.text === 'string' ? c.text : `[${String(c?.type ?? 'item')}]`)).join('\n');
+  if (Array.isArray(content))
+    return content
+      .map((c: Json) => (typeof c?.text === 'string' ? c.text : `[${String(c?.type ?? 'item')}]`))
+      .join('\n');
   if (content && typeof content === 'object') {
     const c = content as Json;
     if (typeof c.text === 'string') return c.text;
@@ -63,14 +67,18 @@ class CodexWriter {
         if (payload.role === 'assistant') this.add({ type: 'text', text }, ts);
         else {
           this.flush();
-          if (payload.role === 'user') this.events.push({ type: 'user', text, ...(INJECTED.test(text) ? { injected: true } : {}), ...stamp });
+          if (payload.role === 'user')
+            this.events.push({ type: 'user', text, ...(INJECTED.test(text) ? { injected: true } : {}), ...stamp });
           else this.events.push({ type: 'system', text, ...stamp });
         }
         return true;
       }
       case 'reasoning': {
         const summary = Array.isArray(payload.summary) ? itemText(payload.summary) : '';
-        const thinking: Thinking = { text: summary, ...(typeof payload.encrypted_content === 'string' ? { encryptedContent: payload.encrypted_content } : {}) };
+        const thinking: Thinking = {
+          text: summary,
+          ...(typeof payload.encrypted_content === 'string' ? { encryptedContent: payload.encrypted_content } : {}),
+        };
         this.add({ type: 'thinking', thinking }, ts);
         return true;
       }
@@ -93,7 +101,13 @@ class CodexWriter {
         const id = String(payload.call_id);
         this.custom.add(id);
         this.names.set(id, String(payload.name ?? 'tool'));
-        this.add({ type: 'tool_use', call: { id, name: String(payload.name ?? 'tool'), arguments: itemText(payload.input), custom: true } }, ts);
+        this.add(
+          {
+            type: 'tool_use',
+            call: { id, name: String(payload.name ?? 'tool'), arguments: itemText(payload.input), custom: true },
+          },
+          ts,
+        );
         return true;
       }
       case 'function_call_output':
@@ -102,7 +116,14 @@ class CodexWriter {
         const id = String(payload.call_id);
         const output = payload.output as unknown;
         const failed = typeof output === 'object' && output !== null && (output as Json).success === false;
-        this.events.push({ type: 'tool_call_finished', callId: id, tool: this.names.get(id) ?? 'tool', result: itemText(output), ...(failed ? { isError: true } : {}), ...stamp });
+        this.events.push({
+          type: 'tool_call_finished',
+          callId: id,
+          tool: this.names.get(id) ?? 'tool',
+          result: itemText(output),
+          ...(failed ? { isError: true } : {}),
+          ...stamp,
+        });
         return true;
       }
       default:
@@ -142,7 +163,12 @@ export function convertCodex(records: readonly Json[], path: string): Conversion
       writer.endAborted();
       writer.flush();
       const summary = typeof payload.message === 'string' && payload.message !== '' ? payload.message : undefined;
-      writer.events.push({ type: 'compaction', ...(summary ? { summary } : {}), reason: 'auto', ...(ts ? { ts } : {}) });
+      writer.events.push({
+        type: 'compaction',
+        ...(summary ? { summary } : {}),
+        reason: 'auto',
+        ...(ts ? { ts } : {}),
+      });
       // The history Codex carries on with after the compaction.
       const replacement = Array.isArray(payload.replacement_history) ? (payload.replacement_history as Json[]) : [];
       for (const item of replacement) if (!writer.item(item, ts)) countKind(skipped, `compacted/${String(item.type)}`);
@@ -153,8 +179,13 @@ export function convertCodex(records: readonly Json[], path: string): Conversion
   }
   writer.endAborted();
   writer.flush();
-  if (writer.events.some((e) => e.type === 'tool_call_finished')) notes.push('Codex records each tool output as the model got it, already cut to about 10 KB: the full output was never kept');
-  const first = records.find((r) => typeof r.timestamp === 'string' && !Number.isNaN(Date.parse(r.timestamp as string)));
+  if (writer.events.some((e) => e.type === 'tool_call_finished'))
+    notes.push(
+      'Codex records each tool output as the model got it, already cut to about 10 KB: the full output was never kept',
+    );
+  const first = records.find(
+    (r) => typeof r.timestamp === 'string' && !Number.isNaN(Date.parse(r.timestamp as string)),
+  );
   const start: TranscriptEvent = {
     type: 'run_started',
     tools: [...new Set(writer.names.values())],
@@ -163,5 +194,12 @@ export function convertCodex(records: readonly Json[], path: string): Conversion
     source: { format: 'codex', path, ...info, fidelity: 'conversation' },
     ...(first ? { ts: first.timestamp as string } : {}),
   };
-  return { format: 'codex', events: [start, ...writer.events], fidelity: 'conversation', outputs: new Map(), skipped, notes };
+  return {
+    format: 'codex',
+    events: [start, ...writer.events],
+    fidelity: 'conversation',
+    outputs: new Map(),
+    skipped,
+    notes,
+  };
 }

@@ -3,11 +3,10 @@
  * vocabulary, how faithfully its requests could be rebuilt, and an honest count of what was
  * left out. Pure data; `importRun.ts` writes it into the store.
  */
-import type { RunSource, Thinking, ToolCall, TranscriptEvent } from '../transcript';
-import type { Json } from './records';
 
-export type ImportFormat = RunSource['format'];
-export const IMPORT_FORMATS: readonly ImportFormat[] = ['claude-code', 'codex', 'copilot'];
+import type { RunSource, Thinking, ToolCall, TranscriptEvent } from '../../../../shared/events';
+import type { ImportFormat } from '../../../../shared/protocol';
+import type { Json } from './records';
 
 export interface Conversion {
   format: ImportFormat;
@@ -26,7 +25,11 @@ export interface Conversion {
 }
 
 /** The session id and agent version a record names, if any. */
-export function sessionInfo(records: readonly Json[], sessionKey: string, versionKey: string): Pick<RunSource, 'session' | 'version'> {
+export function sessionInfo(
+  records: readonly Json[],
+  sessionKey: string,
+  versionKey: string,
+): Pick<RunSource, 'session' | 'version'> {
   const info: Pick<RunSource, 'session' | 'version'> = {};
   for (const r of records) {
     if (info.session === undefined && typeof r[sessionKey] === 'string') info.session = r[sessionKey] as string;
@@ -41,14 +44,21 @@ export function countKind(skipped: Record<string, number>, kind: string): void {
 }
 
 /** One block of an assistant response, in the order the provider returned them. */
-export type ResponseBlock = { type: 'thinking'; thinking: Thinking } | { type: 'text'; text: string } | { type: 'tool_use'; call: ToolCall };
+export type ResponseBlock =
+  | { type: 'thinking'; thinking: Thinking }
+  | { type: 'text'; text: string }
+  | { type: 'tool_use'; call: ToolCall };
 
 /**
  * A response's blocks as assistant events. One event holds thinking, then one text, then tool
  * calls; a response whose blocks come in another order (text, thinking, text) becomes several
  * events that share its response id, which replay joins into one message again.
  */
-export function responseEvents(blocks: readonly ResponseBlock[], response: string, ts: string | undefined): TranscriptEvent[] {
+export function responseEvents(
+  blocks: readonly ResponseBlock[],
+  response: string,
+  ts: string | undefined,
+): TranscriptEvent[] {
   const events: TranscriptEvent[] = [];
   let thinking: Thinking[] = [];
   let text: string | undefined;

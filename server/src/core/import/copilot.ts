@@ -5,10 +5,18 @@
  * thinking, 3 a cache breakpoint), and every tool call with its output. The agent's own requests
  * (`panel/editAgent`) are followed as sent; side requests (titles, summaries) are counted.
  */
-import type { TranscriptEvent } from '../transcript';
-import { countKind, type Conversion } from './conversion';
+
+import type { TranscriptEvent } from '../../../../shared/events';
+import { type Conversion, countKind } from './conversion';
 import type { Json } from './records';
-import { EventWriter, followRequests, type SentRequest, type SessionFacts, type WireBlock, type WireMessage } from './wire';
+import {
+  EventWriter,
+  followRequests,
+  type SentRequest,
+  type SessionFacts,
+  type WireBlock,
+  type WireMessage,
+} from './wire';
 
 /** The agent's own requests; others are side calls (titles, summaries). */
 const AGENT_REQUEST = 'panel/editAgent';
@@ -40,10 +48,13 @@ function parseArguments(raw: unknown): unknown {
  */
 function toWire(message: CopilotMessage, notes: Set<string>): WireMessage {
   const parts = message.content ?? [];
-  const texts: WireBlock[] = parts.flatMap((p) => (p.type === 1 && typeof p.text === 'string' && p.text !== '' ? [{ type: 'text', text: p.text }] : []));
+  const texts: WireBlock[] = parts.flatMap((p) =>
+    p.type === 1 && typeof p.text === 'string' && p.text !== '' ? [{ type: 'text', text: p.text }] : [],
+  );
   for (const p of parts) {
     const kind = (p.value as Json | undefined)?.type;
-    if (p.type === 2 && kind !== 'thinking') notes.add(`Copilot's ${String(kind)} parts (its own bookkeeping) are left out`);
+    if (p.type === 2 && kind !== 'thinking')
+      notes.add(`Copilot's ${String(kind)} parts (its own bookkeeping) are left out`);
   }
   switch (message.role) {
     case 0:
@@ -52,13 +63,31 @@ function toWire(message: CopilotMessage, notes: Set<string>): WireMessage {
       const thinking: WireBlock[] = parts.flatMap((p) => {
         const value = p.value as Json | undefined;
         const t = value?.type === 'thinking' ? (value.thinking as Json | undefined) : undefined;
-        return t && typeof t.text === 'string' ? [{ type: 'thinking', thinking: t.text, ...(typeof t.encrypted === 'string' ? { signature: t.encrypted } : {}) }] : [];
+        return t && typeof t.text === 'string'
+          ? [
+              {
+                type: 'thinking',
+                thinking: t.text,
+                ...(typeof t.encrypted === 'string' ? { signature: t.encrypted } : {}),
+              },
+            ]
+          : [];
       });
-      const uses: WireBlock[] = (message.toolCalls ?? []).map((c) => ({ type: 'tool_use', id: String(c.id), name: String(c.function?.name ?? 'tool'), input: parseArguments(c.function?.arguments) }));
+      const uses: WireBlock[] = (message.toolCalls ?? []).map((c) => ({
+        type: 'tool_use',
+        id: String(c.id),
+        name: String(c.function?.name ?? 'tool'),
+        input: parseArguments(c.function?.arguments),
+      }));
       return { role: 'assistant', content: [...thinking, ...texts, ...uses] };
     }
     case 3:
-      return { role: 'user', content: [{ type: 'tool_result', tool_use_id: String(message.toolCallId), content: texts.map((t) => t.text).join('') }] };
+      return {
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_use_id: String(message.toolCallId), content: texts.map((t) => t.text).join('') },
+        ],
+      };
     default:
       return { role: 'user', content: texts };
   }
@@ -70,7 +99,8 @@ function grouped(messages: WireMessage[]): WireMessage[] {
   for (const m of messages) {
     const last = out[out.length - 1];
     const results = (x: WireMessage) => Array.isArray(x.content) && x.content.every((b) => b.type === 'tool_result');
-    if (last && results(last) && results(m)) last.content = [...(last.content as WireBlock[]), ...(m.content as WireBlock[])];
+    if (last && results(last) && results(m))
+      last.content = [...(last.content as WireBlock[]), ...(m.content as WireBlock[])];
     else out.push({ ...m, content: Array.isArray(m.content) ? [...m.content] : m.content });
   }
   return out;
@@ -147,7 +177,14 @@ export function convertCopilot(data: Json, path: string): Conversion {
     const answered = last.messages.filter((m) => m.role === 'assistant').length;
     if (text) writer.events.push({ type: 'assistant', text, response: `copilot-response-${answered + 1}` });
   }
-  const conversion: Conversion = { format: 'copilot', events: writer.events, fidelity: problem ? 'conversation' : 'exact', outputs: new Map(), skipped, notes: [...(problem ? [problem] : []), ...notes, ...writer.notes] };
+  const conversion: Conversion = {
+    format: 'copilot',
+    events: writer.events,
+    fidelity: problem ? 'conversation' : 'exact',
+    outputs: new Map(),
+    skipped,
+    notes: [...(problem ? [problem] : []), ...notes, ...writer.notes],
+  };
   if (problem) start.source!.fidelity = 'conversation';
   return conversion;
 }

@@ -5,7 +5,7 @@
  * JSON objects are counted by line number, never fatal.
  */
 import { constants } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { type FileHandle, open } from 'node:fs/promises';
 
 /** Opens for reading without waiting: a FIFO would otherwise block the open until a writer comes. */
 export const READ_NOW = constants.O_RDONLY | constants.O_NONBLOCK;
@@ -28,7 +28,7 @@ export interface SessionRecords {
 export class UnreadableSession extends Error {}
 
 export async function readSessionRecords(path: string): Promise<SessionRecords> {
-  let handle;
+  let handle: FileHandle;
   try {
     handle = await open(path, READ_NOW);
   } catch (err) {
@@ -37,7 +37,8 @@ export async function readSessionRecords(path: string): Promise<SessionRecords> 
   try {
     const stat = await handle.stat();
     if (!stat.isFile()) throw new UnreadableSession(`${path} is not a regular file`);
-    if (stat.size > IMPORT_MAX_BYTES) throw new UnreadableSession(`${path} is ${stat.size} bytes, over the import limit of ${IMPORT_MAX_BYTES}`);
+    if (stat.size > IMPORT_MAX_BYTES)
+      throw new UnreadableSession(`${path} is ${stat.size} bytes, over the import limit of ${IMPORT_MAX_BYTES}`);
     const out: SessionRecords = { records: [], skippedLines: [], bytes: 0 };
     let pending: Buffer[] = [];
     let pendingBytes = 0;
@@ -66,7 +67,8 @@ export async function readSessionRecords(path: string): Promise<SessionRecords> 
       if (bytesRead === 0) break;
       out.bytes += bytesRead;
       // A file that grows past the limit while read (a FIFO pretending, a log being written) stops here.
-      if (out.bytes > IMPORT_MAX_BYTES) throw new UnreadableSession(`${path} grew past the import limit of ${IMPORT_MAX_BYTES} bytes`);
+      if (out.bytes > IMPORT_MAX_BYTES)
+        throw new UnreadableSession(`${path} grew past the import limit of ${IMPORT_MAX_BYTES} bytes`);
       let from = 0;
       for (let nl = chunk.indexOf(0x0a, from); nl !== -1 && nl < bytesRead; nl = chunk.indexOf(0x0a, from)) {
         keep(chunk.subarray(from, nl));
@@ -90,7 +92,7 @@ export async function readSessionRecords(path: string): Promise<SessionRecords> 
 
 /** Reads a session file that is one JSON document (Copilot's chat replay), with the same limits. */
 export async function readSessionJson(path: string): Promise<unknown> {
-  let handle;
+  let handle: FileHandle;
   try {
     handle = await open(path, READ_NOW);
   } catch (err) {
@@ -99,7 +101,8 @@ export async function readSessionJson(path: string): Promise<unknown> {
   try {
     const stat = await handle.stat();
     if (!stat.isFile()) throw new UnreadableSession(`${path} is not a regular file`);
-    if (stat.size > IMPORT_MAX_BYTES) throw new UnreadableSession(`${path} is ${stat.size} bytes, over the import limit of ${IMPORT_MAX_BYTES}`);
+    if (stat.size > IMPORT_MAX_BYTES)
+      throw new UnreadableSession(`${path} is ${stat.size} bytes, over the import limit of ${IMPORT_MAX_BYTES}`);
     let text = await handle.readFile('utf8');
     if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
     try {

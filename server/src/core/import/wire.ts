@@ -6,10 +6,10 @@
  * history (a compaction, a rewind) restarts it.
  */
 import { createHash } from 'node:crypto';
-import { toAnthropic } from '../providers';
-import { replayStructured } from '../replay';
-import type { CompactionEvent, TextBlocks, ToolCall, TranscriptEvent } from '../transcript';
-import { responseEvents, type ResponseBlock } from './conversion';
+import type { CompactionEvent, TextBlocks, ToolCall, TranscriptEvent } from '../../../../shared/events';
+import { toAnthropic } from '../history/providers';
+import { replayStructured } from '../history/replay';
+import { type ResponseBlock, responseEvents } from './conversion';
 import type { Json } from './records';
 
 export type WireBlock = Json & { type?: unknown };
@@ -72,21 +72,39 @@ export class EventWriter {
   /** Events for one message; `continues` when its blocks join the message before (a request added them to it). */
   message(message: WireMessage, ts: string | undefined, options: { continues?: boolean; ordinal?: number } = {}): void {
     const { continues = false, ordinal = 0 } = options;
-    if (message.role === 'assistant') return this.response(blocksOf(message), this.facts.responseIdOf(message, ordinal) ?? `hash-${messageHash(message).slice(0, 16)}`, ts);
+    if (message.role === 'assistant') {
+      this.response(
+        blocksOf(message),
+        this.facts.responseIdOf(message, ordinal) ?? `hash-${messageHash(message).slice(0, 16)}`,
+        ts,
+      );
+      return;
+    }
     const stamp = ts ? { ts } : {};
-    if (message.role === 'system' && blocksOf(message).length === 0) return void this.events.push({ type: 'system', text: '', ...stamp });
+    if (message.role === 'system' && blocksOf(message).length === 0) {
+      this.events.push({ type: 'system', text: '', ...stamp });
+      return;
+    }
     for (const [i, block] of blocksOf(message).entries()) {
       if (block.type === 'text' && typeof block.text === 'string') {
         if (message.role === 'system') this.events.push({ type: 'system', text: block.text, ...stamp });
         else {
           // A user message that begins with text is a message of its own, even after another user message.
           const split = i === 0 && !continues;
-          this.events.push({ type: 'user', text: block.text, ...(this.facts.isTyped(block.text) ? {} : { injected: true }), ...(split ? { split } : {}), ...stamp });
+          this.events.push({
+            type: 'user',
+            text: block.text,
+            ...(this.facts.isTyped(block.text) ? {} : { injected: true }),
+            ...(split ? { split } : {}),
+            ...stamp,
+          });
         }
       } else if (block.type === 'tool_result' && message.role === 'user') {
         this.result(block, ts);
       } else {
-        this.notes.push(`a ${message.role} ${String(block.type)} block is shown as text: only text, tool calls and results are imported`);
+        this.notes.push(
+          `a ${message.role} ${String(block.type)} block is shown as text: only text, tool calls and results are imported`,
+        );
         this.events.push({ type: 'user', text: `[${String(block.type)}]`, injected: true, ...stamp });
       }
     }
@@ -96,9 +114,19 @@ export class EventWriter {
     const converted: ResponseBlock[] = [];
     for (const b of blocks) {
       if (b.type === 'thinking' && typeof b.thinking === 'string') {
-        converted.push({ type: 'thinking', thinking: { text: b.thinking, ...(typeof b.signature === 'string' && b.signature ? { signature: b.signature } : {}) } });
+        converted.push({
+          type: 'thinking',
+          thinking: {
+            text: b.thinking,
+            ...(typeof b.signature === 'string' && b.signature ? { signature: b.signature } : {}),
+          },
+        });
       } else if (b.type === 'text' && typeof b.text === 'string') converted.push({ type: 'text', text: b.text });
-      else if (b.type === 'tool_use' && typeof b.id === 'string' && typeof b.name === 'string') converted.push({ type: 'tool_use', call: { id: b.id, name: b.name, arguments: b.input ?? {} } satisfies ToolCall });
+      else if (b.type === 'tool_use' && typeof b.id === 'string' && typeof b.name === 'string')
+        converted.push({
+          type: 'tool_use',
+          call: { id: b.id, name: b.name, arguments: b.input ?? {} } satisfies ToolCall,
+        });
       else this.notes.push(`a ${String(b.type)} block of a response is left out`);
     }
     this.events.push(...responseEvents(converted, response, ts));
@@ -111,7 +139,10 @@ export class EventWriter {
       typeof content === 'string'
         ? content
         : Array.isArray(content)
-          ? (content as WireBlock[]).map((b) => ({ type: 'text' as const, text: b.type === 'text' && typeof b.text === 'string' ? b.text : `[${String(b.type)}]` }))
+          ? (content as WireBlock[]).map((b) => ({
+              type: 'text' as const,
+              text: b.type === 'text' && typeof b.text === 'string' ? b.text : `[${String(b.type)}]`,
+            }))
           : '';
     const text = typeof sent === 'string' ? sent : sent.map((b) => b.text).join('\n');
     const saved = typeof sent === 'string' ? this.facts.savedOutput(sent) : undefined;
@@ -149,7 +180,10 @@ export function replayed(events: readonly TranscriptEvent[]): WireMessage[] {
  * The content a request adds to what the events already replay: the new blocks of the last
  * message and the messages after it; undefined when the request does not continue the history.
  */
-function added(history: readonly WireMessage[], request: readonly WireMessage[]): { blocks: WireBlock[]; role: string; messages: WireMessage[] } | undefined {
+function added(
+  history: readonly WireMessage[],
+  request: readonly WireMessage[],
+): { blocks: WireBlock[]; role: string; messages: WireMessage[] } | undefined {
   if (request.length < history.length) return undefined;
   for (let i = 0; i < history.length - 1; i++) if (!sameMessage(history[i]!, request[i]!)) return undefined;
   const last = history[history.length - 1];
@@ -183,14 +217,22 @@ export interface Follow<R extends SentRequest> {
  * Turns requests into events, checking that the replay gives each one back. Returns why it
  * could not, naming the request, or undefined.
  */
-export function followRequests<R extends SentRequest>(writer: EventWriter, requests: readonly R[], follow: Follow<R>): string | undefined {
+export function followRequests<R extends SentRequest>(
+  writer: EventWriter,
+  requests: readonly R[],
+  follow: Follow<R>,
+): string | undefined {
   let previous: R | undefined;
   for (const [k, request] of requests.entries()) {
     const more = added(replayed(writer.events), request.messages);
     const ordinals = assistantOrdinals(request.messages);
-    const write = (from: number) => request.messages.slice(from).forEach((message, i) => writer.message(message, request.ts, { ordinal: ordinals[from + i]! }));
+    const write = (from: number) => {
+      for (let i = from; i < request.messages.length; i++)
+        writer.message(request.messages[i]!, request.ts, { ordinal: ordinals[i]! });
+    };
     if (more) {
-      if (more.blocks.length) writer.message({ role: more.role, content: more.blocks }, request.ts, { continues: true });
+      if (more.blocks.length)
+        writer.message({ role: more.role, content: more.blocks }, request.ts, { continues: true });
       write(request.messages.length - more.messages.length);
     } else {
       const { compaction, summaryMessage } = follow.restart(request, previous);
@@ -198,7 +240,8 @@ export function followRequests<R extends SentRequest>(writer: EventWriter, reque
       write(summaryMessage ? 1 : 0);
     }
     const check = replayed(writer.events);
-    if (check.length !== request.messages.length || check.some((m, i) => !sameMessage(m, request.messages[i]!))) return `request ${k + 1} could not be rebuilt from its messages`;
+    if (check.length !== request.messages.length || check.some((m, i) => !sameMessage(m, request.messages[i]!)))
+      return `request ${k + 1} could not be rebuilt from its messages`;
     writer.events.push({ type: 'model_call', ...(request.ts ? { ts: request.ts } : {}) });
     follow.answered(request);
     previous = request;

@@ -1,0 +1,325 @@
+/**
+ * Replay: the model-facing history rebuilt from a transcript. A pure function of the events,
+ * which value files exist, and the view asked for, so a resume sends exactly what the live
+ * turns sent: a retained result comes back as the same stub, byte for byte, but only while its
+ * value file exists (otherwise the full text goes in: never a stub that points at nothing).
+ *
+ * Two views of one run:
+ * - `sent`: what the agent sent the model. For a run recorded through Retained Outputs, its
+ *   stubs; for an imported run, the agent's own text (Claude Code's persisted-output preview,
+ *   Codex's truncation), never a stub.
+ * - `retained`: the same history with Retained Outputs in the loop: every retained result as its
+ *   stub. For a recorded run this is the same as `sent`; for an imported run it is a simulation.
+ */
+
+import {
+  contentText,
+  type StopReason,
+  type ToolCall,
+  type ToolCallFinishedEvent,
+  type TranscriptEvent,
+} from '../../../../shared/events';
+import { type Block, type Message, PEEK_TOOL, type ResultContent, type View } from '../../../../shared/history';
+import { deletedNotice } from '../../../../shared/stubText';
+import { stubFor } from '../retain/stub';
+
+export interface ReplayInput {
+  events: readonly TranscriptEvent[];
+  /** Value ids whose files exist in the run's values folder now. */
+  existingValues: ReadonlySet<string>;
+  /** Default `retained`. */
+  view?: View;
+  /** Every result in full (for figures; see ContentRule.full). */
+  full?: boolean;
+}
+
+export interface StructuredReplay {
+  messages: Message[];
+  /** The last turn's stop reason, when it ended. */
+  stopReason?: StopReason;
+  /**
+   * Where each block came from, parallel to `messages[i].content`: the index of its event, and
+   * `synthetic` for the interrupted results replay made up for calls that never finished.
+   */
+  owners: BlockOwner[][];
+  /** The histories compactions replaced, oldest first: what earlier requests were sent. */
+  compacted: Segment[];
+}
+
+export interface BlockOwner {
+  event: number;
+  synthetic?: true;
+}
+
+/** A history with the owners of its blocks. */
+export interface Segment {
+  messages: Message[];
+  owners: BlockOwner[][];
+}
+
+/**
+ * What replay sends for a call with no recorded result: cut off before it finished, or its
+ * result could not be written down. Also what the model gets live when the recording fails, so
+ * the turn it saw and every replay of it agree.
+ */
+export const INTERRUPTED_RESULT =
+  '[interrupted: no result was recorded for this call (it was cut off, or its result could not be stored)]';
+
+/** A run offers peek_value unless its run_started event lists tools without it. */
+export function offersPeek(events: readonly TranscriptEvent[]): boolean {
+  const started = events.find((e) => e.type === 'run_started');
+  return started?.type === 'run_started' ? started.tools.includes(PEEK_TOOL) : true;
+}
+
+/** True for a run imported from an agent's session file: the agent never got our stubs. */
+export function isImported(events: readonly TranscriptEvent[]): boolean {
+  const first = events[0];
+  return first?.type === 'run_started' && first.source !== undefined;
+}
+
+/** How results reach the model in one replay: derived once from the run and the view. */
+export interface ContentRule {
+  /** Stubs for retained results whose value file exists. */
+  stubs: boolean;
+  /** The agent's own text (`sent`) where it differs from the result. */
+  agentText: boolean;
+  /** Every result in full, for figures: a result kept in a value is '' here, its size in the event. */
+  full: boolean;
+  existingValues: ReadonlySet<string>;
+}
+
+export function contentRule(
+  events: readonly TranscriptEvent[],
+  existingValues: ReadonlySet<string>,
+  view: View = 'retained',
+  full = false,
+): ContentRule {
+  if (isImported(events))
+    return view === 'sent'
+      ? { stubs: false, agentText: true, full, existingValues }
+      : { stubs: true, agentText: false, full, existingValues };
+  return { stubs: offersPeek(events), agentText: false, full, existingValues };
+}
+
+/** Stubs made from an older event's result, by event (events are never changed). */
+const stubCache = new WeakMap<ToolCallFinishedEvent, string>();
+
+/** The stub of a retained result: recorded in the event, or made once from an older event's result. */
+export function stubOf(event: ToolCallFinishedEvent): string | undefined {
+  if (event.stub !== undefined) return event.stub;
+  if (!event.valueId || !event.preview || event.result === undefined) return undefined;
+  let stub = stubCache.get(event);
+  if (stub === undefined) {
+    stub = stubFor(
+      { valueId: event.valueId, tool: event.tool, text: event.result, isError: event.isError },
+      event.preview,
+    );
+    stubCache.set(event, stub);
+  }
+  return stub;
+}
+
+/**
+ * What the model got for one result under `rule`: the agent's own text (an imported run as
+ * sent), the stub of a retained result, or the result. A retained result whose value was
+ * deleted is said to be gone, plainly: neither a stub pointing at nothing nor the full text
+ * coming back unasked.
+ */
+export function modelContent(event: ToolCallFinishedEvent, rule: ContentRule): ResultContent {
+  if (rule.full) return event.result ?? '';
+  if (rule.agentText && event.sent !== undefined) return event.sent;
+  if (event.valueId) {
+    if (!rule.stubs) return event.result ?? stubOf(event) ?? '';
+    if (rule.existingValues.has(event.valueId)) return stubOf(event) ?? event.result ?? '';
+    return deletedNotice(event.valueId, event.tool, event.isError, event.bytes, event.lines);
+  }
+  return event.result ?? '';
+}
+
+/** The text of a tool_result block's content. */
+export function resultText(block: Extract<Block, { type: 'tool_result' }>): string {
+  return contentText(block.content);
+}
+
+/**
+ * Messages with every tool_use answered by its tool_result in the next user message. Results
+ * go in the order they were recorded (as agents send parallel results, in the order they
+ * finished); a call left without one gets an interrupted result after them.
+ */
+export function replayStructured({ events, existingValues, view, full }: ReplayInput): StructuredReplay {
+  const rule = contentRule(events, existingValues, view, full);
+  const history = new History();
+  let stopReason: StopReason | undefined;
+  /** Calls of the latest response still waiting for their results, in call order, with their events. */
+  let open: { call: ToolCall; event: number }[] = [];
+  let results: { block: Block; event: number }[] = [];
+  /** The provider id of the latest response, so its later events join its message. */
+  let response: string | undefined;
+
+  const closeOpenCalls = () => {
+    if (open.length === 0 && results.length === 0) return;
+    const answered = new Set(results.map((r) => (r.block as Extract<Block, { type: 'tool_result' }>).tool_use_id));
+    const blocks = results.map((r) => r.block);
+    const owners: BlockOwner[] = results.map((r) => ({ event: r.event }));
+    for (const { call, event } of open) {
+      if (answered.has(call.id)) continue;
+      blocks.push({ type: 'tool_result', tool_use_id: call.id, content: INTERRUPTED_RESULT, is_error: true });
+      owners.push({ event, synthetic: true });
+    }
+    history.push('user', blocks, owners);
+    open = [];
+    results = [];
+  };
+
+  events.forEach((event, index) => {
+    if (event.type !== 'assistant') response = undefined;
+    switch (event.type) {
+      case 'run_started':
+      case 'model_call':
+        break;
+      case 'user':
+        closeOpenCalls();
+        if (event.split) history.push('user', [{ type: 'text', text: event.text }], [{ event: index }]);
+        else history.append('user', [{ type: 'text', text: event.text }], index);
+        stopReason = undefined;
+        break;
+      case 'system':
+        closeOpenCalls();
+        // An empty system message (Claude Code sends some) has no blocks: the API refuses empty text.
+        history.push(
+          'system',
+          event.text === '' ? [] : [{ type: 'text', text: event.text }],
+          event.text === '' ? [] : [{ event: index }],
+        );
+        break;
+      case 'compaction':
+        closeOpenCalls();
+        history.clear();
+        if (event.summary !== undefined)
+          history.push('user', [{ type: 'text', text: event.summary }], [{ event: index }]);
+        stopReason = undefined;
+        break;
+      case 'assistant': {
+        const continues = event.response !== undefined && event.response === response;
+        if (!continues) closeOpenCalls();
+        response = event.response;
+        const blocks: Block[] = [];
+        for (const t of event.thinking ?? []) {
+          blocks.push({
+            type: 'thinking',
+            thinking: t.text,
+            ...(t.signature ? { signature: t.signature } : {}),
+            ...(t.encryptedContent ? { encryptedContent: t.encryptedContent } : {}),
+          });
+        }
+        if (event.text) blocks.push({ type: 'text', text: event.text });
+        for (const call of event.toolCalls ?? []) blocks.push(toolUse(call));
+        // Reasoning alone makes no message: it is sent with the answer it led to.
+        if (continues || blocks.some((b) => b.type !== 'thinking')) history.append('assistant', blocks, index);
+        const calls = (event.toolCalls ?? []).map((call) => ({ call, event: index }));
+        open = continues ? [...open, ...calls] : calls;
+        break;
+      }
+      case 'tool_call_finished': {
+        const block: Block = {
+          type: 'tool_result',
+          tool_use_id: event.callId,
+          content: modelContent(event, rule),
+          // An agent's explicit `is_error: false` is part of what it sent; ours names errors only.
+          ...(event.isError !== undefined && (event.isError || rule.agentText) ? { is_error: event.isError } : {}),
+        };
+        const answered = results.some((r) => (r.block as { tool_use_id?: string }).tool_use_id === event.callId);
+        if (open.some((o) => o.call.id === event.callId) && !answered) {
+          results.push({ block, event: index });
+        } else {
+          // A result whose call no assistant event recorded: give it its own call, so it stays paired.
+          closeOpenCalls();
+          history.push(
+            'assistant',
+            [{ type: 'tool_use', id: event.callId, name: event.tool, input: event.arguments ?? {} }],
+            [{ event: index }],
+          );
+          history.push('user', [block], [{ event: index }]);
+        }
+        break;
+      }
+      case 'turn_ended':
+        closeOpenCalls();
+        stopReason = event.stopReason;
+        break;
+    }
+  });
+  closeOpenCalls();
+  return {
+    messages: history.messages,
+    owners: history.owners,
+    compacted: history.compacted,
+    ...(stopReason ? { stopReason } : {}),
+  };
+}
+
+/** Messages with the event each block came from, kept in step. */
+class History {
+  messages: Message[] = [];
+  owners: BlockOwner[][] = [];
+  readonly compacted: Segment[] = [];
+
+  push(role: Message['role'], blocks: Block[], owners: BlockOwner[]): void {
+    this.messages.push({ role, content: blocks });
+    this.owners.push(owners);
+  }
+
+  /** Adds blocks of one event; adjacent user or assistant messages merge, as providers require alternating roles. */
+  append(role: 'user' | 'assistant', blocks: Block[], event: number): void {
+    const last = this.messages[this.messages.length - 1];
+    const owners = blocks.map(() => ({ event }));
+    if (last && last.role === role) {
+      last.content.push(...blocks);
+      this.owners[this.owners.length - 1]!.push(...owners);
+    } else this.push(role, blocks, owners);
+  }
+
+  /** A compaction: the history so far is set aside and a new one starts. */
+  clear(): void {
+    this.compacted.push({ messages: this.messages, owners: this.owners });
+    this.messages = [];
+    this.owners = [];
+  }
+}
+
+function toolUse(call: ToolCall): Block {
+  return {
+    type: 'tool_use',
+    id: call.id,
+    name: call.name,
+    input: call.arguments ?? {},
+    ...(call.custom ? { custom: true as const } : {}),
+  };
+}
+
+/** The same history folded into one string, for agents that send a single prompt. */
+export function replayText(input: ReplayInput): string {
+  const { messages, stopReason } = replayStructured(input);
+  const parts: string[] = [];
+  const names = new Map<string, string>();
+  for (const message of messages) {
+    for (const block of message.content) {
+      if (block.type === 'thinking') continue; // reasoning is for the provider that made it, not a prompt
+      if (block.type === 'text')
+        parts.push(
+          `${message.role === 'user' ? 'User' : message.role === 'system' ? 'System' : 'Assistant'}: ${block.text}`,
+        );
+      else if (block.type === 'tool_use') {
+        names.set(block.id, block.name);
+        parts.push(`Tool call ${block.name} (${block.id}): ${JSON.stringify(block.input)}`);
+      } else {
+        const name = names.get(block.tool_use_id) ?? 'tool';
+        parts.push(
+          `Tool result ${name} (${block.tool_use_id})${block.is_error ? ' [error]' : ''}:\n${resultText(block)}`,
+        );
+      }
+    }
+  }
+  if (stopReason && stopReason !== 'end_turn') parts.push(`[turn ${stopReason}]`);
+  return parts.join('\n\n');
+}

@@ -1,0 +1,417 @@
+/**
+ * The inspector's view of a run: every transcript event beside what the model was sent for
+ * it as of a chosen model call, plus bytes and estimated tokens per model call. Pure: events in,
+ * rows out. Bodies are clipped to a cell's worth, so a run with 50 MB results pages cheaply;
+ * the full text is always one click away (the value file, or a search over the transcript).
+ *
+ * Model call k is the one that produced the k-th response (an assistant event, or several
+ * sharing one provider response id); it was sent the history of every event before that one.
+ * Model call R+1 (R responses) is the next one: what a resume would send now.
+ */
+
+import { contentText, type ToolCallFinishedEvent, type TranscriptEvent } from '../../../../shared/events';
+import type { Block, View } from '../../../../shared/history';
+import type { CallCell, Clip, FullCell, ModelCallFigures, ModelCell, Outline } from '../../../../shared/protocol';
+import type { HistoryPolicy } from '../../../../shared/settings';
+import { type ArchiveNeed, applyHistoryPolicy, resultInfos } from '../history/policy';
+import { replayStructured, resultText, type Segment, type StructuredReplay } from '../history/replay';
+import { bodySizes, countTokens, TOKEN_SAMPLE_CHARS, TOKENIZER } from '../history/tokens';
+import { countLines, cutToBytes, utf8Bytes } from '../text';
+
+export const CELL_MAX_BYTES = 8192;
+export const CELL_MAX_LINES = 200;
+
+/** The start of `text`: at most `maxLines` lines and `maxBytes` bytes. */
+export function clip(text: string, maxBytes = CELL_MAX_BYTES, maxLines = CELL_MAX_LINES): Clip {
+  const bytes = utf8Bytes(text);
+  const lines = countLines(text);
+  let end = text.length;
+  if (lines > maxLines) {
+    end = -1;
+    for (let n = 0; n < maxLines; n++) end = text.indexOf('\n', end + 1);
+  }
+  const { kept } = cutToBytes(end < text.length ? text.slice(0, end) : text, maxBytes);
+  return { text: kept, bytes, lines, cut: kept.length < text.length };
+}
+
+function argsText(args: unknown): string {
+  return JSON.stringify(args ?? {}, null, 2) ?? 'undefined';
+}
+
+function callCells(calls: readonly { id: string; name: string; arguments?: unknown; input?: unknown }[]): CallCell[] {
+  return calls.map((c) => ({
+    id: c.id,
+    name: c.name,
+    arguments: clip(argsText('input' in c ? c.input : c.arguments)),
+  }));
+}
+
+/**
+ * The left column's cell of an event. A result kept in a value is shown from `head`, the first
+ * bytes of its value file (read by the caller: this module does no I/O).
+ */
+export function fullCell(event: TranscriptEvent, existingValues: ReadonlySet<string>, head?: string): FullCell {
+  const base = event.ts ? { ts: event.ts } : {};
+  switch (event.type) {
+    case 'run_started':
+      return {
+        kind: 'run_started',
+        ...base,
+        tools: event.tools,
+        ...(event.model ? { model: event.model } : {}),
+        ...(event.agent ? { agent: event.agent } : {}),
+      };
+    case 'user':
+      return { kind: 'user', ...base, text: clip(event.text), ...(event.injected ? { injected: true } : {}) };
+    case 'system':
+      return { kind: 'system', ...base, text: clip(event.text) };
+    case 'compaction':
+      return {
+        kind: 'compaction',
+        ...base,
+        ...(event.summary !== undefined ? { text: clip(event.summary) } : {}),
+        ...(event.reason ? { reason: event.reason } : {}),
+      };
+    case 'assistant':
+      return {
+        kind: 'assistant',
+        ...base,
+        ...(event.text ? { text: clip(event.text) } : {}),
+        ...(event.thinking?.length ? { thinking: event.thinking.length } : {}),
+        ...(event.toolCalls?.length ? { calls: callCells(event.toolCalls) } : {}),
+      };
+    case 'tool_call_finished':
+      return {
+        kind: 'tool_result',
+        ...base,
+        text: resultClip(event, head),
+        tool: event.tool,
+        callId: event.callId,
+        ...(event.durationMs !== undefined ? { durationMs: event.durationMs } : {}),
+        ...(event.isError ? { isError: true } : {}),
+        ...(event.valueId && existingValues.has(event.valueId) ? { valueId: event.valueId } : {}),
+        ...(event.sent !== undefined ? { sent: clip(contentText(event.sent)) } : {}),
+        ...(event.lost ? { lost: event.lost } : {}),
+      };
+    case 'turn_ended':
+      return { kind: 'turn_ended', ...base, stopReason: event.stopReason };
+    case 'model_call':
+      return { kind: 'model_call', ...base };
+  }
+}
+
+/** A result's clip: from the event, or from its value's first bytes; a deleted value says so. */
+function resultClip(event: ToolCallFinishedEvent, head: string | undefined): Clip {
+  if (event.result !== undefined) return clip(event.result);
+  const bytes = event.bytes ?? 0;
+  const lines = event.lines ?? 0;
+  if (head === undefined)
+    return { text: '[the value holding this result was deleted from the store]', bytes, lines, cut: true };
+  const shown = clip(head);
+  return { text: shown.text, bytes, lines, cut: utf8Bytes(shown.text) < bytes };
+}
+
+/**
+ * Where each model call cut the history: the index of each `model_call` event where the run
+ * records them (an import knows its agent's calls), else of the first event of each response
+ * (model call k produced response k; events sharing a response id, or a copy a compaction kept
+ * verbatim, are one response).
+ */
+export function responseStarts(events: readonly TranscriptEvent[]): number[] {
+  const marked = events.flatMap((e, i) => (e.type === 'model_call' ? [i] : []));
+  if (marked.length) return marked;
+  const seen = new Set<string>();
+  return events.flatMap((e, i) => {
+    if (e.type !== 'assistant') return [];
+    if (e.response === undefined) return [i];
+    if (seen.has(e.response)) return [];
+    seen.add(e.response);
+    return [i];
+  });
+}
+
+/** The event index at which model call `modelCall` (1-based) cut the history. */
+export function cutOf(events: readonly TranscriptEvent[], modelCall: number): number {
+  const starts = responseStarts(events);
+  return modelCall >= 1 && modelCall <= starts.length ? starts[modelCall - 1]! : events.length;
+}
+
+function estimateTokens(json: string): number {
+  if (json.length <= TOKEN_SAMPLE_CHARS) return countTokens(json);
+  const sample = json.slice(0, TOKEN_SAMPLE_CHARS);
+  return Math.round((countTokens(sample) * json.length) / sample.length);
+}
+
+/** A result's full body as it would be sent, by event: from the event (a result kept in a value), or measured once. */
+const fullBodies = new WeakMap<TranscriptEvent, { jsonBytes: number; tokens: number }>();
+
+function fullBody(event: ToolCallFinishedEvent): { jsonBytes: number; tokens: number } {
+  if (event.result === undefined)
+    return {
+      jsonBytes: event.jsonBytes ?? (event.bytes ?? 0) + 2,
+      tokens: event.tokens ?? Math.ceil((event.bytes ?? 0) / 4),
+    };
+  let sizes = fullBodies.get(event);
+  if (!sizes) {
+    sizes = bodySizes(event.result);
+    fullBodies.set(event, sizes);
+  }
+  return sizes;
+}
+
+function blockSizes(block: Block): { bytes: number; tokens: number } {
+  const json = JSON.stringify(block);
+  return { bytes: utf8Bytes(json), tokens: estimateTokens(json) };
+}
+
+/** A tool_result block carrying the event's full result: the block around it, plus the body's known sizes. */
+function fullResultSizes(
+  block: Extract<Block, { type: 'tool_result' }>,
+  event: ToolCallFinishedEvent,
+): { bytes: number; tokens: number } {
+  const shell = JSON.stringify({ ...block, content: '' });
+  const body = fullBody(event);
+  return { bytes: utf8Bytes(shell) - 2 + body.jsonBytes, tokens: countTokens(shell) + body.tokens };
+}
+
+/**
+ * Bytes and tokens per event over histories (a replay's segments), as prefix sums (index i:
+ * events before i): the blocks as sent, or (`full`) with every result in full, the same history.
+ */
+function prefixSizes(
+  events: readonly TranscriptEvent[],
+  segments: readonly Segment[],
+  full: boolean,
+): { bytes: Float64Array; tokens: Float64Array } {
+  const bytes = new Float64Array(events.length + 1);
+  const tokens = new Float64Array(events.length + 1);
+  for (const { messages, owners } of segments) {
+    messages.forEach((message, i) => {
+      message.content.forEach((block, j) => {
+        const owner = owners[i]![j]!;
+        const event = events[owner.event]!;
+        const whole =
+          block.type === 'tool_result' &&
+          !owner.synthetic &&
+          event.type === 'tool_call_finished' &&
+          (full || block.content === event.result);
+        const size = whole ? fullResultSizes(block, event as ToolCallFinishedEvent) : blockSizes(block);
+        bytes[owner.event + 1]! += size.bytes;
+        tokens[owner.event + 1]! += size.tokens;
+      });
+    });
+  }
+  for (let i = 1; i <= events.length; i++) {
+    bytes[i]! += bytes[i - 1]!;
+    tokens[i]! += tokens[i - 1]!;
+  }
+  return { bytes, tokens };
+}
+
+function segmentsOf(replay: StructuredReplay): Segment[] {
+  return [...replay.compacted, { messages: replay.messages, owners: replay.owners }];
+}
+
+/** Where the newest `keepRounds` rounds before `cut` begin (the policy leaves them intact). */
+function keptFrom(roundStarts: readonly number[], cut: number, keepRounds: number): number {
+  // How many rounds start before `cut`: a binary search, as this runs once per model call.
+  let lo = 0;
+  let hi = roundStarts.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (roundStarts[mid]! < cut) lo = mid + 1;
+    else hi = mid;
+  }
+  if (lo <= keepRounds) return 0;
+  return keepRounds === 0 ? cut : roundStarts[lo - keepRounds]!;
+}
+
+/** The start of the history the model call at `cut` sent: the last compaction before it, else the run's start. */
+function historyStart(compactions: readonly number[], cut: number): number {
+  let start = 0;
+  for (const at of compactions) if (at < cut) start = at;
+  return start;
+}
+
+export interface OutlineOptions {
+  view?: View;
+  /** The history policy, applied to the model's view (Retained Outputs' own feature). */
+  policy?: HistoryPolicy | undefined;
+}
+
+/**
+ * Counts and per-model-call figures. Sizes are summed per block (JSON of each block), so they are
+ * an estimate of the request body sent to the provider; tokens of bodies over 64 KiB are scaled from a sample.
+ * "Full" is the same history with every result in full; "sent" is the view asked for.
+ */
+export function buildOutline(
+  events: readonly TranscriptEvent[],
+  existingValues: ReadonlySet<string>,
+  options: OutlineOptions = {},
+): Outline {
+  const { view, policy } = options;
+  const replay = replayStructured({ events, existingValues, ...(view ? { view } : {}) });
+  const naive = prefixSizes(events, segmentsOf(replay), true);
+  const sent = prefixSizes(events, segmentsOf(replay), false);
+  const infos = policy ? resultInfos(events, existingValues) : undefined;
+  const older =
+    policy && infos
+      ? prefixSizes(
+          events,
+          segmentsOf(replay).map((segment) => ({
+            ...segment,
+            messages: applyHistoryPolicy(segment.messages, segment.owners, infos, { ...policy, keepRounds: 0 })
+              .messages,
+          })),
+          false,
+        )
+      : undefined;
+  const called = new Set(events.flatMap((e) => (e.type === 'assistant' ? (e.toolCalls ?? []).map((c) => c.id) : [])));
+  // A round starts at an assistant event with calls, or at a result no call recorded (replay gives it its own call).
+  const roundStarts = events.flatMap((e, i) =>
+    (e.type === 'assistant' && e.toolCalls?.length) || (e.type === 'tool_call_finished' && !called.has(e.callId))
+      ? [i]
+      : [],
+  );
+  const compactions = events.flatMap((e, i) => (e.type === 'compaction' ? [i] : []));
+
+  const cuts = [...responseStarts(events), events.length];
+  const modelCalls = cuts.map((cut, k): ModelCallFigures => {
+    const start = historyStart(compactions, cut);
+    let bytesSent = sent.bytes[cut]! - sent.bytes[start]!;
+    let tokensSent = sent.tokens[cut]! - sent.tokens[start]!;
+    if (older && policy) {
+      const from = Math.max(start, keptFrom(roundStarts, cut, policy.keepRounds));
+      bytesSent = older.bytes[from]! - older.bytes[start]! + sent.bytes[cut]! - sent.bytes[from]!;
+      tokensSent = older.tokens[from]! - older.tokens[start]! + sent.tokens[cut]! - sent.tokens[from]!;
+    }
+    return {
+      modelCall: k + 1,
+      cut,
+      bytesFull: naive.bytes[cut]! - naive.bytes[start]!,
+      bytesSent,
+      tokensFull: naive.tokens[cut]! - naive.tokens[start]!,
+      tokensSent,
+    };
+  });
+  const sum = (key: keyof Omit<ModelCallFigures, 'modelCall' | 'cut'>) => modelCalls.reduce((n, r) => n + r[key], 0);
+
+  let toolCalls = 0;
+  let errors = 0;
+  let retained = 0;
+  let keptOutBytes = 0;
+  for (const e of events) {
+    if (e.type === 'assistant') toolCalls += e.toolCalls?.length ?? 0;
+    if (e.type !== 'tool_call_finished') continue;
+    if (!called.has(e.callId)) toolCalls++;
+    if (e.isError) errors++;
+    if (e.valueId && existingValues.has(e.valueId)) {
+      retained++;
+      keptOutBytes += e.bytes ?? utf8Bytes(e.result ?? '');
+    }
+  }
+  return {
+    events: events.length,
+    userMessages: events.filter((e) => e.type === 'user' && !e.injected).length,
+    assistantMessages: cuts.length - 1,
+    toolCalls,
+    errors,
+    retained,
+    keptOutBytes,
+    modelCalls,
+    totals: {
+      bytesFull: sum('bytesFull'),
+      bytesSent: sum('bytesSent'),
+      tokensFull: sum('tokensFull'),
+      tokensSent: sum('tokensSent'),
+    },
+    tokenizer: `${TOKENIZER}; per block, bodies over 64 KiB scaled from a sample`,
+    ...sourceOf(events),
+    view: view ?? 'retained',
+  };
+}
+
+function sourceOf(events: readonly TranscriptEvent[]): Pick<Outline, 'source'> {
+  const first = events[0];
+  if (first?.type !== 'run_started' || !first.source) return {};
+  const { format, fidelity, version } = first.source;
+  return { source: { format, fidelity, ...(version ? { version } : {}) } };
+}
+
+export interface ModelView {
+  cells: ModelCell[];
+  /** Values the view refers to that are not stored yet: write them before showing it. */
+  archive: ArchiveNeed[];
+}
+
+/**
+ * The model's side of every event as model call `modelCall` sent it: the real replay of the events
+ * before its cut, in the view asked for, with the history policy applied when given, mapped back
+ * onto events through the replay's block owners.
+ */
+export function modelView(
+  events: readonly TranscriptEvent[],
+  existingValues: ReadonlySet<string>,
+  modelCall: number,
+  options: OutlineOptions = {},
+): ModelView {
+  const { view, policy } = options;
+  const cut = cutOf(events, modelCall);
+  const prefix = events.slice(0, cut);
+  const replay = replayStructured({ events: prefix, existingValues, ...(view ? { view } : {}) });
+  let { messages } = replay;
+  let archive: ArchiveNeed[] = [];
+  let referenced = new Set<string>();
+  if (policy) {
+    // The policy replaces block contents only, so the owners still line up.
+    const outcome = applyHistoryPolicy(messages, replay.owners, resultInfos(prefix, existingValues), policy);
+    messages = outcome.messages;
+    archive = outcome.archive;
+    referenced = new Set(outcome.referenced);
+  }
+  const cells: ModelCell[] = events.map(() => ({ sent: false, savedBytes: 0 }));
+  messages.forEach((message, i) => {
+    message.content.forEach((block, j) => {
+      const owner = replay.owners[i]![j]!;
+      const cell = cells[owner.event]!;
+      const event = events[owner.event]!;
+      cell.sent = true;
+      if (block.type === 'thinking') return;
+      if (block.type === 'text') cell.text = clip(block.text);
+      else if (block.type === 'tool_use') {
+        const [call] = callCells([block]);
+        cell.calls ??= [];
+        cell.calls.push(call!);
+        if (event.type === 'assistant') {
+          const original = event.toolCalls?.find((c) => c.id === block.id);
+          if (original) cell.savedBytes += Math.max(0, utf8Bytes(argsText(original.arguments)) - call!.arguments.bytes);
+        }
+      } else if (owner.synthetic) {
+        cell.synthetic ??= [];
+        cell.synthetic.push(resultText(block));
+      } else if (event.type === 'tool_call_finished') {
+        const text = resultText(block);
+        cell.text = clip(text);
+        cell.form = referenced.has(block.tool_use_id)
+          ? 'reference'
+          : text === event.result
+            ? 'verbatim'
+            : block.content === event.sent
+              ? 'truncated'
+              : 'stub';
+        cell.savedBytes += Math.max(0, (event.bytes ?? utf8Bytes(event.result ?? '')) - cell.text.bytes);
+      }
+    });
+  });
+  return { cells, archive };
+}
+
+/** The first model call that sends each event: one more than the responses up to it. */
+export function firstModelCalls(events: readonly TranscriptEvent[]): number[] {
+  const starts = new Set(responseStarts(events));
+  let seen = 0;
+  return events.map((_, i) => {
+    if (starts.has(i)) seen++;
+    return seen + 1;
+  });
+}

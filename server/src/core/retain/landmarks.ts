@@ -1,0 +1,126 @@
+/**
+ * Landmarks: where in a long output the useful part is. The commonest complaint about
+ * truncation is that the error in the middle is lost; a stub that names the exit code and the
+ * line numbers of the first errors, failures, warnings and stack traces lets the model peek
+ * straight there. A pure function of the text, so stubs stay deterministic.
+ */
+
+import { RE2JS } from 're2js';
+import { LANDMARK_KINDS, type LandmarkKind } from '../../../../shared/settings';
+import { landmarksText } from '../../../../shared/stubText';
+
+/**
+ * One pattern per kind, tested on each line, in the one query dialect (RE2: linear time, so no
+ * line, however hostile, costs more than its length). A cheap prefilter of plain literals
+ * (fixed length, so linear for any engine) picks the lines worth the exact test; only a line's
+ * first LANDMARK_LINE_MAX characters are tested, so one huge line stays cheap too.
+ */
+const BUILT_IN: Readonly<Record<LandmarkKind, { prefilter: RegExp; pattern: string }>> = Object.freeze({
+  error: {
+    prefilter: /error|ERROR|Error|fatal|FATAL|Fatal|panic|PANIC|xception|E\d{3}/,
+    pattern: '\\b(?:error|ERROR|Error|fatal|FATAL|Fatal|panic|PANIC|Exception|exception)\\b|\\bE\\d{3,}\\b',
+  },
+  failure: {
+    prefilter: /FAIL|Fail|fail|✗|✘|✖/,
+    pattern: '\\b(?:FAIL|FAILED|Failed|failed|failure|Failure|FAILURE)\\b|✗|✘|✖',
+  },
+  warning: { prefilter: /warn|WARN|Warn/, pattern: '\\b(?:warning|WARNING|Warning|WARN|warn)\\b' },
+  trace: {
+    prefilter: /^[ \t]|^Traceback \(|^goroutine |^thread '/,
+    pattern:
+      '^\\s+at \\S.*[(\\s]\\S+:\\d+(?::\\d+)?\\)?$|^Traceback \\(most recent call last\\)|^\\s+File ".+", line \\d+|^goroutine \\d+ \\[|^thread \'.+\' panicked at',
+  },
+});
+
+/** Characters of a line a landmark pattern is tested on. */
+export const LANDMARK_LINE_MAX = 4096;
+
+const EXIT_CODE =
+  /\b(?:exit(?:ed)?(?: with)?(?: code| status)|exit_code|exitCode|return code|status code)["']?\s*[:=]?\s*(-?\d{1,3})\b/i;
+/** Landmarks named per kind in a stub. */
+export const LANDMARKS_PER_KIND = 3;
+/** How far from the end an exit code is looked for (tools print it last). */
+const EXIT_CODE_TAIL_LINES = 20;
+
+export interface Landmarks {
+  exitCode?: number;
+  /** Per kind, the 1-based numbers of the first matching lines. */
+  lines: Partial<Record<LandmarkKind, number[]>>;
+}
+
+/** Tests one line for one kind of landmark. */
+export type LandmarkTest = (line: string) => boolean;
+
+const compiled = new Map<string, RE2JS>();
+
+function re2(source: string): RE2JS {
+  let pattern = compiled.get(source);
+  if (!pattern) {
+    pattern = RE2JS.compile(source);
+    compiled.set(source, pattern);
+  }
+  return pattern;
+}
+
+/**
+ * The test for a kind: the override (a pattern from the settings, already checked) or the
+ * built-in one with its prefilter.
+ */
+export function landmarkTest(kind: LandmarkKind, overrides: Partial<Record<LandmarkKind, string>> = {}): LandmarkTest {
+  const source = overrides[kind];
+  if (source) {
+    const pattern = re2(source);
+    return (line) => pattern.test(line.length > LANDMARK_LINE_MAX ? line.slice(0, LANDMARK_LINE_MAX) : line);
+  }
+  const { prefilter, pattern } = BUILT_IN[kind];
+  const exact = re2(pattern);
+  return (line) => {
+    const head = line.length > LANDMARK_LINE_MAX ? line.slice(0, LANDMARK_LINE_MAX) : line;
+    return prefilter.test(head) && exact.test(head);
+  };
+}
+
+export function findLandmarks(text: string, overrides: Partial<Record<LandmarkKind, string>> = {}): Landmarks {
+  const tests = Object.fromEntries(LANDMARK_KINDS.map((kind) => [kind, landmarkTest(kind, overrides)])) as Record<
+    LandmarkKind,
+    LandmarkTest
+  >;
+  const found: Partial<Record<LandmarkKind, number[]>> = {};
+  let remaining = LANDMARK_KINDS.length;
+  let lineNumber = 0;
+  let start = 0;
+  while (start < text.length && remaining > 0) {
+    const end = text.indexOf('\n', start);
+    const line = text.slice(start, end === -1 ? text.length : Math.min(end, start + LANDMARK_LINE_MAX));
+    lineNumber++;
+    for (const kind of LANDMARK_KINDS) {
+      found[kind] ??= [];
+      const list = found[kind];
+      if (list.length >= LANDMARKS_PER_KIND || !tests[kind](line)) continue;
+      list.push(lineNumber);
+      if (list.length === LANDMARKS_PER_KIND) remaining--;
+    }
+    if (end === -1) break;
+    start = end + 1;
+  }
+  const lines: Partial<Record<LandmarkKind, number[]>> = {};
+  for (const kind of LANDMARK_KINDS) if (found[kind]?.length) lines[kind] = found[kind];
+  // Tools print the exit code last: look in the final lines only (a bounded input).
+  const tail = text.slice(-4096).split('\n').slice(-EXIT_CODE_TAIL_LINES).reverse();
+  for (const line of tail) {
+    const match = EXIT_CODE.exec(line);
+    if (match) return { exitCode: Number(match[1]), lines };
+  }
+  return { lines };
+}
+
+/** The stub's landmarks line, or undefined when there are none. */
+export function landmarksLine(landmarks: Landmarks): string | undefined {
+  const parts: string[] = [];
+  if (landmarks.exitCode !== undefined) parts.push(`exit code ${landmarks.exitCode}`);
+  for (const kind of LANDMARK_KINDS) {
+    const lines = landmarks.lines[kind];
+    if (lines?.length) parts.push(`${kind === 'trace' ? 'stack trace' : kind} at line ${lines.join(', ')}`);
+  }
+  return parts.length ? landmarksText(parts) : undefined;
+}

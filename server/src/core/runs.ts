@@ -1,0 +1,90 @@
+/**
+ * Runs: their identity (an id as given names the run it sanitizes to, once, where it enters),
+ * their names, summaries and deletion. Summaries are cached per run until it changes.
+ */
+import { isSanitizedId, sanitizeId } from '../../../shared/ids';
+import { InvalidInput } from '../../../shared/invalidInput';
+import type { RunSummary } from '../../../shared/protocol';
+import { offersPeek } from './history/replay';
+import type { Store } from './store/store';
+import { readFirstEvent } from './store/transcript';
+
+export class Runs {
+  /** Whether each run offers peek_value, read once from its first event. */
+  private readonly offersPeekCache = new Map<string, boolean>();
+  private readonly summaries = new Map<string, Promise<RunSummary>>();
+  /** Runs whose meta (their name) this process has made sure of. */
+  private readonly named = new Set<string>();
+
+  constructor(private readonly store: Store) {}
+
+  /**
+   * The run an id names: an id as `retained/runs` lists it names that run; any other id
+   * (`feature/x`) names the run it sanitizes to.
+   */
+  async key(given: string): Promise<string> {
+    if (isSanitizedId(given) && (await this.store.runExists(given))) return given;
+    return sanitizeId(given);
+  }
+
+  /** The run an id names, for a write: the first write records the id as given, its display name. */
+  async writable(given: string, startedAt?: string): Promise<string> {
+    const runId = await this.key(given);
+    if (!this.named.has(runId)) {
+      await this.store.ensureRunMeta(runId, given, startedAt);
+      this.named.add(runId);
+    }
+    return runId;
+  }
+
+  /** The run exists, or an InvalidInput naming it. */
+  async existing(given: string): Promise<string> {
+    const runId = await this.key(given);
+    if (!(await this.store.runExists(runId))) throw new InvalidInput(`no run ${JSON.stringify(given)}`);
+    return runId;
+  }
+
+  /** Whether the run's agent has peek_value (a run without run_started is taken to). */
+  async offersPeek(runId: string): Promise<boolean> {
+    const cached = this.offersPeekCache.get(runId);
+    if (cached !== undefined) return cached;
+    const first = await readFirstEvent(this.store.root, this.store.transcriptPath(runId));
+    const offers = offersPeek(first ? [first] : []);
+    // A run that has begun is settled: run_started, when there is one, comes first.
+    if (first) this.offersPeekCache.set(runId, offers);
+    return offers;
+  }
+
+  /** Summaries of every run (or of `only`), newest first. */
+  async list(only?: readonly string[]): Promise<RunSummary[]> {
+    const all = await this.store.listRunIds();
+    const wanted = only ? new Set(await Promise.all(only.map((id) => this.key(id)))) : undefined;
+    const ids = wanted ? all.filter((id) => wanted.has(id)) : all;
+    return Promise.all(
+      ids.map((id) => {
+        let summary = this.summaries.get(id);
+        if (!summary) {
+          summary = this.store.summarizeRun(id);
+          this.summaries.set(id, summary);
+          summary.catch(() => this.summaries.delete(id));
+        }
+        return summary;
+      }),
+    );
+  }
+
+  /** Drops what is cached about a run: it changed. `rewritten`: its transcript was replaced or begun anew. */
+  forget(runId: string, rewritten = false): void {
+    this.summaries.delete(runId);
+    if (rewritten) {
+      this.offersPeekCache.delete(runId);
+      this.named.delete(runId);
+    }
+  }
+
+  /** Deletes a whole run: transcript, values and name. */
+  async delete(runId: string): Promise<void> {
+    await this.store.deleteRun(runId);
+    this.forget(runId, true);
+  }
+}

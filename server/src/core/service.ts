@@ -1,0 +1,191 @@
+/**
+ * The retention service: what every front end (the language server, the MCP server, the CLI,
+ * the tests) talks to. It owns the store and the settings, and is made of one part per path:
+ * `retainer` (record results), `values` (find and peek), `history` (replay), `inspection`
+ * (the inspector's rows and run search), `importer` (agent sessions) and `runs`. Every part
+ * checks its own input with the shared schemas.
+ *
+ * Changes are announced once: a change this process makes and the echo the file watcher sees
+ * of it become one notice; a change another process makes is announced when the watcher sees it.
+ */
+import { EventEmitter } from 'node:events';
+import { stat } from 'node:fs/promises';
+import { check } from '../../../shared/check';
+import {
+  DeleteParams,
+  type ReadResult,
+  type RunSummary,
+  RunsParams,
+  StatusParams,
+  type StatusResult,
+  TranscriptParams,
+} from '../../../shared/protocol';
+import { resolveSettings, type Settings, type SettingsInput } from '../../../shared/settings';
+import type { Context } from './context';
+import { History } from './history/history';
+import { Importer } from './import/importer';
+import { Inspection } from './inspection/inspection';
+import { Retainer } from './retain/retainer';
+import { Runs } from './runs';
+import { Store } from './store/store';
+import { readEvents } from './store/transcript';
+import { StoreWatcher } from './store/watcher';
+import { Values } from './values/values';
+
+export interface ServiceOptions {
+  settings?: SettingsInput;
+  /** Where a relative import path is read from; default the current directory. */
+  workspace?: string;
+}
+
+/** How long changes to one run are gathered into one notice. */
+const NOTICE_DELAY_MS = 60;
+
+export class RetentionService {
+  readonly store: Store;
+  readonly runs: Runs;
+  readonly retainer: Retainer;
+  readonly values: Values;
+  readonly history: History;
+  readonly inspection: Inspection;
+  readonly importer: Importer;
+  private settings: Settings;
+  private readonly notices = new EventEmitter();
+  private readonly pending = new Map<string, { timer: NodeJS.Timeout; own: boolean }>();
+  /** Writes under way, per run: the watcher's echoes of them wait for the write's own notice. */
+  private readonly busy = new Map<string, number>();
+  /** Each run's files as last announced, so the watcher's echo of a change already announced is not sent again. */
+  private readonly seen = new Map<string, string>();
+  private watcher: StoreWatcher | undefined;
+
+  constructor(root: string, options: ServiceOptions = {}) {
+    this.settings = resolveSettings(options.settings);
+    this.store = new Store(root);
+    this.runs = new Runs(this.store);
+    const ctx: Context = {
+      store: this.store,
+      runs: this.runs,
+      settings: () => this.settings,
+      writing: (runId, work) => this.writing(runId, work),
+    };
+    this.retainer = new Retainer(ctx);
+    this.values = new Values(ctx);
+    this.history = new History(ctx, this.retainer);
+    this.inspection = new Inspection(ctx, this.history);
+    this.importer = new Importer(ctx, this.retainer, options.workspace ?? process.cwd());
+  }
+
+  /** Opens the store (creating nothing) and sweeps the temp files a crashed writer left. */
+  async init(): Promise<void> {
+    await this.store.init();
+  }
+
+  getSettings(): Settings {
+    return { ...this.settings };
+  }
+
+  /** Replaces the settings; throws an InvalidInput (and keeps the old ones) when invalid. */
+  updateSettings(input: unknown): Settings {
+    this.settings = resolveSettings(input);
+    return this.getSettings();
+  }
+
+  /** Called once per change of a run, by this process or another. */
+  onChanged(listener: (runId: string) => void): () => void {
+    this.notices.on('changed', listener);
+    return () => this.notices.off('changed', listener);
+  }
+
+  /** Starts noticing changes other processes make to the store. */
+  watch(): void {
+    this.watcher ??= new StoreWatcher(this.store.runsDir, (runId) => this.changed(runId, false));
+    this.watcher.start();
+  }
+
+  dispose(): void {
+    this.watcher?.dispose();
+    for (const { timer } of this.pending.values()) clearTimeout(timer);
+    this.pending.clear();
+  }
+
+  private async writing<T>(runId: string, work: () => Promise<T>): Promise<T> {
+    this.busy.set(runId, (this.busy.get(runId) ?? 0) + 1);
+    try {
+      return await work();
+    } finally {
+      const left = this.busy.get(runId)! - 1;
+      if (left > 0) this.busy.set(runId, left);
+      else this.busy.delete(runId);
+      this.changed(runId, true);
+    }
+  }
+
+  /** A run changed: what is cached about it goes now; the notice goes once the burst is over. */
+  private changed(runId: string, own: boolean): void {
+    this.runs.forget(runId, !own);
+    this.inspection.invalidate(runId);
+    if (!own) this.store.dropCachesFor(runId);
+    const pending = this.pending.get(runId);
+    if (pending) clearTimeout(pending.timer);
+    const entry = {
+      own: own || (pending?.own ?? false),
+      timer: setTimeout(() => void this.announce(runId, entry.own), NOTICE_DELAY_MS),
+    };
+    this.pending.set(runId, entry);
+  }
+
+  private async announce(runId: string, own: boolean): Promise<void> {
+    this.pending.delete(runId);
+    const now = await this.fingerprint(runId);
+    // The watcher's echo of a write under way (its own notice follows), or of a change already announced.
+    if (!own && (this.busy.has(runId) || now === this.seen.get(runId))) return;
+    this.seen.set(runId, now);
+    this.notices.emit('changed', runId);
+  }
+
+  /** The run's files as they stand: the transcript's size and time, the values folder's time. */
+  private async fingerprint(runId: string): Promise<string> {
+    const parts = await Promise.all(
+      [this.store.transcriptPath(runId), this.store.valuesDir(runId)].map((path) =>
+        stat(path).then(
+          (s) => `${s.ino}:${s.size}:${s.mtimeMs}`,
+          () => '-',
+        ),
+      ),
+    );
+    return parts.join('|');
+  }
+
+  async listRuns(input: RunsParams = {}): Promise<RunSummary[]> {
+    return this.runs.list(check(RunsParams, input).runIds);
+  }
+
+  /** A page of a run's events, as recorded (a retained result names its value). */
+  async transcript(input: TranscriptParams): Promise<ReadResult> {
+    const { runId, from, limit } = check(TranscriptParams, input);
+    return readEvents(this.store.root, this.store.transcriptPath(await this.runs.key(runId)), from, limit);
+  }
+
+  /** Deletes one value (with valueId) or a whole run. */
+  async delete(input: DeleteParams): Promise<void> {
+    const { runId: given, valueId } = check(DeleteParams, input);
+    const runId = await this.runs.existing(given);
+    if (valueId !== undefined) return this.values.delete(runId, valueId);
+    await this.writing(runId, () => this.runs.delete(runId));
+  }
+
+  async status(input: StatusParams = {}): Promise<StatusResult> {
+    check(StatusParams, input);
+    const [runs, temps] = await Promise.all([this.runs.list(), this.store.tempFiles()]);
+    return {
+      root: this.store.root,
+      tempFiles: temps.length,
+      tempBytes: temps.reduce((n, t) => n + t.bytes, 0),
+      settings: this.getSettings(),
+      runs: runs.length,
+      values: runs.reduce((n, r) => n + r.valueCount, 0),
+      valueBytes: runs.reduce((n, r) => n + r.valueBytes, 0),
+      keptOutBytes: runs.reduce((n, r) => n + r.keptOutBytes, 0),
+    };
+  }
+}

@@ -1,0 +1,491 @@
+/**
+ * The on-disk store. Layout under the root:
+ *
+ *   .gitignore                          `*`, so the store never reaches version control
+ *   runs/<runId>.jsonl                  the run's transcript (see transcript.ts)
+ *   runs/<runId>.meta.json              the run's name as its writer gave it, and when it began
+ *   runs/<runId>.values/<valueId>.txt   a retained value, byte-identical to the result
+ *   runs/<runId>.values/<valueId>.idx   its line index (rebuilt when missing or stale)
+ *   runs/<runId>.values/<valueId>.meta.json   tool, call id, counts, hash, the stub
+ *
+ * Nothing is created before the first write. A value is written once: to a temp file in its
+ * folder (named after the writing process, so a crash's leftovers are known as such), fsynced,
+ * then linked to its final name, which fails if the name is taken: a reader never sees a
+ * partial value, and no writer, in this process or another, replaces a value a stub points at.
+ * No file is opened through a link (see safeFs.ts).
+ */
+import { createHash } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import { join } from 'node:path';
+import { isSanitizedId, sanitizeId } from '../../../../shared/ids';
+import type { RunSummary, ValueMeta } from '../../../../shared/protocol';
+import { utf8Bytes } from '../text';
+import { isTemp, RUN_FILE, tempPath, tempWriter, VALUE_EXT } from './layout';
+import { indexFile, type LineIndex, LineIndexBuilder, parseIndex, serializeIndex } from './lineIndex';
+import { CREATE_NEW, listDir, makeDir, openFile, READ, readFile, realDir, statFile } from './safeFs';
+
+/** What the store keeps about a run beside its transcript. */
+export interface RunMeta {
+  /** The id as the writer gave it (`feature/x`), before sanitizing; the run's display name. */
+  name: string;
+  createdAt: string;
+  /** When the run itself began, where that is earlier than its first write here (an imported session). */
+  startedAt?: string;
+}
+
+/** What a value is written from: the text, and the stub it stands for once its id is known. */
+export interface NewValue {
+  runId: string;
+  callId: string;
+  tool: string;
+  isError: boolean;
+  stubFor: (valueId: string) => string;
+}
+
+/** A temp file of a live process may still be written; past this age it is a leftover anyway. */
+const TEMP_MAX_AGE_MS = 24 * 60 * 60 * 1000;
+/** Encoded and hashed a slice at a time, so a value is not copied whole once more. */
+const WRITE_SLICE_CHARS = 4 << 20;
+
+export class Store {
+  readonly runsDir: string;
+  private readonly indexCache = new Map<string, LineIndex>();
+
+  constructor(readonly root: string) {
+    this.runsDir = join(root, 'runs');
+  }
+
+  /** Opens an existing store: removes the temp files crashed writers left. Creates nothing. */
+  async init(): Promise<void> {
+    await this.sweepTempFiles();
+  }
+
+  /** Makes the root, its `.gitignore` and `runs/`, on the first write. */
+  async ensureWritable(): Promise<void> {
+    await fs.mkdir(this.root, { recursive: true });
+    await makeDir(this.root, this.runsDir);
+    const gitignore = join(this.root, '.gitignore');
+    const handle = await openFile(this.root, gitignore, CREATE_NEW).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EEXIST') throw err;
+      return undefined;
+    });
+    if (handle) {
+      await handle.writeFile('*\n');
+      await handle.close();
+    }
+  }
+
+  /** Run ids are sanitized once, where they enter; here they must already be. */
+  transcriptPath(runId: string): string {
+    return join(this.runsDir, `${checkedId(runId, 'run')}.jsonl`);
+  }
+
+  valuesDir(runId: string): string {
+    return join(this.runsDir, `${checkedId(runId, 'run')}.values`);
+  }
+
+  private runMetaPath(runId: string): string {
+    return join(this.runsDir, `${checkedId(runId, 'run')}.meta.json`);
+  }
+
+  valuePath(runId: string, valueId: string): string {
+    return join(this.valuesDir(runId), `${checkedId(valueId, 'value')}${VALUE_EXT}`);
+  }
+
+  private sidecar(runId: string, valueId: string, ext: '.idx' | '.meta.json'): string {
+    return join(this.valuesDir(runId), `${checkedId(valueId, 'value')}${ext}`);
+  }
+
+  /** The run's meta; a run written before metas existed is named by its id. */
+  async readRunMeta(runId: string): Promise<RunMeta | undefined> {
+    try {
+      const meta = JSON.parse(
+        (await readFile(this.root, this.runMetaPath(runId))).toString('utf8'),
+      ) as Partial<RunMeta>;
+      if (typeof meta.name === 'string' && typeof meta.createdAt === 'string') {
+        return {
+          name: meta.name,
+          createdAt: meta.createdAt,
+          ...(typeof meta.startedAt === 'string' ? { startedAt: meta.startedAt } : {}),
+        };
+      }
+    } catch {
+      // missing or torn: the id stands in
+    }
+    return undefined;
+  }
+
+  /** Records the run's name once, when it is first written to. */
+  async ensureRunMeta(runId: string, name: string, startedAt?: string): Promise<void> {
+    await this.ensureWritable();
+    const handle = await openFile(this.root, this.runMetaPath(runId), CREATE_NEW).catch(
+      (err: NodeJS.ErrnoException) => {
+        if (err.code !== 'EEXIST') throw err;
+        return undefined;
+      },
+    );
+    if (!handle) return;
+    try {
+      await handle.writeFile(
+        JSON.stringify({
+          name,
+          createdAt: new Date().toISOString(),
+          ...(startedAt ? { startedAt } : {}),
+        } satisfies RunMeta),
+      );
+    } finally {
+      await handle.close();
+    }
+  }
+
+  /** Whether the run has a transcript or values. */
+  async runExists(runId: string): Promise<boolean> {
+    if (!isSanitizedId(runId)) return false;
+    if (!(await realDir(this.runsDir).catch(() => false))) return false;
+    if (await statFile(this.root, this.transcriptPath(runId)).catch(() => undefined)) return true;
+    return realDir(this.valuesDir(runId)).catch(() => false);
+  }
+
+  /**
+   * Writes a value once, under the call's id; when that name holds other bytes (a call id used
+   * twice, or two writers at once), under a name made of the call id and the text's hash. The
+   * same bytes under a taken name are the same value: it is reused. With `valueId`, only that
+   * name. Throws on any failure, after removing what it wrote, so the caller can keep the
+   * result verbatim instead.
+   */
+  async writeValue(value: NewValue, text: string, valueId?: string): Promise<ValueMeta> {
+    await this.ensureWritable();
+    const dir = this.valuesDir(value.runId);
+    await makeDir(this.root, dir);
+    const tmp = tempPath(dir);
+    const builder = new LineIndexBuilder();
+    const hash = createHash('sha256');
+    let bytes = 0;
+    const handle = await openFile(this.root, tmp, CREATE_NEW);
+    try {
+      try {
+        for (let at = 0; at < text.length; ) {
+          let end = Math.min(text.length, at + WRITE_SLICE_CHARS);
+          if (end < text.length && /[\ud800-\udbff]/.test(text[end - 1]!)) end--; // keep a surrogate pair together
+          const part = Buffer.from(text.slice(at, end), 'utf8');
+          builder.push(part);
+          hash.update(part);
+          bytes += part.length;
+          await handle.writeFile(part);
+          at = end;
+        }
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      const sha256 = hash.digest('hex');
+      const index = builder.finish();
+      const names = valueId ? [valueId] : [sanitizeId(value.callId), sanitizeId(`${value.callId}\u0000${sha256}`)];
+      for (const valueId of names) {
+        const target = this.valuePath(value.runId, valueId);
+        const placed = await fs.link(tmp, target).then(
+          () => true,
+          (err: NodeJS.ErrnoException) => {
+            if (err.code === 'EEXIST') return false;
+            throw err;
+          },
+        );
+        if (!placed && (await this.fileSha256(target)) !== sha256) continue; // other bytes: the next name
+        if (placed) await syncDir(dir);
+        const meta: ValueMeta = {
+          runId: value.runId,
+          valueId,
+          callId: value.callId,
+          tool: value.tool,
+          bytes,
+          lines: index.lines,
+          sha256,
+          isError: value.isError,
+          createdAt: new Date().toISOString(),
+          stub: value.stubFor(valueId),
+        };
+        if (placed) {
+          // Sidecars are derivable from the value, so they skip the fsyncs.
+          await this.writeSidecar(value.runId, this.sidecar(value.runId, valueId, '.idx'), serializeIndex(index));
+          await this.writeSidecar(
+            value.runId,
+            this.sidecar(value.runId, valueId, '.meta.json'),
+            Buffer.from(JSON.stringify(meta)),
+          );
+          this.indexCache.set(target, index);
+          return meta;
+        }
+        return this.readMeta(value.runId, valueId);
+      }
+      throw new Error(
+        `other bytes hold the value name${names.length > 1 ? 's' : ''} of call ${JSON.stringify(value.callId.slice(0, 80))}`,
+      );
+    } finally {
+      await fs.rm(tmp, { force: true });
+    }
+  }
+
+  /** The SHA-256 of a value file's bytes, streamed. */
+  private async fileSha256(path: string): Promise<string> {
+    const handle = await openFile(this.root, path, READ);
+    try {
+      const hash = createHash('sha256');
+      const chunk = Buffer.allocUnsafe(1 << 20);
+      for (;;) {
+        const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
+        if (bytesRead === 0) break;
+        hash.update(chunk.subarray(0, bytesRead));
+      }
+      return hash.digest('hex');
+    } finally {
+      await handle.close();
+    }
+  }
+
+  /** Temp file → rename: a sidecar is whole or absent (it may be replaced: it is derived). */
+  private async writeSidecar(runId: string, target: string, data: Buffer): Promise<void> {
+    const tmp = tempPath(this.valuesDir(runId));
+    const handle = await openFile(this.root, tmp, CREATE_NEW);
+    try {
+      try {
+        await handle.writeFile(data);
+      } finally {
+        await handle.close();
+      }
+      await fs.rename(tmp, target);
+    } catch (err) {
+      await fs.rm(tmp, { force: true });
+      throw err;
+    }
+  }
+
+  async valueExists(runId: string, valueId: string): Promise<boolean> {
+    try {
+      return (await statFile(this.root, this.valuePath(runId, valueId)))?.isFile() === true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** The value's line index: cached, else read from its sidecar, else rebuilt by streaming. */
+  async lineIndex(runId: string, valueId: string): Promise<LineIndex> {
+    const path = this.valuePath(runId, valueId);
+    const stat = await statFile(this.root, path);
+    if (!stat?.isFile()) throw new Error(`value ${valueId} of run ${runId} is not there`);
+    const cached = this.indexCache.get(path);
+    if (cached && cached.bytes === stat.size) return cached;
+    const idxPath = this.sidecar(runId, valueId, '.idx');
+    let index = await readFile(this.root, idxPath).then(
+      (data) => parseIndex(data, stat.size),
+      () => undefined,
+    );
+    if (!index) {
+      const handle = await openFile(this.root, path, READ);
+      try {
+        index = await indexFile(handle);
+      } finally {
+        await handle.close();
+      }
+      await this.writeSidecar(runId, idxPath, serializeIndex(index)).catch(() => undefined);
+    }
+    this.indexCache.set(path, index);
+    return index;
+  }
+
+  /** Metadata of one value; a value some other tool dropped in gets what the file itself tells. */
+  async readMeta(runId: string, valueId: string): Promise<ValueMeta> {
+    const path = this.valuePath(runId, valueId);
+    const stat = await statFile(this.root, path);
+    if (!stat?.isFile()) throw new Error(`value ${valueId} of run ${runId} is not there`);
+    try {
+      const meta = JSON.parse(
+        (await readFile(this.root, this.sidecar(runId, valueId, '.meta.json'))).toString('utf8'),
+      ) as ValueMeta;
+      if (meta.bytes === stat.size && typeof meta.stub === 'string') return meta;
+    } catch {
+      // fall through: describe the file as it is
+    }
+    const index = await this.lineIndex(runId, valueId);
+    return {
+      runId,
+      valueId,
+      callId: valueId,
+      tool: 'unknown',
+      bytes: stat.size,
+      lines: index.lines,
+      sha256: '',
+      isError: false,
+      createdAt: stat.mtime.toISOString(),
+      stub: '',
+    };
+  }
+
+  /** The first bytes and lines of a value, for a view that shows its start. */
+  async readHead(runId: string, valueId: string, maxBytes: number): Promise<string> {
+    const handle = await openFile(this.root, this.valuePath(runId, valueId), READ);
+    try {
+      const buffer = Buffer.alloc(maxBytes + 4);
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+      return buffer.subarray(0, bytesRead).toString('utf8');
+    } finally {
+      await handle.close();
+    }
+  }
+
+  /** Run ids that have a transcript or a values folder, newest first. */
+  async listRunIds(): Promise<string[]> {
+    if (!(await realDir(this.runsDir).catch(() => false))) return [];
+    const names = await listDir(this.root, this.runsDir);
+    const ids = new Set<string>();
+    for (const name of names) {
+      const match = RUN_FILE.exec(name);
+      if (match) ids.add(match[1]!);
+    }
+    const withTimes = await Promise.all([...ids].map(async (id) => ({ id, time: await this.runTime(id) })));
+    return withTimes.sort((a, b) => b.time - a.time || a.id.localeCompare(b.id)).map((r) => r.id);
+  }
+
+  private async runTime(runId: string): Promise<number> {
+    for (const path of [this.transcriptPath(runId), this.valuesDir(runId)]) {
+      const stat = await fs.lstat(path).catch(() => undefined);
+      if (stat) return stat.birthtimeMs || stat.mtimeMs;
+    }
+    return 0;
+  }
+
+  async summarizeRun(runId: string): Promise<RunSummary> {
+    const transcript = await statFile(this.root, this.transcriptPath(runId)).catch(() => undefined);
+    const values = await this.listValues(runId);
+    const meta = await this.readRunMeta(runId);
+    const started = meta
+      ? Date.parse(meta.startedAt ?? meta.createdAt)
+      : transcript
+        ? transcript.birthtimeMs || transcript.mtimeMs
+        : await this.runTime(runId);
+    return {
+      runId,
+      name: meta?.name ?? runId,
+      startedAt: new Date(started).toISOString(),
+      updatedAt: new Date(transcript?.mtimeMs ?? started).toISOString(),
+      transcriptBytes: transcript?.size ?? 0,
+      valueCount: values.length,
+      valueBytes: values.reduce((sum, v) => sum + v.bytes, 0),
+      keptOutBytes: values.reduce((sum, v) => sum + Math.max(0, v.bytes - utf8Bytes(v.stub)), 0),
+    };
+  }
+
+  /** Value ids and sizes in a run, from the folder alone (cheap: one readdir and a stat each). */
+  async listValueFiles(runId: string): Promise<{ valueId: string; bytes: number; mtimeMs: number }[]> {
+    const dir = this.valuesDir(runId);
+    if (!(await realDir(this.runsDir).catch(() => false)) || !(await realDir(dir).catch(() => false))) return [];
+    const names = await listDir(this.root, dir);
+    const out: { valueId: string; bytes: number; mtimeMs: number }[] = [];
+    for (const name of names) {
+      if (!name.endsWith(VALUE_EXT) || name.startsWith('.')) continue;
+      const valueId = name.slice(0, -VALUE_EXT.length);
+      if (!isSanitizedId(valueId)) continue;
+      const stat = await fs.lstat(join(dir, name)).catch(() => undefined);
+      if (stat?.isFile()) out.push({ valueId, bytes: stat.size, mtimeMs: stat.mtimeMs });
+    }
+    return out.sort((a, b) => a.mtimeMs - b.mtimeMs || a.valueId.localeCompare(b.valueId));
+  }
+
+  async listValues(runId: string): Promise<ValueMeta[]> {
+    const files = await this.listValueFiles(runId);
+    return Promise.all(files.map((f) => this.readMeta(runId, f.valueId)));
+  }
+
+  /** Every run holding a value with this id. */
+  async runsWithValue(valueId: string): Promise<string[]> {
+    const runs = await this.listRunIds();
+    const found: string[] = [];
+    for (const runId of runs) if (await this.valueExists(runId, valueId)) found.push(runId);
+    return found;
+  }
+
+  async deleteValue(runId: string, valueId: string): Promise<void> {
+    const path = this.valuePath(runId, valueId);
+    this.indexCache.delete(path);
+    // rm removes a link itself, never what it points at.
+    await Promise.all(
+      [path, this.sidecar(runId, valueId, '.idx'), this.sidecar(runId, valueId, '.meta.json')].map((p) =>
+        fs.rm(p, { force: true }),
+      ),
+    );
+  }
+
+  /** Forgets cached indexes of a run, after another process changed it. */
+  dropCachesFor(runId: string): void {
+    const prefix = `${this.valuesDir(runId)}/`;
+    for (const key of this.indexCache.keys()) if (key.startsWith(prefix)) this.indexCache.delete(key);
+  }
+
+  async deleteRun(runId: string): Promise<void> {
+    this.dropCachesFor(runId);
+    // A values folder that is a link is removed as the link; one that is a folder, with its files.
+    await fs.rm(this.valuesDir(runId), { recursive: true, force: true });
+    await fs.rm(this.transcriptPath(runId), { force: true });
+    await fs.rm(this.runMetaPath(runId), { force: true });
+  }
+
+  /** Temp files of the store, with whether their writer is gone (a crash left them). */
+  async tempFiles(): Promise<{ path: string; bytes: number; stale: boolean }[]> {
+    if (!(await realDir(this.runsDir).catch(() => false))) return [];
+    const out: { path: string; bytes: number; stale: boolean }[] = [];
+    const visit = async (dir: string) => {
+      for (const name of await listDir(this.root, dir).catch(() => [] as string[])) {
+        const path = join(dir, name);
+        const stat = await fs.lstat(path).catch(() => undefined);
+        if (!stat) continue;
+        if (stat.isDirectory() && name.endsWith('.values')) await visit(path);
+        else if (stat.isFile() && isTemp(name)) {
+          out.push({
+            path,
+            bytes: stat.size,
+            stale: !writerAlive(name) || Date.now() - stat.mtimeMs > TEMP_MAX_AGE_MS,
+          });
+        }
+      }
+    };
+    await visit(this.runsDir);
+    return out;
+  }
+
+  /** Removes the temp files whose writer is gone; returns how many and their bytes. */
+  async sweepTempFiles(): Promise<{ files: number; bytes: number }> {
+    let files = 0;
+    let bytes = 0;
+    for (const temp of await this.tempFiles()) {
+      if (!temp.stale) continue;
+      await fs.rm(temp.path, { force: true });
+      files++;
+      bytes += temp.bytes;
+    }
+    return { files, bytes };
+  }
+}
+
+/** The pid in a temp file's name (`.tmp-<pid>-…`, `….jsonl.tmp-<pid>-…`) is a live process. */
+function writerAlive(name: string): boolean {
+  const pid = tempWriter(name);
+  if (pid === undefined) return false;
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+async function syncDir(dir: string): Promise<void> {
+  const handle = await fs.open(dir, 'r').catch(() => undefined);
+  if (!handle) return;
+  await handle.sync().catch(() => undefined);
+  await handle.close();
+}
+
+function checkedId(id: string, what: 'run' | 'value'): string {
+  if (!isSanitizedId(id)) throw new Error(`not a valid ${what} id: ${JSON.stringify(id.slice(0, 80))}`);
+  return id;
+}

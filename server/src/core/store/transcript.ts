@@ -1,0 +1,243 @@
+/**
+ * The run transcript: one JSON event per line in `runs/<runId>.jsonl`, appended as things
+ * happen. It always holds every full tool result, retained or not, so the UI and replay can
+ * rebuild anything.
+ *
+ * Appends are serialized per file inside a process, and each event is one `write()` on an
+ * O_APPEND descriptor, so events from several processes never interleave. A crash mid-append
+ * leaves a torn last line, which readers report and skip.
+ */
+import { promises as fs } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { check } from '../../../../shared/check';
+import { StoredEventSchema, type TranscriptEvent } from '../../../../shared/events';
+import type { ReadResult } from '../../../../shared/protocol';
+import { tempPath } from './layout';
+import { APPEND, CREATE_NEW, openFile, READ } from './safeFs';
+
+/** The longest line a writer makes: an event whose line would be longer is refused (its result belongs in a value). */
+export const EVENT_LINE_MAX_BYTES = 64 << 20;
+/** The longest line a reader reads; a longer one (a store from an older version, a hostile file) is skipped, never built. */
+export const READ_LINE_MAX_BYTES = 256 << 20;
+
+/** An event too big for one line; the caller stores its result in a value instead. */
+export class LineTooLong extends Error {}
+
+const queues = new Map<string, Promise<unknown>>();
+
+/**
+ * Appends one event as one line. Resolves when it is on disk (written, not fsynced); a failed
+ * or short write takes back what it wrote, so the transcript is as it was.
+ */
+export function appendEvent(root: string, path: string, event: TranscriptEvent): Promise<void> {
+  const stamped = event.ts ? event : { ...event, ts: new Date().toISOString() };
+  const line = encodeLine(stamped);
+  const bytes = line.reduce((n, b) => n + b.length, 0);
+  if (bytes > EVENT_LINE_MAX_BYTES)
+    return Promise.reject(
+      new LineTooLong(
+        `the event is ${bytes} bytes as JSON, over the ${EVENT_LINE_MAX_BYTES}-byte limit of one transcript line`,
+      ),
+    );
+  const previous = queues.get(path) ?? Promise.resolve();
+  const next = previous.catch(() => undefined).then(() => writeLine(root, path, line));
+  queues.set(path, next);
+  const forget = () => {
+    if (queues.get(path) === next) queues.delete(path);
+  };
+  next.then(forget, forget);
+  return next;
+}
+
+const ENCODE_CHUNK = 4 << 20;
+
+/**
+ * The event as one JSON line, in parts. A big result is escaped slice by slice straight into
+ * buffers, so a 200 MB result is not copied into one more 200 MB string on the way.
+ */
+function encodeLine(event: TranscriptEvent): Buffer[] {
+  if (event.type !== 'tool_call_finished' || event.result === undefined || event.result.length <= ENCODE_CHUNK) {
+    return [Buffer.from(`${JSON.stringify(event)}\n`, 'utf8')];
+  }
+  const { result, ...rest } = event;
+  const head = JSON.stringify(rest);
+  const parts = [Buffer.from(`${head.slice(0, -1)},"result":"`, 'utf8')];
+  for (let at = 0; at < result.length; ) {
+    let end = Math.min(result.length, at + ENCODE_CHUNK);
+    // Keep a surrogate pair in one slice.
+    if (end < result.length && /[\ud800-\udbff]/.test(result[end - 1]!)) end--;
+    parts.push(Buffer.from(JSON.stringify(result.slice(at, end)).slice(1, -1), 'utf8'));
+    at = end;
+  }
+  parts.push(Buffer.from('"}\n'));
+  return parts;
+}
+
+/**
+ * Writes a whole transcript at once, for a run made in one go (an import): to a temp file
+ * beside it, then linked into place (failing if a transcript is there), so the run appears
+ * whole or not at all.
+ */
+export async function writeEvents(root: string, path: string, events: readonly TranscriptEvent[]): Promise<void> {
+  const tmp = tempPath(dirname(path), path);
+  const handle = await openFile(root, tmp, CREATE_NEW);
+  try {
+    try {
+      for (const event of events) {
+        const parts = encodeLine(event.ts ? event : { ...event, ts: new Date().toISOString() });
+        if (parts.reduce((n, b) => n + b.length, 0) > EVENT_LINE_MAX_BYTES)
+          throw new LineTooLong(
+            `an event of the run is over the ${EVENT_LINE_MAX_BYTES}-byte limit of one transcript line`,
+          );
+        await handle.writev(parts);
+      }
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await fs.link(tmp, path);
+  } finally {
+    await fs.rm(tmp, { force: true });
+  }
+}
+
+async function writeLine(root: string, path: string, parts: Buffer[]): Promise<void> {
+  const handle = await openFile(root, path, APPEND);
+  try {
+    // A torn last line (a writer killed mid-append) must not swallow this event.
+    const { size } = await handle.stat();
+    const data = [...parts];
+    if (size > 0) {
+      const last = Buffer.alloc(1);
+      await handle.read(last, 0, 1, size - 1);
+      if (last[0] !== 0x0a) data.unshift(Buffer.from('\n'));
+    }
+    // One write call for the whole line: with O_APPEND the kernel places it atomically.
+    const total = data.reduce((n, b) => n + b.length, 0);
+    let written = 0;
+    try {
+      written = (await handle.writev(data)).bytesWritten;
+      if (written !== total) throw new Error(`short write: ${written} of ${total} bytes reached ${path}`);
+    } catch (err) {
+      // Take back a partial line (a full disk), unless another writer appended after it.
+      const now = (await handle.stat().catch(() => undefined))?.size;
+      if (now !== undefined && now > size && now <= size + total) await handle.truncate(size).catch(() => undefined);
+      throw err;
+    }
+  } finally {
+    await handle.close();
+  }
+}
+
+export interface TailRead extends ReadResult {
+  /** Byte offset just past the last complete line read: where the next read starts. */
+  end: number;
+  /** Lines read (for numbering the lines of the next read). */
+  lines: number;
+}
+
+/**
+ * Reads the events of the complete lines from byte `start` on, a chunk at a time: for a reader
+ * that follows a growing transcript, and for reading a whole one (`start` 0). A last line
+ * without its newline may still be being written, so it is left for the next read (a writer
+ * ends a torn line before appending, so it is read then). A line over READ_LINE_MAX_BYTES is
+ * reported in `skipped` without being held.
+ */
+export async function readEventsFrom(
+  root: string,
+  path: string,
+  start = 0,
+  lineBase = 0,
+  page: { from: number; limit: number; final?: boolean } = { from: 0, limit: Infinity },
+): Promise<TailRead> {
+  const result: TailRead = { events: [], skipped: [], end: start, lines: 0 };
+  let handle: FileHandle;
+  try {
+    handle = await openFile(root, path, READ);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return result;
+    throw err;
+  }
+  try {
+    const chunk = Buffer.allocUnsafe(1 << 20);
+    let pending: Buffer[] = [];
+    let pendingBytes = 0;
+    let position = start;
+    let index = 0;
+    for (;;) {
+      const { bytesRead } = await handle.read(chunk, 0, chunk.length, position);
+      if (bytesRead === 0) break;
+      position += bytesRead;
+      let from = 0;
+      for (let nl = chunk.indexOf(0x0a, 0); nl !== -1 && nl < bytesRead; nl = chunk.indexOf(0x0a, from)) {
+        const lineBytes = pendingBytes + (nl - from);
+        const oversized = lineBytes > READ_LINE_MAX_BYTES;
+        const line = oversized ? undefined : Buffer.concat([...pending, chunk.subarray(from, nl)], lineBytes);
+        pending = [];
+        pendingBytes = 0;
+        result.end += lineBytes + 1;
+        result.lines++;
+        from = nl + 1;
+        if (oversized) {
+          result.skipped.push({
+            line: lineBase + result.lines,
+            reason: `a line of ${lineBytes} bytes, over the ${READ_LINE_MAX_BYTES}-byte limit of a transcript line`,
+          });
+          continue;
+        }
+        const text = line!.toString('utf8');
+        if (text.trim() === '') continue;
+        const parsed = parseEvent(text);
+        if (typeof parsed === 'string') result.skipped.push({ line: lineBase + result.lines, reason: parsed });
+        else if (index++ >= page.from) result.events.push(parsed);
+        if (result.events.length >= page.limit) return result;
+      }
+      if (from < bytesRead) {
+        const part = chunk.subarray(from, bytesRead);
+        pendingBytes += part.length;
+        // Past the cap, only count the line's bytes: it is skipped whole.
+        if (pendingBytes <= READ_LINE_MAX_BYTES) pending.push(Buffer.from(part));
+        else pending = [];
+      }
+    }
+    // A last line with no newline: a torn write, reported by a final read; a follower waits for its end.
+    if (page.final && pendingBytes > 0 && pendingBytes <= READ_LINE_MAX_BYTES) {
+      const parsed = parseEvent(Buffer.concat(pending, pendingBytes).toString('utf8'));
+      if (typeof parsed === 'string') result.skipped.push({ line: lineBase + result.lines + 1, reason: parsed });
+    }
+  } finally {
+    await handle.close();
+  }
+  return result;
+}
+
+/**
+ * Reads events in order, from 0-based event position `from`, at most `limit` of them. Lines
+ * that do not parse are reported in `skipped`, never fatal.
+ */
+export async function readEvents(root: string, path: string, from = 0, limit = Infinity): Promise<ReadResult> {
+  const { events, skipped } = await readEventsFrom(root, path, 0, 0, { from, limit, final: true });
+  return { events, skipped };
+}
+
+/** The event, or a string saying why the line is not one. */
+function parseEvent(text: string): TranscriptEvent | string {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return `not JSON (a torn line?): ${text.slice(0, 60)}`;
+  }
+  try {
+    return check(StoredEventSchema, value, 'event');
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
+
+/** The run's first event, or undefined while it has none. */
+export async function readFirstEvent(root: string, path: string): Promise<TranscriptEvent | undefined> {
+  const { events } = await readEvents(root, path, 0, 1);
+  return events[0];
+}

@@ -1,0 +1,95 @@
+/**
+ * Values and peek: finding a retained value by the id a stub shows, reading it back in bounded
+ * answers, listing and deleting values.
+ */
+import { pathToFileURL } from 'node:url';
+import { check } from '../../../../shared/check';
+import { valueIdCandidates } from '../../../../shared/ids';
+import { InvalidInput } from '../../../../shared/invalidInput';
+import {
+  PeekParams,
+  type PeekResult,
+  type ValueMeta,
+  ValueParams,
+  type ValueSummary,
+  ValuesParams,
+} from '../../../../shared/protocol';
+import type { Context } from '../context';
+import { peekValue } from './peek';
+
+export interface ValueRef {
+  runId: string;
+  valueId: string;
+}
+
+export class Values {
+  constructor(private readonly ctx: Context) {}
+
+  /** Finds the run holding a value; several candidates without a runId is an error listing them. */
+  async resolve(given: string, runIdGiven?: string): Promise<ValueRef> {
+    const { store, runs } = this.ctx;
+    const candidates = valueIdCandidates(given);
+    if (runIdGiven !== undefined) {
+      const runId = await runs.key(runIdGiven);
+      for (const valueId of candidates) if (await store.valueExists(runId, valueId)) return { runId, valueId };
+      const known = (await store.listValueFiles(runId)).map((v) => v.valueId);
+      throw new InvalidInput(`no value ${JSON.stringify(given)} in run ${runId}; ${describeKnown(known)}`);
+    }
+    const found: ValueRef[] = [];
+    for (const valueId of candidates)
+      for (const runId of await store.runsWithValue(valueId)) found.push({ runId, valueId });
+    if (found.length === 1) return found[0]!;
+    if (found.length > 1)
+      throw new InvalidInput(
+        `value ${JSON.stringify(given)} is in several runs (${found.map((f) => f.runId).join(', ')}): pass runId to choose one`,
+      );
+    const known: string[] = [];
+    for (const runId of (await store.listRunIds()).slice(0, 5))
+      known.push(...(await store.listValueFiles(runId)).map((v) => v.valueId));
+    throw new InvalidInput(`no retained value ${JSON.stringify(given)}; ${describeKnown(known)}`);
+  }
+
+  /** The value a stub in a document names, in the newest run that has it; undefined when none does. */
+  async locate(valueId: string): Promise<ValueRef | undefined> {
+    const [runId] = await this.ctx.store.runsWithValue(valueId);
+    return runId ? { runId, valueId } : undefined;
+  }
+
+  async peek(input: PeekParams): Promise<PeekResult> {
+    const { valueId: given, runId: runGiven, ...request } = check(PeekParams, input);
+    const { runId, valueId } = await this.resolve(given, runGiven);
+    const { store } = this.ctx;
+    const index = await store.lineIndex(runId, valueId);
+    const answer = await peekValue(store.valuePath(runId, valueId), index, valueId, request, this.ctx.settings());
+    return { runId, valueId, ...answer };
+  }
+
+  uri({ runId, valueId }: ValueRef): string {
+    return pathToFileURL(this.ctx.store.valuePath(runId, valueId)).href;
+  }
+
+  /** One value's metadata with the stub the model got. */
+  async meta(input: { valueId: string; runId?: string }): Promise<ValueMeta & { uri: string }> {
+    const params = check(ValueParams, input);
+    const ref = await this.resolve(params.valueId, params.runId);
+    return { ...(await this.ctx.store.readMeta(ref.runId, ref.valueId)), uri: this.uri(ref) };
+  }
+
+  /** A run's values, oldest first, without their stubs. */
+  async list(input: ValuesParams): Promise<ValueSummary[]> {
+    const runId = await this.ctx.runs.key(check(ValuesParams, input).runId);
+    const values = await this.ctx.store.listValues(runId);
+    return values.map(({ stub: _stub, ...v }) => ({ ...v, uri: this.uri(v) }));
+  }
+
+  async delete(runId: string, given: string): Promise<void> {
+    const ref = await this.resolve(given, runId);
+    await this.ctx.writing(ref.runId, () => this.ctx.store.deleteValue(ref.runId, ref.valueId));
+  }
+}
+
+function describeKnown(ids: string[]): string {
+  if (ids.length === 0) return 'no values are retained yet';
+  const shown = ids.slice(0, 20).join(', ');
+  return `known ids: ${shown}${ids.length > 20 ? `, … (${ids.length - 20} more)` : ''}`;
+}

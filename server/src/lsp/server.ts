@@ -1,0 +1,235 @@
+/**
+ * The language server: wiring only. It hosts one RetentionService over the store and maps the
+ * `retained/…` protocol, document links and hovers onto it; every request goes through one
+ * handler. Run as `node dist/server.js --stdio` (or `--node-ipc`, as the extension does).
+ */
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  createConnection,
+  type DocumentLink,
+  ErrorCodes,
+  type Hover,
+  type InitializeError,
+  MarkupKind,
+  ProposedFeatures,
+  type RequestHandler,
+  type RequestType,
+  ResponseError,
+  type ResponseMessage,
+  StreamMessageWriter,
+  TextDocumentSyncKind,
+  TextDocuments,
+} from 'vscode-languageserver/node';
+import { TextDocument } from 'vscode-languageserver-textdocument';
+import { check } from '../../../shared/check';
+import { InvalidInput } from '../../../shared/invalidInput';
+import {
+  AppendRequest,
+  ChangedNotification,
+  DeleteRequest,
+  ImportRequest,
+  InspectRequest,
+  MAX_MESSAGE_BYTES,
+  PeekRequest,
+  ReplayRequest,
+  RetainRequest,
+  RunsRequest,
+  SearchRunRequest,
+  ServerOptions,
+  StatusRequest,
+  TranscriptRequest,
+  ValueRequest,
+  ValuesRequest,
+} from '../../../shared/protocol';
+import { findMarkers, markerAt } from '../../../shared/stubText';
+import { RunExists } from '../core/import/importer';
+import { RetentionService } from '../core/service';
+import { FrameReader } from './frames';
+
+/** The stream broke: say why and end, so the client restarts a server that can hear it. */
+function fatal(reason: string): void {
+  process.stderr.write(
+    `Retained Outputs language server: the input cannot be read as LSP messages (${reason}); stopping.\n`,
+  );
+  process.exit(2);
+}
+
+const writer = new StreamMessageWriter(process.stdout);
+const connection = process.argv.includes('--stdio')
+  ? createConnection(
+      ProposedFeatures.all,
+      new FrameReader(process.stdin, fatal, ({ id, method, bytes }) => {
+        const message = `${method ?? 'a message'} of ${bytes} bytes is over the ${MAX_MESSAGE_BYTES}-byte limit of one message: send a bigger output through the retained CLI or MCP server, which stream it`;
+        process.stderr.write(`retained: refused ${message}\n`);
+        if (id !== undefined)
+          void writer.write({
+            jsonrpc: '2.0',
+            id,
+            error: { code: ErrorCodes.InvalidRequest, message },
+          } as ResponseMessage);
+      }),
+      writer,
+    )
+  : createConnection(ProposedFeatures.all);
+const documents = new TextDocuments(TextDocument);
+let serving: RetentionService | undefined;
+/** Why initialize failed, when it did: every request is then refused with it. */
+let initFailure: string | undefined;
+let workspaceRoot = process.cwd();
+
+function storeRootFor(options: ServerOptions | undefined): string {
+  return options?.storeRoot || join(workspaceRoot, '.retained');
+}
+
+async function open(options: ServerOptions | undefined): Promise<void> {
+  const next = new RetentionService(storeRootFor(options), { settings: options?.settings, workspace: workspaceRoot });
+  await next.init();
+  serving?.dispose();
+  serving = next;
+  next.onChanged((runId) => void connection.sendNotification(ChangedNotification.type, { runId }));
+  next.watch();
+}
+
+/**
+ * The one handler every request goes through. Before a successful initialize it is refused
+ * with the reason; bad input is an InvalidParams error naming what was wrong.
+ */
+function serve<P, R>(
+  request: { type: RequestType<P, R, void> },
+  run: (service: RetentionService, params: P) => Promise<R>,
+): void {
+  const handler = async (params: P): Promise<R | ResponseError<void>> => {
+    try {
+      if (!serving)
+        return new ResponseError(
+          ErrorCodes.ServerNotInitialized,
+          `Retained Outputs is not serving: ${initFailure ?? 'initialize has not succeeded yet'}`,
+        );
+      return await run(serving, (params ?? {}) as P);
+    } catch (err) {
+      // Its data names the run, so a client can offer to open it, replace it, or import anew.
+      if (err instanceof RunExists)
+        return new ResponseError(ErrorCodes.InvalidParams, err.message, {
+          runId: err.runId,
+        }) as unknown as ResponseError<void>;
+      if (err instanceof InvalidInput) return new ResponseError(ErrorCodes.InvalidParams, err.message);
+      connection.console.error(`retained: ${(err as Error).stack ?? String(err)}`);
+      return new ResponseError(ErrorCodes.InternalError, (err as Error).message);
+    }
+  };
+  // The library's handler type is conditional on R, which a generic R cannot satisfy.
+  connection.onRequest(request.type, handler as unknown as RequestHandler<P, R, void>);
+}
+
+connection.onInitialize(async (params) => {
+  const folder = params.workspaceFolders?.[0]?.uri ?? params.rootUri;
+  if (folder?.startsWith('file:')) workspaceRoot = fileURLToPath(folder);
+  try {
+    await open(check(ServerOptions, params.initializationOptions ?? {}, 'initializationOptions'));
+  } catch (err) {
+    initFailure =
+      err instanceof InvalidInput
+        ? `settings refused: ${err.message}`
+        : `the store could not be opened: ${(err as Error).message}`;
+    connection.console.error(`Retained Outputs: ${initFailure}`);
+    return new ResponseError<InitializeError>(ErrorCodes.InvalidParams, `Retained Outputs ${initFailure}`, {
+      retry: false,
+    });
+  }
+  return {
+    capabilities: {
+      textDocumentSync: TextDocumentSyncKind.Incremental,
+      documentLinkProvider: { resolveProvider: false },
+      hoverProvider: true,
+    },
+    serverInfo: { name: 'Retained Outputs', version: '0.1.0' },
+  };
+});
+
+connection.onDidChangeConfiguration(async (change) => {
+  const given = (change.settings as { retained?: unknown } | null)?.retained;
+  if (given === undefined || !serving) return;
+  try {
+    const options = check(ServerOptions, given, 'retained');
+    if (storeRootFor(options) !== serving.store.root) await open(options);
+    else serving.updateSettings(options.settings ?? {});
+    connection.console.info(`retained: settings now ${JSON.stringify(serving.getSettings())} at ${serving.store.root}`);
+  } catch (err) {
+    const message = `Retained Outputs kept its previous settings: ${(err as Error).message}`;
+    connection.console.warn(message);
+    void connection.window.showErrorMessage(message);
+  }
+});
+
+serve(RetainRequest, (s, p) => s.retainer.retain(p));
+serve(AppendRequest, async (s, p) => {
+  await s.retainer.append(p);
+  return { ok: true as const };
+});
+serve(PeekRequest, (s, p) => s.values.peek(p));
+serve(ValuesRequest, async (s, p) => ({ values: await s.values.list(p) }));
+serve(ValueRequest, (s, p) => s.values.meta(p));
+serve(DeleteRequest, async (s, p) => {
+  await s.delete(p);
+  return { ok: true as const };
+});
+serve(RunsRequest, async (s, p) => ({ runs: await s.listRuns(p) }));
+serve(TranscriptRequest, (s, p) => s.transcript(p));
+serve(StatusRequest, (s, p) => s.status(p));
+serve(ReplayRequest, (s, p) => s.history.replay(p));
+serve(InspectRequest, (s, p) => s.inspection.inspect(p));
+serve(SearchRunRequest, (s, p) => s.inspection.search(p));
+serve(ImportRequest, (s, p) => s.importer.import(p));
+
+connection.onDocumentLinks(async ({ textDocument }) => {
+  const document = documents.get(textDocument.uri);
+  if (!document || !serving) return [];
+  const service = serving;
+  const links: DocumentLink[] = [];
+  for (const ref of findMarkers(document.getText())) {
+    const target = await service.values.locate(ref.valueId);
+    if (!target) continue;
+    links.push({
+      range: { start: document.positionAt(ref.start), end: document.positionAt(ref.end) },
+      target: service.values.uri(target),
+      tooltip: `Open retained value #${target.valueId} (run ${target.runId})`,
+    });
+  }
+  return links;
+});
+
+connection.onHover(async ({ textDocument, position }): Promise<Hover | null> => {
+  const document = documents.get(textDocument.uri);
+  if (!document || !serving) return null;
+  const service = serving;
+  const ref = markerAt(document.getText(), document.offsetAt(position));
+  if (!ref) return null;
+  const target = await service.values.locate(ref.valueId);
+  if (!target)
+    return { contents: { kind: MarkupKind.Markdown, value: `No retained value \`#${ref.valueId}\` in this store.` } };
+  const meta = await service.store.readMeta(target.runId, target.valueId);
+  const preview = await service.values.peek({ valueId: target.valueId, runId: target.runId, start: 1, end: 12 });
+  const fence = '`'.repeat(Math.max(3, longestBacktickRun(preview.text) + 1));
+  return {
+    range: { start: document.positionAt(ref.start), end: document.positionAt(ref.end) },
+    contents: {
+      kind: MarkupKind.Markdown,
+      value: [
+        `**Retained value #${target.valueId}**: ${meta.tool}, ${meta.bytes} bytes, ${meta.lines} lines (run ${target.runId})`,
+        '',
+        `${fence}text`,
+        preview.text,
+        fence,
+      ].join('\n'),
+    },
+  };
+});
+
+function longestBacktickRun(text: string): number {
+  return Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length));
+}
+
+connection.onShutdown(() => serving?.dispose());
+documents.listen(connection);
+connection.listen();

@@ -1,0 +1,233 @@
+/**
+ * The transcript's events, declared once as schemas: a run is one JSON event per line, and
+ * every reader and writer (the server, an import, the CLI, the tests) parses them here. A line
+ * read from a store is parsed leniently (fields this version does not know are dropped, so a
+ * newer writer's run still reads); an event a client appends is parsed strictly (an unknown
+ * field is a mistake, and refused naming it).
+ */
+import { z } from 'zod';
+import { LANDMARK_KINDS, type LandmarkKind } from './settings';
+
+export const STOP_REASONS = ['end_turn', 'interrupted', 'aborted', 'error'] as const;
+export type StopReason = (typeof STOP_REASONS)[number];
+
+/** The longest id, tool name or other short name an event carries. */
+const NAME_MAX = 1024;
+const name = z.string().min(1).max(NAME_MAX);
+
+/** The event schemas, built with `object`: lenient (z.object) or strict (z.strictObject) all the way down. */
+function eventShapes(object: typeof z.object | typeof z.strictObject) {
+  const Base = {
+    /** ISO time; filled in when the event is appended without one. */
+    ts: z.string().max(64).optional(),
+    /** The agent turn this event belongs to (a user message and what the agent did about it), when the writer counts them. */
+    turn: z.number().int().min(0).optional(),
+  };
+
+  const ToolCallSchema = object({
+    id: name,
+    name,
+    /** The arguments object; for a custom (free-form) tool, the raw input string. */
+    arguments: z.unknown().optional(),
+    /** A free-form tool (OpenAI Responses `custom_tool_call`, e.g. Codex's apply_patch): its input is text, not JSON. */
+    custom: z.literal(true).optional(),
+  });
+
+  /** Where an imported run came from: the agent's own session file. */
+  const RunSourceSchema = object({
+    format: z.enum(['claude-code', 'codex', 'copilot']),
+    /** The session file, as it was given to the import. */
+    path: z.string(),
+    /** The agent's session id and version, when the file names them. */
+    session: z.string().optional(),
+    version: z.string().optional(),
+    /**
+     * How faithfully the agent's model calls could be rebuilt: `exact` from the request records
+     * the file keeps (Claude Code 2.1.3xx `api-request`), `conversation` from its messages alone.
+     */
+    fidelity: z.enum(['exact', 'conversation']),
+  });
+
+  /**
+   * A reasoning block as the provider returned it, kept verbatim: Anthropic's thinking with its
+   * signature, or OpenAI's reasoning item with its encrypted content. Never stubbed.
+   */
+  const ThinkingSchema = object({
+    text: z.string(),
+    signature: z.string().optional(),
+    encryptedContent: z.string().optional(),
+  });
+
+  /** A tool result as content blocks, as some agents send it (Claude Code's subagent hand-back). */
+  const TextBlocksSchema = z.array(object({ type: z.literal('text'), text: z.string() }));
+
+  /** The stub-shaping settings an older event's stub was made with. */
+  const PreviewSchema = object({
+    previewHeadLines: z.number().int().min(0),
+    previewTailLines: z.number().int().min(0),
+    /** Landmark pattern overrides in force when the stub was made (absent: the built-in ones). */
+    landmarkPatterns: z
+      .partialRecord(z.enum(LANDMARK_KINDS as [LandmarkKind, ...LandmarkKind[]]), z.string())
+      .optional(),
+  });
+
+  return {
+    run_started: {
+      ...Base,
+      type: z.literal('run_started'),
+      tools: z.array(z.string().max(NAME_MAX)),
+      model: z.string().optional(),
+      agent: z.string().optional(),
+      /** Set on an imported run: the agent sent its own outputs, never Retained Outputs' stubs. */
+      source: RunSourceSchema.optional(),
+    },
+    user: {
+      ...Base,
+      type: z.literal('user'),
+      text: z.string(),
+      /** Text the agent added to the user's turn (a system reminder, a command record), not typed by the user. */
+      injected: z.boolean().optional(),
+      /** Starts a user message of its own, even right after another (an agent that sends two in a row). */
+      split: z.boolean().optional(),
+    },
+    /** A `role: "system"` message the agent put into the conversation (Claude Code's attachments). */
+    system: { ...Base, type: z.literal('system'), text: z.string() },
+    assistant: {
+      ...Base,
+      type: z.literal('assistant'),
+      thinking: z.array(ThinkingSchema).optional(),
+      text: z.string().optional(),
+      toolCalls: z.array(ToolCallSchema).optional(),
+      /**
+       * The provider's id of the response this event is part of. Consecutive assistant events
+       * with the same id are one response (one model call): an import splits a response whose
+       * blocks come in an order one event cannot hold (text, thinking, text).
+       */
+      response: z.string().optional(),
+    },
+    /**
+     * A tool's result. Its body is in the event (`result`) or, once retained, only in its value
+     * file (`valueId`, with the stub the model got and the sizes the figures need): a run's
+     * transcript then stays as small as what the model saw, and reading it never reads a retained
+     * output. The value is durable, immutable and hashed before the event is written.
+     */
+    tool_call_finished: {
+      ...Base,
+      type: z.literal('tool_call_finished'),
+      callId: name,
+      tool: z.string().max(NAME_MAX),
+      /** The full result, when it is kept here rather than in a value file. */
+      result: z.string().optional(),
+      isError: z.boolean().optional(),
+      durationMs: z.number().min(0).optional(),
+      /** The call's arguments, for a result whose call no assistant event recorded. */
+      arguments: z.unknown().optional(),
+      /** Set when the result was retained: its value file, size, hash and stub. */
+      valueId: z.string().max(NAME_MAX).optional(),
+      bytes: z.number().int().min(0).optional(),
+      lines: z.number().int().min(0).optional(),
+      sha256: z.string().max(64).optional(),
+      /** The stub the model got, as it was sent. */
+      stub: z.string().optional(),
+      /** The full result's size as a JSON string, and its tokens (estimated), for figures without reading it. */
+      jsonBytes: z.number().int().min(0).optional(),
+      tokens: z.number().int().min(0).optional(),
+      /** The settings an older event's stub was made with (it carries `result`, not `stub`). */
+      preview: PreviewSchema.optional(),
+      /**
+       * In an imported run: what the agent actually sent the model, when that is not `result`
+       * (Claude Code's 2 KB persisted-output preview, Codex's truncation, content blocks).
+       */
+      sent: z.union([z.string(), TextBlocksSchema]).optional(),
+      /** In an imported run: why the full output could not be recovered (its file is gone). */
+      lost: z.string().optional(),
+    },
+    turn_ended: { ...Base, type: z.literal('turn_ended'), stopReason: z.enum(STOP_REASONS) },
+    /**
+     * The history restarts here: later model calls send the summary (as a user message), then
+     * what follows. An agent's compaction, or a rewind to an earlier point (`reason: 'rewind'`).
+     */
+    compaction: {
+      ...Base,
+      type: z.literal('compaction'),
+      summary: z.string().optional(),
+      reason: z.enum(['manual', 'auto', 'rewind']).optional(),
+    },
+    /**
+     * The agent called the model here, sending the history before this event (from the last
+     * compaction). Recorded where the agent's file says so (an import); without these, each
+     * response marks the model call that produced it.
+     */
+    model_call: { ...Base, type: z.literal('model_call') },
+  } as const;
+}
+
+const lenient = eventShapes(z.object);
+const strict = eventShapes(z.strictObject);
+
+type Shapes = typeof lenient;
+type Kind = keyof Shapes;
+export const EVENT_TYPES = Object.keys(lenient) as Kind[];
+
+/** A result kept in a value names it with its stub and sizes; otherwise it holds the result. */
+const whole = (e: {
+  type: string;
+  result?: unknown;
+  valueId?: unknown;
+  stub?: unknown;
+  bytes?: unknown;
+  lines?: unknown;
+}) =>
+  e.type !== 'tool_call_finished' ||
+  e.result !== undefined ||
+  (e.valueId !== undefined && e.stub !== undefined && e.bytes !== undefined && e.lines !== undefined);
+const WHOLE = {
+  message: 'a result needs `result`, or `valueId`, `stub`, `bytes` and `lines` naming its value',
+  path: ['result'],
+};
+
+/** An event as a store holds it: fields this version does not know are dropped. */
+export const StoredEventSchema = z
+  .discriminatedUnion(
+    'type',
+    Object.values(lenient).map((shape) => z.object(shape)) as unknown as [z.ZodObject<Shapes['user']>],
+  )
+  .refine(whole, WHOLE) as unknown as z.ZodType<TranscriptEvent>;
+
+/** An event as a client appends it: an unknown field is refused, naming it. */
+export const NewEventSchema = z
+  .discriminatedUnion(
+    'type',
+    Object.values(strict).map((shape) => z.strictObject(shape)) as unknown as [z.ZodObject<Shapes['user']>],
+  )
+  .refine(whole, WHOLE) as unknown as z.ZodType<TranscriptEvent>;
+
+type EventOf<K extends Kind> = z.infer<z.ZodObject<Shapes[K]>>;
+export type RunStartedEvent = EventOf<'run_started'>;
+export type UserEvent = EventOf<'user'>;
+export type SystemEvent = EventOf<'system'>;
+export type AssistantEvent = EventOf<'assistant'>;
+export type ToolCallFinishedEvent = EventOf<'tool_call_finished'>;
+export type TurnEndedEvent = EventOf<'turn_ended'>;
+export type CompactionEvent = EventOf<'compaction'>;
+export type ModelCallEvent = EventOf<'model_call'>;
+export type ToolCall = NonNullable<AssistantEvent['toolCalls']>[number];
+export type Thinking = NonNullable<AssistantEvent['thinking']>[number];
+export type RunSource = NonNullable<RunStartedEvent['source']>;
+export type TextBlocks = Exclude<NonNullable<ToolCallFinishedEvent['sent']>, string>;
+export type PreviewSettings = NonNullable<ToolCallFinishedEvent['preview']>;
+export type TranscriptEvent =
+  | RunStartedEvent
+  | UserEvent
+  | SystemEvent
+  | AssistantEvent
+  | ToolCallFinishedEvent
+  | TurnEndedEvent
+  | CompactionEvent
+  | ModelCallEvent;
+export type EventType = TranscriptEvent['type'];
+
+/** The text of a result's content, whichever form it has. */
+export function contentText(content: string | TextBlocks): string {
+  return typeof content === 'string' ? content : content.map((b) => b.text).join('\n');
+}

@@ -1,0 +1,85 @@
+/**
+ * The messages between the inspector webview and the extension, declared once and imported by
+ * both. The webview asks (inspect, search, open a value) and the extension answers; the
+ * extension also says when the run changed. A webview is a browser page and its messages are
+ * input: the extension checks each with `ViewMessage` before use, as the server checks requests,
+ * and checks the state the webview saved too, so the page itself parses nothing.
+ */
+import { z } from 'zod';
+import { check } from './check';
+import { VIEWS } from './history';
+import { InspectQuery, type InspectResult, type RunSearchResult, SearchQuery } from './protocol';
+
+const id = z.string().min(1).max(256);
+const line = z.number().int().min(1);
+
+/** What the webview keeps with `setState`, and the panel serializer restores. */
+export const InspectorState = z.object({
+  runId: id,
+  /** The model call whose view is shown; absent: always the latest. */
+  modelCall: line.optional(),
+  policy: z.boolean().default(false),
+  /** For an imported run: as the agent sent it, or with Retained Outputs. */
+  view: z.enum(VIEWS).optional(),
+  query: z.string().max(1000).optional(),
+  /** The event index at the top of the list. */
+  scrollIndex: z.number().int().min(0).optional(),
+});
+export type InspectorState = z.infer<typeof InspectorState>;
+
+/** The requests the webview can make, with their parameters and results. */
+export interface ViewRequests {
+  inspect: { params: InspectQuery; result: InspectResult };
+  search: { params: SearchQuery; result: RunSearchResult };
+}
+export type ViewRequestMethod = keyof ViewRequests;
+
+export const ViewMessage = z.discriminatedUnion('type', [
+  /** The page is loaded and listening, with the state it saved (unchecked): the extension answers with `init`. */
+  z.strictObject({ type: z.literal('ready'), state: z.unknown().optional() }),
+  z.discriminatedUnion('method', [
+    z.strictObject({
+      type: z.literal('request'),
+      id: z.number().int().min(0),
+      method: z.literal('inspect'),
+      params: InspectQuery,
+    }),
+    z.strictObject({
+      type: z.literal('request'),
+      id: z.number().int().min(0),
+      method: z.literal('search'),
+      params: SearchQuery,
+    }),
+  ]),
+  /** Open a retained value of this run in an editor, at `line` (to `endLine`) when given. */
+  z
+    .strictObject({ type: z.literal('openValue'), valueId: id, line: line.optional(), endLine: line.optional() })
+    .refine((m) => m.endLine === undefined || (m.line !== undefined && m.endLine >= m.line), {
+      message: 'endLine needs line, and must not come before it',
+      path: ['endLine'],
+    }),
+  /** Open one event's whole body in an editor: its text or result, or one call's arguments. */
+  z.strictObject({ type: z.literal('openEvent'), index: z.number().int().min(0), callId: id.optional() }),
+  /** The first rows are on screen, `ms` after the page started. */
+  z.strictObject({ type: z.literal('rendered'), ms: z.number().min(0), rows: z.number().int().min(0) }),
+]);
+export type ViewToHost = z.infer<typeof ViewMessage>;
+
+export type HostToView =
+  /** The run to show, and the saved state when it is a valid one of this run. */
+  | { type: 'init'; runId: string; state?: InspectorState }
+  | { type: 'response'; id: number; result: unknown }
+  | { type: 'error'; id: number; message: string }
+  /** The run changed (an event appended, a value written or deleted): fetch again. */
+  | { type: 'changed' };
+
+/** The message, or throws an InvalidInput naming what is wrong with it. */
+export function parseViewMessage(data: unknown): ViewToHost {
+  return check(ViewMessage, data, 'message');
+}
+
+/** The saved state, or undefined when it is not one (a state from another version). */
+export function parseState(data: unknown): InspectorState | undefined {
+  const parsed = InspectorState.safeParse(data);
+  return parsed.success ? parsed.data : undefined;
+}

@@ -1,0 +1,501 @@
+/**
+ * The Retained Outputs protocol: every `retained/…` message between the language server and its
+ * clients, declared once. Each request is a namespace: its method, its params as a schema (the
+ * server checks every request with it, and an unknown field is refused naming it), and its
+ * result type. The server, the extension, the MCP server, the CLI and the tests import these.
+ */
+import { NotificationType, RequestType } from 'vscode-languageserver-protocol';
+import { z } from 'zod';
+import { NewEventSchema, type RunSource, type StopReason, type TranscriptEvent } from './events';
+import { type HistoryStats, type Projected, REPLAY_SHAPES, VIEWS, type View } from './history';
+import { MAX_QUERY_LENGTH } from './query';
+import { HistoryPolicySchema, LANDMARK_KINDS, type LandmarkKind, type Settings, SettingsSchema } from './settings';
+
+/** Ids, names and paths are bounded, so no request can make the server hold a huge key. */
+const ID_MAX = 1024;
+const PATH_MAX = 4096;
+const id = z.string().min(1).max(ID_MAX);
+const whole = (min: number, max?: number) =>
+  max === undefined ? z.number().int().min(min) : z.number().int().min(min).max(max);
+const query = z.string().min(1).max(MAX_QUERY_LENGTH);
+
+/**
+ * The largest message the language server reads (its JSON, so a result's escaped size counts):
+ * a larger one is refused with an error, unread. The CLI and the MCP server's run_command
+ * stream an output into its value instead, with no such limit.
+ */
+export const MAX_MESSAGE_BYTES = 256 << 20;
+
+// ─── Retain ────────────────────────────────────────────────────────────────────────────────
+
+export const RetainParams = z.strictObject({
+  runId: id,
+  callId: id,
+  tool: id,
+  text: z.string(),
+  isError: z.boolean().optional(),
+  /** The call's arguments, recorded with the result. */
+  arguments: z.unknown().optional(),
+  turn: whole(0).optional(),
+  durationMs: z.number().min(0).optional(),
+});
+export type RetainParams = z.infer<typeof RetainParams>;
+
+export interface RetainResult {
+  /** Exactly what the model gets: the stub when retained, else the result itself. */
+  content: string;
+  retained: boolean;
+  valueId?: string;
+  uri?: string;
+  bytes: number;
+  lines: number;
+  /** Why a result over the threshold was kept verbatim, or that the transcript append failed. */
+  warning?: string;
+}
+
+/** Client → server: record a tool result; retain it when it is over the threshold. */
+export namespace RetainRequest {
+  export const method = 'retained/retain';
+  export const params = RetainParams;
+  export const type = new RequestType<RetainParams, RetainResult, void>(method);
+}
+
+export const AppendParams = z.strictObject({ runId: id, event: NewEventSchema });
+export type AppendParams = z.infer<typeof AppendParams>;
+/** Client → server: append a run_started, user, system, assistant, model_call, compaction or turn_ended event to a run. */
+export namespace AppendRequest {
+  export const method = 'retained/append';
+  export const params = AppendParams;
+  export const type = new RequestType<AppendParams, { ok: true }, void>(method);
+}
+
+// ─── Values and peek ───────────────────────────────────────────────────────────────────────
+
+/** The reads `peek_value` offers: a line range, a search, or a landmark, always bounded (see peekTool.ts for the model's side). */
+export const PeekInput = z.strictObject({
+  start: whole(1).optional().describe('First line to read (1-based). With query: the line to start searching from.'),
+  end: whole(1).optional().describe('Last line to read (inclusive).'),
+  query: query.optional().describe('Text to search for; returns the matching lines with their numbers.'),
+  ignoreCase: z.boolean().optional().describe('Match the query regardless of case.'),
+  regex: z
+    .boolean()
+    .optional()
+    .describe('Treat the query as a regular expression (RE2 syntax: no lookaround or backreferences).'),
+  context: whole(0, 20).optional().describe('Lines of context to show before and after each match.'),
+  landmark: z
+    .enum(LANDMARK_KINDS as [LandmarkKind, ...LandmarkKind[]])
+    .optional()
+    .describe(
+      'Jump to the first lines that look like errors, failures, warnings or stack traces (the stub lists them as Landmarks), with 3 lines of context.',
+    ),
+});
+export type PeekInput = z.infer<typeof PeekInput>;
+
+export const PeekParams = PeekInput.extend({ valueId: id, runId: id.optional() });
+export type PeekParams = z.infer<typeof PeekParams>;
+
+export interface PeekAnswer {
+  text: string;
+  totalLines: number;
+  bytes: number;
+  truncated: boolean;
+  /** Where the next call should start to continue a cut answer. */
+  nextStart?: number;
+  /** For a search: how many lines match in all. */
+  matches?: number;
+}
+export interface PeekResult extends PeekAnswer {
+  runId: string;
+  valueId: string;
+}
+
+/** Client → server: a bounded read of a retained value, by line range or search. */
+export namespace PeekRequest {
+  export const method = 'retained/peek';
+  export const params = PeekParams;
+  export const type = new RequestType<PeekParams, PeekResult, void>(method);
+}
+
+export interface ValueMeta {
+  runId: string;
+  valueId: string;
+  callId: string;
+  tool: string;
+  bytes: number;
+  lines: number;
+  sha256: string;
+  isError: boolean;
+  /** ISO time the value was written. */
+  createdAt: string;
+  /** The stub the model got in its place ('' for a value some other tool dropped in). */
+  stub: string;
+}
+/** A value as listed: its metadata without the stub, and the file's URI. */
+export type ValueSummary = Omit<ValueMeta, 'stub'> & { uri: string };
+
+export const ValuesParams = z.strictObject({ runId: id });
+export type ValuesParams = z.infer<typeof ValuesParams>;
+/** Client → server: the retained values of one run, oldest first. */
+export namespace ValuesRequest {
+  export const method = 'retained/values';
+  export const params = ValuesParams;
+  export const type = new RequestType<ValuesParams, { values: ValueSummary[] }, void>(method);
+}
+
+export const ValueParams = z.strictObject({ valueId: id, runId: id.optional() });
+export type ValueParams = z.infer<typeof ValueParams>;
+/** Client → server: one value's metadata with the stub the model got. */
+export namespace ValueRequest {
+  export const method = 'retained/value';
+  export const params = ValueParams;
+  export const type = new RequestType<ValueParams, ValueMeta & { uri: string }, void>(method);
+}
+
+export const DeleteParams = z.strictObject({ runId: id, valueId: id.optional() });
+export type DeleteParams = z.infer<typeof DeleteParams>;
+/** Client → server: delete one value (with valueId) or a whole run (without). */
+export namespace DeleteRequest {
+  export const method = 'retained/delete';
+  export const params = DeleteParams;
+  export const type = new RequestType<DeleteParams, { ok: true }, void>(method);
+}
+
+// ─── Runs ──────────────────────────────────────────────────────────────────────────────────
+
+export interface RunSummary {
+  /** The run's identity: a sanitized id, usable in every request. */
+  runId: string;
+  /** The id as its writer gave it. */
+  name: string;
+  /** ISO time the run began. */
+  startedAt: string;
+  updatedAt: string;
+  transcriptBytes: number;
+  valueCount: number;
+  valueBytes: number;
+  /** Bytes the model did not get: each value's size less its stub's. */
+  keptOutBytes: number;
+}
+
+export const RunsParams = z.strictObject({ runIds: z.array(id).max(10_000).optional() });
+export type RunsParams = z.infer<typeof RunsParams>;
+/** Client → server: every run in the store, newest first; or just the runs named in `runIds`. */
+export namespace RunsRequest {
+  export const method = 'retained/runs';
+  export const params = RunsParams;
+  export const type = new RequestType<RunsParams | undefined, { runs: RunSummary[] }, void>(method);
+}
+
+export interface ReadResult {
+  events: TranscriptEvent[];
+  /** Lines that could not be parsed (a torn last line after a crash), with their line numbers. */
+  skipped: { line: number; reason: string }[];
+}
+
+export const TranscriptParams = z.strictObject({
+  runId: id,
+  /** 0-based position of the first event to return. */
+  from: whole(0).optional(),
+  limit: whole(1, 10_000).optional(),
+});
+export type TranscriptParams = z.infer<typeof TranscriptParams>;
+/** Client → server: a page of a run's transcript events (a retained result names its value). */
+export namespace TranscriptRequest {
+  export const method = 'retained/transcript';
+  export const params = TranscriptParams;
+  export const type = new RequestType<TranscriptParams, ReadResult, void>(method);
+}
+
+export interface StatusResult {
+  root: string;
+  /** Temp files crashed writers left (removed at the next start), and their bytes. */
+  tempFiles: number;
+  tempBytes: number;
+  settings: Settings;
+  runs: number;
+  values: number;
+  valueBytes: number;
+  keptOutBytes: number;
+}
+export const StatusParams = z.strictObject({});
+export type StatusParams = z.infer<typeof StatusParams>;
+/** Client → server: the settings in force and where the store is. */
+export namespace StatusRequest {
+  export const method = 'retained/status';
+  export const params = StatusParams;
+  export const type = new RequestType<StatusParams | undefined, StatusResult, void>(method);
+}
+
+/** Server → client: a run changed (this server, or another process writing the same store); one per change. */
+export namespace ChangedNotification {
+  export const method = 'retained/changed';
+  export const type = new NotificationType<{ runId: string }>(method);
+}
+
+// ─── History ───────────────────────────────────────────────────────────────────────────────
+
+export const ReplayParams = z.strictObject({
+  runId: id,
+  shape: z.enum(REPLAY_SHAPES),
+  /** `retained` (default): with Retained Outputs' stubs; `sent`: as the agent sent it (differs for an imported run). */
+  view: z.enum(VIEWS).optional(),
+  /** Older result bodies as references: the policy's fields, or `true` for the configured policy. */
+  policy: z.union([z.boolean(), HistoryPolicySchema]).optional(),
+  /** Also report bytes and tokens sent versus a naive full replay. */
+  stats: z.boolean().optional(),
+});
+export type ReplayParams = z.infer<typeof ReplayParams>;
+export type ReplayResult = { shape: 'text'; text: string } | (Projected & { stats?: HistoryStats });
+/** The history in the shape asked for, and the transcript lines that could not be read. */
+export type ReplayResponse = ReplayResult & { skipped: ReadResult['skipped'] };
+/** Client → server: the model-facing history of a run, rebuilt from its transcript. */
+export namespace ReplayRequest {
+  export const method = 'retained/replay';
+  export const params = ReplayParams;
+  export const type = new RequestType<ReplayParams, ReplayResponse, void>(method);
+}
+
+// ─── Import ────────────────────────────────────────────────────────────────────────────────
+
+export const IMPORT_FORMATS = ['claude-code', 'codex', 'copilot'] as const;
+export type ImportFormat = (typeof IMPORT_FORMATS)[number];
+/** What to do when the run an import would create exists already. */
+export const IF_EXISTS = ['error', 'replace', 'new'] as const;
+export type IfExists = (typeof IF_EXISTS)[number];
+
+export const ImportParams = z.strictObject({
+  /** A Claude Code session, a Codex rollout or a Copilot chat replay; a relative path is the workspace's. */
+  path: z.string().min(1).max(PATH_MAX),
+  format: z.enum(IMPORT_FORMATS).optional(),
+  /** Defaults to the file's name. */
+  runId: id.optional(),
+  /** Default `error`: the answer names the run that exists, so a client can offer the other two. */
+  ifExists: z.enum(IF_EXISTS).optional(),
+  /** Also import a Claude Code session's subagents (`<session>/subagents/*.jsonl`) as runs of their own. Default true. */
+  subagents: z.boolean().optional(),
+});
+export type ImportParams = z.infer<typeof ImportParams>;
+
+export interface ImportResult {
+  runId: string;
+  name: string;
+  format: ImportFormat;
+  /** How faithfully the agent's model calls could be rebuilt (see RunSource). */
+  fidelity: RunSource['fidelity'];
+  events: number;
+  toolCalls: number;
+  /** Results over the threshold, stored as values. */
+  retained: number;
+  /** Full outputs the agent had kept in files that are gone: only what the model got survives. */
+  lostOutputs: number;
+  /** Lines that were not JSON (torn or foreign), by line number. */
+  skippedLines: number[];
+  /** Records not imported, by kind (`progress/hook_progress`: 12). */
+  skipped: Record<string, number>;
+  notes: string[];
+  /** Subagent sessions imported as runs of their own. */
+  subagents: ImportResult[];
+}
+
+/**
+ * Client → server: import a real agent session (Claude Code, Codex, Copilot) as a run: its
+ * events with the original times, big results as values, and what the agent really sent kept
+ * apart from what Retained Outputs would send. When the run exists and `ifExists` is `error`,
+ * the error's `data` is `{ runId }`.
+ */
+export namespace ImportRequest {
+  export const method = 'retained/import';
+  export const params = ImportParams;
+  export const type = new RequestType<ImportParams, ImportResult, void>(method);
+}
+
+// ─── Inspection ────────────────────────────────────────────────────────────────────────────
+
+/** A body as a cell shows it: the first lines and bytes, and the size of the whole. */
+export interface Clip {
+  text: string;
+  bytes: number;
+  lines: number;
+  /** True when `text` is only the start of the body. */
+  cut: boolean;
+}
+
+export interface CallCell {
+  id: string;
+  name: string;
+  /** The arguments as indented JSON. */
+  arguments: Clip;
+}
+
+export type RowKind =
+  | 'run_started'
+  | 'user'
+  | 'system'
+  | 'assistant'
+  | 'tool_result'
+  | 'turn_ended'
+  | 'compaction'
+  | 'model_call';
+
+/** The left column: the event as recorded, in full (clipped for display). */
+export interface FullCell {
+  kind: RowKind;
+  ts?: string;
+  text?: Clip;
+  /** Reasoning blocks the assistant event carries (kept verbatim, shown as a count). */
+  thinking?: number;
+  calls?: CallCell[];
+  tool?: string;
+  callId?: string;
+  durationMs?: number;
+  isError?: boolean;
+  /** The retained value holding this result, while its file exists. */
+  valueId?: string;
+  stopReason?: StopReason;
+  model?: string;
+  agent?: string;
+  tools?: string[];
+  /** A user text the agent added (a system reminder, a command record). */
+  injected?: boolean;
+  /** An imported result: what the agent sent the model instead of the full result (clipped). */
+  sent?: Clip;
+  /** An imported result whose full output could not be recovered, and why. */
+  lost?: string;
+  /** A compaction: why the history restarted. */
+  reason?: string;
+}
+
+/** How a body reached the model: whole, as our stub or reference, or as the agent's own cut (an imported run). */
+export type ModelForm = 'verbatim' | 'stub' | 'reference' | 'truncated';
+
+/** The right column: what the chosen model call sent for this event. */
+export interface ModelCell {
+  /** False when the event is not in the chosen model call (it came later, or is not a message). */
+  sent: boolean;
+  text?: Clip;
+  form?: ModelForm;
+  calls?: CallCell[];
+  /** Results the replay made up for calls that never finished (interrupted). */
+  synthetic?: string[];
+  /** Bytes of this event's bodies the model did not get in full; all of it can be read back. */
+  savedBytes: number;
+}
+
+export interface InspectRow {
+  index: number;
+  /** The first model call that sent this event (the number of calls + 1: not sent yet). */
+  firstModelCall: number;
+  full: FullCell;
+  model: ModelCell;
+}
+
+/** What one model call sent, against the same history with every body in full. */
+export interface ModelCallFigures {
+  modelCall: number;
+  /** Events before this index were sent. */
+  cut: number;
+  bytesFull: number;
+  bytesSent: number;
+  tokensFull: number;
+  tokensSent: number;
+}
+
+export interface Outline {
+  events: number;
+  userMessages: number;
+  assistantMessages: number;
+  toolCalls: number;
+  errors: number;
+  /** Results retained as values whose files exist. */
+  retained: number;
+  /** UTF-8 bytes of those results that the model got as stubs instead. */
+  keptOutBytes: number;
+  /** One entry per model call, the last being the next one (what a resume sends). */
+  modelCalls: ModelCallFigures[];
+  totals: { bytesFull: number; bytesSent: number; tokensFull: number; tokensSent: number };
+  tokenizer: string;
+  /** An imported run: which agent's session, and how faithfully its model calls were rebuilt. */
+  source?: { format: RunSource['format']; fidelity: RunSource['fidelity']; version?: string };
+  /** The view the figures are of. */
+  view: View;
+}
+
+/** The most rows one inspect answers. */
+export const INSPECT_PAGE_MAX = 500;
+
+/** What the inspector asks of a run; the webview sends the same, less the run. */
+export const InspectQuery = z.strictObject({
+  /** Which model call's view of the history (1-based); default and past the end: the next one. */
+  modelCall: whole(1).optional(),
+  /** Apply the configured history policy to the model's view. */
+  policy: z.boolean().optional(),
+  /** For an imported run: `sent` (as the agent sent it, the default) or `retained` (with Retained Outputs). */
+  view: z.enum(VIEWS).optional(),
+  /** First row (event index) and how many rows; without limit, only the outline comes back. */
+  from: whole(0).optional(),
+  limit: whole(0, INSPECT_PAGE_MAX).optional(),
+});
+export type InspectQuery = z.infer<typeof InspectQuery>;
+export const InspectParams = InspectQuery.extend({ runId: id });
+export type InspectParams = z.infer<typeof InspectParams>;
+
+export interface InspectResult {
+  outline: Outline;
+  /** The model call the rows show, after clamping. */
+  modelCall: number;
+  rows: InspectRow[];
+  /** Transcript lines that could not be read (a torn last line). */
+  skipped: number;
+}
+
+/**
+ * Client → server: a run as the inspector shows it. The outline (counts, bytes and estimated
+ * tokens per model call, full versus sent) and rows `from`…`from+limit`: each event, clipped,
+ * beside what model call `modelCall` sent for it, with the history policy when `policy`.
+ */
+export namespace InspectRequest {
+  export const method = 'retained/inspect';
+  export const params = InspectParams;
+  export const type = new RequestType<InspectParams, InspectResult, void>(method);
+}
+
+export const SearchQuery = z.strictObject({ query, ignoreCase: z.boolean().optional(), regex: z.boolean().optional() });
+export type SearchQuery = z.infer<typeof SearchQuery>;
+export const SearchRunParams = SearchQuery.extend({ runId: id });
+export type SearchRunParams = z.infer<typeof SearchRunParams>;
+
+export interface RunSearchHit {
+  index: number;
+  /** Which body of the event: its text, one call's arguments, or its result. */
+  where: 'text' | 'arguments' | 'result';
+  callId?: string;
+  /** 1-based line inside that body. */
+  line: number;
+  /** The matching line, cut to 240 bytes. */
+  preview: string;
+}
+
+export interface RunSearchResult {
+  hits: RunSearchHit[];
+  /** Matching lines counted (at most 10,000). */
+  total: number;
+  /** True when there are more than `total`. */
+  more: boolean;
+}
+
+/** Client → server: matching lines anywhere in a run (messages, arguments, full results), at most 1,000. */
+export namespace SearchRunRequest {
+  export const method = 'retained/search';
+  export const params = SearchRunParams;
+  export const type = new RequestType<SearchRunParams, RunSearchResult, void>(method);
+}
+
+// ─── Starting ──────────────────────────────────────────────────────────────────────────────
+
+/** What the client passes in `initializationOptions` and `workspace/didChangeConfiguration`. */
+export const ServerOptions = z.strictObject({
+  /** Store root; defaults to `<first workspace folder>/.retained`. */
+  storeRoot: z.string().min(1).max(PATH_MAX).optional(),
+  settings: SettingsSchema.optional(),
+});
+export type ServerOptions = z.infer<typeof ServerOptions>;

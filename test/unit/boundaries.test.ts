@@ -1,0 +1,127 @@
+/**
+ * The house rules of the import graph, checked on the tree: `shared/` imports nothing of ours
+ * and nothing of Node or VS Code; the core imports no VS Code, no LSP and no front end; the
+ * webview imports no `vscode` and no `node:`, and only types from the shared modules built on
+ * zod or the LSP library (a browser page needs neither); the extension imports nothing of the
+ * server. A rule is a folder, what it may not import, and why.
+ */
+import assert from 'node:assert/strict';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { removeTempDirs, tempDir } from '../helpers/tmp';
+
+const ROOT = resolve(__dirname, '../..');
+
+interface Rule {
+  /** Files under this folder (relative to the root) follow the rule. */
+  folder: string;
+  /** Bare package names, or our files as root-relative paths, that may not be imported. */
+  forbidden: RegExp;
+  /** `import type` does not count: it leaves nothing in the bundle. */
+  typesAllowed?: boolean;
+  why: string;
+}
+
+const LSP = /^(vscode|vscode-languageserver.*|vscode-languageclient.*|vscode-jsonrpc.*)$/;
+const RULES: Rule[] = [
+  {
+    folder: 'shared',
+    forbidden: /^(vscode|node:.*|(server|extension|webview|test|scripts)\/.*)$/,
+    why: 'shared is imported by every side',
+  },
+  {
+    folder: 'server/src/core',
+    forbidden: new RegExp(`${LSP.source}|^(extension|webview|server/src/(lsp|mcp|cli))/.*$`),
+    why: 'the core is plain TypeScript behind thin front ends',
+  },
+  { folder: 'webview', forbidden: /^(vscode|node:.*|(server|extension)\/.*)$/, why: 'the webview is a browser page' },
+  {
+    folder: 'webview',
+    forbidden: /^(zod|vscode-.*|shared\/(check|events|messages|peekTool|protocol|settings))$/,
+    typesAllowed: true,
+    why: 'the page checks nothing itself: the extension does',
+  },
+  {
+    folder: 'extension',
+    forbidden: /^(server|webview)\/.*$/,
+    why: 'the extension is a thin client of the language server',
+  },
+];
+
+/** Every import of a file: bare package names as they are, our own files as root-relative paths. */
+function importsOf(root: string, file: string): { target: string; typeOnly: boolean }[] {
+  const source = readFileSync(join(root, file), 'utf8');
+  const found = [
+    ...source.matchAll(
+      /(?:^|\n)\s*(import|export)(\s+type)?\b[^'";]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|require\(\s*['"]([^'"]+)['"]\s*\)/g,
+    ),
+  ];
+  return found.map((m) => {
+    const spec = m[3] ?? m[4] ?? m[5]!;
+    return {
+      target: spec.startsWith('.') ? relative(root, resolve(join(root, dirname(file)), spec)) : spec,
+      typeOnly: m[2] !== undefined,
+    };
+  });
+}
+
+function sourceFiles(root: string, folder: string): string[] {
+  const out: string[] = [];
+  const visit = (dir: string) => {
+    for (const entry of readdirSync(join(root, dir), { withFileTypes: true })) {
+      if (entry.name === 'node_modules') continue;
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) visit(path);
+      else if (/\.(ts|tsx|mts)$/.test(entry.name)) out.push(path);
+    }
+  };
+  visit(folder);
+  return out;
+}
+
+/** Each import that breaks a rule, as `file imports X (why)`. */
+function violations(root: string): string[] {
+  const found: string[] = [];
+  for (const rule of RULES) {
+    for (const file of sourceFiles(root, rule.folder)) {
+      for (const { target, typeOnly } of importsOf(root, file)) {
+        if (rule.forbidden.test(target) && !(typeOnly && rule.typesAllowed))
+          found.push(`${file} imports ${target} (${rule.why})`);
+      }
+    }
+  }
+  return found;
+}
+
+describe('boundaries of the import graph', () => {
+  after(removeTempDirs);
+
+  it('hold on the tree', () => {
+    assert.deepEqual(violations(ROOT), []);
+  });
+
+  it('catch a deliberate violation of each rule', () => {
+    const root = tempDir();
+    const write = (file: string, text: string) => {
+      mkdirSync(dirname(join(root, file)), { recursive: true });
+      writeFileSync(join(root, file), text);
+    };
+    write('shared/a.ts', "import { Store } from '../server/src/core/store/store';\n");
+    write('server/src/core/b.ts', "import * as vscode from 'vscode';\nimport { x } from '../lsp/server';\n");
+    write(
+      'webview/src/c.tsx',
+      "import { readFileSync } from 'node:fs';\nimport type { InspectResult } from '../../shared/protocol';\nimport { parseState } from '../../shared/messages';\n",
+    );
+    write('extension/src/d.ts', "const core = require('../../server/src/core/service');\n");
+    for (const folder of ['server/src/core', 'shared', 'webview', 'extension'])
+      mkdirSync(join(root, folder), { recursive: true });
+    assert.deepEqual(violations(root).sort(), [
+      'extension/src/d.ts imports server/src/core/service (the extension is a thin client of the language server)',
+      'server/src/core/b.ts imports server/src/lsp/server (the core is plain TypeScript behind thin front ends)',
+      'server/src/core/b.ts imports vscode (the core is plain TypeScript behind thin front ends)',
+      'shared/a.ts imports server/src/core/store/store (shared is imported by every side)',
+      'webview/src/c.tsx imports node:fs (the webview is a browser page)',
+      'webview/src/c.tsx imports shared/messages (the page checks nothing itself: the extension does)',
+    ]);
+  });
+});

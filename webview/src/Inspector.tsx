@@ -1,0 +1,138 @@
+/**
+ * One run, the full transcript beside the model's view of it. State lives in hooks (the rows,
+ * the search, the scroll target); this component wires them to the view and to the extension's
+ * messages, and saves what a reload should restore.
+ */
+import { useCallback, useEffect, useRef, useState } from 'react';
+import type { View } from '../../shared/history';
+import type { InspectorState } from '../../shared/messages';
+import { ColumnsHead } from './ColumnsHead';
+import { Header } from './Header';
+import { useRows } from './hooks/useRows';
+import { useRunSearch } from './hooks/useRunSearch';
+import { useScrollTarget } from './hooks/useScrollTarget';
+import type { Host } from './host';
+import { Loading } from './Loading';
+import { Timeline } from './Timeline';
+
+export function Inspector({ host, runId, saved }: { host: Host; runId: string; saved: InspectorState | undefined }) {
+  const [policy, setPolicy] = useState(saved?.policy ?? false);
+  /** For an imported run: as the agent sent it (the default), or with Retained Outputs. */
+  const [view, setView] = useState<View>(saved?.view ?? 'sent');
+  /** undefined: follow the latest model call. */
+  const [modelCall, setModelCall] = useState(saved?.modelCall);
+  const [scrollTarget, scrollTo] = useScrollTarget(saved?.scrollIndex);
+  const rows = useRows(host, { modelCall, policy, view }, scrollTo);
+  const { search, run: runSearch, step, rerun } = useRunSearch(host, saved?.query ?? '', scrollTo);
+  const { loaded } = rows;
+
+  const onChanged = useRef(() => {});
+  onChanged.current = () => {
+    rows.refresh();
+    rerun();
+  };
+  useEffect(() => host.on((message) => message.type === 'changed' && onChanged.current()), [host]);
+
+  // biome-ignore lint/correctness/useExhaustiveDependencies: saved again as rows arrive (version): the scroll position moves with them.
+  useEffect(() => {
+    host.setState({
+      runId,
+      policy,
+      view,
+      ...(modelCall ? { modelCall } : {}),
+      ...(search.query ? { query: search.query } : {}),
+      scrollIndex: rows.firstShown(),
+    });
+  }, [host, runId, policy, view, modelCall, search.query, rows.version, rows.firstShown]);
+
+  const reported = useRef(false);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: checked as rows arrive (version).
+  useEffect(() => {
+    if (reported.current || rows.fetched() === 0) return;
+    reported.current = true;
+    host.post({ type: 'rendered', ms: Math.round(performance.now()), rows: rows.fetched() });
+  }, [host, rows.version, rows.fetched]);
+
+  // A restored query is searched again once the run is there.
+  const searchRestored = useRef(false);
+  useEffect(() => {
+    if (!loaded || searchRestored.current) return;
+    searchRestored.current = true;
+    if (saved?.query) runSearch({ query: saved.query, ignoreCase: true, regex: false });
+  }, [loaded, saved, runSearch]);
+
+  const onOpen = useCallback(
+    (valueId: string, line?: number, endLine?: number) =>
+      host.post({ type: 'openValue', valueId, ...(line ? { line } : {}), ...(line && endLine ? { endLine } : {}) }),
+    [host],
+  );
+  const onOpenEvent = useCallback(
+    (index: number, callId?: string) => host.post({ type: 'openEvent', index, ...(callId ? { callId } : {}) }),
+    [host],
+  );
+
+  if (rows.error && !loaded) {
+    return (
+      <div className="error-view" role="alert">
+        {rows.error}
+      </div>
+    );
+  }
+  if (!loaded) return <Loading runId={runId} />;
+
+  const total = loaded.outline.modelCalls.length;
+  /** The latest model call is "follow the latest"; any other is pinned. */
+  const choose = (k: number | undefined) => setModelCall(k === undefined || k >= total ? undefined : Math.max(1, k));
+  const hit = search.result?.hits[search.current];
+  const hitRow = hit ? rows.rowAt(hit.index) : undefined;
+  const highlight =
+    search.result && search.query
+      ? { query: search.query, ignoreCase: search.ignoreCase, regex: search.regex }
+      : undefined;
+
+  return (
+    <div className="inspector">
+      <Header
+        runId={runId}
+        outline={loaded.outline}
+        modelCall={loaded.modelCall}
+        following={modelCall === undefined}
+        policy={policy}
+        view={view}
+        onView={setView}
+        busy={rows.pending > 0}
+        onModelCall={choose}
+        onPolicy={setPolicy}
+        search={search}
+        onSearch={runSearch}
+        onStep={step}
+        onOpenHit={
+          hit?.where === 'result' && hitRow?.full.valueId ? () => onOpen(hitRow.full.valueId!, hit.line) : undefined
+        }
+      />
+      {rows.error && (
+        <div className="error-banner" role="alert">
+          {rows.error}
+        </div>
+      )}
+      {loaded.skipped > 0 && (
+        <div className="warning-banner">
+          {loaded.skipped} transcript line(s) could not be read (a torn write) and are left out.
+        </div>
+      )}
+      <ColumnsHead outline={loaded.outline} view={view} modelCall={loaded.modelCall} />
+      <Timeline
+        count={rows.count}
+        rowAt={rows.rowAt}
+        version={rows.version}
+        onRange={rows.onRange}
+        scrollTo={scrollTarget}
+        current={hit?.index}
+        highlight={highlight}
+        onOpen={onOpen}
+        onOpenEvent={onOpenEvent}
+        onSelectModelCall={choose}
+      />
+    </div>
+  );
+}

@@ -215,3 +215,56 @@ describe('peek by query', () => {
     );
   });
 });
+
+describe('peek caps', () => {
+  after(removeTempDirs);
+
+  it('property: every form of peek (range, query with context, landmark) stays within the line and byte caps of any setting', async () => {
+    // Lines short and long, some matching the query or a landmark, for any caps the settings allow.
+    const line = fc.oneof(
+      fc.string({ maxLength: 40, unit: fc.constantFrom('a', 'x', ' ', 'é', '😀') }),
+      fc.constant('error: something failed here'),
+      fc.constant(`x${'y'.repeat(3000)}`),
+    );
+    const request = fc.oneof(
+      fc.record({
+        start: fc.integer({ min: 1, max: 50 }),
+        end: fc.option(fc.integer({ min: 50, max: 3000 }), { nil: undefined }),
+      }),
+      fc.record({ query: fc.constantFrom('a', 'x', 'error', 'é'), context: fc.integer({ min: 0, max: 20 }) }),
+      fc.record({
+        query: fc.constantFrom('a+', 'x|y', '^e'),
+        regex: fc.constant(true),
+        context: fc.integer({ min: 0, max: 20 }),
+      }),
+      fc.record({ landmark: fc.constant('error' as const), context: fc.integer({ min: 0, max: 20 }) }),
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(line, { minLength: 1, maxLength: 1200 }),
+        fc.integer({ min: 1, max: 400 }),
+        fc.integer({ min: 256, max: 16_384 }),
+        request,
+        async (lines, peekMaxLines, peekMaxBytes, asked) => {
+          const { path, index } = await valueFile(`${lines.join('\n')}\n`);
+          const within = 'start' in asked ? { ...asked, start: Math.min(asked.start, lines.length) } : asked;
+          const answer = await peekValue(path, index, 'v', within, { peekMaxLines, peekMaxBytes });
+          const shown = answer.text.split('\n').filter((l) => /^\d+[:-] /.test(l));
+          assert.ok(shown.length <= peekMaxLines, `${shown.length} numbered lines, cap ${peekMaxLines}`);
+          assert.ok(
+            Buffer.byteLength(answer.text) <= peekMaxBytes,
+            `${Buffer.byteLength(answer.text)} bytes, cap ${peekMaxBytes}`,
+          );
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
+  it('does not echo a long query in its notice', async () => {
+    const query = `${'q'.repeat(990)}z`;
+    const answer = await peek('nothing here\n', { query }, { peekMaxLines: 400, peekMaxBytes: 256 });
+    assert.ok(Buffer.byteLength(answer.text) <= 256);
+    assert.ok(!answer.text.includes(query));
+  });
+});

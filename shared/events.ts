@@ -65,6 +65,8 @@ function eventShapes(object: typeof z.object | typeof z.strictObject) {
   const PreviewSchema = object({
     previewHeadLines: z.number().int().min(0),
     previewTailLines: z.number().int().min(0),
+    /** The name the agent's model knows peek_value by, when not that (`mcp__retained__peek_value`). */
+    peekTool: z.string().max(200).optional(),
     /** Landmark pattern overrides in force when the stub was made (absent: the built-in ones). */
     landmarkPatterns: z
       .partialRecord(z.enum(LANDMARK_KINDS as [LandmarkKind, ...LandmarkKind[]]), z.string())

@@ -4,6 +4,7 @@
  * landmarks, peek hint), the references of the history policy, the notice for a deleted value,
  * and the `N: ` gutter of peeked lines with `stripGutters`, its inverse.
  */
+import { PEEK_TOOL } from './history';
 import { ID_CHARS } from './ids';
 
 /** `[retained #id]`: how every stub and reference begins. */
@@ -55,13 +56,13 @@ export function omission(hidden: number, from: number, to: number): string {
 }
 
 /** The stub's landmarks line, from parts like `exit code 2`, `error at line 4, 9`. */
-export function landmarksText(parts: readonly string[]): string {
-  return `Landmarks: ${parts.join('; ')}. Jump there with peek_value {"landmark":"error"} (or failure, warning, trace).`;
+export function landmarksText(parts: readonly string[], tool = PEEK_TOOL): string {
+  return `Landmarks: ${parts.join('; ')}. Jump there with ${tool} {"landmark":"error"} (or failure, warning, trace).`;
 }
 
 /** How a stub tells the model to read the value. */
-export function peekHint(valueId: string, maxLines: number): string {
-  return `Read it with peek_value: {"id":"${valueId}","start":1,"end":${maxLines}} for lines, or {"id":"${valueId}","query":"text"} to search.`;
+export function peekHint(valueId: string, maxLines: number, tool = PEEK_TOOL): string {
+  return `Read it with ${tool}: {"id":"${valueId}","start":1,"end":${maxLines}} for lines, or {"id":"${valueId}","query":"text"} to search.`;
 }
 
 /** The reference the history policy sends for an earlier result. */

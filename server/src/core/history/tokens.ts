@@ -66,7 +66,12 @@ export const TOKEN_SAMPLE_CHARS = 65_536;
 /** What a result costs as a JSON string in a request: its bytes exactly, its tokens (estimated past 64 Ki characters). */
 export function bodySizes(text: string): { jsonBytes: number; tokens: number } {
   const jsonBytes = jsonStringBytes(text);
-  if (text.length <= TOKEN_SAMPLE_CHARS) return { jsonBytes, tokens: countTokens(JSON.stringify(text)) };
-  const sample = JSON.stringify(text.slice(0, TOKEN_SAMPLE_CHARS));
-  return { jsonBytes, tokens: Math.round((countTokens(sample) * jsonBytes) / utf8Bytes(sample)) };
+  return { jsonBytes, tokens: tokensOf(text.slice(0, TOKEN_SAMPLE_CHARS), jsonBytes, text.length <= TOKEN_SAMPLE_CHARS) };
+}
+
+/** A body's tokens from its first characters: counted when they are all of it, else scaled to its JSON size. */
+export function tokensOf(sample: string, jsonBytes: number, whole: boolean): number {
+  const json = JSON.stringify(sample);
+  if (whole) return countTokens(json);
+  return Math.round((countTokens(json) * jsonBytes) / utf8Bytes(json));
 }

@@ -35,12 +35,12 @@ const BUILT_IN: Readonly<Record<LandmarkKind, { prefilter: RegExp; pattern: stri
 /** Characters of a line a landmark pattern is tested on. */
 export const LANDMARK_LINE_MAX = 4096;
 
-const EXIT_CODE =
+export const EXIT_CODE =
   /\b(?:exit(?:ed)?(?: with)?(?: code| status)|exit_code|exitCode|return code|status code)["']?\s*[:=]?\s*(-?\d{1,3})\b/i;
 /** Landmarks named per kind in a stub. */
 export const LANDMARKS_PER_KIND = 3;
 /** How far from the end an exit code is looked for (tools print it last). */
-const EXIT_CODE_TAIL_LINES = 20;
+export const EXIT_CODE_TAIL_LINES = 20;
 
 export interface Landmarks {
   exitCode?: number;
@@ -80,47 +80,13 @@ export function landmarkTest(kind: LandmarkKind, overrides: Partial<Record<Landm
   };
 }
 
-export function findLandmarks(text: string, overrides: Partial<Record<LandmarkKind, string>> = {}): Landmarks {
-  const tests = Object.fromEntries(LANDMARK_KINDS.map((kind) => [kind, landmarkTest(kind, overrides)])) as Record<
-    LandmarkKind,
-    LandmarkTest
-  >;
-  const found: Partial<Record<LandmarkKind, number[]>> = {};
-  let remaining = LANDMARK_KINDS.length;
-  let lineNumber = 0;
-  let start = 0;
-  while (start < text.length && remaining > 0) {
-    const end = text.indexOf('\n', start);
-    const line = text.slice(start, end === -1 ? text.length : Math.min(end, start + LANDMARK_LINE_MAX));
-    lineNumber++;
-    for (const kind of LANDMARK_KINDS) {
-      found[kind] ??= [];
-      const list = found[kind];
-      if (list.length >= LANDMARKS_PER_KIND || !tests[kind](line)) continue;
-      list.push(lineNumber);
-      if (list.length === LANDMARKS_PER_KIND) remaining--;
-    }
-    if (end === -1) break;
-    start = end + 1;
-  }
-  const lines: Partial<Record<LandmarkKind, number[]>> = {};
-  for (const kind of LANDMARK_KINDS) if (found[kind]?.length) lines[kind] = found[kind];
-  // Tools print the exit code last: look in the final lines only (a bounded input).
-  const tail = text.slice(-4096).split('\n').slice(-EXIT_CODE_TAIL_LINES).reverse();
-  for (const line of tail) {
-    const match = EXIT_CODE.exec(line);
-    if (match) return { exitCode: Number(match[1]), lines };
-  }
-  return { lines };
-}
-
 /** The stub's landmarks line, or undefined when there are none. */
-export function landmarksLine(landmarks: Landmarks): string | undefined {
+export function landmarksLine(landmarks: Landmarks, tool?: string): string | undefined {
   const parts: string[] = [];
   if (landmarks.exitCode !== undefined) parts.push(`exit code ${landmarks.exitCode}`);
   for (const kind of LANDMARK_KINDS) {
     const lines = landmarks.lines[kind];
     if (lines?.length) parts.push(`${kind === 'trace' ? 'stack trace' : kind} at line ${lines.join(', ')}`);
   }
-  return parts.length ? landmarksText(parts) : undefined;
+  return parts.length ? landmarksText(parts, tool) : undefined;
 }

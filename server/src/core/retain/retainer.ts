@@ -6,13 +6,17 @@ import { pathToFileURL } from 'node:url';
 import { check } from '../../../../shared/check';
 import type { ToolCallFinishedEvent, TranscriptEvent } from '../../../../shared/events';
 import { InvalidInput } from '../../../../shared/invalidInput';
+import { PEEK_TOOL } from '../../../../shared/history';
 import { AppendParams, RetainParams, type RetainResult, type ValueMeta } from '../../../../shared/protocol';
 import type { Context } from '../context';
 import { INTERRUPTED_RESULT } from '../history/replay';
 import { bodySizes } from '../history/tokens';
+import { StoreEscape } from '../store/safeFs';
+import type { NewValue } from '../store/store';
 import { appendEvent, LineTooLong, writeEvents } from '../store/transcript';
 import { countLines, utf8Bytes } from '../text';
-import { previewOf, stubFor } from './stub';
+import { Scan, type ScanResult, scanText } from './scan';
+import { type PreviewSettings, previewOf, stubOf } from './stub';
 
 export class Retainer {
   constructor(private readonly ctx: Context) {}
@@ -23,64 +27,104 @@ export class Retainer {
    * it with the stub; otherwise the event holds the result. An event that cannot be recorded
    * (a full disk) gets the answer replay will give for it later: no result, said so.
    */
-  async retain(input: RetainParams): Promise<RetainResult> {
+  async retain(input: RetainParams, door: Door = {}): Promise<RetainResult> {
     const params = check(RetainParams, input);
     const runId = await this.ctx.runs.writable(params.runId);
-    return this.ctx.writing(runId, () => this.record(runId, params));
+    return this.ctx.writing(runId, async () => {
+      const { text, isError = false } = params;
+      const call = { ...params, isError };
+      const bytes = utf8Bytes(text);
+      if (bytes <= this.ctx.settings().thresholdBytes || !(await this.ctx.runs.offersPeek(runId))) {
+        return this.record(runId, call, { bytes, lines: countLines(text) }, { text });
+      }
+      const preview = this.preview(door);
+      const scan = scanText(text, preview.previewHeadLines, preview.previewTailLines, preview.landmarkPatterns);
+      try {
+        const meta = await this.ctx.store.writeValue(this.newValue(runId, params, isError, scan, preview), text);
+        return this.record(runId, call, scan, { meta, sizes: scan });
+      } catch (err) {
+        return this.record(runId, call, scan, { text, warning: `kept verbatim: the value could not be written (${(err as Error).message})` });
+      }
+    });
   }
 
-  private async record(runId: string, params: RetainParams): Promise<RetainResult> {
-    const { store, runs } = this.ctx;
-    const { callId, tool, text } = params;
-    const isError = params.isError ?? false;
-    const bytes = utf8Bytes(text);
-    const lines = countLines(text);
-    const offers = await runs.offersPeek(runId);
-
-    let meta: ValueMeta | undefined;
-    let warning: string | undefined;
-    if (bytes > this.ctx.settings().thresholdBytes && offers) {
-      try {
-        meta = await this.storeValue(runId, callId, tool, text, isError);
-      } catch (err) {
-        warning = `kept verbatim: the value could not be written (${(err as Error).message})`;
+  /**
+   * Records a result that arrives as a stream (a command's output): written to a temp file as
+   * it comes and scanned on the way, never held whole; then placed as a value when over the
+   * threshold, or read back into the event when it is small. `after` gives what is known only
+   * at the end (the exit status). A stream that cannot be stored is refused with the reason.
+   */
+  async retainStream(input: Omit<RetainParams, 'text' | 'isError'>, source: Iterable<Buffer> | AsyncIterable<Buffer>, after: () => Pick<RetainParams, 'isError' | 'durationMs'> = () => ({}), door: Door = {}): Promise<RetainResult> {
+    const params = check(RetainParams.omit({ text: true, isError: true }), input);
+    const runId = await this.ctx.runs.writable(params.runId);
+    return this.ctx.writing(runId, async () => {
+      const preview = this.preview(door);
+      const scanner = new Scan(preview.previewHeadLines, preview.previewTailLines, preview.landmarkPatterns);
+      const staged = await this.ctx.store.stageValue(runId, source, (part) => scanner.pushBytes(part));
+      const scan = scanner.finish();
+      const ended = { ...params, ...after() };
+      const isError = ended.isError ?? false;
+      if (scan.bytes > this.ctx.settings().thresholdBytes && (await this.ctx.runs.offersPeek(runId))) {
+        const meta = await this.ctx.store.placeValue(staged, this.newValue(runId, ended, isError, scan, preview));
+        return this.record(runId, { ...ended, isError }, scan, { meta, sizes: scan });
       }
-    }
+      const text = await this.ctx.store.readStaged(staged);
+      await this.ctx.store.discardStaged(staged);
+      return this.record(runId, { ...ended, isError }, scan, { text });
+    });
+  }
+
+  /** The preview settings in force, named for the door the result came through. */
+  private preview(door: Door): PreviewSettings {
+    return previewOf({ ...this.ctx.settings(), ...(door.peekTool && door.peekTool !== PEEK_TOOL ? { peekTool: door.peekTool } : {}) });
+  }
+
+  private newValue(runId: string, call: { callId: string; tool: string }, isError: boolean, scan: ScanResult, preview: PreviewSettings): NewValue {
+    const { callId, tool } = call;
+    return { runId, callId, tool, isError, stubFor: (valueId) => stubOf({ valueId, tool, isError }, scan, preview) };
+  }
+
+  /** Appends the result's event and answers what the model gets: the stub, or the text. */
+  private async record(
+    runId: string,
+    call: Omit<RetainParams, 'text' | 'runId'> & { isError: boolean },
+    size: { bytes: number; lines: number },
+    kept: { meta: ValueMeta; sizes: { jsonBytes: number; tokens: number } } | { text: string; warning?: string },
+  ): Promise<RetainResult> {
+    const { store, runs } = this.ctx;
+    const meta = 'meta' in kept ? kept.meta : undefined;
+    let warning = 'warning' in kept ? kept.warning : undefined;
     const event: TranscriptEvent = {
       type: 'tool_call_finished',
-      callId,
-      tool,
-      ...(meta ? retainedFields(meta, text) : { result: text }),
-      ...(isError ? { isError } : {}),
-      ...(params.arguments !== undefined ? { arguments: params.arguments } : {}),
-      ...(params.turn !== undefined ? { turn: params.turn } : {}),
-      ...(params.durationMs !== undefined ? { durationMs: params.durationMs } : {}),
+      callId: call.callId,
+      tool: call.tool,
+      ...('meta' in kept ? retainedFields(kept.meta, kept.sizes) : { result: kept.text }),
+      ...(call.isError ? { isError: true } : {}),
+      ...(call.arguments !== undefined ? { arguments: call.arguments } : {}),
+      ...(call.turn !== undefined ? { turn: call.turn } : {}),
+      ...(call.durationMs !== undefined ? { durationMs: call.durationMs } : {}),
     };
-    let content = meta ? meta.stub : text;
+    let content = meta ? meta.stub : (kept as { text: string }).text;
     try {
       await appendEvent(store.root, store.transcriptPath(runId), event);
     } catch (err) {
+      // A link in the store is no place to record anything: refused, with the reason.
+      if (err instanceof StoreEscape) throw err;
       if (err instanceof LineTooLong && !meta && !warning) {
-        throw new InvalidInput(
-          `text is too big to go to the model verbatim (${err.message}): ${offers ? 'lower retained.thresholdBytes' : 'this run does not offer peek_value, so its results are never retained'}`,
-        );
+        const offers = await runs.offersPeek(runId);
+        throw new InvalidInput(`text is too big to go to the model verbatim (${err.message}): ${offers ? 'lower retained.thresholdBytes' : 'this run does not offer peek_value, so its results are never retained'}`);
       }
       // Not recorded: the model gets what replay will give for this call later.
       content = INTERRUPTED_RESULT;
-      warning = [
-        warning,
-        `the result was not recorded (${(err as Error).message}); the model gets what a replay will send for it`,
-      ]
-        .filter(Boolean)
-        .join('; ');
+      warning = [warning, `the result was not recorded (${(err as Error).message}); the model gets what a replay will send for it`].filter(Boolean).join('; ');
     }
-    const kept = meta !== undefined && content === meta.stub;
+    const kept_ = meta !== undefined && content === meta.stub;
     return {
       content,
-      retained: kept,
-      ...(kept ? { valueId: meta!.valueId, uri: pathToFileURL(store.valuePath(runId, meta!.valueId)).href } : {}),
-      bytes,
-      lines,
+      retained: kept_,
+      ...(kept_ ? { valueId: meta!.valueId, uri: pathToFileURL(store.valuePath(runId, meta!.valueId)).href } : {}),
+      bytes: size.bytes,
+      lines: size.lines,
       ...(warning ? { warning } : {}),
     };
   }
@@ -101,20 +145,10 @@ export class Retainer {
   }
 
   /** Writes a result as a value with its stub (see Store.writeValue for the names it may take). */
-  storeValue(
-    runId: string,
-    callId: string,
-    tool: string,
-    text: string,
-    isError: boolean,
-    valueId?: string,
-  ): Promise<ValueMeta> {
-    const preview = previewOf(this.ctx.settings());
-    return this.ctx.store.writeValue(
-      { runId, callId, tool, isError, stubFor: (id) => stubFor({ valueId: id, tool, text, isError }, preview) },
-      text,
-      valueId,
-    );
+  storeValue(runId: string, callId: string, tool: string, text: string, isError: boolean, valueId?: string): Promise<ValueMeta> {
+    const preview = this.preview({});
+    const scan = scanText(text, preview.previewHeadLines, preview.previewTailLines, preview.landmarkPatterns);
+    return this.ctx.store.writeValue(this.newValue(runId, { callId, tool }, isError, scan, preview), text, valueId);
   }
 
   /**
@@ -129,7 +163,7 @@ export class Retainer {
     try {
       const meta = await this.storeValue(runId, event.callId, event.tool, text, event.isError ?? false);
       const { result: _result, ...rest } = event;
-      return { ...rest, ...retainedFields(meta, text), sent: event.sent ?? text };
+      return { ...rest, ...retainedFields(meta, bodySizes(text)), sent: event.sent ?? text };
     } catch {
       return event;
     }
@@ -153,18 +187,12 @@ export class Retainer {
 }
 
 /** The event fields of a result kept in its value: where, how big, its hash and stub, and its size as sent in full. */
-function retainedFields(
-  meta: ValueMeta,
-  text: string,
-): Pick<ToolCallFinishedEvent, 'valueId' | 'bytes' | 'lines' | 'sha256' | 'stub' | 'jsonBytes' | 'tokens'> {
-  const { jsonBytes, tokens } = bodySizes(text);
-  return {
-    valueId: meta.valueId,
-    bytes: meta.bytes,
-    lines: meta.lines,
-    sha256: meta.sha256,
-    stub: meta.stub,
-    jsonBytes,
-    tokens,
-  };
+function retainedFields(meta: ValueMeta, sizes: { jsonBytes: number; tokens: number }): Pick<ToolCallFinishedEvent, 'valueId' | 'bytes' | 'lines' | 'sha256' | 'stub' | 'jsonBytes' | 'tokens'> {
+  const { valueId, bytes, lines, sha256, stub } = meta;
+  return { valueId, bytes, lines, sha256, stub, jsonBytes: sizes.jsonBytes, tokens: sizes.tokens };
+}
+
+/** Which door a result came through, when that changes what the model is told (the name it knows peek_value by). */
+export interface Door {
+  peekTool?: string | undefined;
 }

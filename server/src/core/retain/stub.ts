@@ -1,12 +1,15 @@
 /**
- * The stub the model sees in place of a retained result. A pure function of the result and
- * the preview settings, so the live turn and every replay produce the same bytes.
+ * The stub the model sees in place of a retained result. A pure function of the result (as one
+ * scan of it) and the preview settings, so the live turn and every replay produce the same bytes,
+ * whether the result was held in memory or streamed.
  */
-
-import type { LandmarkKind } from '../../../../shared/settings';
+import type { PreviewSettings } from '../../../../shared/events';
 import { gutterLine, omission, peekHint, stubHeader } from '../../../../shared/stubText';
-import { countLines, cutToBytes, headLines, markedCut, tailLines, utf8Bytes } from '../text';
-import { findLandmarks, landmarksLine } from './landmarks';
+import { cutToBytes, withCutMark } from '../text';
+import { landmarksLine } from './landmarks';
+import { type LineHead, type ScanResult, scanText } from './scan';
+
+export type { PreviewSettings };
 
 export const STUB_MAX_BYTES = 2048;
 /** Room for the preview lines; the header, landmarks, omission line and hint take the rest. */
@@ -18,31 +21,29 @@ const PEEK_MAX_LINES = 400;
 export interface StubInput {
   valueId: string;
   tool: string;
-  text: string;
-  isError?: boolean;
-}
-
-export interface PreviewSettings {
-  previewHeadLines: number;
-  previewTailLines: number;
-  /** Landmark pattern overrides in force when the stub was made (absent: the built-in ones). */
-  landmarkPatterns?: Partial<Record<LandmarkKind, string>>;
+  isError?: boolean | undefined;
 }
 
 /** The stub-shaping part of the settings, as recorded with each retained value. */
 export function previewOf(settings: PreviewSettings): PreviewSettings {
-  const { previewHeadLines, previewTailLines, landmarkPatterns } = settings;
+  const { previewHeadLines, previewTailLines, landmarkPatterns, peekTool } = settings;
   return {
     previewHeadLines,
     previewTailLines,
     ...(landmarkPatterns && Object.keys(landmarkPatterns).length ? { landmarkPatterns } : {}),
+    ...(peekTool ? { peekTool } : {}),
   };
 }
 
-export function stubFor(input: StubInput, preview: PreviewSettings): string {
-  const { valueId, text } = input;
-  const bytes = utf8Bytes(text);
-  const lines = countLines(text);
+/** The stub of a result held in memory. */
+export function stubFor(input: StubInput & { text: string }, preview: PreviewSettings): string {
+  return stubOf(input, scanText(input.text, preview.previewHeadLines, preview.previewTailLines, preview.landmarkPatterns), preview);
+}
+
+/** The stub of a scanned result. */
+export function stubOf(input: StubInput, scan: ScanResult, preview: PreviewSettings): string {
+  const { valueId } = input;
+  const { bytes, lines } = scan;
   const tool = cutToBytes(input.tool.replace(/[\r\n]/g, ' '), TOOL_NAME_MAX_BYTES).kept;
   const out: string[] = [stubHeader(valueId, tool, input.isError, bytes, lines)];
 
@@ -51,16 +52,19 @@ export function stubFor(input: StubInput, preview: PreviewSettings): string {
   if (head + tail > 0) {
     // Each shown line gets an equal share of the budget, minus its gutter and cut mark.
     const perLine = Math.max(16, Math.floor(PREVIEW_BUDGET_BYTES / (head + tail)) - 40);
-    for (const [i, line] of headLines(text, head).entries()) out.push(gutterLine(i + 1, markedCut(line, perLine)));
+    const shown = (line: LineHead) => {
+      const { kept } = cutToBytes(line.text, perLine);
+      return withCutMark(kept, line.bytes - Buffer.byteLength(kept));
+    };
+    for (const [i, line] of scan.head.slice(0, head).entries()) out.push(gutterLine(i + 1, shown(line)));
     const hidden = lines - head - tail;
     if (hidden > 0) out.push(omission(hidden, head + 1, lines - tail));
     const firstTail = lines - tail + 1;
-    for (const [i, line] of tailLines(text, tail).entries())
-      out.push(gutterLine(firstTail + i, markedCut(line, perLine)));
+    for (const [i, line] of scan.tail.slice(scan.tail.length - tail).entries()) out.push(gutterLine(firstTail + i, shown(line)));
   }
 
-  const landmarks = landmarksLine(findLandmarks(text, preview.landmarkPatterns));
+  const landmarks = landmarksLine(scan.landmarks, preview.peekTool);
   if (landmarks) out.push(landmarks);
-  out.push(peekHint(valueId, PEEK_MAX_LINES));
+  out.push(peekHint(valueId, PEEK_MAX_LINES, preview.peekTool));
   return out.join('\n');
 }

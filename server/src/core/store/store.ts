@@ -33,6 +33,25 @@ export interface RunMeta {
   startedAt?: string;
 }
 
+/** A value's bytes in a temp file, with what placing it needs. */
+export interface StagedValue {
+  runId: string;
+  tmp: string;
+  bytes: number;
+  sha256: string;
+  index: LineIndex;
+}
+
+/** A text as UTF-8 pieces, a slice at a time, never splitting a surrogate pair: so a value is not copied whole once more. */
+function* textParts(text: string): Generator<Buffer> {
+  for (let at = 0; at < text.length; ) {
+    let end = Math.min(text.length, at + WRITE_SLICE_CHARS);
+    if (end < text.length && /[\ud800-\udbff]/.test(text[end - 1]!)) end--;
+    yield Buffer.from(text.slice(at, end), 'utf8');
+    at = end;
+  }
+}
+
 /** What a value is written from: the text, and the stub it stands for once its id is known. */
 export interface NewValue {
   runId: string;
@@ -147,15 +166,14 @@ export class Store {
   }
 
   /**
-   * Writes a value once, under the call's id; when that name holds other bytes (a call id used
-   * twice, or two writers at once), under a name made of the call id and the text's hash. The
-   * same bytes under a taken name are the same value: it is reused. With `valueId`, only that
-   * name. Throws on any failure, after removing what it wrote, so the caller can keep the
-   * result verbatim instead.
+   * Writes a value's bytes to a temp file in its run's folder, fsynced, with its hash and line
+   * index, without placing it: the caller places it (or reads it back, or discards it) once it
+   * knows what it is. `onPart` sees every piece (a scan of a streamed result). Throws after
+   * removing what it wrote.
    */
-  async writeValue(value: NewValue, text: string, valueId?: string): Promise<ValueMeta> {
+  async stageValue(runId: string, parts: Iterable<Buffer> | AsyncIterable<Buffer>, onPart?: (part: Buffer) => void): Promise<StagedValue> {
     await this.ensureWritable();
-    const dir = this.valuesDir(value.runId);
+    const dir = this.valuesDir(runId);
     await makeDir(this.root, dir);
     const tmp = tempPath(dir);
     const builder = new LineIndexBuilder();
@@ -164,22 +182,43 @@ export class Store {
     const handle = await openFile(this.root, tmp, CREATE_NEW);
     try {
       try {
-        for (let at = 0; at < text.length; ) {
-          let end = Math.min(text.length, at + WRITE_SLICE_CHARS);
-          if (end < text.length && /[\ud800-\udbff]/.test(text[end - 1]!)) end--; // keep a surrogate pair together
-          const part = Buffer.from(text.slice(at, end), 'utf8');
+        for await (const part of parts) {
           builder.push(part);
           hash.update(part);
+          onPart?.(part);
           bytes += part.length;
           await handle.writeFile(part);
-          at = end;
         }
         await handle.sync();
       } finally {
         await handle.close();
       }
-      const sha256 = hash.digest('hex');
-      const index = builder.finish();
+    } catch (err) {
+      await fs.rm(tmp, { force: true });
+      throw err;
+    }
+    return { runId, tmp, bytes, sha256: hash.digest('hex'), index: builder.finish() };
+  }
+
+  /** A staged value's text (a streamed result that turned out small); the temp file stays until placed or discarded. */
+  async readStaged(staged: StagedValue): Promise<string> {
+    return (await readFile(this.root, staged.tmp)).toString('utf8');
+  }
+
+  async discardStaged(staged: StagedValue): Promise<void> {
+    await fs.rm(staged.tmp, { force: true });
+  }
+
+  /**
+   * Places a staged value once, under the call's id; when that name holds other bytes (a call
+   * id used twice, or two writers at once), under a name made of the call id and the hash. The
+   * same bytes under a taken name are the same value: it is reused. With `valueId`, only that
+   * name. The temp file is gone afterwards, placed or not; throws when no name can be had.
+   */
+  async placeValue(staged: StagedValue, value: NewValue, valueId?: string): Promise<ValueMeta> {
+    const { tmp, sha256, index, bytes } = staged;
+    const dir = this.valuesDir(value.runId);
+    try {
       const names = valueId ? [valueId] : [sanitizeId(value.callId), sanitizeId(`${value.callId}\u0000${sha256}`)];
       for (const valueId of names) {
         const target = this.valuePath(value.runId, valueId);
@@ -207,22 +246,21 @@ export class Store {
         if (placed) {
           // Sidecars are derivable from the value, so they skip the fsyncs.
           await this.writeSidecar(value.runId, this.sidecar(value.runId, valueId, '.idx'), serializeIndex(index));
-          await this.writeSidecar(
-            value.runId,
-            this.sidecar(value.runId, valueId, '.meta.json'),
-            Buffer.from(JSON.stringify(meta)),
-          );
+          await this.writeSidecar(value.runId, this.sidecar(value.runId, valueId, '.meta.json'), Buffer.from(JSON.stringify(meta)));
           this.indexCache.set(target, index);
           return meta;
         }
         return this.readMeta(value.runId, valueId);
       }
-      throw new Error(
-        `other bytes hold the value name${names.length > 1 ? 's' : ''} of call ${JSON.stringify(value.callId.slice(0, 80))}`,
-      );
+      throw new Error(`other bytes hold the value name${names.length > 1 ? 's' : ''} of call ${JSON.stringify(value.callId.slice(0, 80))}`);
     } finally {
       await fs.rm(tmp, { force: true });
     }
+  }
+
+  /** Writes a value held in memory: staged a slice at a time, then placed (see placeValue). */
+  async writeValue(value: NewValue, text: string, valueId?: string): Promise<ValueMeta> {
+    return this.placeValue(await this.stageValue(value.runId, textParts(text)), value, valueId);
   }
 
   /** The SHA-256 of a value file's bytes, streamed. */

@@ -259,10 +259,9 @@ function tempFiles(root: string): string[] {
 }
 
 function write(child: ChildProcess, data: string | Buffer): Promise<void> {
-  return new Promise((resolve, reject) => {
+  return new Promise((resolve) => {
     if (child.stdin!.write(data)) resolve();
     else child.stdin!.once('drain', resolve);
-    child.stdin!.once('error', reject);
   });
 }
 

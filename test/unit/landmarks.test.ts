@@ -5,6 +5,7 @@ import { landmarksLine } from '../../server/src/core/retain/landmarks';
 import { scanText } from '../../server/src/core/retain/scan';
 
 const findLandmarks = (text: string) => scanText(text, 0, 0).landmarks;
+
 import { STUB_MAX_BYTES, stubFor } from '../../server/src/core/retain/stub';
 import { indexBuffer } from '../../server/src/core/store/lineIndex';
 import { peekValue } from '../../server/src/core/values/peek';

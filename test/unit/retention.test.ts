@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import fc from 'fast-check';
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import fc from 'fast-check';
 import { RetentionService } from '../../server/src/core/service';
 import { sanitizeId } from '../../shared/ids';
 import { makeReadOnly, makeWritable, removeTempDirs, tempDir } from '../helpers/tmp';
@@ -178,32 +178,50 @@ describe('retention of a stream', () => {
   }
 
   it('property: a result streamed in any pieces gives the same value, stub and event as the same result whole', async () => {
-    const line = fc.oneof(fc.string({ maxLength: 60, unit: fc.constantFrom('a', 'é', '😀', ' ', '\r', 'E') }), fc.constant('error: it failed'), fc.constant('    at f (x.js:1:2)'));
+    const line = fc.oneof(
+      fc.string({ maxLength: 60, unit: fc.constantFrom('a', 'é', '😀', ' ', '\r', 'E') }),
+      fc.constant('error: it failed'),
+      fc.constant('    at f (x.js:1:2)'),
+    );
     await fc.assert(
-      fc.asyncProperty(fc.array(line, { minLength: 1, maxLength: 3000 }), fc.boolean(), fc.array(fc.nat(), { maxLength: 40 }), async (lines, finalNewline, cuts) => {
-        const text = lines.join('\n') + (finalNewline ? '\n' : '');
-        const s = await service();
-        const whole = await s.retainer.retain({ runId: 'w', callId: 'c', tool: 'sh', text });
-        const streamed = await s.retainer.retainStream({ runId: 's', callId: 'c', tool: 'sh' }, pieces(text, cuts));
-        assert.equal(streamed.content, whole.content);
-        assert.equal(streamed.retained, whole.retained);
-        assert.deepEqual([streamed.bytes, streamed.lines], [whole.bytes, whole.lines]);
-        const strip = (e: object) => ({ ...e, ts: undefined });
-        const [a] = (await s.transcript({ runId: 'w' })).events;
-        const [b] = (await s.transcript({ runId: 's' })).events;
-        assert.deepEqual(strip(b!), strip(a!));
-        if (whole.retained) assert.deepEqual(readFileSync(fileURLToPath(streamed.uri!)), Buffer.from(text, 'utf8'));
-      }),
+      fc.asyncProperty(
+        fc.array(line, { minLength: 1, maxLength: 3000 }),
+        fc.boolean(),
+        fc.array(fc.nat(), { maxLength: 40 }),
+        async (lines, finalNewline, cuts) => {
+          const text = lines.join('\n') + (finalNewline ? '\n' : '');
+          const s = await service();
+          const whole = await s.retainer.retain({ runId: 'w', callId: 'c', tool: 'sh', text });
+          const streamed = await s.retainer.retainStream({ runId: 's', callId: 'c', tool: 'sh' }, pieces(text, cuts));
+          assert.equal(streamed.content, whole.content);
+          assert.equal(streamed.retained, whole.retained);
+          assert.deepEqual([streamed.bytes, streamed.lines], [whole.bytes, whole.lines]);
+          const strip = (e: object) => ({ ...e, ts: undefined });
+          const [a] = (await s.transcript({ runId: 'w' })).events;
+          const [b] = (await s.transcript({ runId: 's' })).events;
+          assert.deepEqual(strip(b!), strip(a!));
+          if (whole.retained) assert.deepEqual(readFileSync(fileURLToPath(streamed.uri!)), Buffer.from(text, 'utf8'));
+        },
+      ),
       { numRuns: 40 },
     );
   });
 
   it('a streamed result under the threshold goes into the event, and the temp file is gone', async () => {
     const s = await service();
-    const r = await s.retainer.retainStream({ runId: 'r', callId: 'c', tool: 'sh' }, pieces('small output\n', [3, 7]), () => ({ isError: true, durationMs: 12 }));
+    const r = await s.retainer.retainStream(
+      { runId: 'r', callId: 'c', tool: 'sh' },
+      pieces('small output\n', [3, 7]),
+      () => ({ isError: true, durationMs: 12 }),
+    );
     assert.deepEqual([r.retained, r.content], [false, 'small output\n']);
     const [event] = (await s.transcript({ runId: 'r' })).events;
-    assert.ok(event?.type === 'tool_call_finished' && event.result === 'small output\n' && event.isError === true && event.durationMs === 12);
+    assert.ok(
+      event?.type === 'tool_call_finished' &&
+        event.result === 'small output\n' &&
+        event.isError === true &&
+        event.durationMs === 12,
+    );
     assert.deepEqual(readdirSync(s.store.valuesDir('r')), []);
   });
 });

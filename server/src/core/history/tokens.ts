@@ -66,7 +66,10 @@ export const TOKEN_SAMPLE_CHARS = 65_536;
 /** What a result costs as a JSON string in a request: its bytes exactly, its tokens (estimated past 64 Ki characters). */
 export function bodySizes(text: string): { jsonBytes: number; tokens: number } {
   const jsonBytes = jsonStringBytes(text);
-  return { jsonBytes, tokens: tokensOf(text.slice(0, TOKEN_SAMPLE_CHARS), jsonBytes, text.length <= TOKEN_SAMPLE_CHARS) };
+  return {
+    jsonBytes,
+    tokens: tokensOf(text.slice(0, TOKEN_SAMPLE_CHARS), jsonBytes, text.length <= TOKEN_SAMPLE_CHARS),
+  };
 }
 
 /** A body's tokens from its first characters: counted when they are all of it, else scaled to its JSON size. */

@@ -5,8 +5,8 @@
 import { pathToFileURL } from 'node:url';
 import { check } from '../../../../shared/check';
 import type { ToolCallFinishedEvent, TranscriptEvent } from '../../../../shared/events';
-import { InvalidInput } from '../../../../shared/invalidInput';
 import { PEEK_TOOL } from '../../../../shared/history';
+import { InvalidInput } from '../../../../shared/invalidInput';
 import { AppendParams, RetainParams, type RetainResult, type ValueMeta } from '../../../../shared/protocol';
 import type { Context } from '../context';
 import { INTERRUPTED_RESULT } from '../history/replay';
@@ -43,7 +43,10 @@ export class Retainer {
         const meta = await this.ctx.store.writeValue(this.newValue(runId, params, isError, scan, preview), text);
         return this.record(runId, call, scan, { meta, sizes: scan });
       } catch (err) {
-        return this.record(runId, call, scan, { text, warning: `kept verbatim: the value could not be written (${(err as Error).message})` });
+        return this.record(runId, call, scan, {
+          text,
+          warning: `kept verbatim: the value could not be written (${(err as Error).message})`,
+        });
       }
     });
   }
@@ -54,7 +57,14 @@ export class Retainer {
    * threshold, or read back into the event when it is small. `after` gives what is known only
    * at the end (the exit status). A stream that cannot be stored is refused with the reason.
    */
-  async retainStream(input: Omit<RetainParams, 'text' | 'isError'>, source: Iterable<Buffer> | AsyncIterable<Buffer>, after: () => Pick<RetainParams, 'isError' | 'durationMs'> = () => ({}), door: Door = {}): Promise<RetainResult> {
+  async retainStream(
+    input: Omit<RetainParams, 'text' | 'isError'>,
+    source: Iterable<Buffer> | AsyncIterable<Buffer>,
+    after: () =>
+      | Pick<RetainParams, 'isError' | 'durationMs'>
+      | Promise<Pick<RetainParams, 'isError' | 'durationMs'>> = () => ({}),
+    door: Door = {},
+  ): Promise<RetainResult> {
     const params = check(RetainParams.omit({ text: true, isError: true }), input);
     const runId = await this.ctx.runs.writable(params.runId);
     return this.ctx.writing(runId, async () => {
@@ -62,7 +72,7 @@ export class Retainer {
       const scanner = new Scan(preview.previewHeadLines, preview.previewTailLines, preview.landmarkPatterns);
       const staged = await this.ctx.store.stageValue(runId, source, (part) => scanner.pushBytes(part));
       const scan = scanner.finish();
-      const ended = { ...params, ...after() };
+      const ended = { ...params, ...(await after()) };
       const isError = ended.isError ?? false;
       if (scan.bytes > this.ctx.settings().thresholdBytes && (await this.ctx.runs.offersPeek(runId))) {
         const meta = await this.ctx.store.placeValue(staged, this.newValue(runId, ended, isError, scan, preview));
@@ -76,10 +86,19 @@ export class Retainer {
 
   /** The preview settings in force, named for the door the result came through. */
   private preview(door: Door): PreviewSettings {
-    return previewOf({ ...this.ctx.settings(), ...(door.peekTool && door.peekTool !== PEEK_TOOL ? { peekTool: door.peekTool } : {}) });
+    return previewOf({
+      ...this.ctx.settings(),
+      ...(door.peekTool && door.peekTool !== PEEK_TOOL ? { peekTool: door.peekTool } : {}),
+    });
   }
 
-  private newValue(runId: string, call: { callId: string; tool: string }, isError: boolean, scan: ScanResult, preview: PreviewSettings): NewValue {
+  private newValue(
+    runId: string,
+    call: { callId: string; tool: string },
+    isError: boolean,
+    scan: ScanResult,
+    preview: PreviewSettings,
+  ): NewValue {
     const { callId, tool } = call;
     return { runId, callId, tool, isError, stubFor: (valueId) => stubOf({ valueId, tool, isError }, scan, preview) };
   }
@@ -112,11 +131,18 @@ export class Retainer {
       if (err instanceof StoreEscape) throw err;
       if (err instanceof LineTooLong && !meta && !warning) {
         const offers = await runs.offersPeek(runId);
-        throw new InvalidInput(`text is too big to go to the model verbatim (${err.message}): ${offers ? 'lower retained.thresholdBytes' : 'this run does not offer peek_value, so its results are never retained'}`);
+        throw new InvalidInput(
+          `text is too big to go to the model verbatim (${err.message}): ${offers ? 'lower retained.thresholdBytes' : 'this run does not offer peek_value, so its results are never retained'}`,
+        );
       }
       // Not recorded: the model gets what replay will give for this call later.
       content = INTERRUPTED_RESULT;
-      warning = [warning, `the result was not recorded (${(err as Error).message}); the model gets what a replay will send for it`].filter(Boolean).join('; ');
+      warning = [
+        warning,
+        `the result was not recorded (${(err as Error).message}); the model gets what a replay will send for it`,
+      ]
+        .filter(Boolean)
+        .join('; ');
     }
     const kept_ = meta !== undefined && content === meta.stub;
     return {
@@ -145,7 +171,14 @@ export class Retainer {
   }
 
   /** Writes a result as a value with its stub (see Store.writeValue for the names it may take). */
-  storeValue(runId: string, callId: string, tool: string, text: string, isError: boolean, valueId?: string): Promise<ValueMeta> {
+  storeValue(
+    runId: string,
+    callId: string,
+    tool: string,
+    text: string,
+    isError: boolean,
+    valueId?: string,
+  ): Promise<ValueMeta> {
     const preview = this.preview({});
     const scan = scanText(text, preview.previewHeadLines, preview.previewTailLines, preview.landmarkPatterns);
     return this.ctx.store.writeValue(this.newValue(runId, { callId, tool }, isError, scan, preview), text, valueId);
@@ -187,7 +220,10 @@ export class Retainer {
 }
 
 /** The event fields of a result kept in its value: where, how big, its hash and stub, and its size as sent in full. */
-function retainedFields(meta: ValueMeta, sizes: { jsonBytes: number; tokens: number }): Pick<ToolCallFinishedEvent, 'valueId' | 'bytes' | 'lines' | 'sha256' | 'stub' | 'jsonBytes' | 'tokens'> {
+function retainedFields(
+  meta: ValueMeta,
+  sizes: { jsonBytes: number; tokens: number },
+): Pick<ToolCallFinishedEvent, 'valueId' | 'bytes' | 'lines' | 'sha256' | 'stub' | 'jsonBytes' | 'tokens'> {
   const { valueId, bytes, lines, sha256, stub } = meta;
   return { valueId, bytes, lines, sha256, stub, jsonBytes: sizes.jsonBytes, tokens: sizes.tokens };
 }

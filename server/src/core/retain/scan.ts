@@ -8,7 +8,15 @@ import { StringDecoder } from 'node:string_decoder';
 import { LANDMARK_KINDS, type LandmarkKind } from '../../../../shared/settings';
 import { jsonStringBytes, TOKEN_SAMPLE_CHARS, tokensOf } from '../history/tokens';
 import { utf8Bytes } from '../text';
-import { EXIT_CODE, EXIT_CODE_TAIL_LINES, LANDMARK_LINE_MAX, LANDMARKS_PER_KIND, type Landmarks, landmarkTest, type LandmarkTest } from './landmarks';
+import {
+  EXIT_CODE,
+  EXIT_CODE_TAIL_LINES,
+  LANDMARK_LINE_MAX,
+  LANDMARKS_PER_KIND,
+  type Landmarks,
+  type LandmarkTest,
+  landmarkTest,
+} from './landmarks';
 
 /** The start of a line (enough for any preview and landmark test) and its whole size. */
 export interface LineHead {
@@ -52,7 +60,10 @@ export class Scan {
     private readonly tailLines: number,
     overrides: Partial<Record<LandmarkKind, string>> = {},
   ) {
-    this.tests = Object.fromEntries(LANDMARK_KINDS.map((kind) => [kind, landmarkTest(kind, overrides)])) as Record<LandmarkKind, LandmarkTest>;
+    this.tests = Object.fromEntries(LANDMARK_KINDS.map((kind) => [kind, landmarkTest(kind, overrides)])) as Record<
+      LandmarkKind,
+      LandmarkTest
+    >;
   }
 
   /** Bytes as they come; a character split between two pieces is put back together. */
@@ -83,7 +94,8 @@ export class Scan {
   }
 
   private extend(piece: string): void {
-    if (this.current.text.length < LINE_HEAD_CHARS) this.current.text += piece.slice(0, LINE_HEAD_CHARS - this.current.text.length);
+    if (this.current.text.length < LINE_HEAD_CHARS)
+      this.current.text += piece.slice(0, LINE_HEAD_CHARS - this.current.text.length);
     this.current.bytes += utf8Bytes(piece);
   }
 
@@ -97,7 +109,8 @@ export class Scan {
       if (this.tail.length > this.tailLines) this.tail.shift();
     }
     for (const kind of LANDMARK_KINDS) {
-      const list = (this.found[kind] ??= []);
+      this.found[kind] ??= [];
+      const list = this.found[kind];
       if (list.length < LANDMARKS_PER_KIND && this.tests[kind](line.text)) list.push(this.lines);
     }
   }
@@ -117,12 +130,25 @@ export class Scan {
       }
     }
     const jsonBytes = this.jsonExtra + 2;
-    return { bytes: this.bytes, lines: this.lines, head: this.head, tail: this.tail, landmarks, jsonBytes, tokens: tokensOf(this.sample, jsonBytes, this.chars <= TOKEN_SAMPLE_CHARS) };
+    return {
+      bytes: this.bytes,
+      lines: this.lines,
+      head: this.head,
+      tail: this.tail,
+      landmarks,
+      jsonBytes,
+      tokens: tokensOf(this.sample, jsonBytes, this.chars <= TOKEN_SAMPLE_CHARS),
+    };
   }
 }
 
 /** Scans a result held in memory. */
-export function scanText(text: string, headLines: number, tailLines: number, overrides?: Partial<Record<LandmarkKind, string>>): ScanResult {
+export function scanText(
+  text: string,
+  headLines: number,
+  tailLines: number,
+  overrides?: Partial<Record<LandmarkKind, string>>,
+): ScanResult {
   const scan = new Scan(headLines, tailLines, overrides);
   scan.pushText(text);
   return scan.finish();

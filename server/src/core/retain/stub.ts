@@ -37,7 +37,11 @@ export function previewOf(settings: PreviewSettings): PreviewSettings {
 
 /** The stub of a result held in memory. */
 export function stubFor(input: StubInput & { text: string }, preview: PreviewSettings): string {
-  return stubOf(input, scanText(input.text, preview.previewHeadLines, preview.previewTailLines, preview.landmarkPatterns), preview);
+  return stubOf(
+    input,
+    scanText(input.text, preview.previewHeadLines, preview.previewTailLines, preview.landmarkPatterns),
+    preview,
+  );
 }
 
 /** The stub of a scanned result. */
@@ -60,7 +64,8 @@ export function stubOf(input: StubInput, scan: ScanResult, preview: PreviewSetti
     const hidden = lines - head - tail;
     if (hidden > 0) out.push(omission(hidden, head + 1, lines - tail));
     const firstTail = lines - tail + 1;
-    for (const [i, line] of scan.tail.slice(scan.tail.length - tail).entries()) out.push(gutterLine(firstTail + i, shown(line)));
+    for (const [i, line] of scan.tail.slice(scan.tail.length - tail).entries())
+      out.push(gutterLine(firstTail + i, shown(line)));
   }
 
   const landmarks = landmarksLine(scan.landmarks, preview.peekTool);

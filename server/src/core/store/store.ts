@@ -171,7 +171,11 @@ export class Store {
    * knows what it is. `onPart` sees every piece (a scan of a streamed result). Throws after
    * removing what it wrote.
    */
-  async stageValue(runId: string, parts: Iterable<Buffer> | AsyncIterable<Buffer>, onPart?: (part: Buffer) => void): Promise<StagedValue> {
+  async stageValue(
+    runId: string,
+    parts: Iterable<Buffer> | AsyncIterable<Buffer>,
+    onPart?: (part: Buffer) => void,
+  ): Promise<StagedValue> {
     await this.ensureWritable();
     const dir = this.valuesDir(runId);
     await makeDir(this.root, dir);
@@ -246,13 +250,19 @@ export class Store {
         if (placed) {
           // Sidecars are derivable from the value, so they skip the fsyncs.
           await this.writeSidecar(value.runId, this.sidecar(value.runId, valueId, '.idx'), serializeIndex(index));
-          await this.writeSidecar(value.runId, this.sidecar(value.runId, valueId, '.meta.json'), Buffer.from(JSON.stringify(meta)));
+          await this.writeSidecar(
+            value.runId,
+            this.sidecar(value.runId, valueId, '.meta.json'),
+            Buffer.from(JSON.stringify(meta)),
+          );
           this.indexCache.set(target, index);
           return meta;
         }
         return this.readMeta(value.runId, valueId);
       }
-      throw new Error(`other bytes hold the value name${names.length > 1 ? 's' : ''} of call ${JSON.stringify(value.callId.slice(0, 80))}`);
+      throw new Error(
+        `other bytes hold the value name${names.length > 1 ? 's' : ''} of call ${JSON.stringify(value.callId.slice(0, 80))}`,
+      );
     } finally {
       await fs.rm(tmp, { force: true });
     }

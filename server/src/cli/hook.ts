@@ -1,0 +1,170 @@
+/**
+ * `retained hook claude-code`: a Claude Code `PostToolUse` hook. Claude Code gives it the tool's
+ * result on stdin; when the output is over the threshold (the whole of it: a Bash output Claude
+ * Code saved to a file is read from that file, not from its 30,000-character cut), it is
+ * retained under run = the session and call = the tool use, and the hook answers the stub in the
+ * tool's own output shape, which is what the model then gets. Under the threshold it prints
+ * nothing, and Claude Code goes on as if there were no hook.
+ *
+ * It must never break the agent: on any failure it prints nothing, exits 0, and says why in
+ * the store's `hook.log`.
+ */
+import { constants } from 'node:fs';
+import { appendFile, open, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { RetentionService } from '../core/service';
+import { utf8Bytes } from '../core/text';
+
+/** The name the model knows peek_value by in Claude Code, through the MCP server named `retained`. */
+export const CLAUDE_CODE_PEEK_TOOL = 'mcp__retained__peek_value';
+/** The most a hook reads from stdin: a Bash output past Claude Code's cut is in a file instead. */
+const STDIN_MAX_BYTES = 64 << 20;
+
+interface HookInput {
+  session_id?: unknown;
+  tool_name?: unknown;
+  tool_use_id?: unknown;
+  tool_input?: unknown;
+  tool_response?: unknown;
+  duration_ms?: unknown;
+}
+
+/**
+ * A tool's output, as text or as the file Claude Code saved it to (streamed, never read whole)
+ * followed by `after`, and how to put a replacement back in the tool's own shape.
+ */
+interface Shaped {
+  text?: string;
+  file?: string;
+  after?: string;
+  replace(stub: string): unknown;
+}
+
+export async function runHook(
+  service: RetentionService,
+  stdin: NodeJS.ReadableStream = process.stdin,
+): Promise<number> {
+  try {
+    const input = JSON.parse(await readAll(stdin)) as HookInput;
+    const answer = await hook(service, input);
+    if (answer !== undefined) process.stdout.write(`${JSON.stringify(answer)}\n`);
+  } catch (err) {
+    await log(service, `no answer: ${(err as Error).stack ?? String(err)}`);
+  }
+  return 0;
+}
+
+/** The hook's answer for one tool result, or undefined to leave it as it is. */
+export async function hook(service: RetentionService, input: HookInput): Promise<unknown> {
+  const { session_id: session, tool_name: tool, tool_use_id: callId } = input;
+  if (typeof session !== 'string' || typeof tool !== 'string' || typeof callId !== 'string') {
+    throw new Error('the input has no session_id, tool_name or tool_use_id: not a PostToolUse hook call');
+  }
+  const shaped = shapeOf(tool, input.tool_response);
+  if (!shaped) return undefined;
+  const size = shaped.file
+    ? (await stat(shaped.file)).size + utf8Bytes(shaped.after ?? '')
+    : utf8Bytes(shaped.text ?? '');
+  if (size <= service.getSettings().thresholdBytes) return undefined;
+  const call = {
+    runId: session,
+    callId,
+    tool,
+    ...(input.tool_input !== undefined ? { arguments: input.tool_input } : {}),
+    ...(typeof input.duration_ms === 'number' && input.duration_ms >= 0 ? { durationMs: input.duration_ms } : {}),
+  };
+  const door = { peekTool: CLAUDE_CODE_PEEK_TOOL };
+  const result = shaped.file
+    ? await service.retainer.retainStream(call, fileThen(shaped.file, shaped.after ?? ''), () => ({}), door)
+    : await service.retainer.retain({ ...call, text: shaped.text ?? '' }, door);
+  if (!result.retained) {
+    await log(service, `${tool} ${callId}: kept as it was (${result.warning ?? 'not retained'})`);
+    return undefined;
+  }
+  return { hookSpecificOutput: { hookEventName: 'PostToolUse', updatedToolOutput: shaped.replace(result.content) } };
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The output of the tools whose shapes are known; undefined for any other (left alone). */
+function shapeOf(tool: string, response: unknown): Shaped | undefined {
+  // MCP tools: a list of content blocks; their text is the output (an image is left alone).
+  if (Array.isArray(response)) {
+    if (!response.every((b) => isObject(b) && b.type === 'text' && typeof b.text === 'string')) return undefined;
+    return {
+      text: response.map((b) => (b as { text: string }).text).join('\n'),
+      replace: (stub) => [{ type: 'text', text: stub }],
+    };
+  }
+  if (!isObject(response)) return undefined;
+  switch (tool) {
+    case 'Bash': {
+      if (typeof response.stdout !== 'string') return undefined;
+      const stderr = typeof response.stderr === 'string' && response.stderr !== '' ? `\n${response.stderr}` : '';
+      // Past about 50 K characters Claude Code keeps the whole output in a file; stdout is cut.
+      const whole =
+        typeof response.persistedOutputPath === 'string'
+          ? { file: response.persistedOutputPath, after: stderr }
+          : { text: response.stdout + stderr };
+      return {
+        ...whole,
+        // The model gets stdout: the stub in its place, no stderr beside it, no file preview.
+        replace: (stub) => ({
+          ...response,
+          stdout: stub,
+          stderr: '',
+          persistedOutputPath: undefined,
+          persistedOutputSize: undefined,
+        }),
+      };
+    }
+    case 'Read': {
+      const file = response.file;
+      if (!isObject(file) || typeof file.content !== 'string') return undefined;
+      return { text: file.content, replace: (stub) => ({ ...response, file: { ...file, content: stub } }) };
+    }
+    case 'Grep':
+      if (typeof response.content === 'string')
+        return { text: response.content, replace: (stub) => ({ ...response, content: stub }) };
+      if (Array.isArray(response.filenames) && response.filenames.every((f) => typeof f === 'string')) {
+        return { text: response.filenames.join('\n'), replace: (stub) => ({ ...response, filenames: [stub] }) };
+      }
+      return undefined;
+    case 'WebFetch':
+      if (typeof response.result !== 'string') return undefined;
+      return { text: response.result, replace: (stub) => ({ ...response, result: stub }) };
+    default:
+      return undefined;
+  }
+}
+
+/** The file's bytes (a regular file only), then `after`. */
+async function* fileThen(path: string, after: string): AsyncGenerator<Buffer> {
+  const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    if (!(await handle.stat()).isFile()) throw new Error(`${path} is not a regular file`);
+    for await (const chunk of handle.createReadStream({ autoClose: false, highWaterMark: 1 << 20 }))
+      yield chunk as Buffer;
+  } finally {
+    await handle.close();
+  }
+  if (after) yield Buffer.from(after, 'utf8');
+}
+
+async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+  const parts: Buffer[] = [];
+  let bytes = 0;
+  for await (const part of stream) {
+    const chunk = typeof part === 'string' ? Buffer.from(part) : (part as Buffer);
+    bytes += chunk.length;
+    if (bytes > STDIN_MAX_BYTES) throw new Error(`the hook input is over ${STDIN_MAX_BYTES} bytes`);
+    parts.push(chunk);
+  }
+  return Buffer.concat(parts).toString('utf8');
+}
+
+async function log(service: RetentionService, line: string): Promise<void> {
+  await appendFile(join(service.store.root, 'hook.log'), `${new Date().toISOString()} ${line}\n`).catch(
+    () => undefined,
+  );
+}

@@ -1,0 +1,314 @@
+/**
+ * `retained`, the command line: the same store and core as the language server, for agents
+ * and people outside VS Code. Each command is a few lines over the service; `mcp` and `hook`
+ * are the doors for agents (an MCP server over stdio, a Claude Code hook).
+ *
+ * Exit codes: 0 done; 1 it could not be done (the message says why); 2 the command line is
+ * wrong. `run` exits with the command's own status.
+ */
+import { randomBytes } from 'node:crypto';
+import { parseArgs } from 'node:util';
+import { REPLAY_SHAPES, type ReplayShape, VIEWS, type View } from '../../../shared/history';
+import { InvalidInput } from '../../../shared/invalidInput';
+import { IF_EXISTS, type IfExists, IMPORT_FORMATS, type ImportFormat } from '../../../shared/protocol';
+import { LANDMARK_KINDS, type LandmarkKind } from '../../../shared/settings';
+import { runCommand } from '../core/retain/command';
+import { RetentionService } from '../core/service';
+import { serveMcp } from '../mcp/server';
+import { runHook } from './hook';
+import { findStore } from './store';
+
+const VERSION = '0.1.0';
+
+const HELP = `retained ${VERSION}: keeps big tool outputs out of coding agents' context, without losing a byte
+
+Usage: retained <command> [options]
+
+Commands:
+  run [--run R] -- <command…>   Run a command; its output streams into a value. Prints the stub
+                               (or the output, when small) and exits with the command's status.
+  peek <id> [--run R] [--lines A:B | --grep Q [-i] [-E] [--context N] | --landmark KIND]
+                               Read a retained value: numbered lines, at most 400 / 16 KiB.
+  ls [run]                     The runs (newest first), or one run's values.
+  import <file> [--format F] [--run R] [--if-exists error|replace|new]
+                               Import a Claude Code session, Codex rollout or Copilot chat replay.
+  replay <run> [--shape S] [--view sent|retained] [--policy]
+                               The history a model is sent next, rebuilt from the run.
+  status                       Where the store is, and what it holds.
+  mcp [--run R]                An MCP server over stdio: peek_value, run_command, list_retained.
+  hook claude-code             A Claude Code PostToolUse hook: big outputs become stubs.
+
+Options:
+  --store DIR   The store (default: $RETAINED_STORE, else the nearest .retained above the current
+                folder, else ./.retained)
+  --json        Answers as JSON
+  -h, --help    This help
+  --version     The version
+
+Exit codes: 0 done, 1 could not be done (said why on stderr), 2 a wrong command line.
+`;
+
+class Usage extends Error {}
+
+export async function main(argv: readonly string[]): Promise<number> {
+  const dash = argv.indexOf('--');
+  const [before, after] = dash === -1 ? [argv, []] : [argv.slice(0, dash), argv.slice(dash + 1)];
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(before);
+  } catch (err) {
+    process.stderr.write(`retained: ${(err as Error).message}\nTry retained --help.\n`);
+    return 2;
+  }
+  const { values: o, positionals } = parsed;
+  if (o.version) {
+    print(VERSION);
+    return 0;
+  }
+  const [command, ...rest] = positionals;
+  if (o.help || !command) {
+    process.stdout.write(HELP);
+    return command || o.help ? 0 : 2;
+  }
+  const store = findStore(process.cwd(), o.store);
+  const service = new RetentionService(store, { workspace: process.cwd() });
+  try {
+    await service.init();
+    switch (command) {
+      case 'run':
+        return await run(service, o, after);
+      case 'peek':
+        return await peek(service, o, rest);
+      case 'ls':
+        return await ls(service, o, rest);
+      case 'import':
+        return await importFile(service, o, rest);
+      case 'replay':
+        return await replay(service, o, rest);
+      case 'status':
+        return output(
+          o,
+          await service.status(),
+          (s) =>
+            `store ${s.root}\n${s.runs} runs, ${s.values} values, ${s.valueBytes} bytes (${s.keptOutBytes} kept out of context)${s.tempFiles ? `; ${s.tempFiles} temp files of crashed writers` : ''}`,
+        );
+      case 'mcp':
+        await serveMcp(service, { runId: o.run ?? `mcp-${timestamp()}`, workspace: process.cwd() });
+        return 0;
+      case 'hook':
+        if (rest[0] !== 'claude-code') throw new Usage('hook takes the agent: retained hook claude-code');
+        return await runHook(service);
+      default:
+        throw new Usage(`unknown command ${JSON.stringify(command)}`);
+    }
+  } catch (err) {
+    if (err instanceof Usage) {
+      process.stderr.write(`retained: ${err.message}\nTry retained --help.\n`);
+      return 2;
+    }
+    process.stderr.write(
+      `retained: ${err instanceof InvalidInput ? err.message : ((err as Error).stack ?? String(err))}\n`,
+    );
+    return 1;
+  } finally {
+    if (command !== 'mcp') service.dispose();
+  }
+}
+
+function parse(args: readonly string[]) {
+  return parseArgs({
+    args: [...args],
+    allowPositionals: true,
+    options: {
+      store: { type: 'string' },
+      json: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+      version: { type: 'boolean' },
+      run: { type: 'string' },
+      lines: { type: 'string' },
+      grep: { type: 'string' },
+      'ignore-case': { type: 'boolean', short: 'i' },
+      regex: { type: 'boolean', short: 'E' },
+      context: { type: 'string' },
+      landmark: { type: 'string' },
+      format: { type: 'string' },
+      'if-exists': { type: 'string' },
+      shape: { type: 'string' },
+      view: { type: 'string' },
+      policy: { type: 'boolean' },
+      timeout: { type: 'string' },
+    },
+  });
+}
+
+type Options = ReturnType<typeof parse>['values'];
+
+function print(text: string): void {
+  process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+}
+
+/** Prints `value` as JSON with --json, else as `text(value)`. */
+function output<T>(o: Options, value: T, text: (value: T) => string): number {
+  print(o.json ? JSON.stringify(value, null, 2) : text(value));
+  return 0;
+}
+
+function timestamp(): string {
+  return new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19);
+}
+
+function oneOf<T extends string>(value: string | undefined, allowed: readonly T[], flag: string): T | undefined {
+  if (value === undefined) return undefined;
+  if (!allowed.includes(value as T))
+    throw new Usage(`${flag} must be one of ${allowed.join(', ')} (got ${JSON.stringify(value)})`);
+  return value as T;
+}
+
+function whole(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value)) throw new Usage(`${flag} must be a whole number (got ${JSON.stringify(value)})`);
+  return Number(value);
+}
+
+async function run(service: RetentionService, o: Options, command: string[]): Promise<number> {
+  if (command.length === 0) throw new Usage('run needs a command after --: retained run -- make test');
+  // One word is a command line for the shell; several are the words of one command, quoted for it.
+  const line = command.length === 1 ? command[0]! : command.map(quote).join(' ');
+  const runId = o.run ?? 'cli';
+  const callId = `run-${timestamp()}-${randomBytes(3).toString('hex')}`;
+  const timeoutSeconds = whole(o.timeout, '--timeout');
+  const progress = process.stderr.isTTY
+    ? setInterval(() => process.stderr.write(`\rretained: running ${line.slice(0, 60)}…`), 1000)
+    : undefined;
+  try {
+    const result = await runCommand(service.retainer, {
+      runId,
+      callId,
+      command: line,
+      cwd: process.cwd(),
+      ...(timeoutSeconds ? { timeoutMs: timeoutSeconds * 1000 } : {}),
+      arguments: { command: line },
+    });
+    if (progress) process.stderr.write('\r\x1b[K');
+    if (o.json) print(JSON.stringify({ runId, ...result }, null, 2));
+    else {
+      process.stdout.write(
+        result.content.endsWith('\n') || result.content === '' ? result.content : `${result.content}\n`,
+      );
+      const status = result.timedOut
+        ? `killed after ${timeoutSeconds} s`
+        : result.signal
+          ? `killed by ${result.signal}`
+          : `exit ${result.exitCode}`;
+      process.stderr.write(
+        `retained: ${result.retained ? `#${result.valueId}` : 'kept verbatim'} in run ${runId}: ${result.bytes} bytes, ${result.lines} lines, ${status}${result.warning ? ` (${result.warning})` : ''}\n`,
+      );
+    }
+    return result.exitCode ?? (result.signal ? 128 + signalNumber(result.signal) : 1);
+  } finally {
+    if (progress) clearInterval(progress);
+  }
+}
+
+function quote(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+function signalNumber(signal: NodeJS.Signals): number {
+  return ({ SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGKILL: 9, SIGTERM: 15 } as Record<string, number>)[signal] ?? 0;
+}
+
+async function peek(service: RetentionService, o: Options, rest: string[]): Promise<number> {
+  const [id] = rest;
+  if (!id) throw new Usage('peek needs the value id from the stub: retained peek toolu_01ABC --grep error');
+  const request: Parameters<RetentionService['values']['peek']>[0] = {
+    valueId: id,
+    ...(o.run ? { runId: o.run } : {}),
+  };
+  if (o.lines) {
+    const match = /^(\d+)(?::(\d+))?$/.exec(o.lines);
+    if (!match) throw new Usage(`--lines takes A:B (got ${JSON.stringify(o.lines)})`);
+    request.start = Number(match[1]);
+    if (match[2]) request.end = Number(match[2]);
+  }
+  if (o.grep !== undefined)
+    Object.assign(request, {
+      query: o.grep,
+      ...(o['ignore-case'] ? { ignoreCase: true } : {}),
+      ...(o.regex ? { regex: true } : {}),
+    });
+  const context = whole(o.context, '--context');
+  if (context !== undefined) request.context = context;
+  const landmark = oneOf<LandmarkKind>(o.landmark, LANDMARK_KINDS, '--landmark');
+  if (landmark) request.landmark = landmark;
+  return output(o, await service.values.peek(request), (answer) => answer.text);
+}
+
+async function ls(service: RetentionService, o: Options, rest: string[]): Promise<number> {
+  const [runId] = rest;
+  if (runId) {
+    const values = await service.values.list({ runId });
+    return output(o, values, (list) =>
+      list.length
+        ? list.map((v) => `${v.valueId}\t${v.tool}\t${v.bytes} bytes\t${v.lines} lines\t${v.createdAt}`).join('\n')
+        : `no values in run ${runId}`,
+    );
+  }
+  const runs = await service.listRuns();
+  return output(o, runs, (list) =>
+    list.length
+      ? list
+          .map(
+            (r) =>
+              `${r.runId}\t${r.valueCount} values\t${r.keptOutBytes} bytes kept out\t${r.updatedAt}${r.name !== r.runId ? `\t${r.name}` : ''}`,
+          )
+          .join('\n')
+      : `no runs in ${service.store.root}`,
+  );
+}
+
+async function importFile(service: RetentionService, o: Options, rest: string[]): Promise<number> {
+  const [path] = rest;
+  if (!path) throw new Usage('import needs a file: retained import ~/.claude/projects/…/<session>.jsonl');
+  const format = oneOf<ImportFormat>(o.format, IMPORT_FORMATS, '--format');
+  const ifExists = oneOf<IfExists>(o['if-exists'], IF_EXISTS, '--if-exists');
+  const result = await service.importer.import({
+    path,
+    ...(format ? { format } : {}),
+    ...(o.run ? { runId: o.run } : {}),
+    ...(ifExists ? { ifExists } : {}),
+  });
+  return output(
+    o,
+    result,
+    (r) =>
+      `imported ${r.format} session as run ${r.runId}: ${r.events} events, ${r.toolCalls} tool calls, ${r.retained} retained${r.subagents.length ? `, ${r.subagents.length} subagent runs` : ''}`,
+  );
+}
+
+async function replay(service: RetentionService, o: Options, rest: string[]): Promise<number> {
+  const [runId] = rest;
+  if (!runId) throw new Usage('replay needs a run: retained replay <run> --shape anthropic');
+  const shape = oneOf<ReplayShape>(o.shape, REPLAY_SHAPES, '--shape') ?? 'text';
+  const view = oneOf<View>(o.view, VIEWS, '--view');
+  const result = await service.history.replay({
+    runId,
+    shape,
+    ...(view ? { view } : {}),
+    ...(o.policy ? { policy: true } : {}),
+  });
+  return output(o, result, (r) => (r.shape === 'text' ? r.text : JSON.stringify(r.messages, null, 2)));
+}
+
+if (require.main === module) {
+  main(process.argv.slice(2)).then(
+    (code) => {
+      // The MCP server keeps the process alive through its transport.
+      if (code !== 0 || process.argv[2] !== 'mcp') process.exitCode = code;
+    },
+    (err) => {
+      process.stderr.write(`retained: ${(err as Error).stack ?? String(err)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}

@@ -1,0 +1,209 @@
+/**
+ * The MCP server (`retained mcp`), for any agent that speaks MCP (Claude Code, Codex, Copilot,
+ * Cline, Goose): the same store and core as the language server. Tools: `peek_value` (the same
+ * input as in VS Code), `run_command` (a command's output streamed into a value; the model gets
+ * its exit status and the stub, or the output when small) and `list_retained`. Each retained
+ * value is also a resource, `retained://<run>/<value>`, and a stub comes with a link to it.
+ *
+ * Answers are text content only: Claude Code shows the model only `structuredContent` when a
+ * result has it, and the stub must reach the model as it is.
+ */
+import { randomBytes } from 'node:crypto';
+import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { z } from 'zod';
+import { PEEK_TOOL, PEEK_TOOL_DESCRIPTION, PeekToolInput, toPeekParams } from '../../../shared/peekTool';
+import { runCommand } from '../core/retain/command';
+import type { RetentionService } from '../core/service';
+
+export interface McpOptions {
+  /** The run run_command records into. */
+  runId: string;
+  /** Where run_command runs when no `cwd` is given. */
+  workspace: string;
+}
+
+/** The most text one resource read returns; a larger value is read with peek_value. */
+const RESOURCE_MAX_BYTES = 1 << 20;
+/** Values a resource list names, newest runs first. */
+const RESOURCE_LIST_MAX = 500;
+const RUN_COMMAND_TIMEOUT_MAX_SECONDS = 3600;
+
+const RunCommandInput = z.strictObject({
+  command: z.string().min(1).max(100_000).describe('A shell command line (run with sh -c).'),
+  cwd: z.string().min(1).max(4096).optional().describe('The folder to run it in; default the workspace.'),
+  timeoutSeconds: z
+    .number()
+    .int()
+    .min(1)
+    .max(RUN_COMMAND_TIMEOUT_MAX_SECONDS)
+    .optional()
+    .describe('Kill it after this many seconds (default 600).'),
+});
+
+const ListInput = z.strictObject({
+  runId: z.string().min(1).max(1024).optional().describe("A run's values; without it, the runs."),
+});
+
+type Text = { type: 'text'; text: string };
+const text = (value: string): Text => ({ type: 'text', text: value });
+const failed = (err: unknown) => ({ isError: true, content: [text((err as Error).message)] });
+
+/** The name the client's model knows peek_value by, for the hint in a stub. */
+function peekToolFor(clientName: string | undefined): string {
+  // Claude Code prefixes MCP tools with the server's name in its configuration, `retained`.
+  return clientName === 'claude-code' ? `mcp__retained__${PEEK_TOOL}` : PEEK_TOOL;
+}
+
+export function createMcpServer(service: RetentionService, options: McpOptions): McpServer {
+  const server = new McpServer(
+    { name: 'retained', version: '0.1.0' },
+    { capabilities: { resources: { listChanged: false } } },
+  );
+  const clientName = () => server.server.getClientVersion()?.name;
+
+  server.registerTool(
+    PEEK_TOOL,
+    { title: 'Peek Retained Value', description: PEEK_TOOL_DESCRIPTION, inputSchema: PeekToolInput },
+    async (input) => {
+      try {
+        const answer = await service.values.peek(toPeekParams(input));
+        return { content: [text(answer.text)] };
+      } catch (err) {
+        return failed(err);
+      }
+    },
+  );
+
+  server.registerTool(
+    'run_command',
+    {
+      title: 'Run Command',
+      description:
+        'Runs a shell command in the workspace. Its output (stdout and stderr) is kept whole; a large one comes back as a stub "[retained #ID]" with its head, tail and the lines of its errors, to read further with peek_value. The first line of the answer is the exit status.',
+      inputSchema: RunCommandInput,
+    },
+    async (input) => {
+      try {
+        const result = await runCommand(
+          service.retainer,
+          {
+            runId: options.runId,
+            callId: `cmd-${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`,
+            command: input.command,
+            cwd: input.cwd ?? options.workspace,
+            timeoutMs: (input.timeoutSeconds ?? 600) * 1000,
+            arguments: input,
+          },
+          { peekTool: peekToolFor(clientName()) },
+        );
+        const status = result.timedOut
+          ? `[killed after ${input.timeoutSeconds ?? 600} s]`
+          : result.signal
+            ? `[killed by ${result.signal}]`
+            : `[exit code ${result.exitCode}]`;
+        const content: (
+          | { type: 'text'; text: string }
+          | { type: 'resource_link'; uri: string; name: string; mimeType: string }
+        )[] = [text(`${status}\n${result.content}`)];
+        if (result.retained && result.valueId)
+          content.push({
+            type: 'resource_link',
+            uri: resourceUri(options.runId, result.valueId),
+            name: `#${result.valueId}`,
+            mimeType: 'text/plain',
+          });
+        return { content, isError: result.exitCode !== 0 };
+      } catch (err) {
+        return failed(err);
+      }
+    },
+  );
+
+  server.registerTool(
+    'list_retained',
+    {
+      title: 'List Retained Values',
+      description: 'Lists the runs in the store, or the retained values of one run, with their sizes.',
+      inputSchema: ListInput,
+    },
+    async (input) => {
+      try {
+        if (input.runId) {
+          const values = await service.values.list({ runId: input.runId });
+          return {
+            content: [
+              text(
+                values.length
+                  ? values
+                      .map((v) => `#${v.valueId}  ${v.tool}  ${v.bytes} bytes, ${v.lines} lines  ${v.createdAt}`)
+                      .join('\n')
+                  : `no values in run ${input.runId}`,
+              ),
+            ],
+          };
+        }
+        const runs = await service.listRuns();
+        return {
+          content: [
+            text(
+              runs.length
+                ? runs
+                    .map((r) => `${r.runId}  ${r.valueCount} values, ${r.keptOutBytes} bytes kept out  ${r.updatedAt}`)
+                    .join('\n')
+                : 'no runs yet',
+            ),
+          ],
+        };
+      } catch (err) {
+        return failed(err);
+      }
+    },
+  );
+
+  server.registerResource(
+    'value',
+    new ResourceTemplate('retained://{runId}/{valueId}', {
+      list: async () => {
+        const resources = [];
+        for (const run of await service.listRuns()) {
+          for (const value of await service.values.list({ runId: run.runId })) {
+            resources.push({
+              uri: resourceUri(run.runId, value.valueId),
+              name: `#${value.valueId}`,
+              description: `${value.tool}: ${value.bytes} bytes, ${value.lines} lines (run ${run.name})`,
+              mimeType: 'text/plain',
+            });
+            if (resources.length >= RESOURCE_LIST_MAX) return { resources };
+          }
+        }
+        return { resources };
+      },
+    }),
+    { title: 'Retained value', description: 'A tool output kept whole by Retained Outputs', mimeType: 'text/plain' },
+    async (uri, variables) => {
+      const runId = String(variables.runId);
+      const valueId = String(variables.valueId);
+      const meta = await service.values.meta({ runId, valueId });
+      const head = await service.store.readHead(meta.runId, meta.valueId, RESOURCE_MAX_BYTES);
+      const cut =
+        meta.bytes > RESOURCE_MAX_BYTES
+          ? `\n[cut: the first ${RESOURCE_MAX_BYTES} of ${meta.bytes} bytes; read the rest with peek_value {"id":"${meta.valueId}"}]`
+          : '';
+      return { contents: [{ uri: uri.href, mimeType: 'text/plain', text: head + cut }] };
+    },
+  );
+  return server;
+}
+
+export function resourceUri(runId: string, valueId: string): string {
+  return `retained://${runId}/${valueId}`;
+}
+
+/** Serves MCP over stdin and stdout until the client goes. */
+export async function serveMcp(service: RetentionService, options: McpOptions): Promise<void> {
+  const server = createMcpServer(service, options);
+  const transport = new StdioServerTransport();
+  transport.onclose = () => service.dispose();
+  await server.connect(transport);
+}

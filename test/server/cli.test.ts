@@ -1,0 +1,147 @@
+/**
+ * The `retained` command line and the Claude Code hook, as processes: the built `dist/cli.js`
+ * run on a real store, as an agent or a person would run it.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { removeTempDirs, tempDir } from '../helpers/tmp';
+
+const CLI = resolve(__dirname, '../../dist/cli.js');
+
+function retained(cwd: string, args: string[], input?: string) {
+  const r = spawnSync(process.execPath, [CLI, ...args], { cwd, input, encoding: 'utf8', maxBuffer: 64 << 20 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe('the retained command line', function () {
+  this.timeout(120_000);
+  after(removeTempDirs);
+
+  it("run streams a command into a value and prints the stub; peek finds a line in it; the exit status is the command's", () => {
+    const cwd = tempDir();
+    const run = retained(cwd, ['run', '--', 'seq', '1', '300000']);
+    assert.equal(run.code, 0, run.stderr);
+    const id = /^\[retained #(\S+)\]/.exec(run.stdout)?.[1];
+    assert.ok(id, run.stdout);
+    const expected = execFileSync('seq', ['1', '300000'], { maxBuffer: 64 << 20 });
+    assert.match(run.stderr, new RegExp(`in run cli: ${expected.length} bytes, 300000 lines, exit 0`));
+    assert.deepEqual(readFileSync(join(cwd, '.retained', 'runs', 'cli.values', `${id}.txt`)), expected);
+    const peek = retained(cwd, ['peek', id, '--grep', '299999']);
+    assert.equal(peek.stdout, '299999: 299999\n[peek: 1 matching line]\n');
+    // From a subfolder, the same store is found.
+    const sub = join(cwd, 'deep', 'er');
+    execFileSync('mkdir', ['-p', sub]);
+    assert.match(retained(sub, ['peek', id, '--lines', '5:6']).stdout, /^5: 5\n6: 6\n/);
+    const failing = retained(cwd, ['run', '--', 'sh -c "echo oops >&2; exit 3"']);
+    assert.equal(failing.code, 3);
+    assert.equal(failing.stdout, 'oops\n');
+  });
+
+  it('ls, status and --json; a wrong command line exits 2 with a hint, a failure exits 1 naming the reason', () => {
+    const cwd = tempDir();
+    retained(cwd, ['run', '--run', 'build', '--', 'seq 1 100000']);
+    const bytes = execFileSync('seq', ['1', '100000']).length;
+    const runs = JSON.parse(retained(cwd, ['ls', '--json']).stdout) as { runId: string; valueCount: number }[];
+    assert.deepEqual(
+      runs.map((r) => [r.runId, r.valueCount]),
+      [['build', 1]],
+    );
+    assert.match(retained(cwd, ['ls', 'build']).stdout, new RegExp(`\trun_command\t${bytes} bytes\t100000 lines\t`));
+    assert.match(retained(cwd, ['status']).stdout, new RegExp(`1 runs, 1 values, ${bytes} bytes`));
+    const wrong = retained(cwd, ['peek']);
+    assert.equal(wrong.code, 2);
+    assert.match(wrong.stderr, /peek needs the value id from the stub[\s\S]*Try retained --help/);
+    assert.equal(retained(cwd, ['peek', 'x', '--landmark', 'oops']).code, 2);
+    const missing = retained(cwd, ['peek', 'nope']);
+    assert.equal(missing.code, 1);
+    assert.match(missing.stderr, /no retained value "nope"; known ids: run-/);
+    assert.equal(retained(cwd, ['--help']).code, 0);
+  });
+
+  describe('hook claude-code', () => {
+    const bash = (stdout: string, more: Record<string, unknown> = {}) =>
+      JSON.stringify({
+        session_id: 'session-1',
+        tool_name: 'Bash',
+        tool_use_id: 'toolu_01',
+        tool_input: { command: 'make' },
+        hook_event_name: 'PostToolUse',
+        duration_ms: 1200,
+        tool_response: { stdout, stderr: '', interrupted: false, isImage: false, ...more },
+      });
+
+    it("answers a big output with the stub in the tool's own shape; the whole output comes from the file Claude Code saved", () => {
+      const cwd = tempDir();
+      const whole = Array.from({ length: 20_000 }, (_, i) =>
+        i === 9000 ? 'error: boom at step 9000' : `step ${i} ok`,
+      ).join('\n');
+      const saved = join(tempDir(), 'toolu_01.txt');
+      writeFileSync(saved, whole);
+      const r = retained(
+        cwd,
+        ['hook', 'claude-code'],
+        bash(whole.slice(0, 30_000), { persistedOutputPath: saved, persistedOutputSize: whole.length }),
+      );
+      assert.equal(r.code, 0, r.stderr);
+      const answer = JSON.parse(r.stdout) as {
+        hookSpecificOutput: {
+          hookEventName: string;
+          updatedToolOutput: { stdout: string; stderr: string; persistedOutputPath?: string };
+        };
+      };
+      assert.equal(answer.hookSpecificOutput.hookEventName, 'PostToolUse');
+      const out = answer.hookSpecificOutput.updatedToolOutput;
+      assert.match(out.stdout, /^\[retained #toolu_01\] Bash result: \d+ bytes, 20000 lines/);
+      assert.match(out.stdout, /error at line 9001/);
+      assert.match(out.stdout, /Read it with mcp__retained__peek_value/);
+      assert.equal(out.persistedOutputPath, undefined);
+      assert.equal(readFileSync(join(cwd, '.retained', 'runs', 'session-1.values', 'toolu_01.txt'), 'utf8'), whole);
+    });
+
+    it('prints nothing for a small output, a tool it does not know, or input that is not a hook call; it never fails the agent', () => {
+      const cwd = tempDir();
+      for (const input of [
+        bash('small'),
+        JSON.stringify({
+          session_id: 's',
+          tool_name: 'Edit',
+          tool_use_id: 't',
+          tool_response: { x: 'y'.repeat(50_000) },
+        }),
+        'not json',
+        '{}',
+      ]) {
+        const r = retained(cwd, ['hook', 'claude-code'], input);
+        assert.deepEqual([r.code, r.stdout], [0, ''], input.slice(0, 40));
+      }
+    });
+
+    it('keeps the shapes of Read, Grep and MCP tools', () => {
+      const cwd = tempDir();
+      const big = 'x'.repeat(30_000);
+      const call = (tool_name: string, tool_response: unknown, id: string) =>
+        JSON.parse(
+          retained(
+            cwd,
+            ['hook', 'claude-code'],
+            JSON.stringify({ session_id: 's', tool_name, tool_use_id: id, tool_response }),
+          ).stdout,
+        ).hookSpecificOutput.updatedToolOutput;
+      const read = call(
+        'Read',
+        { type: 'text', file: { filePath: '/a', content: big, numLines: 1, startLine: 1, totalLines: 1 } },
+        'r1',
+      );
+      assert.match(read.file.content, /^\[retained #r1\]/);
+      assert.deepEqual(
+        { ...read.file, content: '' },
+        { filePath: '/a', content: '', numLines: 1, startLine: 1, totalLines: 1 },
+      );
+      assert.match(call('Grep', { mode: 'content', content: big, numLines: 1 }, 'g1').content, /^\[retained #g1\]/);
+      const mcp = call('mcp__other__fetch', [{ type: 'text', text: big }], 'm1');
+      assert.ok(Array.isArray(mcp) && mcp.length === 1 && /^\[retained #m1\]/.test(mcp[0].text));
+    });
+  });
+});

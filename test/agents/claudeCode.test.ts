@@ -1,0 +1,122 @@
+/**
+ * A real Claude Code (2.1.332, installed by scripts/setup-agents.sh) with Retained Outputs' hook
+ * and MCP server configured, against a scripted model on localhost (the one mock: a model
+ * provider cannot run here). A command prints about 1 MB with an error in the middle; the model
+ * must then get our stub with that error's line as a landmark, peek it through
+ * `mcp__retained__peek_value`, and get the matching lines with their gutters. The same run
+ * without Retained Outputs shows what Claude Code alone sends.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { claudeBinary, runClaude } from '../helpers/claudeCode';
+import { type LoggedRequest, ScriptedModel, type ScriptRule } from '../helpers/scriptedModel';
+import { removeTempDirs, tempDir } from '../helpers/tmp';
+
+const CLI = resolve(__dirname, '../../dist/cli.js');
+const OUTPUT = resolve(__dirname, '../../test-output/agents');
+
+/** What the model got, kept for the README's side-by-side. */
+function writeOutput(name: string, text: string): void {
+  mkdirSync(OUTPUT, { recursive: true });
+  writeFileSync(join(OUTPUT, name), text);
+}
+const COMMAND = 'seq 1 80000; echo "error: linker failed at step 80001"; seq 80002 160000';
+const ERROR_LINE = 80001;
+
+type Block = { type: string; tool_use_id?: string; content?: unknown; text?: string };
+
+/** The tool_result a logged request sent for `id`, as text. */
+function resultSent(requests: LoggedRequest[], id: string): string | undefined {
+  for (const request of requests) {
+    const messages = (request.body as { messages?: { role: string; content: string | Block[] }[] }).messages ?? [];
+    for (const message of messages) {
+      if (typeof message.content === 'string') continue;
+      const block = message.content.find((b) => b.type === 'tool_result' && b.tool_use_id === id);
+      if (!block) continue;
+      return typeof block.content === 'string' ? block.content : (block.content as Block[]).map((b) => b.text ?? '').join('\n');
+    }
+  }
+  return undefined;
+}
+
+const rules = (withPeek: boolean): ScriptRule[] => [
+  { prompt: 'Build it', reply: [{ type: 'tool_use', id: 'toolu_build', name: 'Bash', input: { command: COMMAND, description: 'Build' } }] },
+  ...(withPeek
+    ? [
+        { after: 'toolu_build', reply: [{ type: 'tool_use' as const, id: 'toolu_search', name: 'ToolSearch', input: { query: 'select:mcp__retained__peek_value' } }] },
+        { after: 'toolu_search', reply: [{ type: 'tool_use' as const, id: 'toolu_peek', name: 'mcp__retained__peek_value', input: { id: 'toolu_build', query: 'linker failed', context: 1 } }] },
+        { after: 'toolu_peek', reply: [{ type: 'text' as const, text: `The linker failed at line ${ERROR_LINE}.` }] },
+      ]
+    : [{ after: 'toolu_build', reply: [{ type: 'text' as const, text: 'The build printed a lot.' }] }]),
+];
+
+describe('a real Claude Code with Retained Outputs', function () {
+  this.timeout(600_000);
+  let binary: string;
+  before(() => {
+    binary = claudeBinary();
+  });
+  after(removeTempDirs);
+
+  async function session(withRetained: boolean) {
+    const root = tempDir();
+    const home = join(root, 'home');
+    const cwd = join(root, 'project');
+    mkdirSync(home, { recursive: true });
+    mkdirSync(cwd, { recursive: true });
+    const model = new ScriptedModel(rules(withRetained));
+    const url = await model.start();
+    const settingsFile = join(root, 'settings.json');
+    const mcpConfigFile = join(root, 'mcp.json');
+    writeFileSync(settingsFile, JSON.stringify(withRetained ? { hooks: { PostToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: `"${process.execPath}" "${CLI}" hook claude-code` }] }] } } : {}));
+    writeFileSync(mcpConfigFile, JSON.stringify({ mcpServers: withRetained ? { retained: { command: process.execPath, args: [CLI, 'mcp'] } } : {} }));
+    try {
+      const result = await runClaude(
+        {
+          home,
+          cwd,
+          modelUrl: url,
+          prompt: 'Build it and tell me what failed.',
+          allowedTools: ['Bash', 'ToolSearch', 'mcp__retained__peek_value'],
+          settingsFile,
+          ...(withRetained ? { mcpConfigFile } : {}),
+          timeoutMs: 300_000,
+        },
+        binary,
+      );
+      assert.equal(result.code, 0, result.stderr.slice(-2000));
+      assert.deepEqual(model.unusedRules(), [], 'the script ran to its end');
+      return { cwd, requests: model.requests, sessionId: result.sessionId };
+    } finally {
+      await model.stop();
+    }
+  }
+
+  it('the model gets our stub, with the error line as a landmark; it peeks by query and gets the numbered lines; the value is the whole output', async () => {
+    const { cwd, requests, sessionId } = await session(true);
+    const stub = resultSent(requests, 'toolu_build');
+    assert.ok(stub, 'the build result was sent');
+    assert.match(stub, /^\[retained #toolu_build\] Bash result: \d+ bytes, 160000 lines/);
+    assert.match(stub, new RegExp(`error at line ${ERROR_LINE}`), 'the error in the middle is a landmark');
+    assert.match(stub, /Read it with mcp__retained__peek_value: \{"id":"toolu_build"/);
+    assert.ok(!stub.includes('<persisted-output>'), "not Claude Code's own 2 KB preview");
+    const peeked = resultSent(requests, 'toolu_peek');
+    assert.equal(peeked, `${ERROR_LINE - 1}: ${ERROR_LINE - 1}\n${ERROR_LINE}: error: linker failed at step 80001\n${ERROR_LINE + 1}: 80002\n[peek: 1 matching line]`);
+    const value = readFileSync(join(cwd, '.retained', 'runs', `${sessionId}.values`, 'toolu_build.txt'));
+    assert.deepEqual(value, execFileSync('sh', ['-c', COMMAND], { maxBuffer: 64 << 20 }), 'byte-identical to the command output');
+    writeOutput('with-retained-outputs.txt', stub);
+    console.log(`      with Retained Outputs, the model got ${Buffer.byteLength(stub)} bytes for a ${value.length}-byte output, the error's line named`);
+  });
+
+  it('without it, Claude Code sends a 2 KB preview of the head, and the error is not in it', async () => {
+    const { requests } = await session(false);
+    const sent = resultSent(requests, 'toolu_build');
+    assert.ok(sent);
+    assert.match(sent, /^<persisted-output>\nOutput too large \([\d.]+[KM]B\)\. Full output saved to: /);
+    assert.ok(!sent.includes('linker failed'), 'the error in the middle never reaches the model');
+    writeOutput('claude-code-alone.txt', sent);
+    console.log(`      Claude Code alone: the model got ${Buffer.byteLength(sent)} bytes, the head only, the error not in it`);
+  });
+});

@@ -24,6 +24,8 @@ export const InspectorState = z.object({
   query: z.string().max(1000).optional(),
   /** The event index at the top of the list. */
   scrollIndex: z.number().int().min(0).optional(),
+  /** For an agent's session followed live: its file. */
+  session: z.string().max(4096).optional(),
 });
 export type InspectorState = z.infer<typeof InspectorState>;
 
@@ -67,7 +69,7 @@ export type ViewToHost = z.infer<typeof ViewMessage>;
 
 export type HostToView =
   /** The run to show, and the saved state when it is a valid one of this run. */
-  | { type: 'init'; runId: string; state?: InspectorState }
+  | { type: 'init'; runId: string; session?: string; state?: InspectorState }
   | { type: 'response'; id: number; result: unknown }
   | { type: 'error'; id: number; message: string }
   /** The run changed (an event appended, a value written or deleted): fetch again. */

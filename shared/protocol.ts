@@ -18,6 +18,11 @@ const id = z.string().min(1).max(ID_MAX);
 const whole = (min: number, max?: number) =>
   max === undefined ? z.number().int().min(min) : z.number().int().min(min).max(max);
 const query = z.string().min(1).max(MAX_QUERY_LENGTH);
+/**
+ * Which store a read is of: the workspace's (the default), or the cache of agents' sessions the
+ * inspector shows live (see SessionRequest), which is not the workspace's store.
+ */
+const store = z.enum(['workspace', 'sessions']).optional();
 
 /**
  * The largest message the language server reads (its JSON, so a result's escaped size counts):
@@ -142,7 +147,7 @@ export namespace ValuesRequest {
   export const type = new RequestType<ValuesParams, { values: ValueSummary[] }, void>(method);
 }
 
-export const ValueParams = z.strictObject({ valueId: id, runId: id.optional() });
+export const ValueParams = z.strictObject({ valueId: id, runId: id.optional(), store });
 export type ValueParams = z.infer<typeof ValueParams>;
 /** Client → server: one value's metadata with the stub the model got. */
 export namespace ValueRequest {
@@ -194,6 +199,7 @@ export interface ReadResult {
 
 export const TranscriptParams = z.strictObject({
   runId: id,
+  store,
   /** 0-based position of the first event to return. */
   from: whole(0).optional(),
   limit: whole(1, 10_000).optional(),
@@ -307,6 +313,31 @@ export namespace ImportRequest {
   export const method = 'retained/import';
   export const params = ImportParams;
   export const type = new RequestType<ImportParams, ImportResult, void>(method);
+}
+
+// ─── Agents' sessions ─────────────────────────────────────────────────────────────────────
+
+export const SessionParams = z.strictObject({
+  /** An agent's session file (a Claude Code session, a Codex rollout). */
+  path: z.string().min(1).max(PATH_MAX),
+});
+export type SessionParams = z.infer<typeof SessionParams>;
+export interface SessionResult {
+  /** The session's run in the sessions store: read it with `store: 'sessions'`. */
+  runId: string;
+  name: string;
+  format: ImportFormat;
+}
+/**
+ * Client → server: an agent's session as a run of the sessions store (a cache beside the
+ * workspace's store, given as `sessionsRoot`), converted again whenever the file has changed
+ * since: for the inspector to show a live session, as the agent sent it and with Retained
+ * Outputs, without copying anything into the workspace's store.
+ */
+export namespace SessionRequest {
+  export const method = 'retained/session';
+  export const params = SessionParams;
+  export const type = new RequestType<SessionParams, SessionResult, void>(method);
 }
 
 // ─── Inspection ────────────────────────────────────────────────────────────────────────────
@@ -436,7 +467,7 @@ export const InspectQuery = z.strictObject({
   limit: whole(0, INSPECT_PAGE_MAX).optional(),
 });
 export type InspectQuery = z.infer<typeof InspectQuery>;
-export const InspectParams = InspectQuery.extend({ runId: id });
+export const InspectParams = InspectQuery.extend({ runId: id, store });
 export type InspectParams = z.infer<typeof InspectParams>;
 
 export interface InspectResult {
@@ -461,7 +492,7 @@ export namespace InspectRequest {
 
 export const SearchQuery = z.strictObject({ query, ignoreCase: z.boolean().optional(), regex: z.boolean().optional() });
 export type SearchQuery = z.infer<typeof SearchQuery>;
-export const SearchRunParams = SearchQuery.extend({ runId: id });
+export const SearchRunParams = SearchQuery.extend({ runId: id, store });
 export type SearchRunParams = z.infer<typeof SearchRunParams>;
 
 export interface RunSearchHit {
@@ -497,5 +528,7 @@ export const ServerOptions = z.strictObject({
   /** Store root; defaults to `<first workspace folder>/.retained`. */
   storeRoot: z.string().min(1).max(PATH_MAX).optional(),
   settings: SettingsSchema.optional(),
+  /** Where agents' sessions opened in the inspector are converted to (not the workspace's store). */
+  sessionsRoot: z.string().min(1).max(PATH_MAX).optional(),
 });
 export type ServerOptions = z.infer<typeof ServerOptions>;

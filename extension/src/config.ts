@@ -11,7 +11,7 @@ import { HistoryPolicySchema, resolveSettings, SettingsSchema } from '../../shar
 export const SECTION = 'retained';
 
 /** The server options from the current configuration; throws an InvalidInput naming the problem. */
-export function readServerOptions(): ServerOptions {
+export function readServerOptions(sessionsRoot?: string): ServerOptions {
   const config = vscode.workspace.getConfiguration(SECTION);
   // Every setting the schema declares, read by its name: `retained.<field>`, `retained.history.<field>`.
   const read = (keys: readonly string[], prefix = '') =>
@@ -26,6 +26,13 @@ export function readServerOptions(): ServerOptions {
   const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
   return {
     settings: resolveSettings(settings, SECTION),
+    ...(sessionsRoot ? { sessionsRoot } : {}),
     ...(root ? { storeRoot: path.isAbsolute(root) || !folder ? root : path.join(folder, root) } : {}),
   };
+}
+
+/** The store's folder as the server opens it: the setting, else `.retained` in the workspace. */
+export function storeRootOf(options: ServerOptions): string {
+  const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+  return options.storeRoot ?? path.join(folder ?? process.cwd(), '.retained');
 }

@@ -6,14 +6,17 @@ import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { PEEK_TOOL } from '../../shared/peekTool';
 import { ChangedNotification, type ServerOptions } from '../../shared/protocol';
+import { registerMcpServer, registerSetUpCommand } from './agents';
 import { createApi, type RetainedApi } from './api';
 import { createClient, sendSettings } from './client';
-import { readServerOptions, SECTION } from './config';
+import { readServerOptions, SECTION, storeRootOf } from './config';
 import { registerImportCommand } from './importCommand';
 import { INSPECTOR_VIEW_TYPE, Inspectors } from './inspector';
 import { registerPaste } from './paste';
 import { PeekTool } from './peekTool';
 import { type RunNode, RunsTree } from './runsTree';
+import type { AgentSession } from './sessionFiles';
+import { SessionsTree } from './sessionsTree';
 import { RetainedStatusBar } from './statusBar';
 import { registerTestHooks } from './testHooks';
 import { registerValueCommands } from './valueCommands';
@@ -25,21 +28,27 @@ export async function activate(context: vscode.ExtensionContext): Promise<Retain
   context.subscriptions.push(output);
   const isTrusted = () => vscode.workspace.isTrusted;
 
+  // Agents' sessions opened in the inspector are converted here, not into the workspace's store.
+  const sessionsRoot = vscode.Uri.joinPath(context.globalStorageUri, 'sessions').fsPath;
   let options: ServerOptions | undefined;
   try {
-    options = readServerOptions();
+    options = readServerOptions(sessionsRoot);
   } catch (err) {
     void vscode.window.showErrorMessage(
       `Retained Outputs: settings refused, using defaults: ${(err as Error).message}`,
     );
-    options = {};
+    options = { sessionsRoot };
   }
+  let current = options;
   const client: LanguageClient = createClient(context, output, options);
   const runChanged = new vscode.EventEmitter<{ runId: string }>();
   const tree = new RunsTree(client);
   const statusBar = new RetainedStatusBar(client);
   const view = vscode.window.createTreeView('retained.runs', { treeDataProvider: tree, showCollapseAll: true });
   const inspectors = new Inspectors(context.extensionUri, client, output, isTrusted);
+  const sessions = new SessionsTree(vscode.workspace.workspaceFolders?.[0]?.uri.fsPath);
+  const sessionsView = vscode.window.createTreeView('retained.sessions', { treeDataProvider: sessions });
+  sessions.setVisible(sessionsView.visible);
 
   context.subscriptions.push(
     runChanged,
@@ -55,6 +64,19 @@ export async function activate(context: vscode.ExtensionContext): Promise<Retain
     registerImportCommand(client, isTrusted),
     ...registerPaste(),
     vscode.lm.registerTool(PEEK_TOOL, new PeekTool(client)),
+    sessions,
+    sessionsView,
+    sessionsView.onDidChangeVisibility(({ visible }) => sessions.setVisible(visible)),
+    vscode.commands.registerCommand('retained.openSession', (session: AgentSession) =>
+      inspectors
+        .openSession(session.path, session.title)
+        .catch((err: Error) => vscode.window.showErrorMessage(`Retained Outputs: ${err.message}`)),
+    ),
+    vscode.commands.registerCommand('retained.importSession', (session: AgentSession) =>
+      vscode.commands.executeCommand('retained.importTranscript', vscode.Uri.file(session.path)),
+    ),
+    registerMcpServer(context, () => storeRootOf(current)),
+    registerSetUpCommand(context, isTrusted),
     vscode.commands.registerCommand('retained.refresh', () => tree.refresh()),
     vscode.commands.registerCommand('retained.focus', () =>
       vscode.commands.executeCommand('workbench.view.extension.retained'),
@@ -64,7 +86,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<Retain
     vscode.workspace.onDidChangeConfiguration(async (event) => {
       if (!event.affectsConfiguration(SECTION)) return;
       try {
-        await sendSettings(client, readServerOptions());
+        current = readServerOptions(sessionsRoot);
+        await sendSettings(client, current);
         output.info('Settings sent to the language server.');
         await Promise.all([tree.refresh(), statusBar.refresh()]);
       } catch (err) {

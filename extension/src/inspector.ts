@@ -4,12 +4,20 @@
  * from the language server. Panels come back after a window reload through the serializer.
  */
 import { randomBytes } from 'node:crypto';
+import { watch } from 'node:fs';
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import type { TranscriptEvent } from '../../shared/events';
 import { formatBytes } from '../../shared/format';
 import { type HostToView, parseState, parseViewMessage, type ViewToHost } from '../../shared/messages';
-import { InspectRequest, RunsRequest, SearchRunRequest, TranscriptRequest, ValueRequest } from '../../shared/protocol';
+import {
+  InspectRequest,
+  RunsRequest,
+  SearchRunRequest,
+  SessionRequest,
+  TranscriptRequest,
+  ValueRequest,
+} from '../../shared/protocol';
 import { openValue } from './valueCommands';
 
 export const INSPECTOR_VIEW_TYPE = 'retained.inspector';
@@ -34,6 +42,16 @@ function bodyOf(event: TranscriptEvent, callId?: string): string {
   return JSON.stringify(call.arguments ?? {}, null, 2);
 }
 
+/** What a panel shows: a run of the workspace's store, or an agent's session followed live. */
+interface Target {
+  runId: string;
+  /** The session file, for a session (its run is in the sessions store). */
+  session?: string;
+  title?: string;
+}
+
+const keyOf = (target: Target) => (target.session ? `session:${target.session}` : target.runId);
+
 export class Inspectors implements vscode.WebviewPanelSerializer, vscode.Disposable {
   private readonly panels = new Map<string, vscode.WebviewPanel>();
 
@@ -48,15 +66,22 @@ export class Inspectors implements vscode.WebviewPanelSerializer, vscode.Disposa
   async open(runId?: string): Promise<void> {
     runId ??= await this.pickRun();
     if (!runId) return;
-    const open = this.panels.get(runId);
+    this.show({ runId });
+  }
+
+  /** Opens (or reveals) an agent's session, converted by the server and followed as it grows. */
+  async openSession(path: string, title: string): Promise<void> {
+    const open = this.panels.get(keyOf({ runId: '', session: path }));
     if (open) return open.reveal();
-    const panel = vscode.window.createWebviewPanel(
-      INSPECTOR_VIEW_TYPE,
-      `Inspector: ${runId}`,
-      vscode.ViewColumn.Active,
-      this.options(),
-    );
-    this.attach(panel, runId);
+    const { runId } = await this.client.sendRequest(SessionRequest.type, { path });
+    this.show({ runId, session: path, title });
+  }
+
+  private show(target: Target): void {
+    const open = this.panels.get(keyOf(target));
+    if (open) return open.reveal();
+    const panel = vscode.window.createWebviewPanel(INSPECTOR_VIEW_TYPE, '', vscode.ViewColumn.Active, this.options());
+    this.attach(panel, target);
   }
 
   /** Restores a panel after a reload, from the state its webview saved. */
@@ -67,7 +92,13 @@ export class Inspectors implements vscode.WebviewPanelSerializer, vscode.Disposa
       return;
     }
     panel.webview.options = this.options();
-    this.attach(panel, saved.runId);
+    if (saved.session) {
+      // The session may have grown while the window was away: convert it again first.
+      const { runId } = await this.client
+        .sendRequest(SessionRequest.type, { path: saved.session })
+        .catch(() => ({ runId: saved.runId }));
+      this.attach(panel, { runId, session: saved.session });
+    } else this.attach(panel, { runId: saved.runId });
   }
 
   /** Tells the run's panel, if open, that the run changed. */
@@ -91,9 +122,12 @@ export class Inspectors implements vscode.WebviewPanelSerializer, vscode.Disposa
     };
   }
 
-  private attach(panel: vscode.WebviewPanel, runId: string): void {
-    this.panels.set(runId, panel);
-    panel.title = `Inspector: ${runId}`;
+  private attach(panel: vscode.WebviewPanel, target: Target): void {
+    const { runId } = target;
+    const key = keyOf(target);
+    this.panels.set(key, panel);
+    panel.title = target.session ? `Session: ${target.title ?? runId}` : `Inspector: ${runId}`;
+    const follow = target.session ? this.follow(panel, target.session) : undefined;
     panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'retained.svg');
     panel.webview.html = this.html(panel.webview);
     const subscription = panel.webview.onDidReceiveMessage((data: unknown) => {
@@ -104,20 +138,51 @@ export class Inspectors implements vscode.WebviewPanelSerializer, vscode.Disposa
         this.log.warn(`Inspector (${runId}): message refused: ${(err as Error).message}`);
         return;
       }
-      void this.handle(panel, runId, message);
+      void this.handle(panel, target, message);
     });
     panel.onDidDispose(() => {
       subscription.dispose();
-      if (this.panels.get(runId) === panel) this.panels.delete(runId);
+      follow?.dispose();
+      if (this.panels.get(key) === panel) this.panels.delete(key);
     });
   }
 
-  private async handle(panel: vscode.WebviewPanel, runId: string, message: ViewToHost): Promise<void> {
+  /** Follows a session file: converted again after the agent writes, and the panel told. */
+  private follow(panel: vscode.WebviewPanel, path: string): vscode.Disposable {
+    let timer: NodeJS.Timeout | undefined;
+    const watcher = watch(path, { persistent: false }, () => {
+      clearTimeout(timer);
+      timer = setTimeout(async () => {
+        try {
+          await this.client.sendRequest(SessionRequest.type, { path });
+          void panel.webview.postMessage({ type: 'changed' } satisfies HostToView);
+        } catch (err) {
+          this.log.warn(`Session ${path}: ${(err as Error).message}`);
+        }
+      }, 300);
+    });
+    watcher.on('error', () => watcher.close());
+    return new vscode.Disposable(() => {
+      clearTimeout(timer);
+      watcher.close();
+    });
+  }
+
+  private async handle(panel: vscode.WebviewPanel, target: Target, message: ViewToHost): Promise<void> {
+    const { runId } = target;
     const post = (reply: HostToView) => void panel.webview.postMessage(reply);
+    // A session's run is read from the sessions store.
+    const store = target.session ? { store: 'sessions' as const } : {};
     switch (message.type) {
       case 'ready': {
         const state = parseState(message.state);
-        return post({ type: 'init', runId, ...(state?.runId === runId ? { state } : {}) });
+        const session = target.session ? { session: target.session } : {};
+        return post({
+          type: 'init',
+          runId,
+          ...session,
+          ...(state?.runId === runId ? { state: { ...state, ...session } } : {}),
+        });
       }
       case 'rendered':
         this.log.info(
@@ -126,7 +191,7 @@ export class Inspectors implements vscode.WebviewPanelSerializer, vscode.Disposa
         return;
       case 'openValue':
         try {
-          const meta = await this.client.sendRequest(ValueRequest.type, { runId, valueId: message.valueId });
+          const meta = await this.client.sendRequest(ValueRequest.type, { runId, valueId: message.valueId, ...store });
           const last = Math.max(1, meta.lines);
           const lines = message.line
             ? { start: Math.min(message.line, last), end: Math.min(message.endLine ?? message.line, last) }
@@ -139,7 +204,7 @@ export class Inspectors implements vscode.WebviewPanelSerializer, vscode.Disposa
       case 'openEvent':
         try {
           const [event] = (
-            await this.client.sendRequest(TranscriptRequest.type, { runId, from: message.index, limit: 1 })
+            await this.client.sendRequest(TranscriptRequest.type, { runId, from: message.index, limit: 1, ...store })
           ).events;
           if (!event) throw new Error(`run ${runId} has no event #${message.index}`);
           const document = await vscode.workspace.openTextDocument({
@@ -165,8 +230,8 @@ export class Inspectors implements vscode.WebviewPanelSerializer, vscode.Disposa
           const started = Date.now();
           const result =
             message.method === 'inspect'
-              ? await this.client.sendRequest(InspectRequest.type, { runId, ...message.params })
-              : await this.client.sendRequest(SearchRunRequest.type, { runId, ...message.params });
+              ? await this.client.sendRequest(InspectRequest.type, { runId, ...message.params, ...store })
+              : await this.client.sendRequest(SearchRunRequest.type, { runId, ...message.params, ...store });
           const ms = Date.now() - started;
           if (ms > 500)
             this.log.info(

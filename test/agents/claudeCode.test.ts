@@ -35,18 +35,43 @@ function resultSent(requests: LoggedRequest[], id: string): string | undefined {
       if (typeof message.content === 'string') continue;
       const block = message.content.find((b) => b.type === 'tool_result' && b.tool_use_id === id);
       if (!block) continue;
-      return typeof block.content === 'string' ? block.content : (block.content as Block[]).map((b) => b.text ?? '').join('\n');
+      return typeof block.content === 'string'
+        ? block.content
+        : (block.content as Block[]).map((b) => b.text ?? '').join('\n');
     }
   }
   return undefined;
 }
 
 const rules = (withPeek: boolean): ScriptRule[] => [
-  { prompt: 'Build it', reply: [{ type: 'tool_use', id: 'toolu_build', name: 'Bash', input: { command: COMMAND, description: 'Build' } }] },
+  {
+    prompt: 'Build it',
+    reply: [{ type: 'tool_use', id: 'toolu_build', name: 'Bash', input: { command: COMMAND, description: 'Build' } }],
+  },
   ...(withPeek
     ? [
-        { after: 'toolu_build', reply: [{ type: 'tool_use' as const, id: 'toolu_search', name: 'ToolSearch', input: { query: 'select:mcp__retained__peek_value' } }] },
-        { after: 'toolu_search', reply: [{ type: 'tool_use' as const, id: 'toolu_peek', name: 'mcp__retained__peek_value', input: { id: 'toolu_build', query: 'linker failed', context: 1 } }] },
+        {
+          after: 'toolu_build',
+          reply: [
+            {
+              type: 'tool_use' as const,
+              id: 'toolu_search',
+              name: 'ToolSearch',
+              input: { query: 'select:mcp__retained__peek_value' },
+            },
+          ],
+        },
+        {
+          after: 'toolu_search',
+          reply: [
+            {
+              type: 'tool_use' as const,
+              id: 'toolu_peek',
+              name: 'mcp__retained__peek_value',
+              input: { id: 'toolu_build', query: 'linker failed', context: 1 },
+            },
+          ],
+        },
         { after: 'toolu_peek', reply: [{ type: 'text' as const, text: `The linker failed at line ${ERROR_LINE}.` }] },
       ]
     : [{ after: 'toolu_build', reply: [{ type: 'text' as const, text: 'The build printed a lot.' }] }]),
@@ -70,8 +95,29 @@ describe('a real Claude Code with Retained Outputs', function () {
     const url = await model.start();
     const settingsFile = join(root, 'settings.json');
     const mcpConfigFile = join(root, 'mcp.json');
-    writeFileSync(settingsFile, JSON.stringify(withRetained ? { hooks: { PostToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: `"${process.execPath}" "${CLI}" hook claude-code` }] }] } } : {}));
-    writeFileSync(mcpConfigFile, JSON.stringify({ mcpServers: withRetained ? { retained: { command: process.execPath, args: [CLI, 'mcp'] } } : {} }));
+    writeFileSync(
+      settingsFile,
+      JSON.stringify(
+        withRetained
+          ? {
+              hooks: {
+                PostToolUse: [
+                  {
+                    matcher: '*',
+                    hooks: [{ type: 'command', command: `"${process.execPath}" "${CLI}" hook claude-code` }],
+                  },
+                ],
+              },
+            }
+          : {},
+      ),
+    );
+    writeFileSync(
+      mcpConfigFile,
+      JSON.stringify({
+        mcpServers: withRetained ? { retained: { command: process.execPath, args: [CLI, 'mcp'] } } : {},
+      }),
+    );
     try {
       const result = await runClaude(
         {
@@ -103,11 +149,20 @@ describe('a real Claude Code with Retained Outputs', function () {
     assert.match(stub, /Read it with mcp__retained__peek_value: \{"id":"toolu_build"/);
     assert.ok(!stub.includes('<persisted-output>'), "not Claude Code's own 2 KB preview");
     const peeked = resultSent(requests, 'toolu_peek');
-    assert.equal(peeked, `${ERROR_LINE - 1}: ${ERROR_LINE - 1}\n${ERROR_LINE}: error: linker failed at step 80001\n${ERROR_LINE + 1}: 80002\n[peek: 1 matching line]`);
+    assert.equal(
+      peeked,
+      `${ERROR_LINE - 1}: ${ERROR_LINE - 1}\n${ERROR_LINE}: error: linker failed at step 80001\n${ERROR_LINE + 1}: 80002\n[peek: 1 matching line]`,
+    );
     const value = readFileSync(join(cwd, '.retained', 'runs', `${sessionId}.values`, 'toolu_build.txt'));
-    assert.deepEqual(value, execFileSync('sh', ['-c', COMMAND], { maxBuffer: 64 << 20 }), 'byte-identical to the command output');
+    assert.deepEqual(
+      value,
+      execFileSync('sh', ['-c', COMMAND], { maxBuffer: 64 << 20 }),
+      'byte-identical to the command output',
+    );
     writeOutput('with-retained-outputs.txt', stub);
-    console.log(`      with Retained Outputs, the model got ${Buffer.byteLength(stub)} bytes for a ${value.length}-byte output, the error's line named`);
+    console.log(
+      `      with Retained Outputs, the model got ${Buffer.byteLength(stub)} bytes for a ${value.length}-byte output, the error's line named`,
+    );
   });
 
   it('without it, Claude Code sends a 2 KB preview of the head, and the error is not in it', async () => {
@@ -117,6 +172,8 @@ describe('a real Claude Code with Retained Outputs', function () {
     assert.match(sent, /^<persisted-output>\nOutput too large \([\d.]+[KM]B\)\. Full output saved to: /);
     assert.ok(!sent.includes('linker failed'), 'the error in the middle never reaches the model');
     writeOutput('claude-code-alone.txt', sent);
-    console.log(`      Claude Code alone: the model got ${Buffer.byteLength(sent)} bytes, the head only, the error not in it`);
+    console.log(
+      `      Claude Code alone: the model got ${Buffer.byteLength(sent)} bytes, the head only, the error not in it`,
+    );
   });
 });

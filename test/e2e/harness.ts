@@ -27,6 +27,8 @@ export interface VSCodeOptions {
   workspace: string;
   /** User settings written before start. */
   settings?: Record<string, unknown>;
+  /** More environment for VS Code and its extension host (where agents keep their sessions). */
+  env?: Record<string, string>;
 }
 
 /** Reads until `ok` holds (the workbench updates asynchronously), or fails saying what it last saw. */
@@ -97,6 +99,7 @@ export class VSCode {
       XDG_CACHE_HOME: dirs.xdgk!,
       TMPDIR: dirs.tmp!,
       RETAINED_TEST_OUTPUT: dirs.out!,
+      ...options.env,
     };
     execFileSync(
       node24,

@@ -146,17 +146,18 @@ describe('retention', () => {
     s.onChanged((runId) => seen.push(runId));
     s.watch();
     try {
+      const settle = () => new Promise((resolve) => setTimeout(resolve, 400));
+      const id = sanitizeId('run/1');
       await s.retainer.append({ runId: 'run/1', event: { type: 'user', text: 'x' } });
+      await settle();
+      assert.deepEqual(seen, [id], 'an append: one notice, not its write and the echo of it');
       await s.retainer.retain({ runId: 'run/1', callId: 'c1', tool: 't', text: big(30_000) });
-      await new Promise((resolve) => setTimeout(resolve, 400));
-      assert.deepEqual(seen, [sanitizeId('run/1')], 'one burst of writes, one notice');
+      await settle();
+      assert.deepEqual(seen, [id, id], 'a retain writes a value, its sidecars and an event: one notice');
       // Another process's write (here: bytes appended behind the service's back) is announced too.
-      appendFileSync(
-        s.store.transcriptPath(sanitizeId('run/1')),
-        `${JSON.stringify({ type: 'user', text: 'from elsewhere' })}\n`,
-      );
-      await new Promise((resolve) => setTimeout(resolve, 400));
-      assert.deepEqual(seen, [sanitizeId('run/1'), sanitizeId('run/1')]);
+      appendFileSync(s.store.transcriptPath(id), `${JSON.stringify({ type: 'user', text: 'from elsewhere' })}\n`);
+      await settle();
+      assert.deepEqual(seen, [id, id, id]);
     } finally {
       s.dispose();
     }

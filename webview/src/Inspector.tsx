@@ -15,7 +15,17 @@ import type { Host } from './host';
 import { Loading } from './Loading';
 import { Timeline } from './Timeline';
 
-export function Inspector({ host, runId, saved }: { host: Host; runId: string; saved: InspectorState | undefined }) {
+export function Inspector({
+  host,
+  runId,
+  session,
+  saved,
+}: {
+  host: Host;
+  runId: string;
+  session?: string | undefined;
+  saved: InspectorState | undefined;
+}) {
   const [policy, setPolicy] = useState(saved?.policy ?? false);
   /** For an imported run: as the agent sent it (the default), or with Retained Outputs. */
   const [view, setView] = useState<View>(saved?.view ?? 'sent');
@@ -37,13 +47,14 @@ export function Inspector({ host, runId, saved }: { host: Host; runId: string; s
   useEffect(() => {
     host.setState({
       runId,
+      ...(session ? { session } : {}),
       policy,
       view,
       ...(modelCall ? { modelCall } : {}),
       ...(search.query ? { query: search.query } : {}),
       scrollIndex: rows.firstShown(),
     });
-  }, [host, runId, policy, view, modelCall, search.query, rows.version, rows.firstShown]);
+  }, [host, runId, session, policy, view, modelCall, search.query, rows.version, rows.firstShown]);
 
   const reported = useRef(false);
   // biome-ignore lint/correctness/useExhaustiveDependencies: checked as rows arrive (version).

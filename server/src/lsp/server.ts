@@ -37,6 +37,7 @@ import {
   RunsRequest,
   SearchRunRequest,
   ServerOptions,
+  SessionRequest,
   StatusRequest,
   TranscriptRequest,
   ValueRequest,
@@ -44,6 +45,7 @@ import {
 } from '../../../shared/protocol';
 import { findMarkers, markerAt } from '../../../shared/stubText';
 import { RunExists } from '../core/import/importer';
+import { Sessions } from '../core/import/sessions';
 import { RetentionService } from '../core/service';
 import { FrameReader } from './frames';
 
@@ -74,6 +76,8 @@ const connection = process.argv.includes('--stdio')
   : createConnection(ProposedFeatures.all);
 const documents = new TextDocuments(TextDocument);
 let serving: RetentionService | undefined;
+/** Agents' sessions the inspector shows, converted into a store of their own (when the client gives one). */
+let sessions: { service: RetentionService; cache: Sessions } | undefined;
 /** Why initialize failed, when it did: every request is then refused with it. */
 let initFailure: string | undefined;
 let workspaceRoot = process.cwd();
@@ -89,6 +93,22 @@ async function open(options: ServerOptions | undefined): Promise<void> {
   serving = next;
   next.onChanged((runId) => void connection.sendNotification(ChangedNotification.type, { runId }));
   next.watch();
+  if (options?.sessionsRoot && options.sessionsRoot !== sessions?.service.store.root) {
+    sessions?.service.dispose();
+    const service = new RetentionService(options.sessionsRoot, {
+      settings: options.settings,
+      workspace: workspaceRoot,
+    });
+    await service.init();
+    sessions = { service, cache: new Sessions(service) };
+  }
+}
+
+/** The store a request reads: the workspace's, or the sessions' (`store: 'sessions'`). */
+function storeFor(params: unknown): RetentionService {
+  if ((params as { store?: unknown } | undefined)?.store !== 'sessions') return serving!;
+  if (!sessions) throw new InvalidInput('params.store "sessions" needs a sessionsRoot in initializationOptions');
+  return sessions.service;
 }
 
 /**
@@ -106,7 +126,7 @@ function serve<P, R>(
           ErrorCodes.ServerNotInitialized,
           `Retained Outputs is not serving: ${initFailure ?? 'initialize has not succeeded yet'}`,
         );
-      return await run(serving, (params ?? {}) as P);
+      return await run(storeFor(params), (params ?? {}) as P);
     } catch (err) {
       // Its data names the run, so a client can offer to open it, replace it, or import anew.
       if (err instanceof RunExists)
@@ -181,6 +201,10 @@ serve(ReplayRequest, (s, p) => s.history.replay(p));
 serve(InspectRequest, (s, p) => s.inspection.inspect(p));
 serve(SearchRunRequest, (s, p) => s.inspection.search(p));
 serve(ImportRequest, (s, p) => s.importer.import(p));
+serve(SessionRequest, (_s, p) => {
+  if (!sessions) throw new InvalidInput('retained/session needs a sessionsRoot in initializationOptions');
+  return sessions.cache.open(p);
+});
 
 connection.onDocumentLinks(async ({ textDocument }) => {
   const document = documents.get(textDocument.uri);

@@ -1,0 +1,114 @@
+/**
+ * Agents outside the extension: the MCP server offered to VS Code itself (so Copilot agent mode
+ * lists peek_value, run_command and list_retained with no setup), and "Set Up Claude Code /
+ * Codex…", which shows the exact configuration it will add and writes it only when confirmed.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { delimiter, dirname, join } from 'node:path';
+import * as vscode from 'vscode';
+import { claudeCodeChanges, codexChanges, type FileChange, type Launcher } from './agentConfig';
+
+export const MCP_PROVIDER_ID = 'retained.mcp';
+
+/** A Node on PATH when there is one (it outlives an editor update); else the editor's own, as Node. */
+export function launcher(context: vscode.ExtensionContext): Launcher {
+  const cli = context.asAbsolutePath('dist/cli.js');
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    const node = join(dir, process.platform === 'win32' ? 'node.exe' : 'node');
+    if (dir && existsSync(node)) return { node, cli };
+  }
+  return { node: process.execPath, cli, env: { ELECTRON_RUN_AS_NODE: '1' } };
+}
+
+export function registerMcpServer(context: vscode.ExtensionContext, storeRoot: () => string): vscode.Disposable {
+  const changed = new vscode.EventEmitter<void>();
+  const provider: vscode.McpServerDefinitionProvider = {
+    onDidChangeMcpServerDefinitions: changed.event,
+    provideMcpServerDefinitions: () => {
+      // The editor's own Node: it is there, and this definition is made afresh each session.
+      const cli = context.asAbsolutePath('dist/cli.js');
+      const server = new vscode.McpStdioServerDefinition(
+        'Retained Outputs',
+        process.execPath,
+        [cli, 'mcp', '--store', storeRoot()],
+        { ELECTRON_RUN_AS_NODE: '1' },
+        String(context.extension.packageJSON.version),
+      );
+      const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+      if (folder) server.cwd = folder;
+      return [server];
+    },
+  };
+  return vscode.Disposable.from(
+    changed,
+    vscode.lm.registerMcpServerDefinitionProvider(MCP_PROVIDER_ID, provider),
+    vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('retained.storeRoot') && changed.fire()),
+  );
+}
+
+const readText = (path: string) => (existsSync(path) ? readFileSync(path, 'utf8') : undefined);
+
+export function registerSetUpCommand(context: vscode.ExtensionContext, isTrusted: () => boolean): vscode.Disposable {
+  return vscode.commands.registerCommand('retained.setUpAgents', async () => {
+    if (!isTrusted()) {
+      void vscode.window.showWarningMessage(
+        'Retained Outputs: trust the workspace to set up agents: it writes their configuration.',
+      );
+      return;
+    }
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    const codexHome = process.env.CODEX_HOME ?? join(homedir(), '.codex');
+    const picked = await vscode.window.showQuickPick(
+      [
+        ...(folder
+          ? [
+              {
+                label: 'Claude Code',
+                description: 'this project',
+                detail: 'The MCP server in .mcp.json, and the PostToolUse hook in .claude/settings.json',
+                agent: 'claude-code' as const,
+              },
+            ]
+          : []),
+        { label: 'Codex', description: codexHome, detail: 'The MCP server in config.toml', agent: 'codex' as const },
+      ],
+      { title: 'Set Up an Agent for Retained Outputs', placeHolder: 'Which agent?' },
+    );
+    if (!picked) return;
+    let changes: FileChange[];
+    try {
+      const run = launcher(context);
+      changes =
+        picked.agent === 'claude-code'
+          ? claudeCodeChanges(folder!, run, readText)
+          : codexChanges(join(codexHome, 'config.toml'), run, readText);
+    } catch (err) {
+      void vscode.window.showErrorMessage(`Retained Outputs: ${(err as Error).message}`);
+      return;
+    }
+    if (changes.length === 0) {
+      void vscode.window.showInformationMessage(`Retained Outputs: ${picked.label} is set up already.`);
+      return;
+    }
+    const preview = changes.map((c) => `# ${c.path}${c.before === undefined ? ' (new)' : ''}\n\n${c.after}`).join('\n');
+    await vscode.window.showTextDocument(
+      await vscode.workspace.openTextDocument({ content: preview, language: 'plaintext' }),
+      { preview: true },
+    );
+    const write = `Write ${changes.length === 1 ? 'It' : `${changes.length} Files`}`;
+    const answer = await vscode.window.showInformationMessage(
+      `Add Retained Outputs to ${picked.label}? The editor shows exactly what will be written.`,
+      { modal: true },
+      write,
+    );
+    if (answer !== write) return;
+    for (const change of changes) {
+      mkdirSync(dirname(change.path), { recursive: true });
+      writeFileSync(change.path, change.after);
+    }
+    void vscode.window.showInformationMessage(
+      `Retained Outputs: ${picked.label} is set up. Start a new session for it to take effect.`,
+    );
+  });
+}

@@ -1,0 +1,162 @@
+/**
+ * Where agents keep their sessions, and what each one is, read from the file's first lines
+ * only: Claude Code under `$CLAUDE_CONFIG_DIR/projects/<workspace path, / and . as ->/`, Codex
+ * under `$CODEX_HOME/sessions/YYYY/MM/DD/rollout-*.jsonl` (those whose `cwd` is the workspace).
+ * No VS Code here, so it is tested on real session files.
+ */
+import { closeSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+
+export type Agent = 'claude-code' | 'codex';
+
+export interface AgentSession {
+  agent: Agent;
+  path: string;
+  mtimeMs: number;
+  /** The first thing the user asked, cut short. */
+  title: string;
+}
+
+/** How much of a session file is read to name it. */
+const HEAD_BYTES = 256 * 1024;
+const TITLE_CHARS = 80;
+/** Sessions listed, newest first. */
+export const SESSIONS_MAX = 50;
+
+export function claudeCodeDir(workspace: string, env = process.env): string {
+  return join(env.CLAUDE_CONFIG_DIR ?? join(homedir(), '.claude'), 'projects', workspace.replace(/[/.]/g, '-'));
+}
+
+export function codexDir(env = process.env): string {
+  return join(env.CODEX_HOME ?? join(homedir(), '.codex'), 'sessions');
+}
+
+function headLines(path: string): string[] {
+  const fd = openSync(path, 'r');
+  try {
+    const buffer = Buffer.alloc(HEAD_BYTES);
+    const read = readSync(fd, buffer, 0, HEAD_BYTES, 0);
+    const lines = buffer.subarray(0, read).toString('utf8').split('\n');
+    if (read === HEAD_BYTES) lines.pop(); // cut short
+    return lines;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function parse(line: string): Record<string, unknown> | undefined {
+  try {
+    const value = JSON.parse(line) as unknown;
+    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const short = (text: string) => {
+  const one = text.replace(/\s+/g, ' ').trim();
+  return one.length > TITLE_CHARS ? `${one.slice(0, TITLE_CHARS - 1)}…` : one;
+};
+
+/** A Claude Code session's first typed prompt (not a tool result, not a command record). */
+export function claudeCodeTitle(lines: readonly string[]): string | undefined {
+  for (const line of lines) {
+    const record = parse(line);
+    if (record?.type !== 'user' || record.isMeta === true) continue;
+    const content = (record.message as { content?: unknown } | undefined)?.content;
+    const text =
+      typeof content === 'string'
+        ? content
+        : Array.isArray(content)
+          ? (content.find((b) => (b as { type?: string }).type === 'text') as { text?: string } | undefined)?.text
+          : undefined;
+    if (text && !text.startsWith('<')) return short(text);
+  }
+  return undefined;
+}
+
+/** A Codex rollout's workspace and first prompt (its environment and instructions are not prompts). */
+export function codexFacts(lines: readonly string[]): { cwd?: string; title?: string } {
+  const facts: { cwd?: string; title?: string } = {};
+  for (const line of lines) {
+    const record = parse(line);
+    const payload = record?.payload as Record<string, unknown> | undefined;
+    if (record?.type === 'session_meta' && typeof payload?.cwd === 'string') facts.cwd = payload.cwd;
+    if (
+      record?.type === 'response_item' &&
+      payload?.type === 'message' &&
+      payload.role === 'user' &&
+      Array.isArray(payload.content)
+    ) {
+      const text = (payload.content as { text?: string }[]).map((b) => b.text ?? '').join('\n');
+      if (text && !text.startsWith('<')) {
+        facts.title = short(text);
+        break;
+      }
+    }
+  }
+  return facts;
+}
+
+const list = (dir: string) => {
+  try {
+    return readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+};
+
+/** What a file's first lines said (its title, its workspace): they do not change as it grows. */
+export type FactsCache = Map<string, { title?: string | undefined; cwd?: string | undefined }>;
+
+/** This workspace's sessions of both agents, newest first. */
+export function findSessions(workspace: string, env = process.env, cache: FactsCache = new Map()): AgentSession[] {
+  const facts = (path: string, read: (lines: string[]) => { title?: string | undefined; cwd?: string | undefined }) => {
+    let known = cache.get(path);
+    if (!known?.title) {
+      known = read(headLines(path));
+      cache.set(path, known);
+    }
+    return known;
+  };
+  const found: AgentSession[] = [];
+  const claude = claudeCodeDir(workspace, env);
+  for (const entry of list(claude)) {
+    if (!entry.isFile() || !entry.name.endsWith('.jsonl')) continue;
+    const path = join(claude, entry.name);
+    const { title } = facts(path, (lines) => ({ title: claudeCodeTitle(lines) }));
+    if (title) found.push({ agent: 'claude-code', path, mtimeMs: statSync(path).mtimeMs, title });
+  }
+  // Codex keeps every workspace's rollouts together, by day: the newest days first, a bounded number of files.
+  const root = codexDir(env);
+  const days: string[] = [];
+  for (const year of list(root)
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort()
+    .reverse())
+    for (const month of list(join(root, year))
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name)
+      .sort()
+      .reverse())
+      for (const day of list(join(root, year, month))
+        .filter((e) => e.isDirectory())
+        .map((e) => e.name)
+        .sort()
+        .reverse())
+        days.push(join(root, year, month, day));
+  let looked = 0;
+  for (const day of days) {
+    for (const entry of list(day)) {
+      if (!entry.isFile() || !/^rollout-.*\.jsonl$/.test(entry.name) || looked++ > 500) continue;
+      const path = join(day, entry.name);
+      const { cwd, title } = facts(path, codexFacts);
+      if (cwd === workspace)
+        found.push({ agent: 'codex', path, mtimeMs: statSync(path).mtimeMs, title: title ?? entry.name });
+    }
+    if (looked > 500) break;
+  }
+  return found.sort((a, b) => b.mtimeMs - a.mtimeMs).slice(0, SESSIONS_MAX);
+}

@@ -1,0 +1,65 @@
+/**
+ * The "Agent Sessions" view: this workspace's Claude Code sessions and Codex rollouts, newest
+ * first, read where the agents keep them and refreshed while the view is visible. Opening one
+ * shows it in the inspector, followed live; nothing goes into the store unless it is imported.
+ */
+import * as vscode from 'vscode';
+import { formatAge } from '../../shared/format';
+import { type AgentSession, type FactsCache, findSessions } from './sessionFiles';
+
+const AGENT_NAMES = { 'claude-code': 'Claude Code', codex: 'Codex' } as const;
+/** How often a visible view looks for new and growing sessions. */
+const POLL_MS = 3000;
+
+export class SessionsTree implements vscode.TreeDataProvider<AgentSession>, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<AgentSession | undefined>();
+  readonly onDidChangeTreeData = this.changed.event;
+  private readonly cache: FactsCache = new Map();
+  private timer: NodeJS.Timeout | undefined;
+  private shown = '';
+
+  constructor(private readonly workspace: string | undefined) {}
+
+  /** Looks again every few seconds while the view is visible. */
+  setVisible(visible: boolean): void {
+    clearInterval(this.timer);
+    this.timer = visible ? setInterval(() => this.poll(), POLL_MS) : undefined;
+  }
+
+  private poll(): void {
+    const now = this.list()
+      .map((s) => `${s.path}:${s.mtimeMs}`)
+      .join('|');
+    if (now !== this.shown) this.changed.fire(undefined);
+  }
+
+  private list(): AgentSession[] {
+    return this.workspace ? findSessions(this.workspace, process.env, this.cache) : [];
+  }
+
+  getChildren(element?: AgentSession): AgentSession[] {
+    if (element) return [];
+    const sessions = this.list();
+    this.shown = sessions.map((s) => `${s.path}:${s.mtimeMs}`).join('|');
+    void vscode.commands.executeCommand('setContext', 'retained.noSessions', sessions.length === 0);
+    return sessions;
+  }
+
+  getTreeItem(session: AgentSession): vscode.TreeItem {
+    const item = new vscode.TreeItem(session.title, vscode.TreeItemCollapsibleState.None);
+    item.id = `session:${session.path}`;
+    item.contextValue = 'session';
+    item.iconPath = new vscode.ThemeIcon(session.agent === 'codex' ? 'terminal' : 'comment-discussion');
+    item.description = `${AGENT_NAMES[session.agent]} · ${formatAge(new Date(session.mtimeMs).toISOString())}`;
+    item.tooltip = new vscode.MarkdownString(
+      `**${AGENT_NAMES[session.agent]}** session\n\n${session.title}\n\n\`${session.path}\``,
+    );
+    item.command = { command: 'retained.openSession', title: 'Open in Inspector', arguments: [session] };
+    return item;
+  }
+
+  dispose(): void {
+    clearInterval(this.timer);
+    this.changed.dispose();
+  }
+}

@@ -1,0 +1,173 @@
+/**
+ * Agents outside VS Code, seen in a real VS Code: a real Claude Code (against the scripted model)
+ * runs in the workspace with the hook and the MCP server; its session appears in the Agent
+ * Sessions view as it is written, opens in the inspector, and grows there live when the agent
+ * goes on. "Set Up Claude Code / Codex…" shows what it adds and writes it when confirmed.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { FrameLocator, Locator } from 'playwright-core';
+import { claudeBinary, runClaude } from '../helpers/claudeCode';
+import { ScriptedModel } from '../helpers/scriptedModel';
+import { newWorkspace } from './fixtures';
+import { poll, VSCode } from './harness';
+
+const CLI = resolve(__dirname, '../../dist/cli.js');
+const COMMAND = 'seq 1 40000; echo "error: linker failed at step 40001"; seq 40002 80000';
+
+describe('Agents outside VS Code, in a real VS Code', () => {
+  let vs: VSCode;
+  let workspace: string;
+  let home: string;
+  let model: ScriptedModel;
+  let modelUrl: string;
+  let binary: string;
+
+  before(async () => {
+    binary = claudeBinary();
+    workspace = newWorkspace();
+    home = join(workspace, '..', `${workspace.split('/').pop()}-home`);
+    mkdirSync(home, { recursive: true });
+    model = new ScriptedModel([
+      {
+        prompt: 'Build it',
+        reply: [
+          { type: 'tool_use', id: 'toolu_build', name: 'Bash', input: { command: COMMAND, description: 'Build' } },
+        ],
+      },
+      { after: 'toolu_build', reply: [{ type: 'text', text: 'The linker failed at line 40001.' }] },
+      { prompt: 'And the fix?', reply: [{ type: 'text', text: 'A second answer, arriving live.' }] },
+    ]);
+    modelUrl = await model.start();
+    vs = await VSCode.start({
+      workspace,
+      env: { CLAUDE_CONFIG_DIR: join(home, '.claude'), CODEX_HOME: join(home, '.codex') },
+    });
+  });
+  afterEach(async function () {
+    if (this.currentTest?.state === 'failed') {
+      await vs.screenshot(`agents-failed-${this.currentTest.title.replace(/\W+/g, '-')}`);
+      console.log(`extension log:\n${vs.extensionLog()}`);
+    }
+    await vs.page.keyboard.press('Escape');
+  });
+  after(async () => {
+    await vs?.close();
+    await model?.stop();
+  });
+
+  const frame = (): FrameLocator => vs.page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
+  const treeRow = (name: string | RegExp): Locator => vs.page.getByRole('treeitem', { name }).first();
+
+  function claude(prompt: string, resume?: string) {
+    const settingsFile = join(home, 'settings.json');
+    const mcpConfigFile = join(home, 'mcp.json');
+    writeFileSync(
+      settingsFile,
+      JSON.stringify({
+        hooks: {
+          PostToolUse: [
+            { matcher: '*', hooks: [{ type: 'command', command: `"${process.execPath}" "${CLI}" hook claude-code` }] },
+          ],
+        },
+      }),
+    );
+    writeFileSync(
+      mcpConfigFile,
+      JSON.stringify({ mcpServers: { retained: { command: process.execPath, args: [CLI, 'mcp'] } } }),
+    );
+    return runClaude(
+      {
+        home,
+        cwd: workspace,
+        modelUrl,
+        prompt,
+        allowedTools: ['Bash', 'mcp__retained__peek_value'],
+        settingsFile,
+        mcpConfigFile,
+        ...(resume ? { resume } : {}),
+      },
+      binary,
+    );
+  }
+
+  it('a Claude Code session appears in Agent Sessions as the agent writes it, opens in the inspector, and grows there live', async () => {
+    if (!(await vs.page.locator('.pane:has(.pane-header[aria-label^="Agent Sessions"])').isVisible())) {
+      await vs.page.locator('.activitybar [aria-label^="Retained Outputs"]').first().click();
+    }
+    await vs.page.locator('.pane-header[aria-label^="Agent Sessions"]').waitFor({ timeout: 30_000 });
+    const first = await claude('Build it and tell me what failed.');
+    assert.equal(first.code, 0, first.stderr.slice(-1000));
+    const session = treeRow(/Build it and tell me what failed/);
+    await session.waitFor({ timeout: 30_000 });
+    assert.match((await session.innerText()).replace(/\s+/g, ' '), /Claude Code · \d+s ago/);
+    await session.click();
+    await poll(
+      'the session in the inspector',
+      () =>
+        frame()
+          .locator('.header')
+          .innerText()
+          .catch(() => ''),
+      (t) => t.includes('tool calls'),
+    );
+    // What Claude Code sent (the hook's stub), event by event.
+    await poll(
+      'the stub the model got',
+      () =>
+        frame()
+          .locator('.row')
+          .allInnerTexts()
+          .then((t) => t.join('\n'))
+          .catch(() => ''),
+      (t) => t.includes('[retained #toolu_build]') && t.includes('error at line 40001'),
+    );
+    assert.match(await frame().locator('.columns-head').innerText(), /As Claude Code sent it/);
+    await vs.screenshot('agent-session-inspector');
+
+    // The agent goes on in the same session: the open inspector shows it without a reload.
+    const second = await claude('And the fix?', first.sessionId);
+    assert.equal(second.code, 0, second.stderr.slice(-1000));
+    await poll(
+      'the new answer, live',
+      () =>
+        frame()
+          .locator('.row')
+          .allInnerTexts()
+          .then((t) => t.join('\n'))
+          .catch(() => ''),
+      (t) => t.includes('A second answer, arriving live.'),
+      30_000,
+    );
+
+    // The hook kept the whole output in the workspace's store, under the session.
+    const value = join(workspace, '.retained', 'runs', `${first.sessionId}.values`, 'toolu_build.txt');
+    assert.ok(existsSync(value));
+    assert.equal(readFileSync(value, 'utf8').split('\n').length, 80_001);
+  });
+
+  it('Set Up Claude Code shows what it will add, and writes it when confirmed', async () => {
+    await vs.runCommand('Retained: Set Up Claude Code / Codex…');
+    await vs.page
+      .locator('.quick-input-title', { hasText: 'Set Up an Agent for Retained Outputs' })
+      .waitFor({ timeout: 20_000 });
+    const pick = vs.page.locator('.quick-input-list .monaco-list-row[aria-label^="Claude Code"]').first();
+    await pick.waitFor({ timeout: 20_000 });
+    await pick.click();
+    const write = vs.page.getByRole('button', { name: 'Write 2 Files' });
+    await write.waitFor({ timeout: 20_000 });
+    await vs.screenshot('agent-setup');
+    await write.click();
+    await poll(
+      'the configuration written',
+      () => existsSync(join(workspace, '.claude', 'settings.json')),
+      (ok) => ok,
+    );
+    const mcp = JSON.parse(readFileSync(join(workspace, '.mcp.json'), 'utf8'));
+    assert.deepEqual(mcp.mcpServers.retained.args.slice(1), ['mcp']);
+    assert.match(mcp.mcpServers.retained.args[0], /dist\/cli\.js$/);
+    const settings = JSON.parse(readFileSync(join(workspace, '.claude', 'settings.json'), 'utf8'));
+    assert.match(settings.hooks.PostToolUse[0].hooks[0].command, /dist\/cli\.js hook claude-code$/);
+  });
+});

@@ -79,7 +79,10 @@ export class Inspectors implements vscode.WebviewPanelSerializer, vscode.Disposa
 
   private show(target: Target): void {
     const open = this.panels.get(keyOf(target));
-    if (open) return open.reveal();
+    if (open) {
+      open.reveal();
+      return;
+    }
     const panel = vscode.window.createWebviewPanel(INSPECTOR_VIEW_TYPE, '', vscode.ViewColumn.Active, this.options());
     this.attach(panel, target);
   }

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Installs the real coding agents the agent tests drive, idempotently, into a cache outside the
 # clone (so CI's fresh clones reuse it): Claude Code from the npm registry (its native binary
-# comes in a platform package). Prints the cache folder on its last line.
+# comes in a platform package) and Codex CLI. Prints the cache folder on its last line.
 set -euo pipefail
 
 CLAUDE_CODE_VERSION=2.1.332
+CODEX_VERSION=0.171.0
 CACHE="${RETAINED_AGENTS_CACHE:-$HOME/.cache/retained-outputs-agents}"
 CC_DIR="$CACHE/claude-code-$CLAUDE_CODE_VERSION"
 log() { echo "[setup-agents] $*" >&2; }
@@ -20,5 +21,16 @@ if [ ! -x "$CLAUDE" ] || [ ! -f "$CC_DIR/.complete" ]; then
   "$CLAUDE" --version >/dev/null
   touch "$CC_DIR/.complete"
 fi
-log "ready: claude=$CLAUDE"
+CX_DIR="$CACHE/codex-$CODEX_VERSION"
+CODEX="$CX_DIR/node_modules/@openai/codex/bin/codex.js"
+if [ ! -f "$CODEX" ] || [ ! -f "$CX_DIR/.complete" ]; then
+  log "Codex CLI $CODEX_VERSION (about 420 MB)"
+  rm -rf "$CX_DIR" && mkdir -p "$CX_DIR"
+  echo '{"private": true}' > "$CX_DIR/package.json"
+  (cd "$CX_DIR" && npm install --no-audit --no-fund --ignore-scripts "@openai/codex@$CODEX_VERSION" > install.log 2>&1) \
+    || { tail -20 "$CX_DIR/install.log" >&2; log "Codex install failed"; exit 1; }
+  node "$CODEX" --version >/dev/null
+  touch "$CX_DIR/.complete"
+fi
+log "ready: claude=$CLAUDE codex=$CODEX"
 echo "$CACHE"

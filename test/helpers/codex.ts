@@ -1,0 +1,82 @@
+/**
+ * Runs a real Codex CLI (installed by scripts/setup-agents.sh) with `codex exec` against a
+ * scripted Responses endpoint, with its own CODEX_HOME so nothing of the machine's leaks in or out.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+export const CODEX_VERSION = '0.171.0';
+
+export function codexScript(): string {
+  const cache = execFileSync('bash', [resolve(__dirname, '../../scripts/setup-agents.sh')], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
+    .trim()
+    .split('\n')
+    .pop()!;
+  const script = resolve(cache, `codex-${CODEX_VERSION}`, 'node_modules/@openai/codex/bin/codex.js');
+  if (!existsSync(script)) throw new Error(`Codex is not at ${script}`);
+  return script;
+}
+
+export interface CodexRun {
+  codexHome: string;
+  cwd: string;
+  modelUrl: string;
+  prompt: string;
+  /** `[mcp_servers.<name>]` tables: a command and its arguments. */
+  mcpServers?: Record<string, { command: string; args: string[] }>;
+}
+
+export function runCodex(
+  run: CodexRun,
+  script = codexScript(),
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  mkdirSync(run.codexHome, { recursive: true });
+  const toml = (s: string) => JSON.stringify(s);
+  const lines = [
+    'model = "gpt-5-codex"',
+    'model_provider = "mock"',
+    '[model_providers.mock]',
+    'name = "mock"',
+    `base_url = ${toml(run.modelUrl)}`,
+    'wire_api = "responses"',
+    'env_key = "OPENAI_API_KEY"',
+  ];
+  for (const [name, server] of Object.entries(run.mcpServers ?? {}))
+    lines.push(
+      `[mcp_servers.${name}]`,
+      `command = ${toml(server.command)}`,
+      `args = [${server.args.map(toml).join(', ')}]`,
+    );
+  writeFileSync(join(run.codexHome, 'config.toml'), `${lines.join('\n')}\n`);
+  return new Promise((done, fail) => {
+    // stdin closed: `codex exec` reads more input from a stdin that is open.
+    const child = spawn(
+      process.execPath,
+      [script, 'exec', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', run.prompt],
+      {
+        cwd: run.cwd,
+        env: {
+          PATH: process.env.PATH ?? '/usr/bin:/bin',
+          HOME: run.codexHome,
+          CODEX_HOME: run.codexHome,
+          OPENAI_API_KEY: 'sk-test',
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 180_000);
+    child.on('error', fail);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      done({ code, stdout, stderr });
+    });
+  });
+}

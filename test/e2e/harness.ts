@@ -129,7 +129,8 @@ export class VSCode {
         '--disable-getting-started-override',
         options.workspace,
       ],
-      { env, stdio: ['ignore', 'pipe', 'pipe'] },
+      // Its own process group, so close() stops the extension hosts and servers it started too.
+      { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true },
     );
     const logLines: string[] = [];
     await new Promise<void>((ready, fail) => {
@@ -228,9 +229,19 @@ export class VSCode {
     await new Promise<void>((done) => {
       if (this.server.exitCode !== null) return done();
       this.server.once('exit', () => done());
-      this.server.kill('SIGTERM');
-      setTimeout(() => this.server.kill('SIGKILL'), 5000);
+      this.signalGroup('SIGTERM');
+      setTimeout(() => this.signalGroup('SIGKILL'), 5000);
     });
-    rmSync(this.runDir, { recursive: true, force: true });
+    this.signalGroup('SIGKILL'); // children that outlived code-server
+    // A child may still be closing a file as the folder goes: retry rather than fail the run.
+    rmSync(this.runDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
+  }
+
+  private signalGroup(signal: NodeJS.Signals): void {
+    try {
+      process.kill(-this.server.pid!, signal);
+    } catch {
+      // the group is gone already
+    }
   }
 }

@@ -138,13 +138,19 @@ export interface ValueMeta {
 /** A value as listed: its metadata without the stub, and the file's URI. */
 export type ValueSummary = Omit<ValueMeta, 'stub'> & { uri: string };
 
-export const ValuesParams = z.strictObject({ runId: id });
+/** The most values one answer lists. */
+export const VALUES_PAGE_MAX = 1000;
+export const ValuesParams = z.strictObject({
+  runId: id,
+  from: whole(0).optional(),
+  limit: whole(1, VALUES_PAGE_MAX).optional(),
+});
 export type ValuesParams = z.infer<typeof ValuesParams>;
-/** Client → server: the retained values of one run, oldest first. */
+/** Client → server: a page of one run's retained values (oldest first), and how many it has. */
 export namespace ValuesRequest {
   export const method = 'retained/values';
   export const params = ValuesParams;
-  export const type = new RequestType<ValuesParams, { values: ValueSummary[] }, void>(method);
+  export const type = new RequestType<ValuesParams, { values: ValueSummary[]; total: number }, void>(method);
 }
 
 export const ValueParams = z.strictObject({ valueId: id, runId: id.optional(), store });

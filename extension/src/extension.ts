@@ -14,7 +14,7 @@ import { registerImportCommand } from './importCommand';
 import { INSPECTOR_VIEW_TYPE, Inspectors } from './inspector';
 import { registerPaste } from './paste';
 import { PeekTool } from './peekTool';
-import { type RunNode, RunsTree } from './runsTree';
+import { type MoreNode, type RunNode, RunsTree } from './runsTree';
 import type { AgentSession } from './sessionFiles';
 import { SessionsTree } from './sessionsTree';
 import { RetainedStatusBar } from './statusBar';
@@ -77,6 +77,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Retain
     ),
     registerMcpServer(context, () => storeRootOf(current)),
     registerSetUpCommand(context, isTrusted),
+    vscode.commands.registerCommand('retained.showMoreValues', (node: MoreNode) => tree.showMore(node)),
     vscode.commands.registerCommand('retained.refresh', () => tree.refresh()),
     vscode.commands.registerCommand('retained.focus', () =>
       vscode.commands.executeCommand('workbench.view.extension.retained'),

@@ -8,9 +8,14 @@ import type { LanguageClient } from 'vscode-languageclient/node';
 import { formatAge, formatBytes } from '../../shared/format';
 import { type RunSummary, RunsRequest, ValueRequest, type ValueSummary, ValuesRequest } from '../../shared/protocol';
 
-export type RunNode = { kind: 'run'; run: RunSummary };
+export type RunNode = { kind: 'run'; run: RunSummary; shown?: number };
 export type ValueNode = { kind: 'value'; value: ValueSummary };
-export type Node = RunNode | ValueNode;
+/** The rest of a long run's values, listed on demand. */
+export type MoreNode = { kind: 'more'; run: RunNode; shown: number; total: number };
+export type Node = RunNode | ValueNode | MoreNode;
+
+/** Values listed when a run opens; a run of 10,000 values opens as fast as one of 200. */
+const VALUES_PAGE = 200;
 
 export class RunsTree implements vscode.TreeDataProvider<Node> {
   private readonly changed = new vscode.EventEmitter<Node | undefined>();
@@ -40,13 +45,26 @@ export class RunsTree implements vscode.TreeDataProvider<Node> {
       return [...this.runs.values()];
     }
     if (element.kind === 'run') {
-      const { values } = await this.client.sendRequest(ValuesRequest.type, { runId: element.run.runId });
-      return values.map((value) => ({ kind: 'value', value }));
+      const shown = element.shown ?? VALUES_PAGE;
+      const { values, total } = await this.client.sendRequest(ValuesRequest.type, {
+        runId: element.run.runId,
+        limit: Math.min(shown, 1000),
+      });
+      const nodes: Node[] = values.map((value) => ({ kind: 'value', value }));
+      if (total > values.length) nodes.push({ kind: 'more', run: element, shown: values.length, total });
+      return nodes;
     }
     return [];
   }
 
+  /** Lists more of a run's values. */
+  showMore(node: MoreNode): void {
+    node.run.shown = Math.min(1000, node.shown + VALUES_PAGE * 4);
+    this.changed.fire(node.run);
+  }
+
   getParent(element: Node): Node | undefined {
+    if (element.kind === 'more') return element.run;
     return element.kind === 'value' ? this.runs.get(element.value.runId) : undefined;
   }
 
@@ -69,6 +87,21 @@ export class RunsTree implements vscode.TreeDataProvider<Node> {
         ].join('\n'),
       );
       return item;
+    }
+    if (element.kind === 'more') {
+      const more = new vscode.TreeItem(
+        `${(element.total - element.shown).toLocaleString()} more values…`,
+        vscode.TreeItemCollapsibleState.None,
+      );
+      more.id = `more:${element.run.run.runId}:${element.shown}`;
+      more.iconPath = new vscode.ThemeIcon('ellipsis');
+      more.tooltip =
+        element.shown >= 1000
+          ? 'The first 1,000 are listed here; the command line (retained ls) and the inspector show them all.'
+          : 'List more of them';
+      if (element.shown < 1000)
+        more.command = { command: 'retained.showMoreValues', title: 'Show More', arguments: [element] };
+      return more;
     }
     const { value } = element;
     const item = new vscode.TreeItem(`${value.tool} · ${value.callId}`, vscode.TreeItemCollapsibleState.None);

@@ -3,17 +3,20 @@
  * The server runs as a real process over stdio; every peek is a full protocol round trip.
  * Absolute times on shared machines are noisy: read the ratios.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { createWriteStream, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { RetentionService } from '../../server/src/core/service';
 import {
   AppendRequest,
   InspectRequest,
   PeekRequest,
+  ReplayRequest,
   RetainRequest,
   SearchRunRequest,
   TranscriptRequest,
+  ValuesRequest,
 } from '../../shared/protocol';
 import { BIG_RUN, recordBigRun } from '../helpers/bigRun';
 import { ServerProcess } from '../helpers/serverProcess';
@@ -207,44 +210,251 @@ async function benchInspector(): Promise<void> {
   }
 }
 
+/** Writes `bytes` of build-log lines to `path` without holding them, with a marker line in the middle. */
+async function writeLog(path: string, bytes: number, marker: string): Promise<void> {
+  const out = createWriteStream(path);
+  let size = 0;
+  let i = 0;
+  const middle = Math.floor(bytes / 2);
+  let marked = false;
+  while (size < bytes) {
+    const lines: string[] = [];
+    for (let k = 0; k < 10_000; k++) {
+      i++;
+      let line = `${i.toString().padStart(9, '0')} INFO worker-${i % 17} processed item ${(i * 2654435761) % 1e9} in ${i % 97} ms`;
+      if (!marked && size >= middle) {
+        marked = true;
+        line = marker;
+      }
+      lines.push(line);
+      size += line.length + 1;
+    }
+    if (!out.write(`${lines.join('\n')}\n`)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
+  }
+  await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));
+}
+
+/** Runs a process to its end, reading its peak memory (VmHWM) from /proc while it runs. */
+async function measured(
+  command: string,
+  args: string[],
+  options: { cwd?: string } = {},
+): Promise<{ ms: number; peakBytes: number; stdout: string; code: number | null }> {
+  const started = process.hrtime.bigint();
+  const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.resume();
+  let peak = 0;
+  const poll = setInterval(() => {
+    try {
+      const kb = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
+      if (kb) peak = Math.max(peak, Number(kb[1]) * 1024);
+    } catch {
+      // gone
+    }
+  }, 20);
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  clearInterval(poll);
+  return { ms: Number(process.hrtime.bigint() - started) / 1e6, peakBytes: peak, stdout, code };
+}
+
+const CLI = join(__dirname, '../../dist/cli.js');
+
+/**
+ * At the limits: a 1 GB command output streamed into a value by the command line (against `cp`
+ * of the same bytes), a peek at its end (against `sed -n`), a literal search of it (against
+ * `grep -F -n`); then a run holding a 500 MB retained result, read every way, each read in a
+ * fresh server process with its peak memory.
+ */
+async function benchLimits(): Promise<void> {
+  const dir = tempDir('retained-bench-limits-');
+  const log = join(dir, 'build-1g.log');
+  await writeLog(log, 1024 * MB, 'error: NEEDLE-IN-THE-MIDDLE');
+  const copy = await measured('cp', [log, join(dir, 'copy.log')]);
+  rmSync(join(dir, 'copy.log'));
+  const workspace = join(dir, 'ws');
+  mkdirSync(workspace);
+  const run = await measured(
+    process.execPath,
+    [CLI, '--store', join(workspace, '.retained'), 'run', '--run', 'big', '--', 'cat', log],
+    { cwd: workspace },
+  );
+  const id = /^\[retained #(\S+)\]/.exec(run.stdout)?.[1];
+  if (!id) throw new Error(`no stub from retained run: ${run.stdout.slice(0, 200)}`);
+  const mbps = (ms: number) => (1024 / (ms / 1000)).toFixed(0);
+  rows.push([
+    'stream retain (CLI run -- cat)',
+    '1 GB',
+    `${mbps(run.ms)} MB/s, peak ${fmt(run.peakBytes / MB, 0)} MB RSS`,
+    `cp: ${mbps(copy.ms)} MB/s`,
+    `${fmt(copy.ms / run.ms, 2)}× cp's speed`,
+  ]);
+
+  const server = await ServerProcess.start({ workspace });
+  const value = join(workspace, '.retained', 'runs', 'big.values', `${id}.txt`);
+  try {
+    const { lines } = await server
+      .request(PeekRequest.type, { valueId: id, runId: 'big', start: 1, end: 1 })
+      .then((a) => ({ lines: a.totalLines }));
+    const start = lines - 99;
+    const peeks: number[] = [];
+    for (let i = 0; i < 30; i++)
+      peeks.push(
+        await timeMsAsync(() => server.request(PeekRequest.type, { valueId: id, runId: 'big', start, end: lines })),
+      );
+    const seds: number[] = [];
+    for (let i = 0; i < 3; i++)
+      seds.push(timeMs(() => execFileSync('sed', ['-n', `${start},${lines}p`, value], { maxBuffer: 64 * MB })));
+    rows.push([
+      'peek range (100 lines)',
+      '1 GB, end',
+      `p50 ${fmt(percentile(peeks, 50))} ms`,
+      `sed -n: p50 ${fmt(percentile(seds, 50))} ms`,
+      `1/${fmt(percentile(seds, 50) / percentile(peeks, 50), 0)} of sed's time`,
+    ]);
+    const searches: number[] = [];
+    for (let i = 0; i < 3; i++)
+      searches.push(
+        await timeMsAsync(() =>
+          server.request(PeekRequest.type, { valueId: id, runId: 'big', query: 'NEEDLE-IN-THE-MIDDLE' }),
+        ),
+      );
+    const greps: number[] = [];
+    for (let i = 0; i < 3; i++)
+      greps.push(
+        timeMs(() => execFileSync('grep', ['-F', '-n', 'NEEDLE-IN-THE-MIDDLE', value], { maxBuffer: 64 * MB })),
+      );
+    rows.push([
+      'peek query (literal)',
+      '1 GB, 1 hit',
+      `p50 ${fmt(percentile(searches, 50), 0)} ms`,
+      `grep -F -n: p50 ${fmt(percentile(greps, 50), 0)} ms`,
+      `${fmt(percentile(searches, 50) / percentile(greps, 50), 2)}× grep's time`,
+    ]);
+  } finally {
+    await server.stop();
+  }
+
+  // A run whose one result is 500 MB: every way of reading the run, each in a fresh server.
+  const half = join(dir, 'build-500m.log');
+  execFileSync('head', ['-c', String(500 * MB), log], {
+    maxBuffer: 1024,
+    stdio: ['ignore', openSync(half, 'w'), 'inherit'],
+  });
+  const runWorkspace = join(dir, 'ws500');
+  mkdirSync(runWorkspace);
+  await measured(
+    process.execPath,
+    [CLI, '--store', join(runWorkspace, '.retained'), 'run', '--run', 'r500', '--', 'cat', half],
+    { cwd: runWorkspace },
+  );
+  const reads: [string, (s: ServerProcess) => Promise<unknown>][] = [
+    ['search', (s) => s.request(SearchRunRequest.type, { runId: 'r500', query: 'NEEDLE' })],
+    ['replay', (s) => s.request(ReplayRequest.type, { runId: 'r500', shape: 'anthropic', stats: true })],
+    ['inspect', (s) => s.request(InspectRequest.type, { runId: 'r500', from: 0, limit: 100 })],
+    ['transcript page', (s) => s.request(TranscriptRequest.type, { runId: 'r500', from: 0, limit: 100 })],
+  ];
+  for (const [what, read] of reads) {
+    const reader = await ServerProcess.start({ workspace: runWorkspace });
+    try {
+      const ms = await timeMsAsync(() => read(reader));
+      rows.push([
+        `a run with one 500 MB result: ${what}`,
+        '500 MB retained',
+        `${fmt(ms, 0)} ms, peak ${fmt(reader.peakRssBytes() / MB, 0)} MB RSS`,
+        '',
+        '',
+      ]);
+    } finally {
+      await reader.stop();
+    }
+  }
+}
+
+/** A run of 10,000 retained values: the first page of the tree, against listing them all. */
+async function benchTree(): Promise<void> {
+  const workspace = tempDir('retained-bench-tree-');
+  const service = new RetentionService(join(workspace, '.retained'), {
+    settings: { thresholdBytes: 512, peekMaxBytes: 384 },
+  });
+  await service.init();
+  for (let i = 0; i < 10_000; i++)
+    await service.retainer.retain({
+      runId: 'many',
+      callId: `c${i}`,
+      tool: 'read_file',
+      text: `value ${i}\n`.repeat(80),
+    });
+  service.dispose();
+  const server = await ServerProcess.start({ workspace });
+  try {
+    const first = await timeMsAsync(() => server.request(ValuesRequest.type, { runId: 'many', limit: 200 }));
+    const all = await timeMsAsync(async () => {
+      for (let from = 0; from < 10_000; from += 1000)
+        await server.request(ValuesRequest.type, { runId: 'many', from, limit: 1000 });
+    });
+    rows.push([
+      'tree: expand a run (first 200 values)',
+      '10,000 values',
+      `${fmt(first, 0)} ms`,
+      `all 10,000: ${fmt(all, 0)} ms`,
+      `${fmt(all / first, 1)}× faster`,
+    ]);
+  } finally {
+    await server.stop();
+  }
+}
+
 function markdownTable(header: string[], body: string[][]): string {
   return [header, header.map(() => '---'), ...body].map((r) => `| ${r.join(' | ')} |`).join('\n');
 }
 
+/** `BENCH_ONLY=limits,tree npm run bench` runs just those sections. */
+const only = process.env.BENCH_ONLY?.split(',');
+const wanted = (section: string) => !only || only.includes(section);
+
 async function main(): Promise<void> {
   const workspace = tempDir('retained-bench-');
-  const tables = await contextEconomy();
-  const retrievable = await measureRetrievable();
-  const economy = [
-    'Cumulative tokens sent over every request of the session (o200k_base):',
-    '',
-    markdownTable(['session', 'requests', ...tables.header], tables.cumulative),
-    '',
-    'Cumulative bytes sent (the same requests, as JSON):',
-    '',
-    markdownTable(['session', 'requests', ...tables.header], tables.bytes),
-    '',
-    `Requests sent before the history first passes a ${(200_000).toLocaleString('en-US')}-token window:`,
-    '',
-    markdownTable(['session', 'requests', ...tables.header], tables.window),
-    '',
-    'Share of elided content that can still be read back:',
-    '',
-    markdownTable(['policy', 'retrievable'], RETRIEVABLE),
-    '',
-    `Measured on the real transcripts: ${retrievable.readBack} of ${retrievable.references} references in the default projection read back with peek_value.`,
-  ].join('\n');
-  console.log(`${economy}\n`);
+  if (wanted('economy')) {
+    const tables = await contextEconomy();
+    const retrievable = await measureRetrievable();
+    const economy = [
+      'Cumulative tokens sent over every request of the session (o200k_base):',
+      '',
+      markdownTable(['session', 'requests', ...tables.header], tables.cumulative),
+      '',
+      'Cumulative bytes sent (the same requests, as JSON):',
+      '',
+      markdownTable(['session', 'requests', ...tables.header], tables.bytes),
+      '',
+      `Requests sent before the history first passes a ${(200_000).toLocaleString('en-US')}-token window:`,
+      '',
+      markdownTable(['session', 'requests', ...tables.header], tables.window),
+      '',
+      'Share of elided content that can still be read back:',
+      '',
+      markdownTable(['policy', 'retrievable'], RETRIEVABLE),
+      '',
+      `Measured on the real transcripts: ${retrievable.readBack} of ${retrievable.references} references in the default projection read back with peek_value.`,
+    ].join('\n');
+    console.log(`${economy}\n`);
+    mkdirSync('test-output', { recursive: true });
+    writeFileSync(join('test-output', 'context-economy.md'), `${economy}\n`);
+  }
   console.log('Retained Outputs benchmark (server over stdio, real files in a temp folder)\n');
-  await benchRetain(workspace);
-  const peak = await benchPeek(workspace);
-  rows.push(['server peak memory', 'after the 200 MB retain and peeks', `${fmt(peak / MB, 0)} MB (VmHWM)`, '', '']);
-  await benchInspector();
+  if (wanted('retain')) await benchRetain(workspace);
+  if (wanted('peek')) {
+    const peak = await benchPeek(workspace);
+    rows.push(['server peak memory', 'after the 200 MB retain and peeks', `${fmt(peak / MB, 0)} MB (VmHWM)`, '', '']);
+  }
+  if (wanted('inspector')) await benchInspector();
+  if (wanted('tree')) await benchTree();
+  if (wanted('limits')) await benchLimits();
   const table = markdownTable(['what', 'input', 'Retained Outputs', 'baseline', 'ratio'], rows);
   console.log(table);
   mkdirSync('test-output', { recursive: true });
   writeFileSync(join('test-output', 'bench.md'), `${table}\n`);
-  writeFileSync(join('test-output', 'context-economy.md'), `${economy}\n`);
   removeTempDirs();
 }
 

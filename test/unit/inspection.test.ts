@@ -179,7 +179,7 @@ describe('inspection', () => {
     assert.match(small!.model.text!.text, /^\[retained #c2\] grep error: 2400 bytes, .*an earlier result/);
     assert.equal(last!.model.form, 'verbatim', 'the newest round stays intact');
     assert.ok(
-      (await s.values.list({ runId: 'r' })).some((v) => v.valueId === 'c2'),
+      (await s.values.list({ runId: 'r' })).values.some((v) => v.valueId === 'c2'),
       'the referenced small result was archived',
     );
     const plain = await s.inspection.inspect({ runId: 'r' });

@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { landmarksLine } from '../../server/src/core/retain/landmarks';
-import { scanText } from '../../server/src/core/retain/scan';
+import fc from 'fast-check';
+import { landmarksLine, landmarkTest } from '../../server/src/core/retain/landmarks';
+import { Scan, scanText } from '../../server/src/core/retain/scan';
+import { LANDMARK_KINDS, type LandmarkKind } from '../../shared/settings';
 
 const findLandmarks = (text: string) => scanText(text, 0, 0).landmarks;
 
@@ -101,5 +103,52 @@ describe('landmark patterns from the settings', () => {
       { ...DEFAULT_SETTINGS, landmarkPatterns: { error: '^E: ' } },
     );
     assert.equal(answer.text, '31: E: cannot stat\n[peek: 1 matching line]');
+  });
+});
+
+describe('landmarks found in stretches', () => {
+  it('property: the fast scan (one pass over whole stretches, in any pieces) finds what testing every line finds', () => {
+    const line = fc.oneof(
+      fc.string({ maxLength: 30, unit: fc.constantFrom('a', ' ', 'r', 'o', 'E', '1', 'x') }),
+      fc.constantFrom(
+        'error: boom',
+        'ERROR x',
+        'E1234 bad',
+        'FAILED test',
+        '  ✗ nope',
+        'warning: careful',
+        '    at f (src/a.ts:10:5)',
+        'Traceback (most recent call last)',
+        '  File "x.py", line 3',
+        'goroutine 7 [running]:',
+        "thread 'main' panicked at x",
+        'fine',
+        '\tindented',
+      ),
+    );
+    fc.assert(
+      fc.property(
+        fc.array(line, { minLength: 1, maxLength: 400 }),
+        fc.array(fc.nat(), { maxLength: 20 }),
+        (lines, cuts) => {
+          const text = `${lines.join('\n')}\n`;
+          const naive: Partial<Record<LandmarkKind, number[]>> = {};
+          for (const kind of LANDMARK_KINDS) {
+            const test = landmarkTest(kind);
+            const hits = lines.flatMap((l, i) => (test(l) ? [i + 1] : [])).slice(0, 3);
+            if (hits.length) naive[kind] = hits;
+          }
+          const scan = new Scan(0, 0);
+          let at = 0;
+          for (const cut of [...new Set(cuts.map((c) => c % (text.length + 1)))].sort((a, b) => a - b)) {
+            scan.pushText(text.slice(at, cut));
+            at = cut;
+          }
+          scan.pushText(text.slice(at));
+          assert.deepEqual(scan.finish().landmarks.lines, naive);
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });

@@ -51,7 +51,7 @@ describe('links in the store', () => {
       'search finds nothing outside',
     );
     assert.ok(
-      !(await s.values.list({ runId: 'r' })).some((v) => v.valueId === 'c1'),
+      !(await s.values.list({ runId: 'r' })).values.some((v) => v.valueId === 'c1'),
       'a link is not listed as a value',
     );
   });

@@ -268,3 +268,40 @@ describe('peek caps', () => {
     assert.ok(!answer.text.includes(query));
   });
 });
+
+describe('literal search in the raw bytes', () => {
+  after(removeTempDirs);
+
+  it('property: finds the same lines as a naive scan, whatever the chunk size, line lengths and where the needle straddles', async () => {
+    const { searchLines, lineMatch } = await import('../../server/src/core/values/lineSearch');
+    const line = fc.oneof(
+      fc.string({ maxLength: 12, unit: fc.constantFrom('a', 'b', 'ab', 'é', ' ') }),
+      fc.string({ minLength: 100, maxLength: 700, unit: fc.constantFrom('a', 'b', 'é') }),
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(line, { minLength: 1, maxLength: 300 }),
+        fc.constantFrom('ab', 'aba', 'é', 'bb', 'aé'),
+        fc.integer({ min: 4, max: 64 }),
+        fc.integer({ min: 1, max: 40 }),
+        async (lines, needle, chunk, fromLine) => {
+          const { path, index } = await valueFile(`${lines.join('\n')}\n`);
+          const expected = lines.flatMap((l, i) => (i + 1 >= fromLine && l.includes(needle) ? [i + 1] : []));
+          const found = await searchLines(
+            path,
+            index,
+            lineMatch({ query: needle }),
+            fromLine,
+            index.lines,
+            10_000,
+            Infinity,
+            chunk,
+          );
+          assert.deepEqual(found.lines, expected);
+          assert.equal(found.total, expected.length);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+});

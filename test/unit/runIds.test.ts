@@ -76,7 +76,7 @@ describe('run and value ids', () => {
                 [run.runId],
               );
             }
-            const values = await s.values.list({ runId: run.runId });
+            const { values } = await s.values.list({ runId: run.runId });
             assert.equal(values.length, callIds.length);
             for (const value of values) {
               const answer = await s.values.peek({ valueId: value.valueId, runId: run.runId, start: 1, end: 1 });
@@ -88,7 +88,7 @@ describe('run and value ids', () => {
               );
             }
             await s.delete({ runId: run.runId, valueId: values[0]!.valueId });
-            assert.equal((await s.values.list({ runId })).length, callIds.length - 1);
+            assert.equal((await s.values.list({ runId })).total, callIds.length - 1);
           }
           for (const run of listed) await s.delete({ runId: run.runId });
           assert.deepEqual(await s.listRuns(), []);

@@ -10,11 +10,10 @@ import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { REPLAY_SHAPES, type ReplayShape, VIEWS, type View } from '../../../shared/history';
 import { InvalidInput } from '../../../shared/invalidInput';
-import { IF_EXISTS, type IfExists, IMPORT_FORMATS, type ImportFormat } from '../../../shared/protocol';
+import { IF_EXISTS, type IfExists, IMPORT_FORMATS, type ImportFormat, VALUES_PAGE_MAX } from '../../../shared/protocol';
 import { LANDMARK_KINDS, type LandmarkKind } from '../../../shared/settings';
 import { runCommand } from '../core/retain/command';
 import { RetentionService } from '../core/service';
-import { serveMcp } from '../mcp/server';
 import { runHook } from './hook';
 import { findStore } from './store';
 
@@ -93,7 +92,11 @@ export async function main(argv: readonly string[]): Promise<number> {
             `store ${s.root}\n${s.runs} runs, ${s.values} values, ${s.valueBytes} bytes (${s.keptOutBytes} kept out of context)${s.tempFiles ? `; ${s.tempFiles} temp files of crashed writers` : ''}`,
         );
       case 'mcp':
-        await serveMcp(service, { runId: o.run ?? `mcp-${timestamp()}`, workspace: process.cwd() });
+        // The MCP SDK loads only for this command.
+        await (await import('../mcp/server')).serveMcp(service, {
+          runId: o.run ?? `mcp-${timestamp()}`,
+          workspace: process.cwd(),
+        });
         return 0;
       case 'hook':
         if (rest[0] !== 'claude-code') throw new Usage('hook takes the agent: retained hook claude-code');
@@ -247,7 +250,7 @@ async function peek(service: RetentionService, o: Options, rest: string[]): Prom
 async function ls(service: RetentionService, o: Options, rest: string[]): Promise<number> {
   const [runId] = rest;
   if (runId) {
-    const values = await service.values.list({ runId });
+    const { values } = await service.values.list({ runId, limit: VALUES_PAGE_MAX });
     return output(o, values, (list) =>
       list.length
         ? list.map((v) => `${v.valueId}\t${v.tool}\t${v.bytes} bytes\t${v.lines} lines\t${v.createdAt}`).join('\n')

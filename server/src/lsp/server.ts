@@ -188,7 +188,7 @@ serve(AppendRequest, async (s, p) => {
   return { ok: true as const };
 });
 serve(PeekRequest, (s, p) => s.values.peek(p));
-serve(ValuesRequest, async (s, p) => ({ values: await s.values.list(p) }));
+serve(ValuesRequest, (s, p) => s.values.list(p));
 serve(ValueRequest, (s, p) => s.values.meta(p));
 serve(DeleteRequest, async (s, p) => {
   await s.delete(p);

@@ -130,7 +130,7 @@ export function createMcpServer(service: RetentionService, options: McpOptions):
     async (input) => {
       try {
         if (input.runId) {
-          const values = await service.values.list({ runId: input.runId });
+          const { values } = await service.values.list({ runId: input.runId });
           return {
             content: [
               text(
@@ -167,7 +167,7 @@ export function createMcpServer(service: RetentionService, options: McpOptions):
       list: async () => {
         const resources = [];
         for (const run of await service.listRuns()) {
-          for (const value of await service.values.list({ runId: run.runId })) {
+          for (const value of (await service.values.list({ runId: run.runId })).values) {
             resources.push({
               uri: resourceUri(run.runId, value.valueId),
               name: `#${value.valueId}`,

@@ -3,10 +3,20 @@
  * bundled): OpenAI's o200k_base. Other providers' tokenizers differ by a few percent; the
  * method is named in every result so the figures are never mistaken for billing.
  */
-import { countTokens as countO200k } from 'gpt-tokenizer/encoding/o200k_base';
 import { utf8Bytes } from '../text';
 
 export const TOKENIZER = 'o200k_base (gpt-tokenizer), counted on each message as JSON';
+
+/**
+ * The tokenizer's tables take tens of MB: loaded on the first count, not when the server or the
+ * command line starts (most commands never count a token).
+ */
+let tokenizer: ((text: string) => number) | undefined;
+function countO200k(text: string): number {
+  tokenizer ??= (require('gpt-tokenizer/encoding/o200k_base') as typeof import('gpt-tokenizer/encoding/o200k_base'))
+    .countTokens;
+  return tokenizer(text);
+}
 
 const cache = new Map<string, number>();
 const CACHE_MAX_ENTRIES = 50_000;
@@ -45,7 +55,7 @@ export function measureMessages(messages: readonly unknown[]): MessageStats[] {
  * The UTF-8 size of `text` as a JSON string, quotes included, counted instead of built: a
  * 50 MB body would otherwise be copied into a 50 MB JSON string just to be measured.
  */
-export function jsonStringBytes(text: string): number {
+export function jsonStringBytes(text: string, ascii = false): number {
   let extra = 2;
   for (const ch of ['"', '\\', '\n', '\r', '\t', '\b', '\f']) {
     for (let at = text.indexOf(ch); at !== -1; at = text.indexOf(ch, at + 1)) extra++;
@@ -54,6 +64,7 @@ export function jsonStringBytes(text: string): number {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: these control characters are what is counted.
   const controls = /[\u0000-\u0007\u000b\u000e-\u001f]/g;
   while (controls.exec(text)) extra += 5;
+  if (ascii) return utf8Bytes(text) + extra;
   // A lone surrogate becomes \udXXX: 6 bytes where UTF-8 counts its replacement as 3.
   const lone = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
   while (lone.exec(text)) extra += 3;

@@ -63,6 +63,18 @@ function re2(source: string): RE2JS {
 }
 
 /**
+ * Where in a stretch of whole lines a built-in landmark may be: one pass of every kind's
+ * literals at once (a line-start literal as `\n` and it; a stretch's first line is tested on
+ * its own). A match only picks a line to test; the kind's exact test decides.
+ */
+export const BUILT_IN_CANDIDATES = new RegExp(
+  Object.values(BUILT_IN)
+    .map(({ prefilter }) => prefilter.source.replace(/\^/g, '\n'))
+    .join('|'),
+  'g',
+);
+
+/**
  * The test for a kind: the override (a pattern from the settings, already checked) or the
  * built-in one with its prefilter.
  */

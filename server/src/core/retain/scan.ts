@@ -9,6 +9,7 @@ import { LANDMARK_KINDS, type LandmarkKind } from '../../../../shared/settings';
 import { jsonStringBytes, TOKEN_SAMPLE_CHARS, tokensOf } from '../history/tokens';
 import { utf8Bytes } from '../text';
 import {
+  BUILT_IN_CANDIDATES,
   EXIT_CODE,
   EXIT_CODE_TAIL_LINES,
   LANDMARK_LINE_MAX,
@@ -45,10 +46,13 @@ export class Scan {
   private bytes = 0;
   private lines = 0;
   private readonly head: LineHead[] = [];
-  private readonly tail: LineHead[] = [];
-  private current = { text: '', bytes: 0 };
+  private tail: LineHead[] = [];
+  /** The line not ended yet: its start (enough of it) and its size so far. */
+  private pending: LineHead = { text: '', bytes: 0 };
   private readonly tests: Record<LandmarkKind, LandmarkTest>;
-  private readonly found: Partial<Record<LandmarkKind, number[]>> = {};
+  /** Kinds with a pattern from the settings: no prefilter, every line tested. */
+  private readonly overridden: ReadonlySet<LandmarkKind>;
+  private readonly found: Record<LandmarkKind, number[]>;
   private end = '';
   private sample = '';
   private jsonExtra = 0;
@@ -64,44 +68,60 @@ export class Scan {
       LandmarkKind,
       LandmarkTest
     >;
+    this.overridden = new Set(LANDMARK_KINDS.filter((kind) => overrides[kind]));
+    this.found = Object.fromEntries(LANDMARK_KINDS.map((kind) => [kind, []])) as unknown as Record<
+      LandmarkKind,
+      number[]
+    >;
   }
 
   /** Bytes as they come; a character split between two pieces is put back together. */
   pushBytes(part: Buffer): void {
     this.bytes += part.length;
-    this.take(this.decoder.write(part));
+    this.take(this.decoder.write(part), part.length);
   }
 
   /** Text already decoded (a result in memory), whole or in pieces that do not split a surrogate pair. */
   pushText(text: string): void {
-    this.bytes += utf8Bytes(text);
-    this.take(text);
+    const bytes = utf8Bytes(text);
+    this.bytes += bytes;
+    this.take(text, bytes);
   }
 
-  private take(text: string): void {
+  /**
+   * A piece of text. The lines it ends are handled as one stretch (counted, searched for
+   * landmarks by their prefilters, head and tail taken from its ends), not one by one: a 200 MB
+   * log is a few native scans, not millions of small steps.
+   */
+  private take(text: string, bytes: number): void {
     if (text.length === 0) return;
     this.chars += text.length;
     if (this.sample.length < TOKEN_SAMPLE_CHARS) this.sample += text.slice(0, TOKEN_SAMPLE_CHARS - this.sample.length);
     this.end = (this.end + text.slice(-END_CHARS)).slice(-END_CHARS);
-    this.jsonExtra += jsonStringBytes(text) - 2;
-    let start = 0;
-    for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', start)) {
-      this.extend(text.slice(start, nl));
-      this.endLine();
-      start = nl + 1;
+    // Pure ASCII (as many bytes as characters) has no surrogates: the cheap count.
+    this.jsonExtra += jsonStringBytes(text, bytes === text.length) - 2;
+    const first = text.indexOf('\n');
+    if (first === -1) {
+      this.extend(text);
+      return;
     }
-    if (start < text.length) this.extend(text.slice(start));
+    // The line the pending one ends, on its own; then every whole line after it at once.
+    this.extend(text.slice(0, first));
+    this.endLine(this.pending);
+    this.pending = { text: '', bytes: 0 };
+    const last = text.lastIndexOf('\n');
+    if (last > first) this.stretch(text.slice(first + 1, last + 1));
+    if (last + 1 < text.length) this.extend(text.slice(last + 1));
   }
 
   private extend(piece: string): void {
-    if (this.current.text.length < LINE_HEAD_CHARS)
-      this.current.text += piece.slice(0, LINE_HEAD_CHARS - this.current.text.length);
-    this.current.bytes += utf8Bytes(piece);
+    if (this.pending.text.length < LINE_HEAD_CHARS)
+      this.pending.text += piece.slice(0, LINE_HEAD_CHARS - this.pending.text.length);
+    this.pending.bytes += utf8Bytes(piece);
   }
 
-  private endLine(): void {
-    const line = this.current;
-    this.current = { text: '', bytes: 0 };
+  /** One line (the one pieces were gathered for). */
+  private endLine(line: LineHead): void {
     this.lines++;
     if (this.head.length < this.headLines) this.head.push(line);
     if (this.tailLines > 0) {
@@ -109,18 +129,88 @@ export class Scan {
       if (this.tail.length > this.tailLines) this.tail.shift();
     }
     for (const kind of LANDMARK_KINDS) {
-      this.found[kind] ??= [];
       const list = this.found[kind];
       if (list.length < LANDMARKS_PER_KIND && this.tests[kind](line.text)) list.push(this.lines);
     }
   }
 
+  /** Whole lines, each ending with a newline. */
+  private stretch(region: string): void {
+    const base = this.lines;
+    let count = 0;
+    for (let at = region.indexOf('\n'); at !== -1; at = region.indexOf('\n', at + 1)) count++;
+    // The head: the first lines, while it wants more.
+    for (let start = 0; this.head.length < this.headLines && start < region.length; ) {
+      const nl = region.indexOf('\n', start);
+      this.head.push(lineHead(region.slice(start, nl)));
+      start = nl + 1;
+    }
+    // The tail: the last lines of this stretch, after what came before.
+    if (this.tailLines > 0) {
+      const lastLines: LineHead[] = [];
+      for (let end = region.length - 1; lastLines.length < this.tailLines && end >= 0; ) {
+        const start = region.lastIndexOf('\n', end - 1) + 1;
+        lastLines.unshift(lineHead(region.slice(start, end)));
+        end = start - 1;
+      }
+      this.tail = [...this.tail, ...lastLines].slice(-this.tailLines);
+    }
+    this.findIn(region, base);
+    this.lines += count;
+  }
+
+  /** The first landmarks of each kind in whole lines numbered from `base` + 1. */
+  private findIn(region: string, base: number): void {
+    const open = LANDMARK_KINDS.filter((kind) => this.found[kind].length < LANDMARKS_PER_KIND);
+    if (open.length === 0) return;
+    let lineNumber = base;
+    let counted = 0; // region offset up to which newlines are counted into lineNumber
+    const numberAt = (offset: number) => {
+      for (let at = region.indexOf('\n', counted); at !== -1 && at < offset; at = region.indexOf('\n', at + 1)) {
+        lineNumber++;
+        counted = at + 1;
+      }
+      return lineNumber + 1;
+    };
+    /** Tests the line starting at `start` for `kinds`; returns where the next line starts. */
+    const testLine = (start: number, kinds: readonly LandmarkKind[]) => {
+      const nl = region.indexOf('\n', start);
+      const line = region.slice(start, Math.min(nl, start + LINE_HEAD_CHARS));
+      for (const kind of kinds) {
+        const list = this.found[kind];
+        if (list.length < LANDMARKS_PER_KIND && this.tests[kind](line)) list.push(numberAt(start));
+      }
+      return nl + 1;
+    };
+    const perLine = open.filter((kind) => this.overridden.has(kind));
+    for (
+      let start = 0;
+      perLine.length > 0 && start < region.length && perLine.some((k) => this.found[k].length < LANDMARKS_PER_KIND);
+    )
+      start = testLine(start, perLine);
+    const filtered = open.filter((kind) => !this.overridden.has(kind));
+    if (filtered.length === 0) return;
+    let next = testLine(0, filtered);
+    // From the newline before the next line, where a line-start literal matches.
+    BUILT_IN_CANDIDATES.lastIndex = next - 1;
+    for (let match = BUILT_IN_CANDIDATES.exec(region); match; match = BUILT_IN_CANDIDATES.exec(region)) {
+      // A line-start literal matches on the newline before its line.
+      const at = region[match.index] === '\n' ? match.index + 1 : match.index;
+      const start = region.lastIndexOf('\n', at - 1) + 1;
+      if (start < next) continue;
+      // A pattern is tested on a line's first characters only, as on a line read alone.
+      next = at - start < LINE_HEAD_CHARS ? testLine(start, filtered) : region.indexOf('\n', at) + 1;
+      if (filtered.every((kind) => this.found[kind].length >= LANDMARKS_PER_KIND)) return;
+      BUILT_IN_CANDIDATES.lastIndex = next - 1;
+    }
+  }
+
   finish(): ScanResult {
-    this.take(this.decoder.end());
+    this.take(this.decoder.end(), 0);
     // A last line without a newline is a line too.
-    if (this.current.text.length > 0 || this.current.bytes > 0) this.endLine();
+    if (this.pending.bytes > 0) this.endLine(this.pending);
     const lines: Partial<Record<LandmarkKind, number[]>> = {};
-    for (const kind of LANDMARK_KINDS) if (this.found[kind]?.length) lines[kind] = this.found[kind];
+    for (const kind of LANDMARK_KINDS) if (this.found[kind].length) lines[kind] = this.found[kind];
     const landmarks: Landmarks = { lines };
     for (const line of this.end.split('\n').slice(-EXIT_CODE_TAIL_LINES).reverse()) {
       const match = EXIT_CODE.exec(line);
@@ -140,6 +230,10 @@ export class Scan {
       tokens: tokensOf(this.sample, jsonBytes, this.chars <= TOKEN_SAMPLE_CHARS),
     };
   }
+}
+
+function lineHead(line: string): LineHead {
+  return { text: line.length > LINE_HEAD_CHARS ? line.slice(0, LINE_HEAD_CHARS) : line, bytes: utf8Bytes(line) };
 }
 
 /** Scans a result held in memory. */

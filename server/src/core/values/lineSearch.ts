@@ -4,7 +4,7 @@
  * expression (RE2, linear time) or a case-insensitive query is tested line by line on decoded text.
  */
 import { constants } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { type FileHandle, open } from 'node:fs/promises';
 import { InvalidInput } from '../../../../shared/invalidInput';
 import { compileQuery, type QueryOptions } from '../../../../shared/query';
 import { checkpointFor, type LineIndex } from '../store/lineIndex';
@@ -73,12 +73,15 @@ export async function searchLines(
   // Never through a link (the store checked the folders on the way; see safeFs.ts).
   const handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
   try {
+    if (match.kind === 'bytes') {
+      result.searchedTo = await searchLiteral(handle, index, match.needle, start, last, report, deadline, chunkBytes);
+      return result;
+    }
     const chunk = Buffer.allocUnsafe(chunkBytes);
     let position = start.offset;
     let line = start.line;
-    /** Literal: the tail of the previous chunk a needle may start in; text: the current line so far. */
+    /** The current line so far. */
     let carry: Buffer = Buffer.alloc(0);
-    let lineMatched = false;
     for (;;) {
       if (Date.now() > deadline && line > fromLine) {
         result.searchedTo = line - 1;
@@ -88,21 +91,10 @@ export async function searchLines(
       if (bytesRead === 0) break;
       position += bytesRead;
       const data = chunk.subarray(0, bytesRead);
-      if (match.kind === 'bytes') {
-        ({ carry, line, lineMatched } = scanBytes(
-          Buffer.concat([carry, data]),
-          carry.length,
-          match.needle,
-          line,
-          lineMatched,
-          report,
-        ));
-      } else {
-        ({ carry, line } = scanText(data, carry, line, match.test, report));
-      }
+      ({ carry, line } = scanText(data, carry, line, match.test, report));
       if (line > last) break;
     }
-    if (match.kind === 'text' && carry.length > 0 && line <= last && match.test(carry.toString('utf8'))) report(line);
+    if (carry.length > 0 && line <= last && match.test(carry.toString('utf8'))) report(line);
   } finally {
     await handle.close();
   }
@@ -110,39 +102,114 @@ export async function searchLines(
 }
 
 /**
- * Finds the needle in `data`, whose first `seen` bytes are the previous chunk's tail (scanned,
- * and their newlines counted, before), reporting each line with a hit once. Returns the tail a
- * needle straddling into the next chunk may start in, and the line at the end of `data`.
+ * A literal in the raw bytes, as `grep -F` does: the file is only searched (Buffer.indexOf, one
+ * native pass); newlines are counted only around a hit, from the nearest index checkpoint, so
+ * a search of 1 GB with a few hits reads it once and counts almost nothing. Each matching line
+ * is reported once, in order. Returns the last line searched.
  */
-function scanBytes(
-  data: Buffer,
-  seen: number,
+async function searchLiteral(
+  handle: FileHandle,
+  index: LineIndex,
   needle: Buffer,
-  line: number,
-  lineMatched: boolean,
+  start: { line: number; offset: number },
+  last: number,
   report: (line: number) => void,
-) {
-  let current = line;
-  let matched = lineMatched;
-  let counted = seen;
-  const countTo = (end: number) => {
-    for (let nl = data.indexOf(NEWLINE, counted); nl !== -1 && nl < end; nl = data.indexOf(NEWLINE, nl + 1)) {
-      current++;
-      matched = false;
-      counted = nl + 1;
+  deadline: number,
+  chunkBytes: number,
+): Promise<number> {
+  const chunk = Buffer.allocUnsafe(chunkBytes);
+  /** A line start whose number is known: where counting resumes. */
+  let known = { offset: start.offset, line: start.line };
+  let chunkStart = start.offset;
+  let resumeAt = start.offset; // the first byte not yet searched (past the last matching line)
+  let tail = Buffer.alloc(0); // the previous chunk's last needle.length - 1 bytes
+  /** A line reported whose newline is in a later chunk: nothing before that newline counts. */
+  let openLine: number | undefined;
+  const newlinesBetween = async (from: number, to: number, data: Buffer) => {
+    let count = 0;
+    if (from >= chunkStart) {
+      for (
+        let at = data.indexOf(NEWLINE, from - chunkStart);
+        at !== -1 && at < to - chunkStart;
+        at = data.indexOf(NEWLINE, at + 1)
+      )
+        count++;
+      return count;
     }
+    const piece = Buffer.allocUnsafe(1 << 20);
+    for (let at = from; at < to; ) {
+      const { bytesRead } = await handle.read(piece, 0, Math.min(piece.length, to - at), at);
+      if (bytesRead === 0) break;
+      for (let nl = piece.indexOf(NEWLINE); nl !== -1 && nl < bytesRead; nl = piece.indexOf(NEWLINE, nl + 1)) count++;
+      at += bytesRead;
+    }
+    return count;
   };
-  let next = 0;
-  for (let hit = data.indexOf(needle); hit !== -1; hit = data.indexOf(needle, hit + 1)) {
-    countTo(hit);
-    if (!matched) report(current);
-    matched = true;
-    next = hit + 1;
+  for (;;) {
+    if (Date.now() > deadline && known.line > start.line) return known.line - 1;
+    const { bytesRead } = await handle.read(chunk, 0, chunkBytes, chunkStart);
+    if (bytesRead === 0) return last;
+    const data = chunk.subarray(0, bytesRead);
+    if (openLine !== undefined) {
+      const nl = data.indexOf(NEWLINE);
+      if (nl === -1) {
+        chunkStart += bytesRead;
+        tail = Buffer.alloc(0);
+        continue;
+      }
+      resumeAt = chunkStart + nl + 1;
+      known = { offset: resumeAt, line: openLine + 1 };
+      openLine = undefined;
+      tail = Buffer.alloc(0);
+    }
+    // A needle that straddles the boundary starts in `tail`.
+    const seam = tail.length ? Buffer.concat([tail, data.subarray(0, needle.length - 1)]) : undefined;
+    const hits: number[] = [];
+    if (seam)
+      for (let at = seam.indexOf(needle); at !== -1 && at < tail.length; at = seam.indexOf(needle, at + 1))
+        hits.push(chunkStart - tail.length + at);
+    for (
+      let at = data.indexOf(needle, Math.max(0, resumeAt - chunkStart));
+      at !== -1;
+      at = data.indexOf(needle, at + 1)
+    )
+      hits.push(chunkStart + at);
+    for (const hit of hits) {
+      if (hit < resumeAt) continue;
+      // From the nearest checkpoint at or before the hit, if it is past what is known.
+      const cp = checkpointAtOffset(index, hit);
+      if (cp.offset > known.offset) known = cp;
+      const line = known.line + (await newlinesBetween(known.offset, hit, data));
+      if (line > last) return last;
+      report(line);
+      // The rest of this line cannot report it again: go on after its newline.
+      const nl = hit >= chunkStart ? data.indexOf(NEWLINE, hit - chunkStart) : data.indexOf(NEWLINE);
+      if (nl === -1) {
+        openLine = line;
+        break;
+      }
+      resumeAt = chunkStart + nl + 1;
+      known = { offset: resumeAt, line: line + 1 };
+    }
+    tail =
+      openLine === undefined
+        ? Buffer.from(data.subarray(Math.max(resumeAt - chunkStart, bytesRead - (needle.length - 1))))
+        : Buffer.alloc(0);
+    chunkStart += bytesRead;
+    if (resumeAt < chunkStart - tail.length) resumeAt = chunkStart - tail.length;
   }
-  countTo(data.length);
-  // A needle that starts in the last needle.length - 1 bytes (after the last hit) may go on in the next chunk.
-  const carry = Buffer.from(data.subarray(Math.max(next, data.length - (needle.length - 1))));
-  return { carry, line: current, lineMatched: matched };
+}
+
+/** The index checkpoint at or before a byte offset. */
+function checkpointAtOffset(index: LineIndex, offset: number): { line: number; offset: number } {
+  let lo = 0;
+  let hi = index.checkpointOffsets.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (index.checkpointOffsets[mid]! <= offset) lo = mid;
+    else hi = mid - 1;
+  }
+  return { line: index.checkpointLines[lo]!, offset: index.checkpointOffsets[lo]! };
 }
 
 /** Tests each line that ends in `data`; returns the unfinished line's start (at most LINE_TEST_MAX_BYTES). */

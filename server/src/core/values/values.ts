@@ -9,6 +9,7 @@ import { InvalidInput } from '../../../../shared/invalidInput';
 import {
   PeekParams,
   type PeekResult,
+  VALUES_PAGE_MAX,
   type ValueMeta,
   ValueParams,
   type ValueSummary,
@@ -75,11 +76,15 @@ export class Values {
     return { ...(await this.ctx.store.readMeta(ref.runId, ref.valueId)), uri: this.uri(ref) };
   }
 
-  /** A run's values, oldest first, without their stubs. */
-  async list(input: ValuesParams): Promise<ValueSummary[]> {
-    const runId = await this.ctx.runs.key(check(ValuesParams, input).runId);
-    const values = await this.ctx.store.listValues(runId);
-    return values.map(({ stub: _stub, ...v }) => ({ ...v, uri: this.uri(v) }));
+  /** A page of a run's values, oldest first, without their stubs; and how many there are. */
+  async list(input: ValuesParams): Promise<{ values: ValueSummary[]; total: number }> {
+    const { runId: given, from = 0, limit = VALUES_PAGE_MAX } = check(ValuesParams, input);
+    const runId = await this.ctx.runs.key(given);
+    const files = await this.ctx.store.listValueFiles(runId);
+    const page = await Promise.all(
+      files.slice(from, from + limit).map((f) => this.ctx.store.readMeta(runId, f.valueId)),
+    );
+    return { values: page.map(({ stub: _stub, ...v }) => ({ ...v, uri: this.uri(v) })), total: files.length };
   }
 
   async delete(runId: string, given: string): Promise<void> {

@@ -4,8 +4,9 @@
  * O_NOFOLLOW, and the folders on the way are checked to be real folders before each use. The
  * store's root itself is the user's choice and may be a link.
  */
-import { constants, promises as fs } from 'node:fs';
-import { dirname, relative, sep } from 'node:path';
+import { closeSync, constants, promises as fs, fstatSync, lstatSync, openSync, readSync, type Stats } from 'node:fs';
+import { dirname, join, relative, sep } from 'node:path';
+import { setImmediate as turn } from 'node:timers/promises';
 
 /** A path in the store that is a link, or not what it should be; the message names it. */
 export class StoreEscape extends Error {}
@@ -94,4 +95,64 @@ export async function listDir(root: string, dir: string): Promise<string[]> {
     if (err.code === 'ENOENT') return [] as string[];
     throw err;
   });
+}
+
+/*
+ * Many small files in one folder (a run of 10,000 values): the folders are checked once, and the
+ * files are read with synchronous calls in slices, giving the event loop a turn between slices.
+ * On these machines 10,000 lstat calls take ~90 ms this way and 270-440 ms through the thread pool.
+ */
+const SLICE = 256;
+
+/** Each name's lstat in a store folder; undefined for one that is gone or is not a plain file. */
+export async function statFilesIn(root: string, dir: string, names: readonly string[]): Promise<(Stats | undefined)[]> {
+  await checkParents(root, join(dir, 'x'));
+  const out: (Stats | undefined)[] = [];
+  for (let i = 0; i < names.length; i++) {
+    if (i > 0 && i % SLICE === 0) await turn();
+    const stat = lstatSync(join(dir, names[i]!), { throwIfNoEntry: false });
+    out.push(stat?.isFile() ? stat : undefined);
+  }
+  return out;
+}
+
+/** Each small file's bytes in a store folder, never following a link; undefined for one that cannot be read. */
+export async function readFilesIn(
+  root: string,
+  dir: string,
+  names: readonly string[],
+  maxBytes: number,
+): Promise<(Buffer | undefined)[]> {
+  await checkParents(root, join(dir, 'x'));
+  const out: (Buffer | undefined)[] = [];
+  for (let i = 0; i < names.length; i++) {
+    if (i > 0 && i % SLICE === 0) await turn();
+    out.push(readSmall(join(dir, names[i]!), maxBytes));
+  }
+  return out;
+}
+
+function readSmall(path: string, maxBytes: number): Buffer | undefined {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | NOFOLLOW);
+  } catch {
+    return undefined;
+  }
+  try {
+    const size = fstatSync(fd).size;
+    if (size > maxBytes) return undefined;
+    const buffer = Buffer.alloc(size);
+    let at = 0;
+    while (at < size) {
+      const n = readSync(fd, buffer, at, size - at, at);
+      if (n === 0) break;
+      at += n;
+    }
+    return buffer.subarray(0, at);
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
 }

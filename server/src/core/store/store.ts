@@ -22,7 +22,18 @@ import type { RunSummary, ValueMeta } from '../../../../shared/protocol';
 import { utf8Bytes } from '../text';
 import { isTemp, RUN_FILE, tempPath, tempWriter, VALUE_EXT } from './layout';
 import { indexFile, type LineIndex, LineIndexBuilder, parseIndex, serializeIndex } from './lineIndex';
-import { CREATE_NEW, listDir, makeDir, openFile, READ, readFile, realDir, statFile } from './safeFs';
+import {
+  CREATE_NEW,
+  listDir,
+  makeDir,
+  openFile,
+  READ,
+  readFile,
+  readFilesIn,
+  realDir,
+  statFile,
+  statFilesIn,
+} from './safeFs';
 
 /** What the store keeps about a run beside its transcript. */
 export interface RunMeta {
@@ -65,6 +76,8 @@ export interface NewValue {
 const TEMP_MAX_AGE_MS = 24 * 60 * 60 * 1000;
 /** Bytes gathered before one write, hash and scan step of a staged value. */
 const STAGE_BATCH_BYTES = 1 << 20;
+/** A value's metadata sidecar holds a stub of a few KB; a bigger one is not ours and is not read. */
+const META_MAX_BYTES = 1 << 20;
 /** Encoded and hashed a slice at a time, so a value is not copied whole once more. */
 const WRITE_SLICE_CHARS = 4 << 20;
 
@@ -446,20 +459,44 @@ export class Store {
       const valueId = name.endsWith(VALUE_EXT) && !name.startsWith('.') ? name.slice(0, -VALUE_EXT.length) : '';
       return isSanitizedId(valueId) ? [valueId] : [];
     });
-    // All at once: a run of 10,000 values lists in one round of the thread pool, not 10,000 turns.
-    const stats = await Promise.all(
-      ids.map((valueId) => fs.lstat(join(dir, `${valueId}${VALUE_EXT}`)).catch(() => undefined)),
+    const stats = await statFilesIn(
+      this.root,
+      dir,
+      ids.map((valueId) => `${valueId}${VALUE_EXT}`),
     );
     const out = ids.flatMap((valueId, i) => {
       const stat = stats[i];
-      return stat?.isFile() ? [{ valueId, bytes: stat.size, mtimeMs: stat.mtimeMs }] : [];
+      return stat ? [{ valueId, bytes: stat.size, mtimeMs: stat.mtimeMs }] : [];
     });
     return out.sort((a, b) => a.mtimeMs - b.mtimeMs || (a.valueId < b.valueId ? -1 : a.valueId > b.valueId ? 1 : 0));
   }
 
   async listValues(runId: string): Promise<ValueMeta[]> {
-    const files = await this.listValueFiles(runId);
-    return Promise.all(files.map((f) => this.readMeta(runId, f.valueId)));
+    return this.readMetas(runId, await this.listValueFiles(runId));
+  }
+
+  /**
+   * The metadata of listed values, read together (a page of the tree). A value whose sidecar is
+   * missing or does not match its file is described from the file, as readMeta does.
+   */
+  async readMetas(runId: string, files: readonly { valueId: string; bytes: number }[]): Promise<ValueMeta[]> {
+    const sidecars = await readFilesIn(
+      this.root,
+      this.valuesDir(runId),
+      files.map((f) => `${f.valueId}.meta.json`),
+      META_MAX_BYTES,
+    );
+    return Promise.all(
+      files.map(async (file, i) => {
+        try {
+          const meta = JSON.parse(sidecars[i]?.toString('utf8') ?? '') as ValueMeta;
+          if (meta.bytes === file.bytes && typeof meta.stub === 'string') return meta;
+        } catch {
+          // described from the file below
+        }
+        return this.readMeta(runId, file.valueId);
+      }),
+    );
   }
 
   /** Every run holding a value with this id. */

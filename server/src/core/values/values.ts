@@ -81,9 +81,7 @@ export class Values {
     const { runId: given, from = 0, limit = VALUES_PAGE_MAX } = check(ValuesParams, input);
     const runId = await this.ctx.runs.key(given);
     const files = await this.ctx.store.listValueFiles(runId);
-    const page = await Promise.all(
-      files.slice(from, from + limit).map((f) => this.ctx.store.readMeta(runId, f.valueId)),
-    );
+    const page = await this.ctx.store.readMetas(runId, files.slice(from, from + limit));
     return { values: page.map(({ stub: _stub, ...v }) => ({ ...v, uri: this.uri(v) })), total: files.length };
   }
 

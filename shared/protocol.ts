@@ -483,6 +483,11 @@ export interface InspectResult {
   rows: InspectRow[];
   /** Transcript lines that could not be read (a torn last line). */
   skipped: number;
+  /**
+   * With `policy`: how many values the shown model call's references name that are not written
+   * yet. A replay writes them before it is sent; the inspector only shows them.
+   */
+  unwritten: number;
 }
 
 /**

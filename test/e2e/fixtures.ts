@@ -1,5 +1,5 @@
 /** Workspaces for the end-to-end tests (their runs are recorded by scripts/demoRun.ts). */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export function newWorkspace(): string {
@@ -10,4 +10,10 @@ export function writeNote(workspace: string, name: string, text: string): string
   const path = join(workspace, name);
   writeFileSync(path, text);
   return path;
+}
+
+/** The value files of a run in the workspace's store, by name. */
+export function valueFiles(workspace: string, runId: string): string[] {
+  const dir = join(workspace, '.retained', 'runs', `${runId}.values`);
+  return existsSync(dir) ? readdirSync(dir).filter((name) => name.endsWith('.txt')).sort() : [];
 }

@@ -13,7 +13,7 @@ import { ROOT } from '../../scripts/tools';
 import { AppendRequest, RetainRequest } from '../../shared/protocol';
 import { BIG_RUN, recordBigRun } from '../helpers/bigRun';
 import { ServerProcess } from '../helpers/serverProcess';
-import { newWorkspace } from './fixtures';
+import { newWorkspace, valueFiles } from './fixtures';
 import { OUTPUT, poll, VSCode } from './harness';
 
 /** Tool output built to break a careless renderer. */
@@ -206,7 +206,8 @@ describe('The inspector in a real VS Code', () => {
       () => frame().locator('.columns-head').innerText(),
       (t) => /model call 7$/.test(t.trim()),
     );
-    // The policy: the 5 KB test output of an older round becomes a reference.
+    // The policy: the 5 KB test output of an older round becomes a reference, and nothing is written.
+    const valuesBefore = valueFiles(workspace, 'demo-run');
     await frame().locator('vscode-checkbox.policy').click();
     await showRow(9);
     await poll(
@@ -218,6 +219,8 @@ describe('The inspector in a real VS Code', () => {
       await frame().locator('.cell.model.form-reference').first().innerText(),
       /reference.*\[retained #toolu_test\] run_command result: .*an earlier result/s,
     );
+    assert.match(await frame().locator('.note-banner').innerText(), /a replay writes before it is sent/);
+    assert.deepEqual(valueFiles(workspace, 'demo-run'), valuesBefore, 'the policy view wrote no value');
     await vs.screenshot('inspector-policy');
     await frame().locator('vscode-checkbox.policy').click();
     await poll(

@@ -169,18 +169,22 @@ describe('inspection', () => {
     assert.equal(clamped.rows.length, 0, 'no limit: only the outline');
   });
 
-  it('with the history policy, older bodies become references whose values are written first', async () => {
+  it('with the history policy, older bodies become references; viewing them writes nothing', async () => {
     const s = await service();
     await recordRun(s);
-    const { rows, outline } = await s.inspection.inspect({ runId: 'r', policy: true, from: 0, limit: 100 });
+    const before = (await s.values.list({ runId: 'r' })).total;
+    const { rows, outline, unwritten } = await s.inspection.inspect({ runId: 'r', policy: true, from: 0, limit: 100 });
     const [, , , bigResult, small, , last] = rows;
     assert.equal(bigResult!.model.form, 'stub', 'a stub is under inlineMaxBytes (1 KiB): it stays');
     assert.equal(small!.model.form, 'reference', 'a 2,400-byte result in an older round is over inlineMaxBytes');
     assert.match(small!.model.text!.text, /^\[retained #c2\] grep error: 2400 bytes, .*an earlier result/);
     assert.equal(last!.model.form, 'verbatim', 'the newest round stays intact');
+    assert.equal((await s.values.list({ runId: 'r' })).total, before, 'the view wrote no value');
+    assert.equal(unwritten, 1, 'c2 is named, and written only when a replay is sent');
+    await s.history.replay({ runId: 'r', shape: 'anthropic', policy: true });
     assert.ok(
       (await s.values.list({ runId: 'r' })).values.some((v) => v.valueId === 'c2'),
-      'the referenced small result was archived',
+      'a replay with the policy writes the value its reference names',
     );
     const plain = await s.inspection.inspect({ runId: 'r' });
     assert.ok(outline.totals.bytesSent < plain.outline.totals.bytesSent);

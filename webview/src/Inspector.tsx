@@ -131,6 +131,13 @@ export function Inspector({
           {loaded.skipped} transcript line(s) could not be read (a torn write) and are left out.
         </div>
       )}
+      {policy && loaded.unwritten > 0 && (
+        <div className="note-banner" role="note">
+          <span className="codicon codicon-info" aria-hidden="true" /> {loaded.unwritten.toLocaleString()}{' '}
+          {loaded.unwritten === 1 ? 'reference names a value' : 'references name values'} that a replay writes
+          before it is sent. This view writes nothing to the store.
+        </div>
+      )}
       <ColumnsHead outline={loaded.outline} view={view} modelCall={loaded.modelCall} />
       <Timeline
         count={rows.count}

@@ -71,7 +71,7 @@ export class RetentionService {
     this.retainer = new Retainer(ctx);
     this.values = new Values(ctx);
     this.history = new History(ctx, this.retainer);
-    this.inspection = new Inspection(ctx, this.history);
+    this.inspection = new Inspection(ctx);
     this.importer = new Importer(ctx, this.retainer, options.workspace ?? process.cwd());
   }
 

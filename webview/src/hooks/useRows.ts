@@ -14,6 +14,7 @@ export interface Loaded {
   outline: InspectResult['outline'];
   modelCall: number;
   skipped: number;
+  unwritten: number;
 }
 
 export interface RowsQuery {
@@ -46,7 +47,12 @@ export function useRows(host: Host, query: RowsQuery, follow: (index: number) =>
         .then((result) => {
           if (gen !== generation.current) return;
           for (const row of result.rows) rows.current.set(row.index, row);
-          setLoaded({ outline: result.outline, modelCall: result.modelCall, skipped: result.skipped });
+          setLoaded({
+            outline: result.outline,
+            modelCall: result.modelCall,
+            skipped: result.skipped,
+            unwritten: result.unwritten,
+          });
           setVersion((v) => v + 1);
           setError(undefined);
         })

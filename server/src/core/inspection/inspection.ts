@@ -16,7 +16,6 @@ import {
   SearchRunParams,
 } from '../../../../shared/protocol';
 import type { Context } from '../context';
-import type { History } from '../history/history';
 import { isImported } from '../history/replay';
 import { readLines } from '../store/lineReader';
 import { readEventsFrom } from '../store/transcript';
@@ -46,11 +45,7 @@ export class Inspection {
   /** Runs changed since their copy was read: caught up on their next use. */
   private readonly stale = new Set<string>();
 
-  constructor(
-    private readonly ctx: Context,
-    /** Writes the values a policy view refers to, before the view is shown. */
-    private readonly history: History,
-  ) {}
+  constructor(private readonly ctx: Context) {}
 
   private get store() {
     return this.ctx.store;
@@ -131,18 +126,17 @@ export class Inspection {
     }
     const modelCall = Math.min(asked ?? outline.modelCalls.length, outline.modelCalls.length);
     const rows: InspectRow[] = [];
+    let unwritten = 0;
     if (limit > 0 && from < events.length) {
       const viewKey = `${policyKey}@${modelCall}`;
       let cells = entry.views.get(viewKey);
       if (!cells) {
+        // A view writes nothing: the values its references name are written when a replay is sent.
         cells = modelView(events, existingValues, modelCall, { view, policy });
-        if (cells.archive.length > 0) {
-          await this.history.archive(runId, cells.archive);
-          for (const need of cells.archive) existingValues.add(need.valueId);
-        }
         entry.views.set(viewKey, cells);
         while (entry.views.size > 4) entry.views.delete(entry.views.keys().next().value!);
       }
+      unwritten = cells.archive.length;
       for (let index = from; index < Math.min(events.length, from + limit); index++) {
         const event = events[index]!;
         // A result kept in its value is shown from the value's first bytes.
@@ -161,7 +155,7 @@ export class Inspection {
         });
       }
     }
-    return { outline, modelCall, rows, skipped };
+    return { outline, modelCall, rows, skipped, unwritten };
   }
 
   /** Finds text anywhere in a run: messages, call arguments and full results. */

@@ -35,3 +35,8 @@ export function formatSaving(sent: number, full: number): string {
   if (full <= 0 || sent >= full) return '±0 %';
   return `−${Math.round((1 - sent / full) * 100)} %`;
 }
+
+/** A count with its noun, singular or plural: "1 line", "3,400 lines", "1 value". */
+export function formatCount(n: number, noun: string, plural = `${noun}s`): string {
+  return `${n.toLocaleString('en-US')} ${n === 1 ? noun : plural}`;
+}

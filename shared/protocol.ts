@@ -6,6 +6,7 @@
  */
 import { NotificationType, RequestType } from 'vscode-languageserver-protocol';
 import { z } from 'zod';
+import type { CallSubject } from './callSubject';
 import { NewEventSchema, type RunSource, type StopReason, type TranscriptEvent } from './events';
 import { type HistoryStats, type Projected, REPLAY_SHAPES, VIEWS, type View } from './history';
 import { MAX_QUERY_LENGTH } from './query';
@@ -130,6 +131,8 @@ export interface ValueMeta {
   lines: number;
   sha256: string;
   isError: boolean;
+  /** What the call worked on (the file it read, the command it ran), from its arguments. */
+  subject?: CallSubject;
   /** ISO time the value was written. */
   createdAt: string;
   /** The stub the model got in its place ('' for a value some other tool dropped in). */
@@ -379,8 +382,10 @@ export interface FullCell {
   kind: RowKind;
   ts?: string;
   text?: Clip;
-  /** Reasoning blocks the assistant event carries (kept verbatim, shown as a count). */
+  /** Reasoning blocks the assistant event carries (kept verbatim). */
   thinking?: number;
+  /** Their readable text, joined (encrypted or redacted reasoning has none). */
+  thinkingText?: Clip;
   calls?: CallCell[];
   tool?: string;
   callId?: string;

@@ -151,6 +151,22 @@ export function hasGutters(snippet: string): boolean {
 }
 
 /**
+ * True when `snippet` is a range of lines copied from a peek answer: it carries the peek's notice
+ * or `\ No newline at end of file`, or it has at least two lines, every one numbered, the numbers
+ * rising. One numbered line (`200: OK`) is ordinary text, and a paste leaves it alone.
+ */
+export function isPeekRange(snippet: string): boolean {
+  if (!hasGutters(snippet)) return false;
+  const lines = snippet.split('\n');
+  if (lines.some((line) => line === NO_FINAL_NEWLINE || NOTICE.test(line))) return true;
+  const numbers = lines.flatMap((line) => {
+    const number = /^ *(\d+)/.exec(line)?.[1];
+    return number === undefined ? [] : [Number(number)];
+  });
+  return numbers.length >= 2 && numbers.every((n, i) => i === 0 || n > numbers[i - 1]!);
+}
+
+/**
  * Removes the gutter from a peeked snippet, with the notices a peek adds; `\ No newline at end
  * of file` takes the newline before it away. A gutter is removed only when every non-empty line
  * carries one, so ordinary text that merely starts with a number and a colon is left alone.

@@ -20,6 +20,7 @@ import { SessionsTree } from './sessionsTree';
 import { RetainedStatusBar } from './statusBar';
 import { registerTestHooks } from './testHooks';
 import { registerValueCommands } from './valueCommands';
+import { registerValueDocuments } from './valueDocuments';
 
 export type { RetainedApi };
 
@@ -61,7 +62,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<Retain
       inspectors.open(typeof arg === 'string' ? arg : arg?.run.runId),
     ),
     ...registerValueCommands(client, isTrusted),
-    registerImportCommand(client, isTrusted),
+    registerValueDocuments(() => [storeRootOf(current), sessionsRoot]),
+    registerImportCommand(client, isTrusted, async (runId) => {
+      const node = await tree.runNode(runId);
+      if (node) await view.reveal(node, { select: true, focus: false, expand: true });
+    }),
     ...registerPaste(),
     vscode.lm.registerTool(PEEK_TOOL, new PeekTool(client)),
     sessions,
@@ -83,7 +88,17 @@ export async function activate(context: vscode.ExtensionContext): Promise<Retain
       vscode.commands.executeCommand('workbench.view.extension.retained'),
     ),
     vscode.commands.registerCommand('retained.showOutput', () => output.show()),
-    vscode.commands.registerCommand('retained.restartServer', () => client.restart()),
+    vscode.commands.registerCommand('retained.openReadme', () =>
+      vscode.commands.executeCommand('markdown.showPreview', vscode.Uri.joinPath(context.extensionUri, 'README.md')),
+    ),
+    vscode.commands.registerCommand('retained.restartServer', async () => {
+      await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Window, title: 'Retained Outputs: restarting the language server' },
+        () => client.restart(),
+      );
+      void vscode.window.showInformationMessage('Retained Outputs: the language server restarted.');
+      await Promise.all([tree.refresh(), statusBar.refresh()]);
+    }),
     vscode.workspace.onDidChangeConfiguration(async (event) => {
       if (!event.affectsConfiguration(SECTION)) return;
       try {

@@ -1,11 +1,16 @@
 /**
- * `Retained: Import Transcript…`: a Claude Code session or a Codex rollout becomes a run. A file
+ * `Retained: Import Agent Session…`: a Claude Code session, a Codex rollout or a Copilot chat
+ * replay becomes a run. A file
  * imported before offers a way on (open the run, replace it, or import it as a new run); the
- * message says what came in, what was left out, and opens the inspector.
+ * message says what came in, what was left out, and opens the inspector. The file picker starts
+ * in this workspace's Claude Code sessions (or Codex's), where the files are.
  */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { type IfExists, ImportRequest, type ImportResult } from '../../shared/protocol';
+import { claudeCodeDir, codexDir } from './sessionFiles';
 
 /** The run an import found already there, from the server's error. */
 function existingRun(err: unknown): string | undefined {
@@ -34,7 +39,19 @@ function summary(result: ImportResult): string {
   return `${parts.join('; ')}.`;
 }
 
-export function registerImportCommand(client: LanguageClient, isTrusted: () => boolean): vscode.Disposable {
+/** Where the picker starts: this workspace's Claude Code sessions, else Codex's, else the workspace. */
+function startFolder(): vscode.Uri | undefined {
+  const workspace = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+  const candidates = [workspace ? claudeCodeDir(workspace) : undefined, join(codexDir(), 'sessions'), workspace];
+  const found = candidates.find((dir) => dir && existsSync(dir));
+  return found ? vscode.Uri.file(found) : undefined;
+}
+
+export function registerImportCommand(
+  client: LanguageClient,
+  isTrusted: () => boolean,
+  reveal: (runId: string) => Promise<void>,
+): vscode.Disposable {
   const run = (path: string, ifExists?: IfExists) =>
     vscode.window.withProgress(
       {
@@ -52,9 +69,11 @@ export function registerImportCommand(client: LanguageClient, isTrusted: () => b
       uri ??
       (
         await vscode.window.showOpenDialog({
-          title: 'Import an agent session (Claude Code or Codex)',
+          title: 'Import an agent session (Claude Code, Codex or a Copilot chat replay)',
+          openLabel: 'Import',
           canSelectMany: false,
-          filters: { 'Agent sessions': ['jsonl'] },
+          defaultUri: startFolder(),
+          filters: { 'Agent sessions': ['jsonl', 'json'] },
         })
       )?.[0];
     if (!file) return;
@@ -78,6 +97,7 @@ export function registerImportCommand(client: LanguageClient, isTrusted: () => b
         return void vscode.window.showErrorMessage(`Retained Outputs: ${(again as Error).message}`);
       }
     }
+    await reveal(result.runId).catch(() => undefined);
     const open = await vscode.window.showInformationMessage(summary(result), 'Open Inspector');
     if (open) await vscode.commands.executeCommand('retained.openInspector', result.runId);
   });

@@ -199,7 +199,7 @@ export class Inspectors implements vscode.WebviewPanelSerializer, vscode.Disposa
           const lines = message.line
             ? { start: Math.min(message.line, last), end: Math.min(message.endLine ?? message.line, last) }
             : undefined;
-          await openValue(vscode.Uri.parse(meta.uri), lines, besides(panel));
+          await openValue(meta, lines, besides(panel));
         } catch (err) {
           void vscode.window.showErrorMessage(`Retained Outputs: ${(err as Error).message}`);
         }

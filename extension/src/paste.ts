@@ -1,9 +1,12 @@
 /**
- * Pasting lines copied from a peek answer: offer "Paste without line numbers", which strips
- * the `N: ` gutters, so the lines land as they are in the original file.
+ * Pasting lines copied from a peek answer: "Paste without line numbers" strips the `N: ` gutters,
+ * so the lines land as they are in the original file. It is offered only for text shaped like a
+ * peek range (never for `200: OK`), and it is the plain paste only while
+ * `retained.pasteWithoutLineNumbers` is on; otherwise it waits in the paste menu.
  */
 import * as vscode from 'vscode';
-import { stripGutters } from '../../shared/stubText';
+import { isPeekRange, stripGutters } from '../../shared/stubText';
+import { SECTION } from './config';
 
 const KIND = vscode.DocumentDropOrPasteEditKind.Text.append('retained', 'withoutLineNumbers');
 
@@ -14,10 +17,11 @@ class StripGuttersPasteProvider implements vscode.DocumentPasteEditProvider {
     dataTransfer: vscode.DataTransfer,
   ): Promise<vscode.DocumentPasteEdit[] | undefined> {
     const text = await dataTransfer.get('text/plain')?.asString();
-    if (!text) return undefined;
-    const stripped = stripGutters(text);
-    if (stripped === text) return undefined;
-    return [new vscode.DocumentPasteEdit(stripped, 'Paste without line numbers', KIND)];
+    if (!text || !isPeekRange(text)) return undefined;
+    const edit = new vscode.DocumentPasteEdit(stripGutters(text), 'Paste without line numbers', KIND);
+    if (!vscode.workspace.getConfiguration(SECTION).get<boolean>('pasteWithoutLineNumbers', true))
+      edit.yieldTo = [vscode.DocumentDropOrPasteEditKind.Text];
+    return [edit];
   }
 }
 

@@ -5,7 +5,7 @@
  */
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
-import { formatAge, formatBytes } from '../../shared/format';
+import { formatAge, formatBytes, formatCount } from '../../shared/format';
 import { type RunSummary, RunsRequest, ValueRequest, type ValueSummary, ValuesRequest } from '../../shared/protocol';
 
 export type RunNode = { kind: 'run'; run: RunSummary; shown?: number };
@@ -57,6 +57,13 @@ export class RunsTree implements vscode.TreeDataProvider<Node> {
     return [];
   }
 
+  /** The node of a run, after listing the runs again (a run just imported). */
+  async runNode(runId: string): Promise<RunNode | undefined> {
+    await this.getChildren();
+    this.changed.fire(undefined);
+    return this.runs.get(runId);
+  }
+
   /** Lists more of a run's values. */
   showMore(node: MoreNode): void {
     node.run.shown = Math.min(1000, node.shown + VALUES_PAGE * 4);
@@ -75,13 +82,13 @@ export class RunsTree implements vscode.TreeDataProvider<Node> {
       item.id = `run:${run.runId}`;
       item.contextValue = 'run';
       item.iconPath = new vscode.ThemeIcon('history');
-      item.description = `${new Date(run.startedAt).toLocaleString()} · ${run.valueCount} value${run.valueCount === 1 ? '' : 's'} · ${formatBytes(run.valueBytes)}`;
+      item.description = `${formatCount(run.valueCount, 'value')} · ${formatBytes(run.valueBytes)} · ${formatAge(run.updatedAt)}`;
       item.tooltip = new vscode.MarkdownString(
         [
           `**Run ${run.name}**${run.name === run.runId ? '' : ` (id \`${run.runId}\`)`}`,
           '',
           `- started ${new Date(run.startedAt).toLocaleString()}, last change ${formatAge(run.updatedAt)}`,
-          `- ${run.valueCount} retained values, ${formatBytes(run.valueBytes)}`,
+          `- ${formatCount(run.valueCount, 'retained value')}, ${formatBytes(run.valueBytes)}`,
           `- ${formatBytes(run.keptOutBytes)} kept out of the model's context`,
           `- transcript ${formatBytes(run.transcriptBytes)}`,
         ].join('\n'),
@@ -104,12 +111,16 @@ export class RunsTree implements vscode.TreeDataProvider<Node> {
       return more;
     }
     const { value } = element;
-    const item = new vscode.TreeItem(`${value.tool} · ${value.callId}`, vscode.TreeItemCollapsibleState.None);
+    // Named by what it is (`Read src/app.ts`, `Bash npm test`); the call id is in the tooltip.
+    const item = new vscode.TreeItem(
+      value.subject ? `${value.tool} ${value.subject.text}` : `${value.tool} · ${value.valueId}`,
+      vscode.TreeItemCollapsibleState.None,
+    );
     item.id = `value:${value.runId}/${value.valueId}`;
     item.contextValue = 'value';
     item.resourceUri = vscode.Uri.parse(value.uri);
     item.iconPath = new vscode.ThemeIcon(value.isError ? 'error' : 'file-text');
-    item.description = `${formatBytes(value.bytes)} · ${value.lines} lines · ${formatAge(value.createdAt)}`;
+    item.description = `${formatBytes(value.bytes)} · ${formatCount(value.lines, 'line')} · ${formatAge(value.createdAt)}`;
     item.command = { command: 'retained.openValue', title: 'Open Original', arguments: [element] };
     return item;
   }
@@ -122,7 +133,7 @@ export class RunsTree implements vscode.TreeDataProvider<Node> {
       valueId: element.value.valueId,
     });
     const tooltip = new vscode.MarkdownString(
-      `**#${meta.valueId}**: ${meta.tool}, ${formatBytes(meta.bytes)}, ${meta.lines} lines\n\n`,
+      `**#${meta.valueId}**: ${meta.tool}, ${formatBytes(meta.bytes)}, ${formatCount(meta.lines, 'line')}, call \`${meta.callId}\`, ${new Date(meta.createdAt).toLocaleString()}\n\n`,
     );
     tooltip.appendCodeblock(meta.stub || '(no stub recorded)', 'text');
     item.tooltip = tooltip;

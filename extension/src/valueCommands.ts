@@ -1,17 +1,19 @@
 /** The commands on a retained value or run: open, peek, search, copy, reveal, delete. */
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
+import type { CallSubject } from '../../shared/callSubject';
 import { formatBytes } from '../../shared/format';
 import { DeleteRequest, PeekRequest, ValueRequest } from '../../shared/protocol';
 import type { Node, RunNode, ValueNode } from './runsTree';
+import { valueDocumentUri } from './valueDocuments';
 
-/** Opens a value's original text, optionally selecting lines (1-based, inclusive). */
+/** Opens a value's original text, read-only, optionally selecting lines (1-based, inclusive). */
 export async function openValue(
-  uri: vscode.Uri,
+  value: { uri: string; valueId: string; subject?: CallSubject },
   lines?: { start: number; end: number },
   viewColumn?: vscode.ViewColumn,
 ): Promise<vscode.TextEditor> {
-  const document = await vscode.workspace.openTextDocument(uri);
+  const document = await vscode.workspace.openTextDocument(valueDocumentUri(vscode.Uri.parse(value.uri), value));
   const options: vscode.TextDocumentShowOptions = { preview: true, ...(viewColumn ? { viewColumn } : {}) };
   if (lines) {
     const last = Math.min(lines.end, document.lineCount) - 1;
@@ -45,7 +47,7 @@ export function registerValueCommands(client: LanguageClient, isTrusted: () => b
     });
 
   return [
-    command('retained.openValue', async (node) => openValue(vscode.Uri.parse(chosenValue(node).uri))),
+    command('retained.openValue', async (node) => openValue(chosenValue(node))),
 
     command('retained.peekLines', async (node) => {
       const value = chosenValue(node);
@@ -59,7 +61,7 @@ export function registerValueCommands(client: LanguageClient, isTrusted: () => b
         },
       });
       if (input === undefined) return;
-      await openValue(vscode.Uri.parse(value.uri), parseRange(input) as { start: number; end: number });
+      await openValue(value, parseRange(input) as { start: number; end: number });
     }),
 
     command('retained.searchValue', async (node) => {
@@ -88,7 +90,7 @@ export function registerValueCommands(client: LanguageClient, isTrusted: () => b
         title: `${answer.matches} matching line${answer.matches === 1 ? '' : 's'} in #${value.valueId}${answer.truncated ? ` (showing ${items.length})` : ''}`,
         matchOnDescription: true,
       });
-      if (pick) await openValue(vscode.Uri.parse(value.uri), { start: pick.line, end: pick.line });
+      if (pick) await openValue(value, { start: pick.line, end: pick.line });
     }),
 
     command('retained.copyStub', async (node) => {

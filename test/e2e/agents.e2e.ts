@@ -60,6 +60,16 @@ describe('Agents outside VS Code, in a real VS Code', () => {
   const frame = (): FrameLocator => vs.page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
   const treeRow = (name: string | RegExp): Locator => vs.page.getByRole('treeitem', { name }).first();
 
+  it('opening a folder creates no store; the sidebar says what to do first', async () => {
+    await vs.page.locator('.activitybar [aria-label^="Retained Outputs"]').first().click();
+    const welcome = vs.page.locator('.welcome-view-content', { hasText: 'No retained outputs yet' }).first();
+    await welcome.waitFor({ timeout: 60_000 });
+    for (const button of ['Set Up Claude Code / Codex…', 'Import Agent Session…'])
+      assert.equal(await welcome.getByRole('button', { name: button }).count(), 1, button);
+    await vs.screenshot('welcome');
+    assert.equal(existsSync(join(workspace, '.retained')), false, 'no .retained after activation');
+  });
+
   function claude(prompt: string, resume?: string) {
     const settingsFile = join(home, 'settings.json');
     const mcpConfigFile = join(home, 'mcp.json');

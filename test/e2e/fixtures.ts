@@ -15,5 +15,9 @@ export function writeNote(workspace: string, name: string, text: string): string
 /** The value files of a run in the workspace's store, by name. */
 export function valueFiles(workspace: string, runId: string): string[] {
   const dir = join(workspace, '.retained', 'runs', `${runId}.values`);
-  return existsSync(dir) ? readdirSync(dir).filter((name) => name.endsWith('.txt')).sort() : [];
+  return existsSync(dir)
+    ? readdirSync(dir)
+        .filter((name) => name.endsWith('.txt'))
+        .sort()
+    : [];
 }

@@ -162,7 +162,7 @@ describe('The inspector in a real VS Code', () => {
     await poll(
       'the value to open',
       () => vs.tabTitles(),
-      (tabs) => tabs.includes('toolu_lock.txt'),
+      (tabs) => tabs.includes('toolu_lock · package-lock.json'),
     );
     // The last preview line of the stub links to that line.
     const lineLinks = rowAt(3).locator('.cell.model .value-link', { hasText: /^\d+$/ });
@@ -321,6 +321,24 @@ describe('The inspector in a real VS Code', () => {
     );
   });
 
+  it('reads in the light and the dark theme (screenshots)', async () => {
+    mkdirSync(join(workspace, '.vscode'), { recursive: true });
+    for (const [name, theme] of [
+      ['light', 'Default Light Modern'],
+      ['dark', 'Default Dark Modern'],
+    ] as const) {
+      writeFileSync(join(workspace, '.vscode', 'settings.json'), JSON.stringify({ 'workbench.colorTheme': theme }));
+      await poll(
+        `the ${name} theme`,
+        () => vs.page.locator('.monaco-workbench').getAttribute('class'),
+        (c) => new RegExp(`(^|\\s)${name === 'light' ? 'vs' : 'vs-dark'}(\\s|$)`).test(c ?? ''),
+      );
+      await rows().first().waitFor();
+      await vs.page.waitForTimeout(500);
+      await vs.screenshot(`inspector-${name}`);
+    }
+  });
+
   it('keeps its state when hidden and across a window reload', async () => {
     await frame().locator('vscode-button[aria-label="Previous model call"]').click();
     await poll(
@@ -333,7 +351,7 @@ describe('The inspector in a real VS Code', () => {
     await vs.page.locator('.tab', { hasText: 'Inspector: demo-run' }).first().click();
     const demo = treeRow(/demo-run/);
     if ((await demo.getAttribute('aria-expanded')) !== 'true') await demo.click();
-    await treeRow(/read_file · toolu_lock/).click();
+    await treeRow(/read_file package-lock\.json/).click();
     await poll(
       'the inspector hidden',
       () => vs.page.locator('iframe.webview.ready').count(),

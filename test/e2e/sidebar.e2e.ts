@@ -4,11 +4,12 @@
  * settings, and the peek_value language-model tool. Each test saves a screenshot.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Locator } from 'playwright-core';
 import { type DemoRun, recordDemoRun } from '../../scripts/demoRun';
+import { ROOT } from '../../scripts/tools';
 import { newWorkspace, writeNote } from './fixtures';
 import { poll, VSCode } from './harness';
 
@@ -23,6 +24,10 @@ describe('Retained Outputs in a real VS Code', () => {
     altStore = join(workspace, 'alt-store');
     await recordDemoRun(workspace, altStore, 'other-run');
     writeNote(workspace, 'notes.md', `# Notes\n\nThe agent got this stub:\n\n${demo.stub.content}\n`);
+    copyFileSync(
+      join(ROOT, 'test/fixtures/transcripts/claude-code_spotter_tool_heavy.jsonl'),
+      join(workspace, 'session.jsonl'),
+    );
     vs = await VSCode.start({ workspace });
   });
   afterEach(async function () {
@@ -57,15 +62,15 @@ describe('Retained Outputs in a real VS Code', () => {
   async function expandDemoRun(): Promise<void> {
     const run = row(/demo-run/);
     if ((await run.getAttribute('aria-expanded')) !== 'true') await run.click();
-    await row(/read_file · toolu_lock/).waitFor();
+    await row(/read_file package-lock\.json/).waitFor();
   }
 
   it('lists the run recorded through the protocol, and its retained value', async () => {
     await openSidebar();
     await expandDemoRun();
-    const label = await row(/read_file · toolu_lock/).innerText();
-    assert.match(label, /read_file · toolu_lock/);
-    assert.match(label, /\d+(\.\d)? KB · \d+ lines/);
+    const label = await row(/read_file package-lock\.json/).innerText();
+    assert.match(label, /read_file package-lock\.json/);
+    assert.match(label, /\d+(\.\d)? KB · [\d,]+ lines/);
     // The small results were kept verbatim: only the lock file is a value.
     assert.equal(
       await view()
@@ -77,11 +82,11 @@ describe('Retained Outputs in a real VS Code', () => {
   });
 
   it('opens the original when a value is clicked', async () => {
-    await row(/read_file · toolu_lock/).click();
+    await row(/read_file package-lock\.json/).click();
     await poll(
       'the value to open in an editor',
       () => vs.tabTitles(),
-      (tabs) => tabs.includes('toolu_lock.txt'),
+      (tabs) => tabs.includes('toolu_lock · package-lock.json'),
     );
     const visible = await poll(
       'the lock file text',
@@ -93,11 +98,24 @@ describe('Retained Outputs in a real VS Code', () => {
       .split('\n')
       .find((l) => l.trim().length > 3)!;
     assert.ok(demo.lock.includes(firstLine.trim()), `${firstLine} is from the lock file`);
+    // Read-only, and JSON: the name is the file the call read.
+    await poll(
+      'the language of the value',
+      () => vs.page.locator('#status\\.editor\\.mode').innerText(),
+      (t) => t.trim() === 'JSON',
+    );
+    await vs.page.locator('.editor-instance .view-lines').first().click();
+    await vs.page.keyboard.type('x');
+    await vs.page
+      .locator('.monaco-editor-overlaymessage', { hasText: /read-only/i })
+      .first()
+      .waitFor();
+    assert.ok(!(await vs.page.locator('.tabs-container .tab.active').first().getAttribute('class'))?.includes('dirty'));
     await vs.screenshot('open-original');
   });
 
   it('context menu: Peek Lines… opens the original with those lines selected', async () => {
-    await contextAction(/read_file · toolu_lock/, 'Peek Lines…');
+    await contextAction(/read_file package-lock\.json/, 'Peek Lines…');
     const input = vs.page.locator('.quick-input-widget input');
     await input.fill('5-7');
     await input.press('Enter');
@@ -108,7 +126,7 @@ describe('Retained Outputs in a real VS Code', () => {
   });
 
   it('context menu: Search in Value… lists matching lines and jumps to one', async () => {
-    await contextAction(/read_file · toolu_lock/, 'Search in Value…');
+    await contextAction(/read_file package-lock\.json/, 'Search in Value…');
     const input = vs.page.locator('.quick-input-widget input');
     await input.fill('node_modules/mocha');
     await input.press('Enter');
@@ -126,7 +144,7 @@ describe('Retained Outputs in a real VS Code', () => {
   });
 
   it('context menu: Copy Stub puts the exact stub the model got on the clipboard', async () => {
-    await contextAction(/read_file · toolu_lock/, 'Copy Stub');
+    await contextAction(/read_file package-lock\.json/, 'Copy Stub');
     const clipboard = await poll(
       'the clipboard',
       () => vs.page.evaluate<string>('navigator.clipboard.readText()'),
@@ -136,7 +154,7 @@ describe('Retained Outputs in a real VS Code', () => {
   });
 
   it('context menu: Copy Path gives the value file', async () => {
-    await contextAction(/read_file · toolu_lock/, 'Copy Path');
+    await contextAction(/read_file package-lock\.json/, 'Copy Path');
     const clipboard = await poll(
       'the clipboard',
       () => vs.page.evaluate<string>('navigator.clipboard.readText()'),
@@ -184,7 +202,7 @@ describe('Retained Outputs in a real VS Code', () => {
     await poll(
       'the link to open the value',
       () => vs.tabTitles(),
-      (tabs) => tabs.includes('toolu_lock.txt'),
+      (tabs) => tabs.includes('toolu_lock · package-lock.json'),
     );
   });
 
@@ -219,14 +237,44 @@ describe('Retained Outputs in a real VS Code', () => {
   it('context menu: Reveal in Explorer selects the value file in the Explorer', async () => {
     await openSidebar();
     await expandDemoRun();
-    await contextAction(/read_file · toolu_lock/, 'Reveal in Explorer');
+    await contextAction(/read_file package-lock\.json/, 'Reveal in Explorer');
     const selected = vs.page.locator('.explorer-folders-view .monaco-list-row.selected', { hasText: 'toolu_lock.txt' });
     await selected.waitFor({ timeout: 20_000 });
     await vs.screenshot('reveal-in-explorer');
     await openSidebar();
   });
 
-  it('Paste without Line Numbers strips the gutters of peeked lines', async () => {
+  it('Import Agent Session… on a .jsonl in the Explorer imports it; the message opens the inspector', async () => {
+    await vs.runCommand('View: Show Explorer');
+    const file = vs.page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'session.jsonl' }).first();
+    await file.waitFor({ timeout: 20_000 });
+    await file.click({ button: 'right' });
+    const entry = vs.page.getByRole('menuitem', { name: 'Import Agent Session…' });
+    await entry.waitFor();
+    await vs.page.waitForTimeout(150);
+    await entry.click();
+    const toast = vs.page.locator('.notification-toast', { hasText: 'Imported the Claude Code session' }).first();
+    await toast.waitFor({ timeout: 60_000 });
+    await vs.screenshot('import-done');
+    await toast.getByRole('button', { name: 'Open Inspector' }).click();
+    const tab = await poll(
+      'the inspector of the imported run',
+      () => vs.tabTitles(),
+      (tabs) => tabs.some((t) => t.startsWith('Inspector: ') && t !== 'Inspector: demo-run'),
+    );
+    assert.ok(tab.length > 0);
+    await vs.page
+      .frameLocator('iframe.webview.ready')
+      .frameLocator('iframe#active-frame')
+      .locator('.row')
+      .first()
+      .waitFor({ timeout: 30_000 });
+    await vs.screenshot('import-inspector');
+    await vs.runCommand('View: Close All Editors');
+    await openSidebar();
+  });
+
+  it('a plain paste leaves "200: OK" alone and drops the gutters of a peeked range; the command does too', async () => {
     await vs.runCommand('View: Close All Editors');
     await poll(
       'editors to close',
@@ -239,17 +287,33 @@ describe('Retained Outputs in a real VS Code', () => {
       () => vs.tabTitles(),
       (tabs) => tabs.some((t) => /^Untitled-\d+$/.test(t)),
     );
-    await vs.page.evaluate<void, string>(
-      (text) => navigator.clipboard.writeText(text),
-      '12:   "name": "retained-outputs",\n13:   "version": "0.1.0",',
-    );
-    await vs.runCommand('Retained: Paste without Line Numbers');
-    const text = await poll(
-      'the pasted lines',
-      () => vs.page.locator('.editor-group-container.active .view-lines').first().innerText(),
-      (t) => t.includes('version'),
-    );
-    assert.equal(text.replace(/\u00a0/g, ' '), '  "name": "retained-outputs",\n  "version": "0.1.0",');
+    const editorText = async () =>
+      (await vs.page.locator('.editor-group-container.active .view-lines').first().innerText()).replace(/\u00a0/g, ' ');
+    const paste = async (copied: string, how: 'keys' | 'command') => {
+      await vs.page.evaluate<void, string>((text) => navigator.clipboard.writeText(text), copied);
+      await vs.runCommand('Select All');
+      await vs.page.keyboard.press('Delete');
+      // The editor takes input in its focused element (a textarea, or an EditContext div).
+      await vs.page.locator('.editor-group-container.active .view-lines').first().click();
+      if (how === 'command') return vs.runCommand('Retained: Paste without Line Numbers');
+      // What Ctrl+V does: a paste event carrying the clipboard's text (headless Chromium has no
+      // system clipboard for the key itself to read).
+      await vs.page.evaluate((text) => {
+        const data = new DataTransfer();
+        data.setData('text/plain', text);
+        const paste = new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true });
+        document.activeElement?.dispatchEvent(paste);
+      }, copied);
+    };
+    const peeked = '12:   "name": "retained-outputs",\n13:   "version": "0.1.0",';
+    const original = '  "name": "retained-outputs",\n  "version": "0.1.0",';
+
+    await paste('200: OK', 'keys');
+    assert.equal(await poll('the pasted text', editorText, (t) => t.includes('OK')), '200: OK');
+    await paste(peeked, 'keys');
+    assert.equal(await poll('the pasted lines', editorText, (t) => t.includes('version')), original);
+    await paste(peeked, 'command');
+    assert.equal(await poll('the pasted lines', editorText, (t) => t.includes('version')), original);
     await vs.screenshot('paste-without-line-numbers');
     await vs.runCommand('View: Revert and Close Editor');
     await poll(
@@ -290,8 +354,8 @@ describe('Retained Outputs in a real VS Code', () => {
 
   it('context menu: Delete… asks first, then removes the value', async () => {
     await row(/other-run/).click();
-    await row(/read_file · toolu_lock/).waitFor();
-    await contextAction(/read_file · toolu_lock/, 'Delete…');
+    await row(/read_file package-lock\.json/).waitFor();
+    await contextAction(/read_file package-lock\.json/, 'Delete…');
     const dialog = vs.page.locator('.monaco-dialog-box');
     await dialog.waitFor();
     assert.match(await dialog.innerText(), /Delete retained value #toolu_lock/);
@@ -301,7 +365,7 @@ describe('Retained Outputs in a real VS Code', () => {
       'the value to leave the tree',
       () =>
         view()
-          .getByRole('treeitem', { name: /read_file · toolu_lock/ })
+          .getByRole('treeitem', { name: /read_file package-lock\.json/ })
           .count(),
       (n) => n === 0,
     );

@@ -192,6 +192,15 @@ describe('inspection', () => {
     assert.equal(outline.modelCalls[1]!.bytesSent, plain.outline.modelCalls[1]!.bytesSent);
   });
 
+  it('says a deleted run is gone rather than showing it empty', async () => {
+    const s = await service();
+    await recordRun(s);
+    await s.inspection.inspect({ runId: 'r', from: 0, limit: 10 });
+    await s.delete({ runId: 'r' });
+    await assert.rejects(s.inspection.inspect({ runId: 'r' }), /no run "r" in the store: it was deleted/);
+    await assert.rejects(s.inspection.search({ runId: 'r', query: 'x' }), /no run "r" in the store/);
+  });
+
   it('refuses bad paging with the field named', async () => {
     const s = await service();
     await recordRun(s);

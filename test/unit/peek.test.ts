@@ -6,7 +6,7 @@ import { indexBuffer, LineIndexBuilder, parseIndex, serializeIndex } from '../..
 import { peekValue } from '../../server/src/core/values/peek';
 import type { PeekInput as PeekRequest } from '../../shared/protocol';
 import { DEFAULT_SETTINGS } from '../../shared/settings';
-import { NO_FINAL_NEWLINE, stripGutters } from '../../shared/stubText';
+import { isPeekRange, NO_FINAL_NEWLINE, stripGutters } from '../../shared/stubText';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
 
 const limits = { peekMaxLines: DEFAULT_SETTINGS.peekMaxLines, peekMaxBytes: DEFAULT_SETTINGS.peekMaxBytes };
@@ -109,6 +109,15 @@ describe('peek by range', () => {
     assert.equal(answer.text, '1: 5: alpha\n2: 6: beta');
     assert.equal(stripGutters(answer.text), '5: alpha\n6: beta');
     assert.equal(stripGutters(answer.text, { stacked: true }), 'alpha\nbeta');
+  });
+
+  it('tells a range copied from a peek from ordinary text that starts with a number and a colon', async () => {
+    const answer = await peek(text, { start: 10, end: 14 });
+    assert.ok(isPeekRange(answer.text), 'a peek answer');
+    assert.ok(isPeekRange(answer.text.split('\n').slice(1, 3).join('\n')), 'two of its lines');
+    assert.ok(isPeekRange('7: last\n\\ No newline at end of file'), 'one line with the peek mark');
+    for (const plain of ['200: OK', '200: OK\n', '3: c\n2: b', '1: a\nplain', 'HTTP/1.1 200: OK\n404: gone'])
+      assert.ok(!isPeekRange(plain), JSON.stringify(plain));
   });
 
   it('property: range peeks, followed with nextStart, then stripGutters, rebuild any value byte for byte', async () => {

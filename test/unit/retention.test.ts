@@ -30,6 +30,35 @@ describe('retention', () => {
     assert.equal(events[0]!.type === 'tool_call_finished' && events[0]!.result, text);
   });
 
+  it('names a value by what its call worked on; a file read gets no error landmarks from its code', async () => {
+    const s = await service();
+    const text = `${big(300)}  {:error, reason} -> raise "error: #{reason}"\n${big(300, 'more')}`;
+    const read = await s.retainer.retain({
+      runId: 'r1',
+      callId: 'read',
+      tool: 'Read',
+      text,
+      arguments: { file_path: '/repo/lib/session_live.ex' },
+    });
+    const ran = await s.retainer.retain({
+      runId: 'r1',
+      callId: 'ran',
+      tool: 'Bash',
+      text,
+      arguments: { command: 'cat lib/session_live.ex', description: 'Show it' },
+    });
+    assert.doesNotMatch(read.content, /error/i, 'the read names no error line');
+    assert.match(ran.content, /Landmarks: error at line 301/, 'the command output keeps its landmark');
+    const values = (await s.values.list({ runId: 'r1' })).values;
+    assert.deepEqual(
+      values.map((v) => v.subject),
+      [
+        { text: '/repo/lib/session_live.ex', isFile: true },
+        { text: 'cat lib/session_live.ex', isFile: false },
+      ],
+    );
+  });
+
   it('retains a result over the threshold: a byte-identical file, a stub, and an event that names the value', async () => {
     const s = await service();
     const text = `${big(1000)}ünïcödé 😀\n`;

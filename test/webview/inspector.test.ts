@@ -263,6 +263,28 @@ describe('inspector webview', () => {
     assert.deepEqual(fake.posted.at(-1), { type: 'openValue', valueId: 'c1' });
   });
 
+  it("shows an assistant's readable thinking on demand, and starts its text at the first word", async () => {
+    const { rows } = await mount(undefined, async (s) => {
+      await s.retainer.append({ runId: 'think', event: { type: 'user', text: 'Why?' } });
+      await s.retainer.append({
+        runId: 'think',
+        event: {
+          type: 'assistant',
+          text: '\n\n  Because.',
+          thinking: [{ text: 'The user asks why; the log says so.', signature: 'sig' }],
+        },
+      });
+      return 'think';
+    });
+    const assistant = rows()[1]!;
+    const details = assistant.querySelector('.cell.full details.thinking');
+    assert.ok(details, 'a Thinking disclosure');
+    assert.match(details.textContent ?? '', /Thinking \(1 block\).*The user asks why; the log says so\./s);
+    const bodies = [...assistant.querySelectorAll('.cell.full pre.body')].map((b) => b.textContent);
+    assert.equal(bodies.at(-1), '  Because.', 'the text, its leading blank lines dropped');
+    assert.doesNotMatch(rowText(assistant, 'full'), /\d thinking/, 'no bare count badge');
+  });
+
   it('opens a cut body that is not a value from the transcript', async () => {
     const { rows, service, fake } = await mount();
     await service.retainer.append({

@@ -100,7 +100,11 @@ export const FullCellView = memo(function FullCellView({
         )}
         {full.durationMs !== undefined && <span className="duration">{full.durationMs.toLocaleString()} ms</span>}
         {full.isError && <span className="badge error-badge">error</span>}
-        {full.thinking !== undefined && <span className="badge">{full.thinking} thinking</span>}
+        {full.thinking !== undefined && !full.thinkingText && (
+          <span className="badge" title="Reasoning the provider sent encrypted or redacted: kept, not readable">
+            {full.thinking} thinking
+          </span>
+        )}
         {full.kind === 'assistant' && (
           <LinkButton
             className="model-call-link"
@@ -123,6 +127,12 @@ export const FullCellView = memo(function FullCellView({
         </div>
       )}
       {full.kind === 'turn_ended' && <div className="meta">{full.stopReason}</div>}
+      {full.thinkingText && (
+        <details className="thinking">
+          <summary>Thinking ({full.thinking === 1 ? '1 block' : `${full.thinking} blocks`})</summary>
+          <Body clip={full.thinkingText} highlight={highlight} onOpen={onOpen} />
+        </details>
+      )}
       {full.text && (
         <Body
           clip={full.text}

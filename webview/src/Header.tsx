@@ -78,8 +78,9 @@ function Figures({
 }
 
 /**
- * Tokens per model call on a log scale (sent is often a hundredth of full): full (faint) behind
- * sent (solid). At most 240 bars, each the largest model call of its bucket; a click selects it.
+ * Tokens per model call on a linear scale, so the saving reads as it is: full (faint) behind
+ * sent (solid); a sent bar too small to see keeps a sliver. At most 240 bars, each the largest
+ * model call of its bucket; a click selects it.
  */
 function ModelCallChart({
   calls,
@@ -95,12 +96,12 @@ function ModelCallChart({
   const buckets = Array.from({ length: bars }, (_, b) =>
     calls.slice(Math.floor(b * per), Math.max(Math.floor((b + 1) * per), Math.floor(b * per) + 1)),
   );
-  const top = Math.log10(1 + Math.max(1, ...calls.map((r) => r.tokensFull)));
-  const height = (tokens: number) => (Math.log10(1 + tokens) / top) * 100;
+  const top = Math.max(1, ...calls.map((r) => r.tokensFull));
+  const height = (tokens: number) => (tokens > 0 ? Math.max(2, (tokens / top) * 100) : 0);
   return (
     <div className="chart-row">
-      <span className="chart-legend" title="Estimated tokens per model call, log scale">
-        tokens per model call (log): <span className="legend-full">full</span> <span className="legend-sent">sent</span>
+      <span className="chart-legend" title="Estimated tokens per model call">
+        tokens per model call: <span className="legend-full">full</span> <span className="legend-sent">sent</span>
       </span>
       <svg
         className="chart"
@@ -293,7 +294,12 @@ export function Header(props: HeaderProps) {
         {/* biome-ignore lint/a11y/noStaticElementInteractions: the events are the text field's, caught here as they bubble. */}
         <div
           className="search-field"
-          onInput={(event) => setDraft((event.target as HTMLInputElement).value)}
+          onInput={(event) => {
+            const value = (event.target as HTMLInputElement).value;
+            setDraft(value);
+            // A cleared field clears the hits and their highlights.
+            if (!value && search.query) onSearch({ query: '', ignoreCase: search.ignoreCase, regex: search.regex });
+          }}
           onKeyDown={(event) => {
             if (event.key !== 'Enter') return;
             event.preventDefault();
@@ -321,15 +327,17 @@ export function Header(props: HeaderProps) {
           onToggle={(regex) => onSearch({ query: search.query, ignoreCase: search.ignoreCase, regex })}
         />
         <span className="search-count" role="status">
-          {search.busy
-            ? 'Searching…'
-            : search.error
-              ? search.error
-              : search.result
-                ? hits.length
-                  ? `${search.current + 1} / ${search.result.total.toLocaleString()}${search.result.more ? '+' : ''}`
-                  : 'No results'
-                : ''}
+          {draft !== search.query && draft
+            ? 'Enter to search'
+            : search.busy
+              ? 'Searching…'
+              : search.error
+                ? search.error
+                : search.result
+                  ? hits.length
+                    ? `${search.current + 1} / ${search.result.total.toLocaleString()}${search.result.more ? '+' : ''}`
+                    : 'No results'
+                  : ''}
         </span>
         <VscodeButton
           icon="arrow-up"

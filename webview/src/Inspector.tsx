@@ -134,8 +134,8 @@ export function Inspector({
       {policy && loaded.unwritten > 0 && (
         <div className="note-banner" role="note">
           <span className="codicon codicon-info" aria-hidden="true" /> {loaded.unwritten.toLocaleString()}{' '}
-          {loaded.unwritten === 1 ? 'reference names a value' : 'references name values'} that a replay writes
-          before it is sent. This view writes nothing to the store.
+          {loaded.unwritten === 1 ? 'reference names a value' : 'references name values'} that a replay writes before it
+          is sent. This view writes nothing to the store.
         </div>
       )}
       <ColumnsHead outline={loaded.outline} view={view} modelCall={loaded.modelCall} />

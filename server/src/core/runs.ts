@@ -40,7 +40,8 @@ export class Runs {
   /** The run exists, or an InvalidInput naming it. */
   async existing(given: string): Promise<string> {
     const runId = await this.key(given);
-    if (!(await this.store.runExists(runId))) throw new InvalidInput(`no run ${JSON.stringify(given)}`);
+    if (!(await this.store.runExists(runId)))
+      throw new InvalidInput(`no run ${JSON.stringify(given)} in the store: it was deleted, or never recorded`);
     return runId;
   }
 

@@ -109,7 +109,7 @@ export class Inspection {
   /** The outline of a run and a page of its rows: each event beside what the model got. */
   async inspect(input: InspectParams): Promise<InspectResult> {
     const params = check(InspectParams, input);
-    const runId = await this.ctx.runs.key(params.runId);
+    const runId = await this.ctx.runs.existing(params.runId);
     const { modelCall: asked, from = 0, limit = 0 } = params;
     const view = params.view ?? 'sent';
     let policy = params.policy ? this.ctx.settings().history : undefined;
@@ -161,7 +161,7 @@ export class Inspection {
   /** Finds text anywhere in a run: messages, call arguments and full results. */
   async search(input: SearchRunParams): Promise<RunSearchResult> {
     const { runId: given, query, ...options } = check(SearchRunParams, input);
-    const runId = await this.ctx.runs.key(given);
+    const runId = await this.ctx.runs.existing(given);
     const { events } = await this.entry(runId);
     const match = lineMatch({ query, ...options });
     const deadline = Date.now() + SEARCH_BUDGET_MS;

@@ -76,8 +76,9 @@ export function fullCell(event: TranscriptEvent, existingValues: ReadonlySet<str
       return {
         kind: 'assistant',
         ...base,
-        ...(event.text ? { text: clip(event.text) } : {}),
-        ...(event.thinking?.length ? { thinking: event.thinking.length } : {}),
+        // Some models open with blank lines; the cell starts at the first word.
+        ...(event.text?.trim() ? { text: clip(event.text.replace(/^(?:[ \t]*\r?\n)+/, '')) } : {}),
+        ...(event.thinking?.length ? thinkingCells(event.thinking) : {}),
         ...(event.toolCalls?.length ? { calls: callCells(event.toolCalls) } : {}),
       };
     case 'tool_call_finished':
@@ -414,4 +415,12 @@ export function firstModelCalls(events: readonly TranscriptEvent[]): number[] {
     if (starts.has(i)) seen++;
     return seen + 1;
   });
+}
+
+function thinkingCells(thinking: readonly { text: string }[]): Pick<FullCell, 'thinking' | 'thinkingText'> {
+  const text = thinking
+    .map((block) => block.text)
+    .filter((t) => t.trim())
+    .join('\n\n');
+  return { thinking: thinking.length, ...(text ? { thinkingText: clip(text) } : {}) };
 }

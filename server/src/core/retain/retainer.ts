@@ -3,6 +3,7 @@
  * appended events, an imported run's values and its whole transcript.
  */
 import { pathToFileURL } from 'node:url';
+import { callSubject } from '../../../../shared/callSubject';
 import { check } from '../../../../shared/check';
 import type { ToolCallFinishedEvent, TranscriptEvent } from '../../../../shared/events';
 import { PEEK_TOOL } from '../../../../shared/history';
@@ -94,13 +95,23 @@ export class Retainer {
 
   private newValue(
     runId: string,
-    call: { callId: string; tool: string },
+    call: { callId: string; tool: string; arguments?: unknown },
     isError: boolean,
     scan: ScanResult,
     preview: PreviewSettings,
   ): NewValue {
     const { callId, tool } = call;
-    return { runId, callId, tool, isError, stubFor: (valueId) => stubOf({ valueId, tool, isError }, scan, preview) };
+    const subject = callSubject(call.arguments);
+    // Landmarks belong to what commands print; a file's own code (`{:error, _} ->`) is not an error.
+    const shown = subject?.isFile ? { ...scan, landmarks: { lines: {} } } : scan;
+    return {
+      runId,
+      callId,
+      tool,
+      isError,
+      ...(subject ? { subject } : {}),
+      stubFor: (valueId) => stubOf({ valueId, tool, isError }, shown, preview),
+    };
   }
 
   /** Appends the result's event and answers what the model gets: the stub, or the text. */
@@ -173,15 +184,14 @@ export class Retainer {
   /** Writes a result as a value with its stub (see Store.writeValue for the names it may take). */
   storeValue(
     runId: string,
-    callId: string,
-    tool: string,
+    call: { callId: string; tool: string; arguments?: unknown },
     text: string,
     isError: boolean,
     valueId?: string,
   ): Promise<ValueMeta> {
     const preview = this.preview({});
     const scan = scanText(text, preview.previewHeadLines, preview.previewTailLines, preview.landmarkPatterns);
-    return this.ctx.store.writeValue(this.newValue(runId, { callId, tool }, isError, scan, preview), text, valueId);
+    return this.ctx.store.writeValue(this.newValue(runId, call, isError, scan, preview), text, valueId);
   }
 
   /**
@@ -194,7 +204,7 @@ export class Retainer {
     const text = event.result ?? '';
     if (utf8Bytes(text) <= this.ctx.settings().thresholdBytes) return event;
     try {
-      const meta = await this.storeValue(runId, event.callId, event.tool, text, event.isError ?? false);
+      const meta = await this.storeValue(runId, event, text, event.isError ?? false);
       const { result: _result, ...rest } = event;
       return { ...rest, ...retainedFields(meta, bodySizes(text)), sent: event.sent ?? text };
     } catch {

@@ -17,6 +17,7 @@
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
+import type { CallSubject } from '../../../../shared/callSubject';
 import { isSanitizedId, sanitizeId } from '../../../../shared/ids';
 import type { RunSummary, ValueMeta } from '../../../../shared/protocol';
 import { utf8Bytes } from '../text';
@@ -69,6 +70,7 @@ export interface NewValue {
   callId: string;
   tool: string;
   isError: boolean;
+  subject?: CallSubject;
   stubFor: (valueId: string) => string;
 }
 
@@ -273,6 +275,7 @@ export class Store {
           lines: index.lines,
           sha256,
           isError: value.isError,
+          ...(value.subject ? { subject: value.subject } : {}),
           createdAt: new Date().toISOString(),
           stub: value.stubFor(valueId),
         };
@@ -375,10 +378,13 @@ export class Store {
     const stat = await statFile(this.root, path);
     if (!stat?.isFile()) throw new Error(`value ${valueId} of run ${runId} is not there`);
     try {
-      const meta = JSON.parse(
+      const meta = sidecarMeta(
         (await readFile(this.root, this.sidecar(runId, valueId, '.meta.json'))).toString('utf8'),
-      ) as ValueMeta;
-      if (meta.bytes === stat.size && typeof meta.stub === 'string') return meta;
+        runId,
+        valueId,
+        stat.size,
+      );
+      if (meta) return meta;
     } catch {
       // fall through: describe the file as it is
     }
@@ -488,13 +494,8 @@ export class Store {
     );
     return Promise.all(
       files.map(async (file, i) => {
-        try {
-          const meta = JSON.parse(sidecars[i]?.toString('utf8') ?? '') as ValueMeta;
-          if (meta.bytes === file.bytes && typeof meta.stub === 'string') return meta;
-        } catch {
-          // described from the file below
-        }
-        return this.readMeta(runId, file.valueId);
+        const meta = sidecarMeta(sidecars[i]?.toString('utf8') ?? '', runId, file.valueId, file.bytes);
+        return meta ?? this.readMeta(runId, file.valueId);
       }),
     );
   }
@@ -592,4 +593,35 @@ async function syncDir(dir: string): Promise<void> {
 function checkedId(id: string, what: 'run' | 'value'): string {
   if (!isSanitizedId(id)) throw new Error(`not a valid ${what} id: ${JSON.stringify(id.slice(0, 80))}`);
   return id;
+}
+
+/**
+ * A value's metadata from its sidecar, when it is well formed and describes a file of `bytes`:
+ * a store may come from anywhere, so each field is checked before a view shows it.
+ */
+function sidecarMeta(json: string, runId: string, valueId: string, bytes: number): ValueMeta | undefined {
+  let raw: Record<string, unknown>;
+  try {
+    raw = JSON.parse(json) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+  if (!raw || typeof raw !== 'object' || raw.bytes !== bytes) return undefined;
+  const { callId, tool, lines, sha256, isError, createdAt, stub, subject } = raw;
+  if (
+    typeof callId !== 'string' ||
+    typeof tool !== 'string' ||
+    typeof lines !== 'number' ||
+    typeof sha256 !== 'string' ||
+    typeof isError !== 'boolean' ||
+    typeof createdAt !== 'string' ||
+    typeof stub !== 'string'
+  )
+    return undefined;
+  const s = subject as Partial<CallSubject> | undefined;
+  const checked =
+    s && typeof s === 'object' && typeof s.text === 'string' && s.text.length <= 200
+      ? { subject: { text: s.text, isFile: s.isFile === true } }
+      : {};
+  return { runId, valueId, callId, tool, bytes, lines, sha256, isError, ...checked, createdAt, stub };
 }

@@ -22,12 +22,21 @@ export function formatAge(iso: string, now = Date.now()): string {
   return `${Math.round(hours / 24)}d ago`;
 }
 
-/** Token counts as people read them: 950, 12.3k, 4.1M. */
+/** Token counts as people read them: 950, 12.3k, 4.1M, 1.0B. */
 export function formatTokens(tokens: number): string {
   const n = Math.round(tokens);
   if (n < 1000) return `${n}`;
   if (n < 1_000_000) return `${(n / 1000).toFixed(n < 10_000 ? 1 : 0)}k`;
-  return `${(n / 1_000_000).toFixed(1)}M`;
+  if (n < 1_000_000_000) return `${(n / 1_000_000).toFixed(1)}M`;
+  return `${(n / 1_000_000_000).toFixed(1)}B`;
+}
+
+/** A moment: the time when it is today, else the date and the time. */
+export function formatWhen(iso: string, now = new Date()): string {
+  const at = new Date(iso);
+  if (Number.isNaN(at.getTime())) return '';
+  const sameDay = at.toDateString() === now.toDateString();
+  return sameDay ? at.toLocaleTimeString() : at.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 }
 
 /** How much smaller `sent` is than `full`, as "−87 %" (or "±0 %"). */

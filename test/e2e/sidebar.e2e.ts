@@ -182,7 +182,7 @@ describe('Retained Outputs in a real VS Code', () => {
     await poll(
       'the hover preview',
       () => hover.innerText(),
-      (text) => /read_file, \d+ bytes, \d+ lines/.test(text) && text.includes('1: {'),
+      (text) => /read_file, \d+(\.\d)? KB, [\d,]+ lines/.test(text) && text.includes('1: {'),
     );
     await vs.screenshot('stub-link-hover');
     await vs.page.keyboard.press('Escape');

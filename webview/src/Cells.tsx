@@ -1,6 +1,6 @@
 /** The two cells of a row: the event as recorded (left) and what the chosen model call sent (right). */
 import { memo } from 'react';
-import { formatBytes } from '../../shared/format';
+import { formatBytes, formatWhen } from '../../shared/format';
 import type { CallCell, InspectRow } from '../../shared/protocol';
 import { Body } from './Body';
 import { LinkButton } from './LinkButton';
@@ -75,7 +75,7 @@ export const FullCellView = memo(function FullCellView({
   onSelectModelCall,
 }: CellProps) {
   const { full } = row;
-  const time = full.ts ? new Date(full.ts).toLocaleTimeString() : undefined;
+  const time = full.ts ? formatWhen(full.ts) : undefined;
   return (
     <div className={`cell full kind-${full.kind}${full.isError ? ' is-error' : ''}`}>
       <div className="cell-title">

@@ -23,6 +23,7 @@ import {
 } from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { check } from '../../../shared/check';
+import { formatBytes, formatCount } from '../../../shared/format';
 import { InvalidInput } from '../../../shared/invalidInput';
 import {
   AppendRequest,
@@ -240,7 +241,7 @@ connection.onHover(async ({ textDocument, position }): Promise<Hover | null> => 
     contents: {
       kind: MarkupKind.Markdown,
       value: [
-        `**Retained value #${target.valueId}**: ${meta.tool}, ${meta.bytes} bytes, ${meta.lines} lines (run ${target.runId})`,
+        `**Retained value #${target.valueId}**: ${meta.tool}, ${formatBytes(meta.bytes)}, ${formatCount(meta.lines, 'line')} (run ${target.runId})`,
         '',
         `${fence}text`,
         preview.text,

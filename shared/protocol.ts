@@ -189,6 +189,8 @@ export interface RunSummary {
   valueBytes: number;
   /** Bytes the model did not get: each value's size less its stub's. */
   keptOutBytes: number;
+  /** Kept from clean-ups (`retained/pin`). */
+  pinned: boolean;
 }
 
 export const RunsParams = z.strictObject({ runIds: z.array(id).max(10_000).optional() });
@@ -231,6 +233,13 @@ export interface StatusResult {
   values: number;
   valueBytes: number;
   keptOutBytes: number;
+  /** The store's size on disk: every file and folder once (identical values share their bytes), as `du -sb` counts. */
+  storeBytes: number;
+  /** `retained.cleanup.quotaBytes` (0: none), and whether the store is past it. */
+  quotaBytes: number;
+  overQuota: boolean;
+  /** Results a guard withheld, in `withheld/`. */
+  withheld: number;
 }
 export const StatusParams = z.strictObject({});
 export type StatusParams = z.infer<typeof StatusParams>;
@@ -245,6 +254,78 @@ export namespace StatusRequest {
 export namespace ChangedNotification {
   export const method = 'retained/changed';
   export const type = new NotificationType<{ runId: string }>(method);
+}
+
+// ─── Store lifecycle ───────────────────────────────────────────────────────────────────────
+
+export const PinParams = z.strictObject({ runId: id, pinned: z.boolean() });
+export type PinParams = z.infer<typeof PinParams>;
+/** Client → server: keep a run from clean-ups (`pinned: true`), or let them remove it again. */
+export namespace PinRequest {
+  export const method = 'retained/pin';
+  export const params = PinParams;
+  export const type = new RequestType<PinParams, { ok: true }, void>(method);
+}
+
+export const CleanupParams = z.strictObject({ dryRun: z.boolean().optional() });
+export type CleanupParams = z.infer<typeof CleanupParams>;
+
+export interface CleanupRemoval {
+  runId: string;
+  name: string;
+  /** Why it goes: not written for `maxAgeDays`, or the oldest while the store is over its quota. */
+  reason: 'age' | 'quota';
+  /** ISO time of the run's last write. */
+  lastWrite: string;
+  /** Bytes its removal frees (values it shares with a run that stays free nothing). */
+  bytes: number;
+}
+
+export interface CleanupResult {
+  dryRun: boolean;
+  removed: CleanupRemoval[];
+  freedBytes: number;
+  storeBytesBefore: number;
+  storeBytesAfter: number;
+  quotaBytes: number;
+  maxAgeDays: number;
+  /** Runs that stay though the rules would take them: kept by the user, or written in the last hour. */
+  spared: { pinned: number; recent: number };
+}
+
+/**
+ * Client → server: removes whole runs (transcript and values together), oldest first: those not
+ * written for `retained.cleanup.maxAgeDays`, then more while the store is over
+ * `retained.cleanup.quotaBytes`; never a pinned run or one written in the last hour. With
+ * `dryRun`, says what would go and removes nothing. Each removal goes to the audit log.
+ */
+export namespace CleanupRequest {
+  export const method = 'retained/cleanup';
+  export const params = CleanupParams;
+  export const type = new RequestType<CleanupParams | undefined, CleanupResult, void>(method);
+}
+
+/** One line of the store's audit log (`audit.jsonl`). */
+export interface AuditRecord {
+  ts: string;
+  event: 'withheld' | 'written' | 'failed' | 'unfinished' | 'skipped' | 'settled' | 'removed';
+  runId: string;
+  callId?: string;
+  /** A withheld result's batch (12 hex digits) and its place in it. */
+  batch?: string;
+  index?: number;
+  /** The guard's reason: kept here, never in the model's context. */
+  reason?: string;
+  /** A withheld original's file (relative to the store), or a removed run's bytes. */
+  file?: string;
+  bytes?: number;
+  sha256?: string;
+  /** A failed write's error, cut short; why a write was skipped; how a late write ended. */
+  error?: string;
+  why?: string;
+  outcome?: 'written' | 'failed';
+  /** A skipped original, kept here since nowhere else has it. */
+  text?: string;
 }
 
 // ─── History ───────────────────────────────────────────────────────────────────────────────

@@ -25,6 +25,26 @@ export interface HistoryPolicy {
   exemptTools: string[];
 }
 
+/** When whole runs may be removed from the store (by `retained/cleanup`, or at start-up). */
+export interface CleanupPolicy {
+  /** The store's size past which the oldest runs go (0: no quota). */
+  quotaBytes: number;
+  /** Runs not written for this many days go (0: no age limit). */
+  maxAgeDays: number;
+  /** Clean up when the server starts. */
+  onStartup: boolean;
+}
+
+/** The guard that withholds results from the model (seed 003). */
+export interface GuardSettings {
+  /** Withhold results that match the built-in secret patterns or `patterns`. */
+  secrets: boolean;
+  /** More regular expressions (RE2 sources) whose match withholds a result. */
+  patterns: string[];
+  /** Whether peek_value may read a withheld original. */
+  peekOriginals: boolean;
+}
+
 export interface Settings {
   /** Results whose UTF-8 size exceeds this many bytes are retained. */
   thresholdBytes: number;
@@ -40,6 +60,8 @@ export interface Settings {
   landmarkPatterns: Partial<Record<LandmarkKind, string>>;
   /** The history policy a replay uses when it asks for one without saying which. */
   history: HistoryPolicy;
+  cleanup: CleanupPolicy;
+  guard: GuardSettings;
 }
 
 type Numeric = 'thresholdBytes' | 'peekMaxLines' | 'peekMaxBytes' | 'previewHeadLines' | 'previewTailLines';
@@ -69,6 +91,23 @@ export const DEFAULT_HISTORY_POLICY: Readonly<HistoryPolicy> = Object.freeze({
   exemptTools: [],
 });
 
+export const CLEANUP_BOUNDS = Object.freeze({
+  quotaBytes: { min: 0, max: 2 ** 50 },
+  maxAgeDays: { min: 0, max: 36500 },
+});
+
+export const DEFAULT_CLEANUP: Readonly<CleanupPolicy> = Object.freeze({
+  quotaBytes: 2 * 1024 ** 3,
+  maxAgeDays: 30,
+  onStartup: false,
+});
+
+export const DEFAULT_GUARD: Readonly<GuardSettings> = Object.freeze({
+  secrets: false,
+  patterns: [],
+  peekOriginals: false,
+});
+
 export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
   thresholdBytes: 20480,
   peekMaxLines: 400,
@@ -77,6 +116,8 @@ export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
   previewTailLines: 6,
   landmarkPatterns: {},
   history: DEFAULT_HISTORY_POLICY,
+  cleanup: DEFAULT_CLEANUP,
+  guard: DEFAULT_GUARD,
 });
 
 const bounded = (b: { min: number; max: number }) => z.number().int().min(b.min).max(b.max);
@@ -87,6 +128,18 @@ export const HistoryPolicySchema = z.strictObject({
   inlineMaxBytes: bounded(HISTORY_BOUNDS.inlineMaxBytes).optional(),
   inputMaxBytes: bounded(HISTORY_BOUNDS.inputMaxBytes).optional(),
   exemptTools: z.array(z.string().max(200)).max(1000).optional(),
+});
+
+export const CleanupSchema = z.strictObject({
+  quotaBytes: bounded(CLEANUP_BOUNDS.quotaBytes).optional(),
+  maxAgeDays: bounded(CLEANUP_BOUNDS.maxAgeDays).optional(),
+  onStartup: z.boolean().optional(),
+});
+
+export const GuardSchema = z.strictObject({
+  secrets: z.boolean().optional(),
+  patterns: z.array(z.string().max(1000)).max(100).optional(),
+  peekOriginals: z.boolean().optional(),
 });
 
 const LandmarkPatternsSchema = z.strictObject(
@@ -105,6 +158,8 @@ export const SettingsSchema = z.strictObject({
   previewTailLines: bounded(SETTING_BOUNDS.previewTailLines).optional(),
   landmarkPatterns: LandmarkPatternsSchema.optional(),
   history: HistoryPolicySchema.optional(),
+  cleanup: CleanupSchema.optional(),
+  guard: GuardSchema.optional(),
 });
 export type SettingsInput = z.infer<typeof SettingsSchema>;
 
@@ -137,12 +192,23 @@ export function resolveSettings(input: unknown, where = 'settings'): Settings {
     }
     landmarkPatterns[kind] = source;
   }
-  const { landmarkPatterns: _patterns, history, ...numbers } = given;
+  given.guard?.patterns?.forEach((source, i) => {
+    try {
+      compileQuery(source, { regex: true });
+    } catch (err) {
+      throw new InvalidInput(
+        `${where}.guard.patterns[${i}] is not a valid regular expression: ${(err as Error).message}`,
+      );
+    }
+  });
+  const { landmarkPatterns: _patterns, history, cleanup, guard, ...numbers } = given;
   const out: Settings = {
     ...DEFAULT_SETTINGS,
     ...numbers,
     landmarkPatterns,
     history: resolveHistoryPolicy(history, DEFAULT_HISTORY_POLICY, `${where}.history`),
+    cleanup: { ...DEFAULT_CLEANUP, ...cleanup },
+    guard: { ...DEFAULT_GUARD, ...guard, patterns: [...(guard?.patterns ?? [])] },
   };
   if (out.peekMaxBytes >= out.thresholdBytes) {
     throw new InvalidInput(

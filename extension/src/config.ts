@@ -6,21 +6,30 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ServerOptions } from '../../shared/protocol';
-import { HistoryPolicySchema, resolveSettings, SettingsSchema } from '../../shared/settings';
+import {
+  CleanupSchema,
+  GuardSchema,
+  HistoryPolicySchema,
+  resolveSettings,
+  SettingsSchema,
+} from '../../shared/settings';
 
 export const SECTION = 'retained';
 
 /** The server options from the current configuration; throws an InvalidInput naming the problem. */
 export function readServerOptions(sessionsRoot?: string): ServerOptions {
   const config = vscode.workspace.getConfiguration(SECTION);
-  // Every setting the schema declares, read by its name: `retained.<field>`, `retained.history.<field>`.
+  // Every setting the schema declares, read by its name: `retained.<field>`, `retained.<group>.<field>`.
   const read = (keys: readonly string[], prefix = '') =>
     Object.fromEntries(
       keys.flatMap((key) => (config.get(prefix + key) === undefined ? [] : [[key, config.get(prefix + key)]])),
     );
+  const groups = { history: HistoryPolicySchema, cleanup: CleanupSchema, guard: GuardSchema };
   const settings = {
-    ...read(Object.keys(SettingsSchema.shape).filter((key) => key !== 'history')),
-    history: read(Object.keys(HistoryPolicySchema.shape), 'history.'),
+    ...read(Object.keys(SettingsSchema.shape).filter((key) => !(key in groups))),
+    ...Object.fromEntries(
+      Object.entries(groups).map(([group, schema]) => [group, read(Object.keys(schema.shape), `${group}.`)]),
+    ),
   };
   const root = config.get<string>('storeRoot')?.trim();
   const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;

@@ -49,7 +49,14 @@ describe('the retained command line', function () {
       [['build', 1]],
     );
     assert.match(retained(cwd, ['ls', 'build']).stdout, new RegExp(`\trun_command\t${bytes} bytes\t100000 lines\t`));
-    assert.match(retained(cwd, ['status']).stdout, new RegExp(`1 runs, 1 values, ${bytes} bytes`));
+    const status = retained(cwd, ['status']).stdout;
+    assert.match(status, /^1 run, 1 value, \d+(\.\d)? KB \(/m);
+    const du = Number(execFileSync('du', ['-sb', join(cwd, '.retained')], { encoding: 'utf8' }).split('\t')[0]);
+    assert.equal(
+      (JSON.parse(retained(cwd, ['status', '--json']).stdout) as { storeBytes: number; valueBytes: number }).storeBytes,
+      du,
+      'the store size is what du -sb counts',
+    );
     const wrong = retained(cwd, ['peek']);
     assert.equal(wrong.code, 2);
     assert.match(wrong.stderr, /peek needs the value id from the stub[\s\S]*Try retained --help/);

@@ -7,7 +7,12 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { PEEK_TOOL, PEEK_TOOL_DESCRIPTION, peekToolJsonSchema } from '../../shared/peekTool';
-import { DEFAULT_SETTINGS, HISTORY_BOUNDS, SETTING_BOUNDS } from '../../shared/settings';
+import { CLEANUP_BOUNDS, DEFAULT_SETTINGS, HISTORY_BOUNDS, SETTING_BOUNDS } from '../../shared/settings';
+
+interface Bounds {
+  min: number;
+  max: number;
+}
 
 const ROOT = resolve(__dirname, '../..');
 const manifest = JSON.parse(readFileSync(resolve(ROOT, 'package.json'), 'utf8'));
@@ -15,27 +20,31 @@ const settings: Record<string, { default: unknown; minimum?: number; maximum?: n
   manifest.contributes.configuration.properties;
 
 describe('package.json', () => {
-  it('declares each setting with the default and bounds shared/settings.ts has', () => {
-    for (const [key, bounds] of Object.entries(SETTING_BOUNDS)) {
-      const declared = settings[`retained.${key}`];
-      assert.ok(declared, `retained.${key} is declared`);
-      assert.deepEqual(
-        [declared.default, declared.minimum, declared.maximum],
-        [DEFAULT_SETTINGS[key as keyof typeof SETTING_BOUNDS], bounds.min, bounds.max],
-        `retained.${key}`,
-      );
+  it('declares each setting with the default and bounds shared/settings.ts has, and no other', () => {
+    const groups = { history: HISTORY_BOUNDS, cleanup: CLEANUP_BOUNDS } as Record<string, Record<string, Bounds>>;
+    const expected = new Map<string, { value: unknown; bounds?: Bounds }>();
+    for (const [key, value] of Object.entries(DEFAULT_SETTINGS)) {
+      if (key === 'landmarkPatterns' || typeof value !== 'object' || value === null) {
+        expected.set(`retained.${key}`, { value, bounds: (SETTING_BOUNDS as Record<string, Bounds>)[key] });
+        continue;
+      }
+      for (const [field, fieldValue] of Object.entries(value))
+        expected.set(`retained.${key}.${field}`, { value: fieldValue, bounds: groups[key]?.[field] });
     }
-    for (const [key, bounds] of Object.entries(HISTORY_BOUNDS)) {
-      const declared = settings[`retained.history.${key}`];
-      assert.ok(declared, `retained.history.${key} is declared`);
-      assert.deepEqual(
-        [declared.default, declared.minimum, declared.maximum],
-        [DEFAULT_SETTINGS.history[key as keyof typeof HISTORY_BOUNDS], bounds.min, bounds.max],
-        `retained.history.${key}`,
-      );
+    for (const [name, { value, bounds }] of expected) {
+      const declared = settings[name];
+      assert.ok(declared, `${name} is declared`);
+      assert.deepEqual(declared.default, value, `${name}'s default`);
+      if (bounds) assert.deepEqual([declared.minimum, declared.maximum], [bounds.min, bounds.max], `${name}'s bounds`);
     }
-    assert.deepEqual(settings['retained.history.exemptTools']?.default, DEFAULT_SETTINGS.history.exemptTools);
-    assert.deepEqual(settings['retained.landmarkPatterns']?.default, DEFAULT_SETTINGS.landmarkPatterns);
+    const extensionOnly = ['retained.storeRoot', 'retained.pasteWithoutLineNumbers'];
+    assert.deepEqual(
+      Object.keys(settings)
+        .filter((name) => !expected.has(name) && !extensionOnly.includes(name))
+        .sort(),
+      [],
+      'every declared setting is one the server knows, or the extension reads itself',
+    );
   });
 
   it('offers peek_value with the description and input schema shared/peekTool.ts has', () => {

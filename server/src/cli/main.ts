@@ -8,6 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
+import { formatBytes, formatCount } from '../../../shared/format';
 import { REPLAY_SHAPES, type ReplayShape, VIEWS, type View } from '../../../shared/history';
 import { InvalidInput } from '../../../shared/invalidInput';
 import { IF_EXISTS, type IfExists, IMPORT_FORMATS, type ImportFormat, VALUES_PAGE_MAX } from '../../../shared/protocol';
@@ -33,7 +34,12 @@ Commands:
                                Import a Claude Code session, Codex rollout or Copilot chat replay.
   replay <run> [--shape S] [--view sent|retained] [--policy]
                                The history a model is sent next, rebuilt from the run.
-  status                       Where the store is, and what it holds.
+  status                       Where the store is, what it holds, and its size against the quota.
+  cleanup [--dry-run] [--quota BYTES] [--max-age DAYS]
+                               Remove whole runs: those not written for 30 days (--max-age), then
+                               the oldest while the store is over 2 GiB (--quota); never a pinned
+                               run or one written in the last hour. --dry-run shows what would go.
+  pin <run> [--off]            Keep a run from clean-ups (--off: let them remove it again).
   mcp [--run R]                An MCP server over stdio: peek_value, run_command, list_retained.
   hook claude-code             A Claude Code PostToolUse hook: big outputs become stubs.
 
@@ -85,12 +91,23 @@ export async function main(argv: readonly string[]): Promise<number> {
       case 'replay':
         return await replay(service, o, rest);
       case 'status':
-        return output(
-          o,
-          await service.status(),
-          (s) =>
-            `store ${s.root}\n${s.runs} runs, ${s.values} values, ${s.valueBytes} bytes (${s.keptOutBytes} kept out of context)${s.tempFiles ? `; ${s.tempFiles} temp files of crashed writers` : ''}`,
+        return output(o, await service.status(), (s) =>
+          [
+            `store ${s.root}`,
+            `${formatCount(s.runs, 'run')}, ${formatCount(s.values, 'value')}, ${formatBytes(s.valueBytes)} (${formatBytes(s.keptOutBytes)} kept out of context)`,
+            `${formatBytes(s.storeBytes)} on disk${s.quotaBytes ? ` of a ${formatBytes(s.quotaBytes)} quota${s.overQuota ? ': over it, run retained cleanup --dry-run' : ''}` : ''}`,
+            ...(s.withheld ? [`${formatCount(s.withheld, 'withheld original')} in withheld/`] : []),
+            ...(s.tempFiles ? [`${formatCount(s.tempFiles, 'temp file')} of crashed writers`] : []),
+          ].join('\n'),
         );
+      case 'cleanup':
+        return await cleanup(service, o);
+      case 'pin': {
+        if (!rest[0]) throw new Usage('pin takes a run: retained pin <run> [--off]');
+        await service.cleaner.pin({ runId: rest[0], pinned: !o.off });
+        print(o.off ? `run ${rest[0]} may be cleaned up again` : `run ${rest[0]} is kept from clean-ups`);
+        return 0;
+      }
       case 'mcp':
         // The MCP SDK loads only for this command.
         await (await import('../mcp/server')).serveMcp(service, {
@@ -140,6 +157,10 @@ function parse(args: readonly string[]) {
       view: { type: 'string' },
       policy: { type: 'boolean' },
       timeout: { type: 'string' },
+      'dry-run': { type: 'boolean' },
+      quota: { type: 'string' },
+      'max-age': { type: 'string' },
+      off: { type: 'boolean' },
     },
   });
 }
@@ -245,6 +266,33 @@ async function peek(service: RetentionService, o: Options, rest: string[]): Prom
   const landmark = oneOf<LandmarkKind>(o.landmark, LANDMARK_KINDS, '--landmark');
   if (landmark) request.landmark = landmark;
   return output(o, await service.values.peek(request), (answer) => answer.text);
+}
+
+async function cleanup(service: RetentionService, o: Options): Promise<number> {
+  const quotaBytes = whole(o.quota, '--quota');
+  const maxAgeDays = whole(o['max-age'], '--max-age');
+  if (quotaBytes !== undefined || maxAgeDays !== undefined)
+    service.updateSettings({
+      cleanup: {
+        ...(quotaBytes !== undefined ? { quotaBytes } : {}),
+        ...(maxAgeDays !== undefined ? { maxAgeDays } : {}),
+      },
+    });
+  const result = await service.cleaner.cleanup({ dryRun: o['dry-run'] ?? false });
+  return output(o, result, (r) =>
+    [
+      ...r.removed.map(
+        (run) =>
+          `${r.dryRun ? 'would remove' : 'removed'} ${run.name}\t${formatBytes(run.bytes)}\t${run.reason === 'age' ? `not written since ${run.lastWrite}` : 'oldest while over the quota'}`,
+      ),
+      `${r.dryRun ? 'would free' : 'freed'} ${formatBytes(r.freedBytes)}: ${formatBytes(r.storeBytesBefore)} → ${formatBytes(r.storeBytesAfter)}${r.quotaBytes ? ` (quota ${formatBytes(r.quotaBytes)})` : ''}`,
+      ...(r.spared.pinned || r.spared.recent
+        ? [
+            `spared: ${formatCount(r.spared.pinned, 'pinned run')}, ${formatCount(r.spared.recent, 'run')} written in the last hour`,
+          ]
+        : []),
+    ].join('\n'),
+  );
 }
 
 async function ls(service: RetentionService, o: Options, rest: string[]): Promise<number> {

@@ -12,6 +12,7 @@ import { EventEmitter } from 'node:events';
 import { stat } from 'node:fs/promises';
 import { check } from '../../../shared/check';
 import {
+  type CleanupResult,
   DeleteParams,
   type ReadResult,
   type RunSummary,
@@ -21,6 +22,7 @@ import {
   TranscriptParams,
 } from '../../../shared/protocol';
 import { resolveSettings, type Settings, type SettingsInput } from '../../../shared/settings';
+import { Cleaner } from './cleanup/cleaner';
 import type { Context } from './context';
 import { History } from './history/history';
 import { Importer } from './import/importer';
@@ -49,6 +51,7 @@ export class RetentionService {
   readonly history: History;
   readonly inspection: Inspection;
   readonly importer: Importer;
+  readonly cleaner: Cleaner;
   private settings: Settings;
   private readonly notices = new EventEmitter();
   private readonly pending = new Map<string, { timer: NodeJS.Timeout; own: boolean }>();
@@ -73,11 +76,17 @@ export class RetentionService {
     this.history = new History(ctx, this.retainer);
     this.inspection = new Inspection(ctx);
     this.importer = new Importer(ctx, this.retainer, options.workspace ?? process.cwd());
+    this.cleaner = new Cleaner(ctx);
   }
 
-  /** Opens the store (creating nothing) and sweeps the temp files a crashed writer left. */
-  async init(): Promise<void> {
+  /**
+   * Opens the store (creating nothing) and sweeps the temp files a crashed writer left; cleans
+   * up when `retained.cleanup.onStartup` says so, and returns what that removed.
+   */
+  async init(): Promise<{ cleanup?: CleanupResult }> {
     await this.store.init();
+    if (!this.settings.cleanup.onStartup) return {};
+    return { cleanup: await this.cleaner.cleanup() };
   }
 
   getSettings(): Settings {
@@ -176,7 +185,8 @@ export class RetentionService {
 
   async status(input: StatusParams = {}): Promise<StatusResult> {
     check(StatusParams, input);
-    const [runs, temps] = await Promise.all([this.runs.list(), this.store.tempFiles()]);
+    const [runs, temps, use] = await Promise.all([this.runs.list(), this.store.tempFiles(), this.cleaner.use()]);
+    const { quotaBytes } = this.settings.cleanup;
     return {
       root: this.store.root,
       tempFiles: temps.length,
@@ -186,6 +196,10 @@ export class RetentionService {
       values: runs.reduce((n, r) => n + r.valueCount, 0),
       valueBytes: runs.reduce((n, r) => n + r.valueBytes, 0),
       keptOutBytes: runs.reduce((n, r) => n + r.keptOutBytes, 0),
+      storeBytes: use.bytes,
+      quotaBytes,
+      overQuota: quotaBytes > 0 && use.bytes > quotaBytes,
+      withheld: use.withheld,
     };
   }
 }

@@ -28,11 +28,13 @@ import { InvalidInput } from '../../../shared/invalidInput';
 import {
   AppendRequest,
   ChangedNotification,
+  CleanupRequest,
   DeleteRequest,
   ImportRequest,
   InspectRequest,
   MAX_MESSAGE_BYTES,
   PeekRequest,
+  PinRequest,
   ReplayRequest,
   RetainRequest,
   RunsRequest,
@@ -89,7 +91,11 @@ function storeRootFor(options: ServerOptions | undefined): string {
 
 async function open(options: ServerOptions | undefined): Promise<void> {
   const next = new RetentionService(storeRootFor(options), { settings: options?.settings, workspace: workspaceRoot });
-  await next.init();
+  const { cleanup } = await next.init();
+  if (cleanup?.removed.length)
+    connection.console.info(
+      `retained: cleaned up at start-up: ${cleanup.removed.length} run(s), ${cleanup.freedBytes} bytes (see audit.jsonl)`,
+    );
   serving?.dispose();
   serving = next;
   next.onChanged((runId) => void connection.sendNotification(ChangedNotification.type, { runId }));
@@ -198,6 +204,11 @@ serve(DeleteRequest, async (s, p) => {
 serve(RunsRequest, async (s, p) => ({ runs: await s.listRuns(p) }));
 serve(TranscriptRequest, (s, p) => s.transcript(p));
 serve(StatusRequest, (s, p) => s.status(p));
+serve(PinRequest, async (s, p) => {
+  await s.cleaner.pin(p);
+  return { ok: true as const };
+});
+serve(CleanupRequest, (s, p) => s.cleaner.cleanup(p));
 serve(ReplayRequest, (s, p) => s.history.replay(p));
 serve(InspectRequest, (s, p) => s.inspection.inspect(p));
 serve(SearchRunRequest, (s, p) => s.inspection.search(p));

@@ -7,6 +7,10 @@
  *   runs/<runId>.values/<valueId>.txt   a retained value, byte-identical to the result
  *   runs/<runId>.values/<valueId>.idx   its line index (rebuilt when missing or stale)
  *   runs/<runId>.values/<valueId>.meta.json   tool, call id, counts, hash, the stub
+ *   runs/<runId>.pinned                 present while the run is kept from clean-ups
+ *   blobs/<sha256>                      one more hard link to a value's file: identical values share their bytes (blobs.ts)
+ *   withheld/<date>-withheld-…txt       originals a guard withheld from the model (withhold/)
+ *   audit.jsonl                         every withheld outcome and every clean-up removal, appended
  *
  * Nothing is created before the first write. A value is written once: to a temp file in its
  * folder (named after the writing process, so a crash's leftovers are known as such), fsynced,
@@ -21,6 +25,7 @@ import type { CallSubject } from '../../../../shared/callSubject';
 import { isSanitizedId, sanitizeId } from '../../../../shared/ids';
 import type { RunSummary, ValueMeta } from '../../../../shared/protocol';
 import { utf8Bytes } from '../text';
+import { Blobs } from './blobs';
 import { isTemp, RUN_FILE, tempPath, tempWriter, VALUE_EXT } from './layout';
 import { indexFile, type LineIndex, LineIndexBuilder, parseIndex, serializeIndex } from './lineIndex';
 import {
@@ -86,9 +91,11 @@ const WRITE_SLICE_CHARS = 4 << 20;
 export class Store {
   readonly runsDir: string;
   private readonly indexCache = new Map<string, LineIndex>();
+  readonly blobs: Blobs;
 
   constructor(readonly root: string) {
     this.runsDir = join(root, 'runs');
+    this.blobs = new Blobs(root);
   }
 
   /** Opens an existing store: removes the temp files crashed writers left. Creates nothing. */
@@ -224,6 +231,8 @@ export class Store {
           if (batched >= STAGE_BATCH_BYTES) await flush();
         }
         await flush();
+        // A value is never changed, and may share its bytes with others (blobs.ts): read-only.
+        await handle.chmod(0o444);
         await handle.sync();
       } finally {
         await handle.close();
@@ -257,7 +266,9 @@ export class Store {
       const names = valueId ? [valueId] : [sanitizeId(value.callId), sanitizeId(`${value.callId}\u0000${sha256}`)];
       for (const valueId of names) {
         const target = this.valuePath(value.runId, valueId);
-        const placed = await fs.link(tmp, target).then(
+        // Bytes the store already holds (a re-read lock file) are linked, not written again.
+        const source = await this.blobs.source(tmp, sha256, bytes);
+        const placed = await linkValue(source, tmp, target).then(
           () => true,
           (err: NodeJS.ErrnoException) => {
             if (err.code === 'EEXIST') return false;
@@ -454,6 +465,7 @@ export class Store {
       valueCount: values.length,
       valueBytes: values.reduce((sum, v) => sum + v.bytes, 0),
       keptOutBytes: values.reduce((sum, v) => sum + Math.max(0, v.bytes - utf8Bytes(v.stub)), 0),
+      pinned: await this.isPinned(runId),
     };
   }
 
@@ -461,7 +473,9 @@ export class Store {
   async listValueFiles(runId: string): Promise<{ valueId: string; bytes: number; mtimeMs: number }[]> {
     const dir = this.valuesDir(runId);
     if (!(await realDir(this.runsDir).catch(() => false)) || !(await realDir(dir).catch(() => false))) return [];
-    const ids = (await listDir(this.root, dir)).flatMap((name) => {
+    const names = await listDir(this.root, dir);
+    const present = new Set(names);
+    const ids = names.flatMap((name) => {
       const valueId = name.endsWith(VALUE_EXT) && !name.startsWith('.') ? name.slice(0, -VALUE_EXT.length) : '';
       return isSanitizedId(valueId) ? [valueId] : [];
     });
@@ -470,9 +484,16 @@ export class Store {
       dir,
       ids.map((valueId) => `${valueId}${VALUE_EXT}`),
     );
+    // A value's file may share its inode (and so its times) with identical values (blobs.ts):
+    // its own sidecar, written when it was placed, says when it came.
+    const sidecars = await statFilesIn(
+      this.root,
+      dir,
+      ids.map((valueId) => (present.has(`${valueId}.meta.json`) ? `${valueId}.meta.json` : `${valueId}${VALUE_EXT}`)),
+    );
     const out = ids.flatMap((valueId, i) => {
       const stat = stats[i];
-      return stat ? [{ valueId, bytes: stat.size, mtimeMs: stat.mtimeMs }] : [];
+      return stat ? [{ valueId, bytes: stat.size, mtimeMs: (sidecars[i] ?? stat).mtimeMs }] : [];
     });
     return out.sort((a, b) => a.mtimeMs - b.mtimeMs || (a.valueId < b.valueId ? -1 : a.valueId > b.valueId ? 1 : 0));
   }
@@ -531,6 +552,27 @@ export class Store {
     await fs.rm(this.valuesDir(runId), { recursive: true, force: true });
     await fs.rm(this.transcriptPath(runId), { force: true });
     await fs.rm(this.runMetaPath(runId), { force: true });
+    await fs.rm(this.pinPath(runId), { force: true });
+    await this.blobs.collect();
+  }
+
+  pinPath(runId: string): string {
+    return join(this.runsDir, `${checkedId(runId, 'run')}.pinned`);
+  }
+
+  async isPinned(runId: string): Promise<boolean> {
+    return (await statFile(this.root, this.pinPath(runId)).catch(() => undefined))?.isFile() === true;
+  }
+
+  /** Keeps a run from clean-ups (a marker file), or lets them remove it again. */
+  async setPinned(runId: string, pinned: boolean): Promise<void> {
+    if (!pinned) return void (await fs.rm(this.pinPath(runId), { force: true }));
+    await this.ensureWritable();
+    const handle = await openFile(this.root, this.pinPath(runId), CREATE_NEW).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EEXIST') throw err;
+      return undefined;
+    });
+    await handle?.close();
   }
 
   /** Temp files of the store, with whether their writer is gone (a crash left them). */
@@ -580,6 +622,16 @@ function writerAlive(name: string): boolean {
     return true;
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Links a value's name to `source` (a shared blob), or to its own temp file when the blob went meanwhile. */
+async function linkValue(source: string, tmp: string, target: string): Promise<void> {
+  try {
+    await fs.link(source, target);
+  } catch (err) {
+    if (source === tmp || (err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    await fs.link(tmp, target);
   }
 }
 

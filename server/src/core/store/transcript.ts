@@ -40,6 +40,14 @@ export function appendEvent(root: string, path: string, event: TranscriptEvent):
         `the event is ${bytes} bytes as JSON, over the ${EVENT_LINE_MAX_BYTES}-byte limit of one transcript line`,
       ),
     );
+  return appendParts(root, path, line);
+}
+
+/**
+ * Appends one line (in parts) to a JSON-lines file of the store: after the appends to it this
+ * process already queued, in one write, never behind a torn line.
+ */
+export function appendParts(root: string, path: string, line: Buffer[]): Promise<void> {
   const previous = queues.get(path) ?? Promise.resolve();
   const next = previous.catch(() => undefined).then(() => writeLine(root, path, line));
   queues.set(path, next);

@@ -1,0 +1,101 @@
+/**
+ * What the store holds on disk, walked once: every file and folder counted once per inode (so
+ * values that share their bytes through blobs/ count once), as `du -sb` counts; and, per run,
+ * its files, when it was last written and whether it is kept from clean-ups.
+ */
+import { lstatSync, readdirSync, type Stats } from 'node:fs';
+import { join } from 'node:path';
+import { setImmediate as turn } from 'node:timers/promises';
+
+export interface FileUse {
+  /** `dev:ino`: the same bytes under several names are one file. */
+  inode: string;
+  size: number;
+  links: number;
+}
+
+export interface RunUse {
+  runId: string;
+  lastWriteMs: number;
+  pinned: boolean;
+  files: FileUse[];
+}
+
+export interface StoreUse {
+  /** Every file and folder once, apparent sizes. */
+  bytes: number;
+  runs: Map<string, RunUse>;
+  /** Inodes that blobs/ links to: one of their links is the blob's. */
+  blobInodes: Set<string>;
+  withheld: number;
+}
+
+/** A run's own names under runs/: its transcript, meta, pin marker and values folder. */
+const RUN_NAME = /^(.+?)\.(jsonl|meta\.json|pinned|values)$/;
+/** Entries looked at between turns of the event loop. */
+const SLICE = 512;
+
+export async function measureStore(root: string): Promise<StoreUse> {
+  const use: StoreUse = { bytes: 0, runs: new Map(), blobInodes: new Set(), withheld: 0 };
+  const counted = new Set<string>();
+  let seen = 0;
+  const count = async (stat: Stats): Promise<FileUse> => {
+    const inode = `${stat.dev}:${stat.ino}`;
+    if (!counted.has(inode)) {
+      counted.add(inode);
+      use.bytes += stat.size;
+    }
+    if (++seen % SLICE === 0) await turn();
+    // A folder goes with its run whatever its link count says (it counts its subfolders).
+    return { inode, size: stat.size, links: stat.isDirectory() ? 1 : stat.nlink };
+  };
+  /** Counts `path` and (for a real folder, never a link) all below it; returns its files. */
+  const walk = async (path: string): Promise<{ files: FileUse[]; newest: number }> => {
+    const stat = lstatSync(path, { throwIfNoEntry: false });
+    if (!stat) return { files: [], newest: 0 };
+    const self = await count(stat);
+    if (!stat.isDirectory()) return { files: [self], newest: stat.mtimeMs };
+    const out = { files: [self], newest: stat.mtimeMs };
+    for (const name of safeReaddir(path)) {
+      const below = await walk(join(path, name));
+      out.files.push(...below.files);
+      out.newest = Math.max(out.newest, below.newest);
+    }
+    return out;
+  };
+
+  const rootStat = lstatSync(root, { throwIfNoEntry: false });
+  if (!rootStat?.isDirectory()) return use;
+  await count(rootStat);
+  for (const name of safeReaddir(root)) {
+    const path = join(root, name);
+    if (name === 'runs') continue;
+    const { files } = await walk(path);
+    if (name === 'blobs') for (const file of files.slice(1)) use.blobInodes.add(file.inode);
+    if (name === 'withheld') use.withheld = files.length - 1;
+  }
+  const runsDir = join(root, 'runs');
+  const runsStat = lstatSync(runsDir, { throwIfNoEntry: false });
+  if (!runsStat?.isDirectory()) return use;
+  await count(runsStat);
+  for (const name of safeReaddir(runsDir)) {
+    const { files, newest } = await walk(join(runsDir, name));
+    const runId = RUN_NAME.exec(name)?.[1];
+    if (!runId) continue; // a temp file or something foreign: counted, owned by no run
+    const run = use.runs.get(runId) ?? { runId, lastWriteMs: 0, pinned: false, files: [] };
+    run.files.push(...files);
+    // The pin marker's own time says nothing of the run's writes.
+    if (name.endsWith('.pinned')) run.pinned = true;
+    else run.lastWriteMs = Math.max(run.lastWriteMs, newest);
+    use.runs.set(runId, run);
+  }
+  return use;
+}
+
+function safeReaddir(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+}

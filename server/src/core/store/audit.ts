@@ -1,0 +1,23 @@
+/**
+ * The store's audit log, `audit.jsonl` at its root: one JSON object per line, only ever
+ * appended. It records what a person may need to account for later: every outcome of a
+ * withheld result (see withhold/) and every run a clean-up removed. Each line names the run,
+ * and the call where there is one.
+ */
+import { join } from 'node:path';
+import type { AuditRecord } from '../../../../shared/protocol';
+import type { Store } from './store';
+import { appendParts } from './transcript';
+
+export const AUDIT_FILE = 'audit.jsonl';
+
+export function auditPath(store: Store): string {
+  return join(store.root, AUDIT_FILE);
+}
+
+/** Appends a record, stamped with the time; throws when the store cannot be written. */
+export async function audit(store: Store, record: Omit<AuditRecord, 'ts'>): Promise<void> {
+  await store.ensureWritable();
+  const line = Buffer.from(`${JSON.stringify({ ts: new Date().toISOString(), ...record })}\n`, 'utf8');
+  await appendParts(store.root, auditPath(store), [line]);
+}

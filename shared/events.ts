@@ -143,6 +143,14 @@ function eventShapes(object: typeof z.object | typeof z.strictObject) {
       sent: z.union([z.string(), TextBlocksSchema]).optional(),
       /** In an imported run: why the full output could not be recovered (its file is gone). */
       lost: z.string().optional(),
+      /**
+       * A guard withheld the result: `result` is the notice the model got, and the original is in
+       * `file` (relative to the store) when its write got that far.
+       */
+      withheld: object({
+        outcome: z.enum(['written', 'failed', 'unfinished', 'skipped']),
+        file: z.string().max(200).optional(),
+      }).optional(),
     },
     turn_ended: { ...Base, type: z.literal('turn_ended'), stopReason: z.enum(STOP_REASONS) },
     /**

@@ -44,8 +44,16 @@ export const RetainParams = z.strictObject({
   arguments: z.unknown().optional(),
   turn: whole(0).optional(),
   durationMs: z.number().min(0).optional(),
+  /**
+   * The agent's guard withholds this result from the model: its original goes to `withheld/`
+   * and the model gets a neutral notice saying where. The reason goes to the audit log only.
+   */
+  withheld: z.strictObject({ reason: z.string().max(1000).optional() }).optional(),
 });
 export type RetainParams = z.infer<typeof RetainParams>;
+
+/** Where a withheld result's original went (see `retained/withhold`). */
+export type WithheldOutcome = 'written' | 'failed' | 'unfinished' | 'skipped';
 
 export interface RetainResult {
   /** Exactly what the model gets: the stub when retained, else the result itself. */
@@ -57,6 +65,8 @@ export interface RetainResult {
   lines: number;
   /** Why a result over the threshold was kept verbatim, or that the transcript append failed. */
   warning?: string;
+  /** Set when the result was withheld: `content` is the notice. */
+  withheld?: { outcome: WithheldOutcome; file?: string };
 }
 
 /** Client → server: record a tool result; retain it when it is over the threshold. */
@@ -64,6 +74,46 @@ export namespace RetainRequest {
   export const method = 'retained/retain';
   export const params = RetainParams;
   export const type = new RequestType<RetainParams, RetainResult, void>(method);
+}
+
+export const WithholdParams = z.strictObject({
+  runId: id,
+  /** The results of one model response: one batch, one deadline. */
+  results: z
+    .array(
+      z.strictObject({
+        callId: id,
+        tool: id,
+        text: z.string(),
+        isError: z.boolean().optional(),
+        arguments: z.unknown().optional(),
+        reason: z.string().max(1000).optional(),
+      }),
+    )
+    .min(1)
+    .max(100),
+  /** The batch's deadline, from when it is queued (at most the default 30 s). */
+  deadlineMs: whole(1, 30_000).optional(),
+});
+export type WithholdParams = z.infer<typeof WithholdParams>;
+
+export interface WithholdResult {
+  /** 12 hex digits: 48 random bits naming the batch in its files. */
+  batch: string;
+  results: { callId: string; content: string; outcome: WithheldOutcome; file?: string }[];
+}
+
+/**
+ * Client → server: the agent's guard withholds these results (one model response's) from the
+ * model. Each original goes to `withheld/<date>-withheld-<batch>-<index>-<callId>.txt` in the
+ * store; each model gets a neutral notice and where the original is (the file, a failed write,
+ * a write unfinished at the batch's deadline, or only the audit log). Every outcome goes to
+ * `audit.jsonl`. The reasons never reach the model.
+ */
+export namespace WithholdRequest {
+  export const method = 'retained/withhold';
+  export const params = WithholdParams;
+  export const type = new RequestType<WithholdParams, WithholdResult, void>(method);
 }
 
 export const AppendParams = z.strictObject({ runId: id, event: NewEventSchema });

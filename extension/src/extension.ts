@@ -8,6 +8,7 @@ import { PEEK_TOOL } from '../../shared/peekTool';
 import { ChangedNotification, type ServerOptions } from '../../shared/protocol';
 import { registerMcpServer, registerSetUpCommand } from './agents';
 import { createApi, type RetainedApi } from './api';
+import { registerCleanupCommands } from './cleanupCommands';
 import { createClient, sendSettings } from './client';
 import { readServerOptions, SECTION, storeRootOf } from './config';
 import { registerImportCommand } from './importCommand';
@@ -62,6 +63,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Retain
       inspectors.open(typeof arg === 'string' ? arg : arg?.run.runId),
     ),
     ...registerValueCommands(client, isTrusted),
+    ...registerCleanupCommands(client, isTrusted),
     registerValueDocuments(() => [storeRootOf(current), sessionsRoot]),
     registerImportCommand(client, isTrusted, async (runId) => {
       const node = await tree.runNode(runId);

@@ -80,8 +80,8 @@ export class RunsTree implements vscode.TreeDataProvider<Node> {
       const { run } = element;
       const item = new vscode.TreeItem(run.name, vscode.TreeItemCollapsibleState.Collapsed);
       item.id = `run:${run.runId}`;
-      item.contextValue = 'run';
-      item.iconPath = new vscode.ThemeIcon('history');
+      item.contextValue = run.pinned ? 'run pinned' : 'run';
+      item.iconPath = new vscode.ThemeIcon(run.pinned ? 'pinned' : 'history');
       item.description = `${formatCount(run.valueCount, 'value')} · ${formatBytes(run.valueBytes)} · ${formatAge(run.updatedAt)}`;
       item.tooltip = new vscode.MarkdownString(
         [
@@ -91,6 +91,7 @@ export class RunsTree implements vscode.TreeDataProvider<Node> {
           `- ${formatCount(run.valueCount, 'retained value')}, ${formatBytes(run.valueBytes)}`,
           `- ${formatBytes(run.keptOutBytes)} kept out of the model's context`,
           `- transcript ${formatBytes(run.transcriptBytes)}`,
+          ...(run.pinned ? ['- kept: clean-ups never remove it'] : []),
         ].join('\n'),
       );
       return item;

@@ -16,8 +16,18 @@ export class RetainedStatusBar implements vscode.Disposable {
 
   async refresh(): Promise<void> {
     const status = await this.client.sendRequest(StatusRequest.type, {});
-    this.item.text = `$(archive) ${status.values} retained · ${formatBytes(status.keptOutBytes)} kept out`;
-    this.item.tooltip = `Retained Outputs: ${formatCount(status.values, 'value')} in ${formatCount(status.runs, 'run')} (${formatBytes(status.valueBytes)}); ${formatBytes(status.keptOutBytes)} kept out of agents' context.\nStore: ${status.root}\nClick to open a run in the inspector.`;
+    const over = status.overQuota;
+    this.item.text = `$(${over ? 'warning' : 'archive'}) ${status.values} retained · ${formatBytes(status.keptOutBytes)} kept out`;
+    this.item.backgroundColor = over ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
+    // Over the quota, a click offers the clean-up; otherwise the runs to inspect.
+    this.item.command = over ? 'retained.cleanup' : 'retained.openInspector';
+    const size = `Store: ${formatBytes(status.storeBytes)} on disk${status.quotaBytes ? ` of a ${formatBytes(status.quotaBytes)} quota` : ''} (${status.root})`;
+    this.item.tooltip = [
+      `Retained Outputs: ${formatCount(status.values, 'value')} in ${formatCount(status.runs, 'run')} (${formatBytes(status.valueBytes)}); ${formatBytes(status.keptOutBytes)} kept out of agents' context.`,
+      size,
+      ...(status.withheld ? [`${formatCount(status.withheld, 'result')} withheld by the guard.`] : []),
+      over ? 'Over the quota: click to clean up.' : 'Click to open a run in the inspector.',
+    ].join('\n');
   }
 
   dispose(): void {

@@ -9,7 +9,7 @@ import { join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { INTERRUPTED_RESULT } from '../../server/src/core/history/replay';
 import { readEvents } from '../../server/src/core/store/transcript';
-import { AppendRequest, ReplayRequest, RetainRequest, type RetainResult } from '../../shared/protocol';
+import { AppendRequest, ReplayRequest, RetainRequest, type RetainResult, WithholdRequest } from '../../shared/protocol';
 import { ServerProcess } from '../helpers/serverProcess';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
 
@@ -112,6 +112,47 @@ describe('faults', function () {
     }
   });
 
+  it('a withheld original the store refuses (ulimit -f): the "write failed" notice, an audit line, no partial file', async () => {
+    const workspace = tempDir();
+    const server = await ServerProcess.start({ workspace, shellPrefix: 'ulimit -f 64' }); // 32 KiB
+    try {
+      const { results } = await server.request(WithholdRequest.type, {
+        runId: 'r',
+        results: [
+          { callId: 'big', tool: 't', text: 'w'.repeat(100_000), reason: 'a secret' },
+          { callId: 'small', tool: 't', text: 'fits' },
+        ],
+      });
+      assert.deepEqual(
+        results.map((r) => r.outcome),
+        ['failed', 'written'],
+      );
+      assert.match(
+        results[0]!.content,
+        /Writing its original to the Retained Outputs store failed, so it was not kept\.$/,
+      );
+      assert.doesNotMatch(results[0]!.content, /secret|EFBIG/);
+      const root = join(workspace, '.retained');
+      assert.deepEqual(readdirSync(join(root, 'withheld')), [results[1]!.file!.slice('withheld/'.length)]);
+      const audit = readFileSync(join(root, 'audit.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { event: string; callId: string; error?: string });
+      assert.deepEqual(
+        audit.map((r) => [r.event, r.callId]),
+        [
+          ['withheld', 'big'],
+          ['failed', 'big'],
+          ['withheld', 'small'],
+          ['written', 'small'],
+        ],
+      );
+      assert.match(audit[1]!.error!, /EFBIG|short write|too large/i);
+    } finally {
+      await server.stop();
+    }
+  });
+
   it('three server processes writing one run at once: no event interleaves, no value is lost or mixed', async () => {
     const workspace = tempDir();
     const servers = await Promise.all([0, 1, 2].map(() => ServerProcess.start({ workspace })));
@@ -185,7 +226,7 @@ describe('faults', function () {
         files.add(file);
         assert.ok(readFileSync(file, 'utf8').endsWith(`#${i}`));
       });
-      assert.deepEqual(readdirSync(resolve(workspace, '.retained')).sort(), ['.gitignore', 'runs']);
+      assert.deepEqual(readdirSync(resolve(workspace, '.retained')).sort(), ['.gitignore', 'blobs', 'runs']);
       assert.deepEqual(
         readdirSync(runsDir)
           .map((n) => n.replace(/^[^.]+/, '*'))

@@ -33,11 +33,13 @@ import { Store } from './store/store';
 import { readEvents } from './store/transcript';
 import { StoreWatcher } from './store/watcher';
 import { Values } from './values/values';
+import { Withholder, type WithholderOptions } from './withhold/withholder';
 
 export interface ServiceOptions {
   settings?: SettingsInput;
   /** Where a relative import path is read from; default the current directory. */
   workspace?: string;
+  withhold?: WithholderOptions;
 }
 
 /** How long changes to one run are gathered into one notice. */
@@ -52,6 +54,7 @@ export class RetentionService {
   readonly inspection: Inspection;
   readonly importer: Importer;
   readonly cleaner: Cleaner;
+  readonly withholder: Withholder;
   private settings: Settings;
   private readonly notices = new EventEmitter();
   private readonly pending = new Map<string, { timer: NodeJS.Timeout; own: boolean }>();
@@ -71,7 +74,8 @@ export class RetentionService {
       settings: () => this.settings,
       writing: (runId, work) => this.writing(runId, work),
     };
-    this.retainer = new Retainer(ctx);
+    this.withholder = new Withholder(ctx, options.withhold);
+    this.retainer = new Retainer(ctx, this.withholder);
     this.values = new Values(ctx);
     this.history = new History(ctx, this.retainer);
     this.inspection = new Inspection(ctx);

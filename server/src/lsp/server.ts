@@ -45,6 +45,7 @@ import {
   TranscriptRequest,
   ValueRequest,
   ValuesRequest,
+  WithholdRequest,
 } from '../../../shared/protocol';
 import { findMarkers, markerAt } from '../../../shared/stubText';
 import { RunExists } from '../core/import/importer';
@@ -209,6 +210,7 @@ serve(PinRequest, async (s, p) => {
   return { ok: true as const };
 });
 serve(CleanupRequest, (s, p) => s.cleaner.cleanup(p));
+serve(WithholdRequest, (s, p) => s.withholder.withhold(p));
 serve(ReplayRequest, (s, p) => s.history.replay(p));
 serve(InspectRequest, (s, p) => s.inspection.inspect(p));
 serve(SearchRunRequest, (s, p) => s.inspection.search(p));

@@ -2,13 +2,20 @@
  * Retain: record a tool result and answer what the model gets. Also the other writes of a run:
  * appended events, an imported run's values and its whole transcript.
  */
+import { StringDecoder } from 'node:string_decoder';
 import { pathToFileURL } from 'node:url';
 import { callSubject } from '../../../../shared/callSubject';
 import { check } from '../../../../shared/check';
 import type { ToolCallFinishedEvent, TranscriptEvent } from '../../../../shared/events';
 import { PEEK_TOOL } from '../../../../shared/history';
 import { InvalidInput } from '../../../../shared/invalidInput';
-import { AppendParams, RetainParams, type RetainResult, type ValueMeta } from '../../../../shared/protocol';
+import {
+  AppendParams,
+  RetainParams,
+  type RetainResult,
+  type ValueMeta,
+  type WithholdResult,
+} from '../../../../shared/protocol';
 import type { Context } from '../context';
 import { INTERRUPTED_RESULT } from '../history/replay';
 import { bodySizes } from '../history/tokens';
@@ -16,11 +23,16 @@ import { StoreEscape } from '../store/safeFs';
 import type { NewValue } from '../store/store';
 import { appendEvent, LineTooLong, writeEvents } from '../store/transcript';
 import { countLines, utf8Bytes } from '../text';
+import { SecretScan } from '../withhold/secrets';
+import { BATCH_DEADLINE_MS, type Withheld, type Withholder } from '../withhold/withholder';
 import { Scan, type ScanResult, scanText } from './scan';
 import { type PreviewSettings, previewOf, stubOf } from './stub';
 
 export class Retainer {
-  constructor(private readonly ctx: Context) {}
+  constructor(
+    private readonly ctx: Context,
+    private readonly withholder: Withholder,
+  ) {}
 
   /**
    * Records a tool result and answers what the model gets. Over the threshold (in a run that
@@ -30,11 +42,17 @@ export class Retainer {
    */
   async retain(input: RetainParams, door: Door = {}): Promise<RetainResult> {
     const params = check(RetainParams, input);
+    const deadline = Date.now() + BATCH_DEADLINE_MS;
     const runId = await this.ctx.runs.writable(params.runId);
     return this.ctx.writing(runId, async () => {
       const { text, isError = false } = params;
       const call = { ...params, isError };
       const bytes = utf8Bytes(text);
+      const secret = params.withheld ? undefined : this.withholder.guard()?.find(text);
+      if (params.withheld || secret) {
+        const reason = params.withheld ? params.withheld.reason : `the secret guard found ${secret}`;
+        return this.withheld(runId, { ...call, reason, original: { text } }, deadline, bytes, countLines(text));
+      }
       if (bytes <= this.ctx.settings().thresholdBytes || !(await this.ctx.runs.offersPeek(runId))) {
         return this.record(runId, call, { bytes, lines: countLines(text) }, { text });
       }
@@ -67,14 +85,35 @@ export class Retainer {
     door: Door = {},
   ): Promise<RetainResult> {
     const params = check(RetainParams.omit({ text: true, isError: true }), input);
+    const deadline = Date.now() + BATCH_DEADLINE_MS;
     const runId = await this.ctx.runs.writable(params.runId);
     return this.ctx.writing(runId, async () => {
       const preview = this.preview(door);
       const scanner = new Scan(preview.previewHeadLines, preview.previewTailLines, preview.landmarkPatterns);
-      const staged = await this.ctx.store.stageValue(runId, source, (part) => scanner.pushBytes(part));
+      const guard = this.withholder.guard();
+      const secrets = guard && !params.withheld ? new SecretScan(guard) : undefined;
+      const decoder = new StringDecoder('utf8');
+      const staged = await this.ctx.store.stageValue(runId, source, (part) => {
+        scanner.pushBytes(part);
+        secrets?.push(decoder.write(part));
+      });
       const scan = scanner.finish();
       const ended = { ...params, ...(await after()) };
       const isError = ended.isError ?? false;
+      if (params.withheld || secrets?.found) {
+        const reason = params.withheld ? params.withheld.reason : `the secret guard found ${secrets?.found}`;
+        try {
+          return await this.withheld(
+            runId,
+            { ...ended, isError, reason, original: { file: staged.tmp } },
+            deadline,
+            scan.bytes,
+            scan.lines,
+          );
+        } finally {
+          await this.ctx.store.discardStaged(staged);
+        }
+      }
       if (scan.bytes > this.ctx.settings().thresholdBytes && (await this.ctx.runs.offersPeek(runId))) {
         const meta = await this.ctx.store.placeValue(staged, this.newValue(runId, ended, isError, scan, preview));
         return this.record(runId, { ...ended, isError }, scan, { meta, sizes: scan });
@@ -83,6 +122,19 @@ export class Retainer {
       await this.ctx.store.discardStaged(staged);
       return this.record(runId, { ...ended, isError }, scan, { text });
     });
+  }
+
+  /** A result the guard withholds: a batch of one; the model gets the notice. */
+  private async withheld(
+    runId: string,
+    result: Withheld,
+    deadline: number,
+    bytes: number,
+    lines: number,
+  ): Promise<RetainResult> {
+    const { results } = await this.withholder.batch(runId, [result], deadline);
+    const [{ content, outcome, file }] = results as [WithholdResult['results'][number]];
+    return { content, retained: false, bytes, lines, withheld: { outcome, ...(file ? { file } : {}) } };
   }
 
   /** The preview settings in force, named for the door the result came through. */

@@ -2,9 +2,10 @@
  * Values and peek: finding a retained value by the id a stub shows, reading it back in bounded
  * answers, listing and deleting values.
  */
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { check } from '../../../../shared/check';
-import { valueIdCandidates } from '../../../../shared/ids';
+import { isSanitizedId, valueIdCandidates } from '../../../../shared/ids';
 import { InvalidInput } from '../../../../shared/invalidInput';
 import {
   PeekParams,
@@ -16,6 +17,9 @@ import {
   ValuesParams,
 } from '../../../../shared/protocol';
 import type { Context } from '../context';
+import { indexFile } from '../store/lineIndex';
+import { openFile, READ } from '../store/safeFs';
+import { WITHHELD_DIR, WITHHELD_NAME } from '../withhold/withholder';
 import { peekValue } from './peek';
 
 export interface ValueRef {
@@ -58,11 +62,28 @@ export class Values {
 
   async peek(input: PeekParams): Promise<PeekResult> {
     const { valueId: given, runId: runGiven, ...request } = check(PeekParams, input);
+    if (WITHHELD_NAME.test(given)) return this.peekWithheld(given, request);
     const { runId, valueId } = await this.resolve(given, runGiven);
     const { store } = this.ctx;
     const index = await store.lineIndex(runId, valueId);
     const answer = await peekValue(store.valuePath(runId, valueId), index, valueId, request, this.ctx.settings());
     return { runId, valueId, ...answer };
+  }
+
+  /** A withheld original, by the name its notice gives: only when the user lets peek_value read them. */
+  private async peekWithheld(name: string, request: Omit<PeekParams, 'valueId' | 'runId'>): Promise<PeekResult> {
+    if (!this.ctx.settings().guard.peekOriginals)
+      throw new InvalidInput(
+        `${name} is a result a guard withheld from the model; reading it through peek_value is off (retained.guard.peekOriginals)`,
+      );
+    const { store } = this.ctx;
+    const path = join(store.root, WITHHELD_DIR, `${checkedName(name)}.txt`);
+    const handle = await openFile(store.root, path, READ).catch(() => {
+      throw new InvalidInput(`no withheld original ${JSON.stringify(name)} in this store`);
+    });
+    const index = await indexFile(handle).finally(() => handle.close());
+    const answer = await peekValue(path, index, name, request, this.ctx.settings());
+    return { runId: WITHHELD_DIR, valueId: name, ...answer };
   }
 
   uri({ runId, valueId }: ValueRef): string {
@@ -95,4 +116,10 @@ function describeKnown(ids: string[]): string {
   if (ids.length === 0) return 'no values are retained yet';
   const shown = ids.slice(0, 20).join(', ');
   return `known ids: ${shown}${ids.length > 20 ? `, … (${ids.length - 20} more)` : ''}`;
+}
+
+/** A withheld original's name must be one the sanitizer made: nothing else reaches the folder. */
+function checkedName(name: string): string {
+  if (!isSanitizedId(name)) throw new InvalidInput(`no withheld original ${JSON.stringify(name)} in this store`);
+  return name;
 }

@@ -1,0 +1,64 @@
+/**
+ * Keeping the store in bounds from VS Code: "Clean Up Store…" shows what a clean-up would remove
+ * (a dry run) and removes it only when confirmed; "Keep Run" and "Stop Keeping" pin a run.
+ */
+import * as vscode from 'vscode';
+import type { LanguageClient } from 'vscode-languageclient/node';
+import { formatBytes, formatCount } from '../../shared/format';
+import { CleanupRequest, PinRequest } from '../../shared/protocol';
+import type { Node } from './runsTree';
+
+export function registerCleanupCommands(client: LanguageClient, isTrusted: () => boolean): vscode.Disposable[] {
+  const pin = (pinned: boolean) => async (node?: Node) => {
+    if (node?.kind !== 'run') return;
+    try {
+      await client.sendRequest(PinRequest.type, { runId: node.run.runId, pinned });
+    } catch (err) {
+      void vscode.window.showErrorMessage(`Retained Outputs: ${(err as Error).message}`);
+    }
+  };
+  return [
+    vscode.commands.registerCommand('retained.pinRun', pin(true)),
+    vscode.commands.registerCommand('retained.unpinRun', pin(false)),
+    vscode.commands.registerCommand('retained.cleanup', async () => {
+      if (!isTrusted())
+        return void vscode.window.showErrorMessage('Retained Outputs: clean-ups are off in an untrusted workspace.');
+      try {
+        const plan = await vscode.window.withProgress(
+          { location: vscode.ProgressLocation.Window, title: 'Retained Outputs: measuring the store' },
+          () => client.sendRequest(CleanupRequest.type, { dryRun: true }),
+        );
+        const spared = `Kept: ${formatCount(plan.spared.pinned, 'pinned run')}, and ${formatCount(plan.spared.recent, 'run')} written in the last hour.`;
+        if (plan.removed.length === 0)
+          return void vscode.window.showInformationMessage(
+            `Retained Outputs: nothing to clean up. The store holds ${formatBytes(plan.storeBytesBefore)}${plan.quotaBytes ? ` of a ${formatBytes(plan.quotaBytes)} quota` : ''}. ${spared}`,
+          );
+        const list = plan.removed
+          .slice(0, 12)
+          .map(
+            (r) =>
+              `${r.name}: ${formatBytes(r.bytes)}, ${r.reason === 'age' ? `not written since ${new Date(r.lastWrite).toLocaleDateString()}` : 'oldest while over the quota'}`,
+          );
+        if (plan.removed.length > 12) list.push(`… and ${plan.removed.length - 12} more`);
+        const answer = await vscode.window.showWarningMessage(
+          `Remove ${formatCount(plan.removed.length, 'run')}, freeing ${formatBytes(plan.freedBytes)}?`,
+          {
+            modal: true,
+            detail: `${list.join('\n')}\n\nEach run goes whole: its transcript and its values. ${spared} Every removal is written to audit.jsonl in the store.`,
+          },
+          'Remove',
+        );
+        if (answer !== 'Remove') return;
+        const done = await vscode.window.withProgress(
+          { location: vscode.ProgressLocation.Notification, title: 'Retained Outputs: cleaning up' },
+          () => client.sendRequest(CleanupRequest.type, { dryRun: false }),
+        );
+        void vscode.window.showInformationMessage(
+          `Retained Outputs: removed ${formatCount(done.removed.length, 'run')}, freed ${formatBytes(done.freedBytes)}; the store holds ${formatBytes(done.storeBytesAfter)}.`,
+        );
+      } catch (err) {
+        void vscode.window.showErrorMessage(`Retained Outputs: ${(err as Error).message}`);
+      }
+    }),
+  ];
+}

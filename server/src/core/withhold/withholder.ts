@@ -1,0 +1,211 @@
+/**
+ * Results a guard withholds from the model (seed 003). A batch (the results of one model
+ * response) gets 48 random bits and one deadline, taken when it is queued. Its originals are
+ * written one after another to `withheld/<date>-withheld-<batch>-<index>-<callId>.txt` (the
+ * batch and the index ahead of the id, the whole name through the one sanitizer: two batches
+ * never share a file) with the time left; a write still running at the deadline is reported
+ * unfinished and left to finish, and an exhausted batch starts no more writes. The model gets
+ * the notice and where the original is; the transcript records the notice as the result; every
+ * outcome goes to the audit log, the reason only there.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import { join } from 'node:path';
+import { check } from '../../../../shared/check';
+import type { TranscriptEvent } from '../../../../shared/events';
+import { sanitizeId } from '../../../../shared/ids';
+import { type WithheldOutcome, WithholdParams, type WithholdResult } from '../../../../shared/protocol';
+import type { Context } from '../context';
+import { AUDIT_FILE, audit } from '../store/audit';
+import { CREATE_NEW, makeDir, openFile } from '../store/safeFs';
+import { appendEvent } from '../store/transcript';
+import { withheldNotice } from './notice';
+import { SecretGuard } from './secrets';
+
+/** One deadline per batch, from when it is queued. */
+export const BATCH_DEADLINE_MS = 30_000;
+export const WITHHELD_DIR = 'withheld';
+/** A withheld original's name: what peek_value knows it by, when it may read it. */
+export const WITHHELD_NAME = /^\d{4}-\d{2}-\d{2}-withheld-[0-9a-f]{12}-\d+-/;
+
+/** A result to withhold: its text, or a file already holding it (a streamed output). */
+export interface Withheld {
+  callId: string;
+  tool: string;
+  isError?: boolean;
+  arguments?: unknown;
+  reason?: string;
+  original: { text: string } | { file: string };
+}
+
+export interface WithholderOptions {
+  /** Tests only: awaited before an original is written, to hold the write past its deadline. */
+  beforeWrite?: (path: string) => Promise<void>;
+}
+
+export class Withholder {
+  private guardFor: { key: string; guard: SecretGuard } | undefined;
+
+  constructor(
+    private readonly ctx: Context,
+    private readonly options: WithholderOptions = {},
+  ) {}
+
+  /** The secret guard when `retained.guard.secrets` is on. */
+  guard(): SecretGuard | undefined {
+    const { secrets, patterns } = this.ctx.settings().guard;
+    if (!secrets) return undefined;
+    const key = JSON.stringify(patterns);
+    if (this.guardFor?.key !== key) this.guardFor = { key, guard: new SecretGuard(patterns) };
+    return this.guardFor.guard;
+  }
+
+  get dir(): string {
+    return join(this.ctx.store.root, WITHHELD_DIR);
+  }
+
+  /** `retained/withhold`: one batch from the agent's guard. */
+  async withhold(input: WithholdParams): Promise<WithholdResult> {
+    const params = check(WithholdParams, input);
+    const deadline = Date.now() + (params.deadlineMs ?? BATCH_DEADLINE_MS);
+    const runId = await this.ctx.runs.writable(params.runId);
+    return this.ctx.writing(runId, () =>
+      this.batch(
+        runId,
+        params.results.map(({ text, ...call }) => ({ ...call, original: { text } })),
+        deadline,
+      ),
+    );
+  }
+
+  /** Withholds a batch of a run already being written (the caller holds its write). */
+  async batch(runId: string, results: readonly Withheld[], deadline: number): Promise<WithholdResult> {
+    let until = deadline;
+    const batch = randomBytes(6).toString('hex');
+    const date = new Date().toISOString().slice(0, 10);
+    const out: WithholdResult['results'] = [];
+    for (const [index, result] of results.entries()) {
+      const name = `${sanitizeId(`${date}-withheld-${batch}-${index}-${result.callId}`)}.txt`;
+      const file = `${WITHHELD_DIR}/${name}`;
+      const path = join(this.dir, name);
+      const line = { runId, callId: result.callId, batch, index };
+      const sized = await sizeOf(result.original);
+      await this.audit({ event: 'withheld', ...line, ...sized, ...(result.reason ? { reason: result.reason } : {}) });
+      let outcome: WithheldOutcome;
+      if (Date.now() >= until) {
+        // The batch's time is spent: no more writes; the audit log keeps the original.
+        const text = await textOf(result.original);
+        const kept = await this.audit({ event: 'skipped', ...line, why: 'batch_deadline', text });
+        outcome = kept ? 'skipped' : 'failed';
+      } else {
+        outcome = await this.write(path, result.original, until, { ...line, file }).then(
+          async (written) => {
+            if (written === 'written') await this.audit({ event: 'written', ...line, file });
+            else await this.audit({ event: 'unfinished', ...line, file });
+            return written;
+          },
+          async (err: Error) => {
+            await this.audit({ event: 'failed', ...line, error: err.message.slice(0, 200) });
+            return 'failed' as const;
+          },
+        );
+        if (outcome === 'unfinished') until = 0; // an exhausted batch starts no more writes
+      }
+      const hasFile = outcome === 'written' || outcome === 'unfinished';
+      const content = withheldNotice({
+        outcome,
+        ...(hasFile ? { file, path } : {}),
+        audit: join(this.ctx.store.root, AUDIT_FILE),
+        ...(hasFile && this.ctx.settings().guard.peekOriginals ? { peekId: name.slice(0, -4) } : {}),
+      });
+      const event: TranscriptEvent = {
+        type: 'tool_call_finished',
+        callId: result.callId,
+        tool: result.tool,
+        result: content,
+        ...(result.isError ? { isError: true } : {}),
+        ...(result.arguments !== undefined ? { arguments: result.arguments } : {}),
+        withheld: { outcome, ...(hasFile ? { file } : {}) },
+      };
+      await appendEvent(this.ctx.store.root, this.ctx.store.transcriptPath(runId), event).catch(() => undefined);
+      out.push({ callId: result.callId, content, outcome, ...(hasFile ? { file } : {}) });
+    }
+    return { batch, results: out };
+  }
+
+  /**
+   * Writes an original, racing the batch's deadline: 'written', or 'unfinished' when the
+   * deadline came first (the write goes on, and the audit log records how it ends); throws when
+   * the write failed, leaving no partial file.
+   */
+  private write(
+    path: string,
+    original: Withheld['original'],
+    deadline: number,
+    line: { runId: string; callId: string; batch: string; index: number; file: string },
+  ): Promise<'written' | 'unfinished'> {
+    const writing = this.writeFile(path, original);
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'unfinished'>((resolve) => {
+      timer = setTimeout(() => resolve('unfinished'), Math.max(0, deadline - Date.now()));
+    });
+    return Promise.race([writing.then(() => 'written' as const), late]).then((outcome) => {
+      clearTimeout(timer);
+      if (outcome === 'unfinished')
+        writing.then(
+          () => this.audit({ event: 'settled', ...line, outcome: 'written' }),
+          (err: Error) =>
+            this.audit({ event: 'settled', ...line, outcome: 'failed', error: err.message.slice(0, 200) }),
+        );
+      return outcome;
+    });
+  }
+
+  private async writeFile(path: string, original: Withheld['original']): Promise<void> {
+    await this.options.beforeWrite?.(path);
+    const { store } = this.ctx;
+    await store.ensureWritable();
+    await makeDir(store.root, this.dir);
+    const handle = await openFile(store.root, path, CREATE_NEW, 0o444);
+    try {
+      if ('text' in original) await handle.writeFile(original.text);
+      else
+        for await (const chunk of (await fs.open(original.file, 'r')).createReadStream())
+          await handle.write(chunk as Buffer);
+      await handle.sync();
+      await handle.close();
+    } catch (err) {
+      await handle.close().catch(() => undefined);
+      await fs.rm(path, { force: true });
+      throw err;
+    }
+  }
+
+  /** Appends an audit line; false when the store refused it. */
+  private audit(record: Parameters<typeof audit>[1]): Promise<boolean> {
+    return audit(this.ctx.store, record).then(
+      () => true,
+      () => false,
+    );
+  }
+}
+
+async function sizeOf(original: Withheld['original']): Promise<{ bytes: number; sha256: string }> {
+  const hash = createHash('sha256');
+  let bytes = 0;
+  if ('text' in original) {
+    const data = Buffer.from(original.text, 'utf8');
+    hash.update(data);
+    bytes = data.length;
+  } else {
+    for await (const chunk of (await fs.open(original.file, 'r')).createReadStream()) {
+      hash.update(chunk as Buffer);
+      bytes += (chunk as Buffer).length;
+    }
+  }
+  return { bytes, sha256: hash.digest('hex') };
+}
+
+async function textOf(original: Withheld['original']): Promise<string> {
+  return 'text' in original ? original.text : fs.readFile(original.file, 'utf8');
+}

@@ -524,6 +524,8 @@ export interface FullCell {
   isError?: boolean;
   /** The retained value holding this result, while its file exists. */
   valueId?: string;
+  /** A guard withheld it: the text is the notice the model got; the original's file, if written. */
+  withheld?: { outcome: WithheldOutcome; file?: string };
   stopReason?: StopReason;
   model?: string;
   agent?: string;

@@ -47,7 +47,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Retain
   const tree = new RunsTree(client);
   const statusBar = new RetainedStatusBar(client);
   const view = vscode.window.createTreeView('retained.runs', { treeDataProvider: tree, showCollapseAll: true });
-  const inspectors = new Inspectors(context.extensionUri, client, output, isTrusted);
+  const inspectors = new Inspectors(context.extensionUri, client, output);
   const sessions = new SessionsTree(vscode.workspace.workspaceFolders?.[0]?.uri.fsPath);
   const sessionsView = vscode.window.createTreeView('retained.sessions', { treeDataProvider: sessions });
   sessions.setVisible(sessionsView.visible);

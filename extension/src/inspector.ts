@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { watch } from 'node:fs';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import type { TranscriptEvent } from '../../shared/events';
@@ -15,6 +16,7 @@ import {
   RunsRequest,
   SearchRunRequest,
   SessionRequest,
+  StatusRequest,
   TranscriptRequest,
   ValueRequest,
 } from '../../shared/protocol';
@@ -59,7 +61,6 @@ export class Inspectors implements vscode.WebviewPanelSerializer, vscode.Disposa
     private readonly extensionUri: vscode.Uri,
     private readonly client: LanguageClient,
     private readonly log: vscode.LogOutputChannel,
-    private readonly isTrusted: () => boolean,
   ) {}
 
   /** Opens (or reveals) the inspector of `runId`; without one, asks which run. */
@@ -210,6 +211,17 @@ export class Inspectors implements vscode.WebviewPanelSerializer, vscode.Disposa
             await this.client.sendRequest(TranscriptRequest.type, { runId, from: message.index, limit: 1, ...store })
           ).events;
           if (!event) throw new Error(`run ${runId} has no event #${message.index}`);
+          // A withheld result's original is in the store's withheld/ folder: it opens read-only.
+          if (event.type === 'tool_call_finished' && event.withheld?.file) {
+            const { root } = await this.client.sendRequest(StatusRequest.type, {});
+            const file = vscode.Uri.file(path.join(root, event.withheld.file));
+            await openValue(
+              { uri: file.toString(), valueId: path.basename(file.fsPath, '.txt') },
+              undefined,
+              besides(panel),
+            );
+            return;
+          }
           const document = await vscode.workspace.openTextDocument({
             content: bodyOf(event, message.callId),
             language: 'plaintext',
@@ -220,15 +232,6 @@ export class Inspectors implements vscode.WebviewPanelSerializer, vscode.Disposa
         }
         return;
       case 'request':
-        if (message.method === 'inspect' && message.params.policy && !this.isTrusted()) {
-          // The policy view writes the values its references point to: not in an untrusted workspace.
-          return post({
-            type: 'error',
-            id: message.id,
-            message:
-              'The history policy view stores the values its references point to; trust the workspace to use it.',
-          });
-        }
         try {
           const started = Date.now();
           const result =

@@ -2,7 +2,8 @@
  * Values open read-only: the stored original must not change by accident. A value's document is
  * `retained-value:<file path>/<name>`, served from the value's file by a read-only file system;
  * the name is the file the call read (so a `.json` read opens as JSON) or `<id>.txt`. Only files
- * of a `.values` folder under the store or the sessions cache are served.
+ * of a `.values` folder or of `withheld/` (a guard's originals), under the store or the sessions
+ * cache, are served.
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
@@ -31,8 +32,9 @@ class ValueFileSystem implements vscode.FileSystemProvider {
       const rel = path.relative(path.resolve(root), file);
       return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
     });
-    if (!inside || !file.endsWith('.txt') || !path.dirname(file).endsWith('.values'))
-      throw vscode.FileSystemError.FileNotFound(uri);
+    const folder = path.dirname(file);
+    const known = folder.endsWith('.values') || path.basename(folder) === 'withheld';
+    if (!inside || !file.endsWith('.txt') || !known) throw vscode.FileSystemError.FileNotFound(uri);
     return file;
   }
 

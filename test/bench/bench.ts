@@ -79,7 +79,8 @@ async function benchRetain(workspace: string): Promise<void> {
               runId: 'bench-retain',
               callId: `r_${label.replace(' ', '')}_${i}`,
               tool: 'bench',
-              text,
+              // Each repeat its own bytes: an identical one would be linked, not written (blobs.ts).
+              text: i === 0 ? text : `${i}${text.slice(String(i).length)}`,
             }),
           ),
         );
@@ -406,6 +407,30 @@ async function benchTree(): Promise<void> {
   }
 }
 
+/** A second identical 50 MB output (a re-read log) through the server: the disk it costs, by du. */
+async function benchDedupe(): Promise<void> {
+  const workspace = tempDir('retained-bench-dedupe-');
+  const root = join(workspace, '.retained');
+  const text = makeValue(50 * MB);
+  const du = () => Number(execFileSync('du', ['-sb', root], { encoding: 'utf8' }).split('\t')[0]);
+  const server = await ServerProcess.start({ workspace });
+  try {
+    await server.request(RetainRequest.type, { runId: 'first', callId: 'log', tool: 'Bash', text });
+    const before = du();
+    await server.request(RetainRequest.type, { runId: 'second', callId: 'log', tool: 'Bash', text });
+    const grew = du() - before;
+    rows.push([
+      'the same output again, in another run',
+      `${fmt(text.length / MB, 0)} MB`,
+      `+${fmt(grew / 1024, 1)} KB on disk (du -sb): its transcript line, index and metadata`,
+      `stored twice: +${fmt(text.length / MB, 0)} MB`,
+      `${fmt(text.length / grew, 0)}× less`,
+    ]);
+  } finally {
+    await server.stop();
+  }
+}
+
 function markdownTable(header: string[], body: string[][]): string {
   return [header, header.map(() => '---'), ...body].map((r) => `| ${r.join(' | ')} |`).join('\n');
 }
@@ -450,6 +475,7 @@ async function main(): Promise<void> {
   }
   if (wanted('inspector')) await benchInspector();
   if (wanted('tree')) await benchTree();
+  if (wanted('dedupe')) await benchDedupe();
   if (wanted('limits')) await benchLimits();
   const table = markdownTable(['what', 'input', 'Retained Outputs', 'baseline', 'ratio'], rows);
   console.log(table);

@@ -39,6 +39,37 @@ describe('the retained command line', function () {
     assert.equal(failing.stdout, 'oops\n');
   });
 
+  it('--guard withholds a secret in a command output; withhold takes a result from stdin; cleanup and pin', () => {
+    const cwd = tempDir();
+    const key = 'ghp_0123456789abcdefghijklmnopqrstuvwxyzAB';
+    const guarded = retained(cwd, ['run', '--guard', '--run', 'g', '--', `echo token=${key}`]);
+    assert.equal(guarded.code, 0);
+    assert.match(guarded.stdout, /^\[withheld\] This tool result was withheld from the model by a guard\./);
+    assert.ok(!guarded.stdout.includes(key), 'the model never sees the key');
+    assert.match(guarded.stderr, /withheld \(written\) in run g/);
+    const file = /at (withheld\/\S+\.txt)/.exec(guarded.stdout)![1]!;
+    assert.equal(readFileSync(join(cwd, '.retained', file), 'utf8'), `token=${key}\n`);
+    const plain = retained(cwd, ['run', '--run', 'g', '--', `echo token=${key}`]);
+    assert.equal(plain.stdout, `token=${key}\n`, 'without --guard, the output is the output');
+
+    const withheld = retained(
+      cwd,
+      ['withhold', 'g', '--call', 'c9', '--tool', 'deploy', '--reason', 'a receipt'],
+      'the receipt\n',
+    );
+    assert.equal(withheld.code, 0);
+    assert.match(withheld.stdout, /Its original is in the Retained Outputs store at withheld\/\S+-c9\.txt/);
+    assert.ok(!withheld.stdout.includes('receipt'));
+
+    assert.equal(retained(cwd, ['pin', 'g']).code, 0);
+    const dry = JSON.parse(retained(cwd, ['cleanup', '--dry-run', '--quota', '1', '--json']).stdout) as {
+      removed: unknown[];
+      spared: { pinned: number };
+    };
+    assert.deepEqual([dry.removed.length, dry.spared.pinned], [0, 1], 'a pinned run is never removed');
+    assert.equal(retained(cwd, ['cleanup', '--quota', 'lots']).code, 2);
+  });
+
   it('ls, status and --json; a wrong command line exits 2 with a hint, a failure exits 1 naming the reason', () => {
     const cwd = tempDir();
     retained(cwd, ['run', '--run', 'build', '--', 'seq 1 100000']);

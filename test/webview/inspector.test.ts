@@ -300,6 +300,28 @@ describe('inspector webview', () => {
     assert.deepEqual(fake.posted.at(-1), { type: 'openEvent', index: 8 });
   });
 
+  it('a withheld result: the notice the model got in both columns, a badge, and a way to open the original', async () => {
+    const { rows, fake } = await mount(undefined, async (s) => {
+      await s.retainer.append({
+        runId: 'guarded',
+        event: { type: 'assistant', toolCalls: [{ id: 'c1', name: 'deploy', arguments: {} }] },
+      });
+      await s.withholder.withhold({
+        runId: 'guarded',
+        results: [{ callId: 'c1', tool: 'deploy', text: 'the receipt', reason: 'a policy' }],
+      });
+      return 'guarded';
+    });
+    const row = rows()[1]!;
+    assert.match(rowText(row, 'full'), /withheld.*\[withheld\] This tool result was withheld/s);
+    assert.match(rowText(row, 'model'), /\[withheld\] This tool result was withheld/);
+    assert.doesNotMatch(rowText(row, 'full') + rowText(row, 'model'), /the receipt|a policy/);
+    const open = row.querySelector<HTMLElement>('.open-original');
+    assert.ok(open, 'a link to the original');
+    fireEvent.click(open);
+    assert.deepEqual(fake.posted.at(-1), { type: 'openEvent', index: 1 });
+  });
+
   it('renders hostile tool output as text: no elements made, controls visible', async () => {
     const { rows, view } = await mount();
     const row = rows()[5]!;

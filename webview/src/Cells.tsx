@@ -6,6 +6,14 @@ import { Body } from './Body';
 import { LinkButton } from './LinkButton';
 import type { Highlight } from './segments';
 
+/** What became of a withheld result's original, for its badge. */
+const WITHHELD_TITLE = {
+  written: 'A guard withheld this result; its original is in the store (withheld/).',
+  unfinished: 'A guard withheld this result; its original was still being written at the deadline.',
+  failed: 'A guard withheld this result; writing its original failed, so it was not kept.',
+  skipped: "A guard withheld this result; its original is kept only in the store's audit log.",
+} as const;
+
 export interface CellProps {
   row: InspectRow;
   highlight?: Highlight | undefined;
@@ -100,6 +108,20 @@ export const FullCellView = memo(function FullCellView({
         )}
         {full.durationMs !== undefined && <span className="duration">{full.durationMs.toLocaleString()} ms</span>}
         {full.isError && <span className="badge error-badge">error</span>}
+        {full.withheld && (
+          <span className="badge withheld-badge" title={WITHHELD_TITLE[full.withheld.outcome]}>
+            withheld
+          </span>
+        )}
+        {full.withheld?.file && (
+          <LinkButton
+            className="open-original"
+            title="Open the original the guard withheld (read-only); the model got only the notice"
+            onClick={() => onOpenEvent(row.index)}
+          >
+            open the original
+          </LinkButton>
+        )}
         {full.thinking !== undefined && !full.thinkingText && (
           <span className="badge" title="Reasoning the provider sent encrypted or redacted: kept, not readable">
             {full.thinking} thinking

@@ -4,7 +4,8 @@
  * Code saved to a file is read from that file, not from its 30,000-character cut), it is
  * retained under run = the session and call = the tool use, and the hook answers the stub in the
  * tool's own output shape, which is what the model then gets. Under the threshold it prints
- * nothing, and Claude Code goes on as if there were no hook.
+ * nothing, and Claude Code goes on as if there were no hook. With `--guard`, an output holding a
+ * secret (of any size) is withheld: the model gets the notice and where the original is.
  *
  * It must never break the agent: on any failure it prints nothing, exits 0, and says why in
  * the store's `hook.log`.
@@ -65,7 +66,8 @@ export async function hook(service: RetentionService, input: HookInput): Promise
   const size = shaped.file
     ? (await stat(shaped.file)).size + utf8Bytes(shaped.after ?? '')
     : utf8Bytes(shaped.text ?? '');
-  if (size <= service.getSettings().thresholdBytes) return undefined;
+  // Small outputs pass untouched, unless the guard is on: a secret is withheld whatever its size.
+  if (size <= service.getSettings().thresholdBytes && !service.getSettings().guard.secrets) return undefined;
   const call = {
     runId: session,
     callId,
@@ -77,8 +79,8 @@ export async function hook(service: RetentionService, input: HookInput): Promise
   const result = shaped.file
     ? await service.retainer.retainStream(call, fileThen(shaped.file, shaped.after ?? ''), () => ({}), door)
     : await service.retainer.retain({ ...call, text: shaped.text ?? '' }, door);
-  if (!result.retained) {
-    await log(service, `${tool} ${callId}: kept as it was (${result.warning ?? 'not retained'})`);
+  if (!result.retained && !result.withheld) {
+    if (result.warning) await log(service, `${tool} ${callId}: kept as it was (${result.warning})`);
     return undefined;
   }
   return { hookSpecificOutput: { hookEventName: 'PostToolUse', updatedToolOutput: shaped.replace(result.content) } };

@@ -40,12 +40,16 @@ Commands:
                                the oldest while the store is over 2 GiB (--quota); never a pinned
                                run or one written in the last hour. --dry-run shows what would go.
   pin <run> [--off]            Keep a run from clean-ups (--off: let them remove it again).
+  withhold <run> --call ID --tool T [--reason R]
+                               Withhold the result on stdin from the model: its original goes to
+                               withheld/ in the store; prints the notice the model gets.
   mcp [--run R]                An MCP server over stdio: peek_value, run_command, list_retained.
   hook claude-code             A Claude Code PostToolUse hook: big outputs become stubs.
 
 Options:
   --store DIR   The store (default: $RETAINED_STORE, else the nearest .retained above the current
                 folder, else ./.retained)
+  --guard       Withhold outputs that hold secrets (keys, tokens) from the model (run, hook, mcp)
   --json        Answers as JSON
   -h, --help    This help
   --version     The version
@@ -79,6 +83,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   const service = new RetentionService(store, { workspace: process.cwd() });
   try {
     await service.init();
+    if (o.guard) service.updateSettings({ guard: { secrets: true } });
     switch (command) {
       case 'run':
         return await run(service, o, after);
@@ -102,6 +107,8 @@ export async function main(argv: readonly string[]): Promise<number> {
         );
       case 'cleanup':
         return await cleanup(service, o);
+      case 'withhold':
+        return await withhold(service, o, rest);
       case 'pin': {
         if (!rest[0]) throw new Usage('pin takes a run: retained pin <run> [--off]');
         await service.cleaner.pin({ runId: rest[0], pinned: !o.off });
@@ -161,6 +168,10 @@ function parse(args: readonly string[]) {
       quota: { type: 'string' },
       'max-age': { type: 'string' },
       off: { type: 'boolean' },
+      guard: { type: 'boolean' },
+      call: { type: 'string' },
+      tool: { type: 'string' },
+      reason: { type: 'string' },
     },
   });
 }
@@ -225,7 +236,7 @@ async function run(service: RetentionService, o: Options, command: string[]): Pr
           ? `killed by ${result.signal}`
           : `exit ${result.exitCode}`;
       process.stderr.write(
-        `retained: ${result.retained ? `#${result.valueId}` : 'kept verbatim'} in run ${runId}: ${result.bytes} bytes, ${result.lines} lines, ${status}${result.warning ? ` (${result.warning})` : ''}\n`,
+        `retained: ${result.retained ? `#${result.valueId}` : result.withheld ? `withheld (${result.withheld.outcome})` : 'kept verbatim'} in run ${runId}: ${result.bytes} bytes, ${result.lines} lines, ${status}${result.warning ? ` (${result.warning})` : ''}\n`,
       );
     }
     return result.exitCode ?? (result.signal ? 128 + signalNumber(result.signal) : 1);
@@ -266,6 +277,27 @@ async function peek(service: RetentionService, o: Options, rest: string[]): Prom
   const landmark = oneOf<LandmarkKind>(o.landmark, LANDMARK_KINDS, '--landmark');
   if (landmark) request.landmark = landmark;
   return output(o, await service.values.peek(request), (answer) => answer.text);
+}
+
+async function withhold(service: RetentionService, o: Options, rest: string[]): Promise<number> {
+  const [runId] = rest;
+  if (!runId || !o.call || !o.tool)
+    throw new Usage('withhold takes a run, --call and --tool: retained withhold <run> --call ID --tool T < output');
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  const result = await service.withholder.withhold({
+    runId,
+    results: [
+      {
+        callId: o.call,
+        tool: o.tool,
+        text: Buffer.concat(chunks).toString('utf8'),
+        ...(o.reason ? { reason: o.reason } : {}),
+      },
+    ],
+  });
+  const [first] = result.results;
+  return output(o, result, () => first!.content);
 }
 
 async function cleanup(service: RetentionService, o: Options): Promise<number> {

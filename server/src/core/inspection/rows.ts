@@ -93,6 +93,7 @@ export function fullCell(event: TranscriptEvent, existingValues: ReadonlySet<str
         ...(event.valueId && existingValues.has(event.valueId) ? { valueId: event.valueId } : {}),
         ...(event.sent !== undefined ? { sent: clip(contentText(event.sent)) } : {}),
         ...(event.lost ? { lost: event.lost } : {}),
+        ...(event.withheld ? { withheld: event.withheld } : {}),
       };
     case 'turn_ended':
       return { kind: 'turn_ended', ...base, stopReason: event.stopReason };

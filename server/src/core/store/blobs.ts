@@ -39,7 +39,8 @@ export class Blobs {
     }
     // A blob of these bytes exists: reuse it only when it is a plain file whose bytes match.
     const stat = await fs.lstat(blob).catch(() => undefined);
-    if (!stat?.isFile() || stat.size !== bytes || (await this.hashOf(blob).catch(() => '')) !== sha256) return tmp;
+    if (!stat?.isFile() || stat.size !== bytes || (await fileSha256(this.root, blob).catch(() => '')) !== sha256)
+      return tmp;
     return blob;
   }
 
@@ -58,20 +59,21 @@ export class Blobs {
     }
     return { files, bytes };
   }
+}
 
-  private async hashOf(path: string): Promise<string> {
-    const handle = await openFile(this.root, path, READ);
-    try {
-      const hash = createHash('sha256');
-      const chunk = Buffer.allocUnsafe(1 << 20);
-      for (;;) {
-        const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
-        if (bytesRead === 0) break;
-        hash.update(chunk.subarray(0, bytesRead));
-      }
-      return hash.digest('hex');
-    } finally {
-      await handle.close();
+/** The SHA-256 of a store file's bytes, streamed, never through a link. */
+export async function fileSha256(root: string, path: string): Promise<string> {
+  const handle = await openFile(root, path, READ);
+  try {
+    const hash = createHash('sha256');
+    const chunk = Buffer.allocUnsafe(1 << 20);
+    for (;;) {
+      const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
+      if (bytesRead === 0) break;
+      hash.update(chunk.subarray(0, bytesRead));
     }
+    return hash.digest('hex');
+  } finally {
+    await handle.close();
   }
 }

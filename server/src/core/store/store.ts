@@ -25,7 +25,7 @@ import type { CallSubject } from '../../../../shared/callSubject';
 import { isSanitizedId, sanitizeId } from '../../../../shared/ids';
 import type { RunSummary, ValueMeta } from '../../../../shared/protocol';
 import { utf8Bytes } from '../text';
-import { Blobs } from './blobs';
+import { Blobs, fileSha256 } from './blobs';
 import { isTemp, RUN_FILE, tempPath, tempWriter, VALUE_EXT } from './layout';
 import { indexFile, type LineIndex, LineIndexBuilder, parseIndex, serializeIndex } from './lineIndex';
 import {
@@ -275,7 +275,7 @@ export class Store {
             throw err;
           },
         );
-        if (!placed && (await this.fileSha256(target)) !== sha256) continue; // other bytes: the next name
+        if (!placed && (await fileSha256(this.root, target)) !== sha256) continue; // other bytes: the next name
         if (placed) await syncDir(dir);
         const meta: ValueMeta = {
           runId: value.runId,
@@ -314,23 +314,6 @@ export class Store {
   /** Writes a value held in memory: staged a slice at a time, then placed (see placeValue). */
   async writeValue(value: NewValue, text: string, valueId?: string): Promise<ValueMeta> {
     return this.placeValue(await this.stageValue(value.runId, textParts(text)), value, valueId);
-  }
-
-  /** The SHA-256 of a value file's bytes, streamed. */
-  private async fileSha256(path: string): Promise<string> {
-    const handle = await openFile(this.root, path, READ);
-    try {
-      const hash = createHash('sha256');
-      const chunk = Buffer.allocUnsafe(1 << 20);
-      for (;;) {
-        const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
-        if (bytesRead === 0) break;
-        hash.update(chunk.subarray(0, bytesRead));
-      }
-      return hash.digest('hex');
-    } finally {
-      await handle.close();
-    }
   }
 
   /** Temp file → rename: a sidecar is whole or absent (it may be replaced: it is derived). */

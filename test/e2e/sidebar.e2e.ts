@@ -4,7 +4,16 @@
  * settings, and the peek_value language-model tool. Each test saves a screenshot.
  */
 import assert from 'node:assert/strict';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Locator } from 'playwright-core';
@@ -23,6 +32,8 @@ describe('Retained Outputs in a real VS Code', () => {
     demo = await recordDemoRun(workspace);
     altStore = join(workspace, 'alt-store');
     await recordDemoRun(workspace, altStore, 'other-run');
+    await recordDemoRun(workspace, altStore, 'old-run');
+    ageRun(altStore, 'old-run', 40);
     writeNote(workspace, 'notes.md', `# Notes\n\nThe agent got this stub:\n\n${demo.stub.content}\n`);
     copyFileSync(
       join(ROOT, 'test/fixtures/transcripts/claude-code_spotter_tool_heavy.jsonl'),
@@ -371,4 +382,55 @@ describe('Retained Outputs in a real VS Code', () => {
     );
     assert.equal(existsSync(join(altStore, 'runs', 'other-run.values', 'toolu_lock.txt')), false);
   });
+
+  it('Keep Run pins a run; Clean Up Store… shows what goes, removes only the old unpinned run, whole, and says so', async () => {
+    await contextAction(/other-run/, 'Keep Run (Never Clean Up)');
+    await poll(
+      'the pinned icon',
+      () =>
+        row(/other-run/)
+          .locator('.codicon-pinned')
+          .count(),
+      (n) => n === 1,
+    );
+    ageRun(altStore, 'other-run', 60); // older still, but kept
+    await vs.runCommand('Retained: Clean Up Store…');
+    const dialog = vs.page.locator('.monaco-dialog-box');
+    await dialog.waitFor({ timeout: 30_000 });
+    const text = await dialog.innerText();
+    assert.match(text, /Remove 1 run, freeing \d+(\.\d)? KB\?/);
+    assert.match(text, /old-run: .*not written since/);
+    assert.doesNotMatch(text, /other-run/);
+    assert.match(text, /Kept: 1 pinned run/);
+    await vs.screenshot('cleanup-confirm');
+    await dialog.getByRole('button', { name: 'Remove' }).click();
+    await vs.page
+      .locator('.notification-toast', { hasText: /removed 1 run, freed/ })
+      .first()
+      .waitFor({ timeout: 30_000 });
+    await poll(
+      'old-run to leave the tree',
+      () =>
+        view()
+          .getByRole('treeitem', { name: /old-run/ })
+          .count(),
+      (n) => n === 0,
+    );
+    assert.equal(existsSync(join(altStore, 'runs', 'old-run.jsonl')), false);
+    assert.equal(existsSync(join(altStore, 'runs', 'old-run.values')), false);
+    assert.equal(existsSync(join(altStore, 'runs', 'other-run.jsonl')), true);
+    const audit = readFileSync(join(altStore, 'audit.jsonl'), 'utf8');
+    assert.match(audit, /"event":"removed","runId":"old-run","why":"age"/);
+  });
 });
+
+/** Makes a run look last written `days` ago (its files and folders). */
+function ageRun(store: string, runId: string, days: number): void {
+  const when = new Date(Date.now() - days * 24 * 60 * 60 * 1000);
+  const runs = join(store, 'runs');
+  for (const name of readdirSync(runs).filter((n) => n.startsWith(`${runId}.`) && !n.endsWith('.pinned'))) {
+    const path = join(runs, name);
+    if (statSync(path).isDirectory()) for (const file of readdirSync(path)) utimesSync(join(path, file), when, when);
+    utimesSync(path, when, when);
+  }
+}

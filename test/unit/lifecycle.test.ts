@@ -51,20 +51,20 @@ describe('identical values stored once', () => {
 
     await s.delete({ runId: 'a' });
     assert.equal(readFileSync(fb, 'utf8'), text, 'b keeps its value');
-    assert.equal(readdirSync(s.store.blobs.dir).length, 1, 'the blob stays while b links it');
-    await s.delete({ runId: 'b' });
-    assert.deepEqual(readdirSync(s.store.blobs.dir), [], 'the last one gone, its blob is collected');
+    assert.equal(statSync(fb).nlink, 1, "its bytes are b's alone now");
+    assert.deepEqual(readdirSync(s.store.blobs.dir), [], "the record of a's file is collected with it");
+    const c = await retain(s, 'c', text);
+    assert.notEqual(statSync(fileURLToPath(c.uri!)).ino, statSync(fb).ino, 'no record, no sharing: c is a copy');
+    assert.equal(readdirSync(s.store.blobs.dir).length, 1, "c's file is recorded");
   });
 
-  it('never reuses a blob whose bytes are not what its name says', async () => {
+  it('never links to a file whose bytes are not what its record says', async () => {
     const s = await service();
     const text = output('tamper');
     const a = await retain(s, 'a', text);
-    const [blob] = readdirSync(s.store.blobs.dir);
-    const path = join(s.store.blobs.dir, blob!);
-    // Someone rewrites the blob in place (same size, other bytes): it is a link of a's value too.
-    chmodSync(path, 0o644);
-    writeFileSync(path, text.replace('tamper line 0', 'TAMPER LINE 0'));
+    // Someone rewrites a's value in place (same size, other bytes).
+    chmodSync(fileURLToPath(a.uri!), 0o644);
+    writeFileSync(fileURLToPath(a.uri!), text.replace('tamper line 0', 'TAMPER LINE 0'));
     const b = await retain(s, 'b', text);
     assert.notEqual(statSync(fileURLToPath(b.uri!)).ino, statSync(fileURLToPath(a.uri!)).ino);
     assert.equal(readFileSync(fileURLToPath(b.uri!), 'utf8'), text, 'b has its own, right bytes');

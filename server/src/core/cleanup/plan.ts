@@ -39,7 +39,7 @@ export function planCleanup(
   }
   candidates.sort((a, b) => a.lastWriteMs - b.lastWriteMs || a.runId.localeCompare(b.runId));
 
-  // Links left to each inode as runs go; its bytes are freed when only its blob (or nothing) holds it.
+  // Links left to each inode as runs go; its bytes are freed with the last one.
   const links = new Map<string, number>();
   for (const run of runs) for (const file of run.files) links.set(file.inode, file.links);
   const freedBy = (run: RunUse): number => {
@@ -47,7 +47,7 @@ export function planCleanup(
     for (const file of run.files) {
       const left = (links.get(file.inode) ?? 1) - 1;
       links.set(file.inode, left);
-      if (left === (use.blobInodes.has(file.inode) ? 1 : 0)) bytes += file.size;
+      if (left === 0) bytes += file.size;
     }
     return bytes;
   };

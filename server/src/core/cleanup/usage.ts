@@ -1,6 +1,6 @@
 /**
  * What the store holds on disk, walked once: every file and folder counted once per inode (so
- * values that share their bytes through blobs/ count once), as `du -sb` counts; and, per run,
+ * values that share their bytes, hard links, count once), as `du -sb` counts; and, per run,
  * its files, when it was last written and whether it is kept from clean-ups.
  */
 import { lstatSync, readdirSync, type Stats } from 'node:fs';
@@ -25,8 +25,6 @@ export interface StoreUse {
   /** Every file and folder once, apparent sizes. */
   bytes: number;
   runs: Map<string, RunUse>;
-  /** Inodes that blobs/ links to: one of their links is the blob's. */
-  blobInodes: Set<string>;
   withheld: number;
 }
 
@@ -36,7 +34,7 @@ const RUN_NAME = /^(.+?)\.(jsonl|meta\.json|pinned|values)$/;
 const SLICE = 512;
 
 export async function measureStore(root: string): Promise<StoreUse> {
-  const use: StoreUse = { bytes: 0, runs: new Map(), blobInodes: new Set(), withheld: 0 };
+  const use: StoreUse = { bytes: 0, runs: new Map(), withheld: 0 };
   const counted = new Set<string>();
   let seen = 0;
   const count = async (stat: Stats): Promise<FileUse> => {
@@ -71,7 +69,6 @@ export async function measureStore(root: string): Promise<StoreUse> {
     const path = join(root, name);
     if (name === 'runs') continue;
     const { files } = await walk(path);
-    if (name === 'blobs') for (const file of files.slice(1)) use.blobInodes.add(file.inode);
     if (name === 'withheld') use.withheld = files.length - 1;
   }
   const runsDir = join(root, 'runs');

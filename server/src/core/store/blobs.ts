@@ -1,19 +1,24 @@
 /**
- * Identical values stored once. `blobs/<sha256>` is one more hard link to the first value file
- * with those bytes; a later value with the same hash is linked from it instead of being written
- * again. The file system's link count is the reference count: removing a run unlinks its names,
- * and a blob no value links to any more (a count of 1) is collected. Values stay ordinary files
- * at their own paths, so every reader works as before.
+ * Identical values stored once. `blobs/<sha256>` names, in a few bytes, the value file that
+ * first held those bytes (its path in the store); a later value with the same hash becomes a
+ * hard link to that file instead of a copy. The file system's link count is the reference count:
+ * removing a run unlinks its names, and the bytes go with the last name. Values stay ordinary
+ * files at their own paths, so every reader works as before.
  *
- * Where hard links are not to be had (some network or FUSE file systems), values are simply
- * not shared.
+ * A record is used only when its file is still a plain file whose bytes hash to its name; one
+ * whose file is gone is collected. Where hard links are not to be had (some network or FUSE
+ * file systems), values are simply not shared.
  */
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
-import { join } from 'node:path';
-import { makeDir, openFile, READ, realDir, statFilesIn } from './safeFs';
+import { join, relative, sep } from 'node:path';
+import { ID_CHARS } from '../../../../shared/ids';
+import { tempPath } from './layout';
+import { CREATE_NEW, makeDir, openFile, READ, readFile, realDir } from './safeFs';
 
 const SHA256 = /^[0-9a-f]{64}$/;
+/** What a record may name: a value file of a run, relative to the store. */
+const VALUE_FILE = new RegExp(`^runs/${ID_CHARS}+\\.values/${ID_CHARS}+\\.txt$`);
 
 export class Blobs {
   readonly dir: string;
@@ -22,42 +27,53 @@ export class Blobs {
     this.dir = join(root, 'blobs');
   }
 
-  /**
-   * The file a new value with these bytes is to be linked from: the blob already holding them
-   * (its bytes checked against the hash), or `tmp`, which becomes the blob. Never throws: without
-   * a usable blob, the value is linked from `tmp` alone.
-   */
-  async source(tmp: string, sha256: string, bytes: number): Promise<string> {
-    if (!SHA256.test(sha256)) return tmp;
-    const blob = join(this.dir, sha256);
-    try {
-      await makeDir(this.root, this.dir);
-      await fs.link(tmp, blob);
-      return tmp;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') return tmp;
-    }
-    // A blob of these bytes exists: reuse it only when it is a plain file whose bytes match.
-    const stat = await fs.lstat(blob).catch(() => undefined);
-    if (!stat?.isFile() || stat.size !== bytes || (await fileSha256(this.root, blob).catch(() => '')) !== sha256)
-      return tmp;
-    return blob;
+  /** A value file already holding these bytes (its hash checked), to link a new value from; else undefined. */
+  async find(sha256: string, bytes: number): Promise<string | undefined> {
+    const path = await this.target(sha256);
+    if (!path) return undefined;
+    const stat = await fs.lstat(path).catch(() => undefined);
+    if (!stat?.isFile() || stat.size !== bytes) return undefined;
+    return (await fileSha256(this.root, path).catch(() => '')) === sha256 ? path : undefined;
   }
 
-  /** Removes the blobs no value links to any more; their count and bytes. */
-  async collect(): Promise<{ files: number; bytes: number }> {
-    if (!(await realDir(this.dir).catch(() => false))) return { files: 0, bytes: 0 };
-    const names = (await fs.readdir(this.dir)).filter((name) => SHA256.test(name));
-    const stats = await statFilesIn(this.root, this.dir, names);
-    let files = 0;
-    let bytes = 0;
-    for (const [i, stat] of stats.entries()) {
-      if (!stat || stat.nlink > 1) continue;
-      await fs.rm(join(this.dir, names[i]!), { force: true });
-      files++;
-      bytes += stat.size;
+  /** Records that `path` (a placed value) holds the bytes of this hash. Never throws. */
+  async record(sha256: string, path: string): Promise<void> {
+    if (!SHA256.test(sha256)) return;
+    const rel = relative(this.root, path).split(sep).join('/');
+    if (!VALUE_FILE.test(rel)) return;
+    try {
+      await makeDir(this.root, this.dir);
+      const tmp = tempPath(this.dir);
+      const handle = await openFile(this.root, tmp, CREATE_NEW);
+      await handle.writeFile(rel).finally(() => handle.close());
+      await fs.rename(tmp, join(this.dir, sha256));
+    } catch {
+      // Not shared: the value itself is placed either way.
     }
-    return { files, bytes };
+  }
+
+  /** Removes the records whose file is gone; how many. */
+  async collect(): Promise<number> {
+    if (!(await realDir(this.dir).catch(() => false))) return 0;
+    let removed = 0;
+    for (const name of await fs.readdir(this.dir)) {
+      if (!SHA256.test(name) || (await this.target(name))) continue;
+      await fs.rm(join(this.dir, name), { force: true });
+      removed++;
+    }
+    return removed;
+  }
+
+  /** The existing plain file a record names, or undefined. */
+  private async target(sha256: string): Promise<string | undefined> {
+    if (!SHA256.test(sha256)) return undefined;
+    const rel = await readFile(this.root, join(this.dir, sha256)).then(
+      (data) => (data.length <= 1024 ? data.toString('utf8') : ''),
+      () => '',
+    );
+    if (!VALUE_FILE.test(rel)) return undefined;
+    const path = join(this.root, rel);
+    return (await fs.lstat(path).catch(() => undefined))?.isFile() ? path : undefined;
   }
 }
 

@@ -8,7 +8,7 @@
  *   runs/<runId>.values/<valueId>.idx   its line index (rebuilt when missing or stale)
  *   runs/<runId>.values/<valueId>.meta.json   tool, call id, counts, hash, the stub
  *   runs/<runId>.pinned                 present while the run is kept from clean-ups
- *   blobs/<sha256>                      one more hard link to a value's file: identical values share their bytes (blobs.ts)
+ *   blobs/<sha256>                      names the value file holding these bytes: identical values are hard links (blobs.ts)
  *   withheld/<date>-withheld-…txt       originals a guard withheld from the model (withhold/)
  *   audit.jsonl                         every withheld outcome and every clean-up removal, appended
  *
@@ -267,8 +267,8 @@ export class Store {
       for (const valueId of names) {
         const target = this.valuePath(value.runId, valueId);
         // Bytes the store already holds (a re-read lock file) are linked, not written again.
-        const source = await this.blobs.source(tmp, sha256, bytes);
-        const placed = await linkValue(source, tmp, target).then(
+        const shared = await this.blobs.find(sha256, bytes);
+        const placed = await linkValue(shared ?? tmp, tmp, target).then(
           () => true,
           (err: NodeJS.ErrnoException) => {
             if (err.code === 'EEXIST') return false;
@@ -277,6 +277,7 @@ export class Store {
         );
         if (!placed && (await fileSha256(this.root, target)) !== sha256) continue; // other bytes: the next name
         if (placed) await syncDir(dir);
+        if (placed && !shared) await this.blobs.record(sha256, target);
         const meta: ValueMeta = {
           runId: value.runId,
           valueId,
@@ -467,16 +468,20 @@ export class Store {
       dir,
       ids.map((valueId) => `${valueId}${VALUE_EXT}`),
     );
-    // A value's file may share its inode (and so its times) with identical values (blobs.ts):
-    // its own sidecar, written when it was placed, says when it came.
+    // A value that shares its bytes with another (blobs.ts) shares its inode's times too: its own
+    // sidecar, written when it was placed, says when it came.
+    const shared = ids.flatMap((valueId, i) =>
+      (stats[i]?.nlink ?? 1) > 1 && present.has(`${valueId}.meta.json`) ? [i] : [],
+    );
     const sidecars = await statFilesIn(
       this.root,
       dir,
-      ids.map((valueId) => (present.has(`${valueId}.meta.json`) ? `${valueId}.meta.json` : `${valueId}${VALUE_EXT}`)),
+      shared.map((i) => `${ids[i]}.meta.json`),
     );
+    const times = new Map(shared.map((i, k) => [i, sidecars[k]?.mtimeMs]));
     const out = ids.flatMap((valueId, i) => {
       const stat = stats[i];
-      return stat ? [{ valueId, bytes: stat.size, mtimeMs: (sidecars[i] ?? stat).mtimeMs }] : [];
+      return stat ? [{ valueId, bytes: stat.size, mtimeMs: times.get(i) ?? stat.mtimeMs }] : [];
     });
     return out.sort((a, b) => a.mtimeMs - b.mtimeMs || (a.valueId < b.valueId ? -1 : a.valueId > b.valueId ? 1 : 0));
   }

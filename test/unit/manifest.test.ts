@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { PEEK_TOOL, PEEK_TOOL_DESCRIPTION, peekToolJsonSchema } from '../../shared/peekTool';
 import { CLEANUP_BOUNDS, DEFAULT_SETTINGS, HISTORY_BOUNDS, SETTING_BOUNDS } from '../../shared/settings';
@@ -53,15 +53,28 @@ describe('package.json', () => {
     assert.deepEqual(tool.inputSchema, peekToolJsonSchema());
   });
 
+  const packaged = () =>
+    execFileSync(resolve(ROOT, 'node_modules/.bin/vsce'), ['ls', '--no-dependencies'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    }).split('\n');
+
   it('packages every image the README shows, so the Marketplace page has no broken images', () => {
     const images = [...readFileSync(resolve(ROOT, 'README.md'), 'utf8').matchAll(/!\[[^\]]*\]\(([^)]+)\)/g)].map(
       (m) => m[1]!,
     );
     assert.ok(images.length > 0);
-    const packaged = execFileSync(resolve(ROOT, 'node_modules/.bin/vsce'), ['ls', '--no-dependencies'], {
-      cwd: ROOT,
-      encoding: 'utf8',
-    }).split('\n');
-    for (const image of images) assert.ok(packaged.includes(image), `${image} is in the package`);
+    const files = packaged();
+    for (const image of images) assert.ok(files.includes(image), `${image} is in the package`);
+  });
+
+  it('packages every file the extension starts or loads from its own folder (the server, the CLI)', () => {
+    const source = readdirSync(resolve(ROOT, 'extension/src'))
+      .map((name) => readFileSync(resolve(ROOT, 'extension/src', name), 'utf8'))
+      .join('\n');
+    const used = [...source.matchAll(/asAbsolutePath\('([^']+)'\)/g)].map((m) => m[1]!);
+    assert.ok(used.includes('dist/server.js') && used.includes('dist/cli.js'), JSON.stringify(used));
+    const files = packaged();
+    for (const file of used) assert.ok(files.includes(file), `${file} is in the package`);
   });
 });

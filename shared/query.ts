@@ -61,10 +61,7 @@ export function compileQuery(query: string, options: QueryOptions = {}): LineMat
   }
   let pattern: RE2JS;
   try {
-    pattern = RE2JS.compile(
-      query,
-      options.ignoreCase ? RE2JS.CASE_INSENSITIVE : 0,
-    );
+    pattern = RE2JS.compile(query, options.ignoreCase ? RE2JS.CASE_INSENSITIVE : 0);
   } catch (err) {
     throw new InvalidInput(
       `query is not a valid regular expression (RE2 syntax: no lookaround or backreferences): ${(err as Error).message}`,

@@ -160,6 +160,27 @@ describe('inspector webview', () => {
     await waitFor(() => assert.match(rowText(rows()[3], 'model'), /first sent in model call 2/));
   });
 
+  it('a response\'s "model call k" selects that call and marks where its history ends', async () => {
+    const { view } = await mount();
+    const links = [...view.container.querySelectorAll<HTMLElement>('.model-call-link')];
+    const link = links.at(-1)!;
+    const k = Number(/model call (\d+)/.exec(link.textContent ?? '')?.[1]);
+    assert.ok(k >= 1, link.textContent ?? '');
+    const response = Number(link.closest('.row')!.getAttribute('data-index'));
+    await act(async () => fireEvent.click(link));
+    await waitFor(() =>
+      assert.match(view.container.querySelector('.columns-head')!.textContent!, new RegExp(`model call ${k}$`)),
+    );
+    const end = view.container.querySelector<HTMLElement>('.row.history-end');
+    assert.ok(end, 'a row marks the end of the history');
+    assert.equal(end.getAttribute('data-history-end'), `model call ${k} was sent everything above this line`);
+    assert.equal(
+      Number(end.getAttribute('data-index')),
+      response - 1,
+      'the last event before the response it produced',
+    );
+  });
+
   it('an imported session: as the agent sent it, or with Retained Outputs, labelled plainly', async () => {
     const session = join(__dirname, '../fixtures/claude-code/parallel-and-big/project');
     const file = join(session, readdirSync(session).find((f) => f.endsWith('.jsonl'))!);

@@ -94,6 +94,14 @@ export function Inspector({
   const total = loaded.outline.modelCalls.length;
   /** The latest model call is "follow the latest"; any other is pinned. */
   const choose = (k: number | undefined) => setModelCall(k === undefined || k >= total ? undefined : Math.max(1, k));
+  /** The last event model call k was sent: its history ends below it. */
+  const historyEndOf = (k: number) => (loaded.outline.modelCalls[k - 1]?.cut ?? 0) - 1;
+  /** From a response's "model call k": that call, landing where its history ends. */
+  const landOn = (k: number) => {
+    choose(k);
+    const end = historyEndOf(k);
+    if (end >= 0) scrollTo(Math.max(0, end - 1));
+  };
   const hit = search.result?.hits[search.current];
   const hitRow = hit ? rows.rowAt(hit.index) : undefined;
   const highlight =
@@ -149,7 +157,12 @@ export function Inspector({
         highlight={highlight}
         onOpen={onOpen}
         onOpenEvent={onOpenEvent}
-        onSelectModelCall={choose}
+        onSelectModelCall={landOn}
+        historyEnd={
+          historyEndOf(loaded.modelCall) >= 0
+            ? { index: historyEndOf(loaded.modelCall), modelCall: loaded.modelCall }
+            : undefined
+        }
       />
     </div>
   );

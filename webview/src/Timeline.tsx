@@ -22,6 +22,8 @@ export interface TimelineProps {
   onOpen: (valueId: string, line?: number, endLine?: number) => void;
   onOpenEvent: (index: number, callId?: string) => void;
   onSelectModelCall: (modelCall: number) => void;
+  /** The last event the chosen model call was sent: a line marks where its history ends. */
+  historyEnd?: { index: number; modelCall: number } | undefined;
 }
 
 export function Timeline({
@@ -35,6 +37,7 @@ export function Timeline({
   onOpen,
   onOpenEvent,
   onSelectModelCall,
+  historyEnd,
 }: TimelineProps) {
   const parent = useRef<HTMLDivElement>(null);
   const virtualizer = useVirtualizer({
@@ -72,7 +75,12 @@ export function Timeline({
               key={item.key}
               data-index={item.index}
               ref={virtualizer.measureElement}
-              className={`row${item.index === current ? ' current' : ''}${row ? '' : ' loading'}`}
+              className={`row${item.index === current ? ' current' : ''}${row ? '' : ' loading'}${item.index === historyEnd?.index ? ' history-end' : ''}`}
+              data-history-end={
+                item.index === historyEnd?.index
+                  ? `model call ${historyEnd.modelCall} was sent everything above this line`
+                  : undefined
+              }
               style={{ transform: `translateY(${item.start}px)` }}
             >
               {row ? (

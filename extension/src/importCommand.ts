@@ -52,14 +52,24 @@ export function registerImportCommand(
   isTrusted: () => boolean,
   reveal: (runId: string) => Promise<void>,
 ): vscode.Disposable {
+  /** Imports with a progress notification whose Cancel stops the import; undefined when cancelled. */
   const run = (path: string, ifExists?: IfExists) =>
     vscode.window.withProgress(
       {
         location: vscode.ProgressLocation.Notification,
         title: `Importing ${vscode.workspace.asRelativePath(path)}…`,
-        cancellable: false,
+        cancellable: true,
       },
-      () => client.sendRequest(ImportRequest.type, { path, ...(ifExists ? { ifExists } : {}) }),
+      async (_progress, token) => {
+        try {
+          return await client.sendRequest(ImportRequest.type, { path, ...(ifExists ? { ifExists } : {}) }, token);
+        } catch (err) {
+          if (!token.isCancellationRequested) throw err;
+          // The server removes what the import wrote: nothing of it is kept.
+          void vscode.window.showInformationMessage('Retained Outputs: import cancelled; nothing of it was kept.');
+          return undefined;
+        }
+      },
     );
 
   return vscode.commands.registerCommand('retained.importTranscript', async (uri?: vscode.Uri) => {
@@ -77,7 +87,7 @@ export function registerImportCommand(
         })
       )?.[0];
     if (!file) return;
-    let result: ImportResult;
+    let result: ImportResult | undefined;
     try {
       result = await run(file.fsPath);
     } catch (err) {
@@ -97,6 +107,7 @@ export function registerImportCommand(
         return void vscode.window.showErrorMessage(`Retained Outputs: ${(again as Error).message}`);
       }
     }
+    if (!result) return;
     await reveal(result.runId).catch(() => undefined);
     const open = await vscode.window.showInformationMessage(summary(result), 'Open Inspector');
     if (open) await vscode.commands.executeCommand('retained.openInspector', result.runId);

@@ -472,6 +472,30 @@ describe('importing agent sessions', () => {
       assert.deepEqual(await s.listRuns(), [], 'nothing was created');
     });
 
+    it('cancelled, it keeps nothing: aborted before it starts, and halfway through writing its results', async () => {
+      const s = await freshService();
+      const codex = join(TRANSCRIPTS, 'codex_rollout-2025-11-17T15-30-28-019a93b9-f380-7600-98ff-940e6b99603c.jsonl');
+      await assert.rejects(
+        s.importer.import({ path: codex }, AbortSignal.abort()),
+        /the import was cancelled; nothing of it was kept/,
+      );
+      // Aborted at its 21st look (its 18th result being written): what it wrote is removed.
+      // The signal is the one thing faked, so that the moment is certain.
+      let looks = 0;
+      const midway = {
+        get aborted() {
+          return ++looks > 20;
+        },
+        throwIfAborted() {
+          if (this.aborted) throw new Error('aborted');
+        },
+      } as AbortSignal;
+      await assert.rejects(s.importer.import({ path: codex }, midway), /cancelled; nothing of it was kept/);
+      assert.ok(looks > 21, 'it was looked at while writing');
+      assert.deepEqual(await s.listRuns(), [], 'nothing was kept');
+      assert.deepEqual((await s.importer.import({ path: codex })).toolCalls, 39, 'and it imports afterwards');
+    });
+
     it('reads only regular files: a FIFO and a folder are refused at once', async () => {
       const s = await freshService();
       const fifo = join(tempDir(), 'pipe.jsonl');

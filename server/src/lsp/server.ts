@@ -6,6 +6,7 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
+  type CancellationToken,
   createConnection,
   type DocumentLink,
   ErrorCodes,
@@ -125,16 +126,19 @@ function storeFor(params: unknown): RetentionService {
  */
 function serve<P, R>(
   request: { type: RequestType<P, R, void> },
-  run: (service: RetentionService, params: P) => Promise<R>,
+  run: (service: RetentionService, params: P, signal: AbortSignal) => Promise<R>,
 ): void {
-  const handler = async (params: P): Promise<R | ResponseError<void>> => {
+  const handler = async (params: P, token: CancellationToken): Promise<R | ResponseError<void>> => {
+    // A client's $/cancelRequest reaches the work as an AbortSignal (an import stops and undoes itself).
+    const cancel = new AbortController();
+    const listening = token.onCancellationRequested(() => cancel.abort());
     try {
       if (!serving)
         return new ResponseError(
           ErrorCodes.ServerNotInitialized,
           `Retained Outputs is not serving: ${initFailure ?? 'initialize has not succeeded yet'}`,
         );
-      return await run(storeFor(params), (params ?? {}) as P);
+      return await run(storeFor(params), (params ?? {}) as P, cancel.signal);
     } catch (err) {
       // Its data names the run, so a client can offer to open it, replace it, or import anew.
       if (err instanceof RunExists)
@@ -144,6 +148,8 @@ function serve<P, R>(
       if (err instanceof InvalidInput) return new ResponseError(ErrorCodes.InvalidParams, err.message);
       connection.console.error(`retained: ${(err as Error).stack ?? String(err)}`);
       return new ResponseError(ErrorCodes.InternalError, (err as Error).message);
+    } finally {
+      listening.dispose();
     }
   };
   // The library's handler type is conditional on R, which a generic R cannot satisfy.
@@ -214,7 +220,7 @@ serve(WithholdRequest, (s, p) => s.withholder.withhold(p));
 serve(ReplayRequest, (s, p) => s.history.replay(p));
 serve(InspectRequest, (s, p) => s.inspection.inspect(p));
 serve(SearchRunRequest, (s, p) => s.inspection.search(p));
-serve(ImportRequest, (s, p) => s.importer.import(p));
+serve(ImportRequest, (s, p, signal) => s.importer.import(p, signal));
 serve(SessionRequest, (_s, p) => {
   if (!sessions) throw new InvalidInput('retained/session needs a sessionsRoot in initializationOptions');
   return sessions.cache.open(p);

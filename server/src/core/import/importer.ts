@@ -49,10 +49,32 @@ export class Importer {
     private readonly workspace: string,
   ) {}
 
-  async import(input: ImportParams): Promise<ImportResult> {
+  /**
+   * Imports a session (and its subagents' sessions). With `signal`, it can be cancelled: what it
+   * wrote so far is removed, and nothing of it is kept.
+   */
+  async import(input: ImportParams, signal?: AbortSignal): Promise<ImportResult> {
+    const written: string[] = [];
+    try {
+      return await this.importOne(input, signal, written);
+    } catch (err) {
+      if (!signal?.aborted) throw err;
+      for (const runId of written)
+        await this.ctx.writing(runId, () => this.ctx.runs.delete(runId)).catch(() => undefined);
+      throw new InvalidInput('the import was cancelled; nothing of it was kept');
+    }
+  }
+
+  private async importOne(
+    input: ImportParams,
+    signal: AbortSignal | undefined,
+    written: string[],
+  ): Promise<ImportResult> {
     const params = check(ImportParams, input);
     const path = isAbsolute(params.path) ? params.path : resolve(this.workspace, params.path);
+    signal?.throwIfAborted();
     const { conversion, skippedLines } = await convert(path, params.format);
+    signal?.throwIfAborted();
     const format = conversion.format;
     if (!conversion.events.some((e) => e.type === 'user' || e.type === 'assistant')) {
       throw new InvalidInput(
@@ -65,21 +87,27 @@ export class Importer {
     );
     const sessionDir = path.slice(0, -extname(path).length || undefined);
     const lostOutputs = await readOutputs(conversion, sessionDir);
+    signal?.throwIfAborted();
 
-    const result = await this.ctx.writing(runId, () => this.writeRun(runId, name, conversion));
+    const result = await this.ctx.writing(runId, () => this.writeRun(runId, name, conversion, signal));
+    written.push(runId);
     const subagents: ImportResult[] = [];
     if (format === 'claude-code' && params.subagents !== false) {
       const dir = join(sessionDir, 'subagents');
       const files = (await readdir(dir).catch(() => [] as string[])).filter((f) => f.endsWith('.jsonl')).sort();
       for (const file of files) {
         subagents.push(
-          await this.import({
-            path: join(dir, file),
-            format,
-            runId: `${name}-${basename(file, '.jsonl')}`,
-            ifExists: params.ifExists ?? 'error',
-            subagents: false,
-          }),
+          await this.importOne(
+            {
+              path: join(dir, file),
+              format,
+              runId: `${name}-${basename(file, '.jsonl')}`,
+              ifExists: params.ifExists ?? 'error',
+              subagents: false,
+            },
+            signal,
+            written,
+          ),
         );
       }
     }
@@ -117,6 +145,7 @@ export class Importer {
     runId: string,
     name: string,
     conversion: Conversion,
+    signal?: AbortSignal,
   ): Promise<Pick<ImportResult, 'runId' | 'events' | 'toolCalls' | 'retained'>> {
     const events: TranscriptEvent[] = [];
     let retained = 0;
@@ -133,6 +162,7 @@ export class Importer {
           continue;
         }
         if (!called.has(event.callId)) toolCalls++;
+        signal?.throwIfAborted();
         const stored = await this.retainer.retainImported(runId, event);
         if (stored.valueId) retained++;
         events.push(stored);

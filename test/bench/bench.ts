@@ -177,12 +177,27 @@ async function benchInspector(): Promise<void> {
     const whole = await timeMsAsync(() => server.request(TranscriptRequest.type, { runId }));
     const input = '10,000 events, 3 × 50 MB';
     rows.push([
-      'inspector: outline + first 100 rows (cold)',
+      'inspector: outline + first 100 rows (cold run, server just started)',
       input,
       `${fmt(first, 0)} ms`,
-      `whole transcript over the protocol: ${fmt(whole, 0)} ms`,
-      `${fmt(whole / first, 1)}× faster`,
+      `the whole transcript over the protocol: ${fmt(whole, 0)} ms`,
+      `${fmt(first / whole, 1)}× its time`,
     ]);
+    // As in VS Code, where the server has been up a while (its tokenizer loaded) before a run is opened.
+    const settled = await ServerProcess.start({ workspace });
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+      const cold = await timeMsAsync(() => settled.request(InspectRequest.type, { runId, from: 0, limit: 100 }));
+      rows.push([
+        'inspector: outline + first 100 rows (cold run, server up 3 s)',
+        input,
+        `${fmt(cold, 0)} ms`,
+        `the whole transcript over the protocol: ${fmt(whole, 0)} ms`,
+        `${fmt(cold / whole, 1)}× its time`,
+      ]);
+    } finally {
+      await settled.stop();
+    }
     rows.push(['inspector: a page of 100 rows (warm)', input, `p50 ${fmt(percentile(pages, 50))} ms`, '', '']);
     rows.push(['inspector: the view of another request', input, `${fmt(otherRequest, 0)} ms`, '', '']);
     rows.push([

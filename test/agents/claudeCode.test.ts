@@ -85,13 +85,13 @@ describe('a real Claude Code with Retained Outputs', function () {
   });
   after(removeTempDirs);
 
-  async function session(withRetained: boolean) {
+  async function session(withRetained: boolean, script = rules(withRetained), guard = false) {
     const root = tempDir();
     const home = join(root, 'home');
     const cwd = join(root, 'project');
     mkdirSync(home, { recursive: true });
     mkdirSync(cwd, { recursive: true });
-    const model = new ScriptedModel(rules(withRetained));
+    const model = new ScriptedModel(script);
     const url = await model.start();
     const settingsFile = join(root, 'settings.json');
     const mcpConfigFile = join(root, 'mcp.json');
@@ -104,7 +104,12 @@ describe('a real Claude Code with Retained Outputs', function () {
                 PostToolUse: [
                   {
                     matcher: '*',
-                    hooks: [{ type: 'command', command: `"${process.execPath}" "${CLI}" hook claude-code` }],
+                    hooks: [
+                      {
+                        type: 'command',
+                        command: `"${process.execPath}" "${CLI}" hook claude-code${guard ? ' --guard' : ''}`,
+                      },
+                    ],
                   },
                 ],
               },
@@ -162,6 +167,42 @@ describe('a real Claude Code with Retained Outputs', function () {
     writeOutput('with-retained-outputs.txt', stub);
     console.log(
       `      with Retained Outputs, the model got ${Buffer.byteLength(stub)} bytes for a ${value.length}-byte output, the error's line named`,
+    );
+  });
+
+  it('with --guard, a small output holding a key is withheld: the model gets the notice and where the original is', async () => {
+    const key = 'AKIAIOSFODNN7EXAMPLE';
+    const command = `echo "region=eu-west-1"; echo "aws_access_key_id=${key}"`;
+    const { cwd, requests } = await session(
+      true,
+      [
+        {
+          prompt: 'Build it',
+          reply: [{ type: 'tool_use', id: 'toolu_env', name: 'Bash', input: { command, description: 'Show config' } }],
+        },
+        { after: 'toolu_env', reply: [{ type: 'text', text: 'The configuration is set.' }] },
+      ],
+      true,
+    );
+    const sent = resultSent(requests, 'toolu_env');
+    assert.ok(sent, 'the result was sent');
+    assert.ok(!sent.includes(key), 'the key never reached the model');
+    assert.match(
+      sent,
+      /^\[withheld\] This tool result was withheld from the model by a guard\. The tool has already run\./,
+    );
+    assert.doesNotMatch(sent, /AWS|secret|key/i, 'no reason, no category');
+    const file = /at (withheld\/\S+\.txt)/.exec(sent)?.[1];
+    assert.ok(file, sent);
+    const original = readFileSync(join(cwd, '.retained', file), 'utf8');
+    assert.match(original, new RegExp(`^region=eu-west-1\naws_access_key_id=${key}\n?$`), 'the original, whole');
+    const audit = readFileSync(join(cwd, '.retained', 'audit.jsonl'), 'utf8');
+    assert.match(
+      audit,
+      /"event":"withheld".*"callId":"toolu_env".*"reason":"the secret guard found an AWS access key"/,
+    );
+    console.log(
+      `      with --guard, the model got ${Buffer.byteLength(sent)} bytes: the notice and the file, never the key`,
     );
   });
 

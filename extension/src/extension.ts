@@ -86,9 +86,6 @@ export async function activate(context: vscode.ExtensionContext): Promise<Retain
     registerSetUpCommand(context, isTrusted),
     vscode.commands.registerCommand('retained.showMoreValues', (node: MoreNode) => tree.showMore(node)),
     vscode.commands.registerCommand('retained.refresh', () => tree.refresh()),
-    vscode.commands.registerCommand('retained.focus', () =>
-      vscode.commands.executeCommand('workbench.view.extension.retained'),
-    ),
     vscode.commands.registerCommand('retained.showOutput', () => output.show()),
     vscode.commands.registerCommand('retained.openReadme', () =>
       vscode.commands.executeCommand('markdown.showPreview', vscode.Uri.joinPath(context.extensionUri, 'README.md')),

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { FrameLocator, Locator } from 'playwright-core';
 import { recordDemoRun } from '../../scripts/demoRun';
 import { ROOT } from '../../scripts/tools';
-import { AppendRequest, RetainRequest } from '../../shared/protocol';
+import { AppendRequest, RetainRequest, WithholdRequest } from '../../shared/protocol';
 import { BIG_RUN, recordBigRun } from '../helpers/bigRun';
 import { ServerProcess } from '../helpers/serverProcess';
 import { newWorkspace, valueFiles } from './fixtures';
@@ -59,6 +59,17 @@ describe('The inspector in a real VS Code', () => {
       });
       await server.request(RetainRequest.type, { runId, callId: 'h2', tool: 'sh', text: `${'<b>'.repeat(350_000)}\n` });
       await server.request(AppendRequest.type, { runId, event: { type: 'assistant', text: HOSTILE_LINES.join('\n') } });
+      // A run whose agent's guard withheld a result.
+      const guarded = 'guarded-run';
+      await server.request(AppendRequest.type, { runId: guarded, event: { type: 'user', text: 'Deploy it.' } });
+      await server.request(AppendRequest.type, {
+        runId: guarded,
+        event: { type: 'assistant', toolCalls: [{ id: 'toolu_deploy', name: 'deploy', arguments: { env: 'prod' } }] },
+      });
+      await server.request(WithholdRequest.type, {
+        runId: guarded,
+        results: [{ callId: 'toolu_deploy', tool: 'deploy', text: 'receipt: LOG.md clobbered\n', reason: 'a policy' }],
+      });
     } finally {
       await server.stop();
     }
@@ -432,6 +443,34 @@ describe('The inspector in a real VS Code', () => {
     assert.equal(pwned, null);
     assert.equal(await vs.page.evaluate(() => (window as unknown as { __pwned?: string }).__pwned ?? null), null);
     assert.deepEqual(cspViolations, []);
+  });
+
+  it('shows a withheld result as the model got it, and opens its original read-only', async () => {
+    await closeEditors();
+    await openFromPalette('guarded-run');
+    await poll(
+      'the inspector of the guarded run',
+      () => vs.tabTitles(),
+      (tabs) => tabs.includes('Inspector: guarded-run'),
+    );
+    const row = frame()
+      .locator('.row', { has: frame().locator('.withheld-badge') })
+      .first();
+    await row.waitFor({ timeout: 30_000 });
+    assert.match(await row.locator('.cell.model').innerText(), /\[withheld\] This tool result was withheld/);
+    assert.doesNotMatch(await row.innerText(), /clobbered|a policy/);
+    await vs.screenshot('inspector-withheld');
+    await row.locator('.open-original').click();
+    await poll(
+      'the original in an editor',
+      () => vs.tabTitles(),
+      (tabs) => tabs.some((t) => /withheld-[0-9a-f]{12}-0-toolu_deploy\.txt$/.test(t)),
+    );
+    await poll(
+      'the original text',
+      () => vs.page.locator('.editor-group-container.active .view-lines').first().innerText(),
+      (t) => t.replace(/\u00a0/g, ' ').includes('receipt: LOG.md clobbered'),
+    );
   });
 
   it('opens a 10,000-event run with three 50 MB results and scrolls it (timed)', async function () {

@@ -7,7 +7,7 @@ import VscodeCheckbox from '@vscode-elements/react-elements/dist/components/Vsco
 import VscodeProgressRing from '@vscode-elements/react-elements/dist/components/VscodeProgressRing.js';
 import VscodeTextfield from '@vscode-elements/react-elements/dist/components/VscodeTextfield.js';
 import { useState } from 'react';
-import { formatBytes, formatSaving, formatTokens } from '../../shared/format';
+import { formatBytes, formatCount, formatSaving, formatTokens } from '../../shared/format';
 import type { View } from '../../shared/history';
 import type { ModelCallFigures, Outline } from '../../shared/protocol';
 import { useDomEvent } from './hooks/useDomEvent';
@@ -194,9 +194,9 @@ export function Header(props: HeaderProps) {
           <span className="codicon codicon-history" aria-hidden="true" /> {runId}
         </h1>
         <span className="counts">
-          {outline.events.toLocaleString()} events · {outline.toolCalls.toLocaleString()} tool calls ·{' '}
-          {outline.retained.toLocaleString()} retained ({formatBytes(outline.keptOutBytes)} kept out)
-          {outline.errors > 0 ? ` · ${outline.errors} errors` : ''}
+          {formatCount(outline.events, 'event')} · {formatCount(outline.toolCalls, 'tool call')} ·{' '}
+          {outline.retained.toLocaleString('en-US')} retained ({formatBytes(outline.keptOutBytes)} kept out)
+          {outline.errors > 0 ? ` · ${formatCount(outline.errors, 'error')}` : ''}
         </span>
         {busy && <VscodeProgressRing className="busy" aria-label="Loading" />}
       </div>

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
 
@@ -154,6 +154,10 @@ describe('the retained command line', function () {
         const r = retained(cwd, ['hook', 'claude-code'], input);
         assert.deepEqual([r.code, r.stdout], [0, ''], input.slice(0, 40));
       }
+      // With --guard too, a small output without a secret passes untouched, and nothing is recorded.
+      const guarded = retained(cwd, ['hook', 'claude-code', '--guard'], bash('small'));
+      assert.deepEqual([guarded.code, guarded.stdout], [0, '']);
+      assert.equal(existsSync(join(cwd, '.retained', 'runs')), false, 'no run written');
     });
 
     it('keeps the shapes of Read, Grep and MCP tools', () => {

@@ -66,8 +66,10 @@ export async function hook(service: RetentionService, input: HookInput): Promise
   const size = shaped.file
     ? (await stat(shaped.file)).size + utf8Bytes(shaped.after ?? '')
     : utf8Bytes(shaped.text ?? '');
-  // Small outputs pass untouched, unless the guard is on: a secret is withheld whatever its size.
-  if (size <= service.getSettings().thresholdBytes && !service.getSettings().guard.secrets) return undefined;
+  // Small outputs pass untouched and unrecorded, unless the guard finds a secret in one: that is
+  // withheld whatever its size. (An output in a file is over the threshold anyway.)
+  const small = size <= service.getSettings().thresholdBytes;
+  if (small && !(shaped.text !== undefined && service.withholder.guard()?.find(shaped.text))) return undefined;
   const call = {
     runId: session,
     callId,

@@ -133,6 +133,11 @@ export class Inspectors implements vscode.WebviewPanelSerializer, vscode.Disposa
     panel.title = target.session ? `Session: ${target.title ?? runId}` : `Inspector: ${runId}`;
     const follow = target.session ? this.follow(panel, target.session) : undefined;
     panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'retained.svg');
+    // While the page loads, the server reads the run and builds its outline (the figures), so the
+    // page's first request finds them ready. The answer itself is not needed: outline only.
+    void this.client
+      .sendRequest(InspectRequest.type, { runId, limit: 0, ...(target.session ? { store: 'sessions' as const } : {}) })
+      .catch(() => undefined);
     panel.webview.html = this.html(panel.webview);
     const subscription = panel.webview.onDidReceiveMessage((data: unknown) => {
       let message: ViewToHost;

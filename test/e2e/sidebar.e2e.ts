@@ -256,6 +256,8 @@ describe('Retained Outputs in a real VS Code', () => {
   });
 
   it('Import Agent Session… on a .jsonl in the Explorer imports it; the message opens the inspector', async () => {
+    await vs.runCommand('View: Close All Editors');
+    await vs.runCommand('Notifications: Clear All Notifications');
     await vs.runCommand('View: Show Explorer');
     const file = vs.page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'session.jsonl' }).first();
     await file.waitFor({ timeout: 20_000 });
@@ -266,6 +268,10 @@ describe('Retained Outputs in a real VS Code', () => {
     await entry.click();
     const toast = vs.page.locator('.notification-toast', { hasText: 'Imported the Claude Code session' }).first();
     await toast.waitFor({ timeout: 60_000 });
+    await vs.page
+      .locator('.notification-toast', { hasText: 'Importing session.jsonl' })
+      .waitFor({ state: 'detached', timeout: 30_000 });
+    await vs.page.waitForTimeout(400); // the toast's entrance
     await vs.screenshot('import-done');
     await toast.getByRole('button', { name: 'Open Inspector' }).click();
     const tab = await poll(

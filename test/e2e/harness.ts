@@ -1,7 +1,8 @@
 /**
  * A real VS Code for end-to-end tests: code-server (installed by scripts/setup-e2e.sh) with the
  * packaged extension, on loopback, driven by Playwright in Debian's Chromium. Every run gets
- * its own user-data, extensions, XDG and temp folders. See ../../../shared/E2E.md for why.
+ * its own user-data, extensions, XDG and temp folders, so no run sees another's settings, state
+ * or extensions, and nothing outside its folder is read or written.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';

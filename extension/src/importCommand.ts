@@ -9,6 +9,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
+import { formatCount } from '../../shared/format';
 import { type IfExists, ImportRequest, type ImportResult } from '../../shared/protocol';
 import { claudeCodeDir, codexDir } from './sessionFiles';
 
@@ -23,19 +24,15 @@ function existingRun(err: unknown): string | undefined {
 function summary(result: ImportResult): string {
   const agent = result.format === 'codex' ? 'Codex' : 'Claude Code';
   const parts = [
-    `Imported the ${agent} session as run "${result.name}": ${result.toolCalls} tool call${result.toolCalls === 1 ? '' : 's'}, ${result.retained} big result${result.retained === 1 ? '' : 's'} kept as values`,
+    `Imported the ${agent} session as run "${result.name}": ${formatCount(result.toolCalls, 'tool call')}, ${formatCount(result.retained, 'big result')} kept as values`,
     result.fidelity === 'exact' ? 'its requests rebuilt exactly' : 'its requests rebuilt from the conversation',
   ];
-  if (result.subagents.length)
-    parts.push(`${result.subagents.length} subagent run${result.subagents.length === 1 ? '' : 's'}`);
+  if (result.subagents.length) parts.push(formatCount(result.subagents.length, 'subagent run'));
   if (result.lostOutputs)
-    parts.push(
-      `${result.lostOutputs} full output${result.lostOutputs === 1 ? '' : 's'} missing (only the preview survives)`,
-    );
+    parts.push(`${formatCount(result.lostOutputs, 'full output')} missing (only the preview survives)`);
   const skipped = Object.entries(result.skipped).sort((a, b) => b[1] - a[1]);
   if (skipped.length) parts.push(`not imported: ${skipped.map(([kind, n]) => `${kind} ×${n}`).join(', ')}`);
-  if (result.skippedLines.length)
-    parts.push(`${result.skippedLines.length} unreadable line${result.skippedLines.length === 1 ? '' : 's'}`);
+  if (result.skippedLines.length) parts.push(formatCount(result.skippedLines.length, 'unreadable line'));
   return `${parts.join('; ')}.`;
 }
 

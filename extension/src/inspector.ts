@@ -10,6 +10,7 @@ import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import type { TranscriptEvent } from '../../shared/events';
 import { formatBytes } from '../../shared/format';
+import type { View } from '../../shared/history';
 import { type HostToView, parseState, parseViewMessage, type ViewToHost } from '../../shared/messages';
 import {
   InspectRequest,
@@ -50,6 +51,8 @@ interface Target {
   /** The session file, for a session (its run is in the sessions store). */
   session?: string;
   title?: string;
+  /** The view a restored page will ask for first (a new page asks for the default one). */
+  view?: { view?: View; policy?: boolean };
 }
 
 const keyOf = (target: Target) => (target.session ? `session:${target.session}` : target.runId);
@@ -101,8 +104,8 @@ export class Inspectors implements vscode.WebviewPanelSerializer, vscode.Disposa
       const { runId } = await this.client
         .sendRequest(SessionRequest.type, { path: saved.session })
         .catch(() => ({ runId: saved.runId }));
-      this.attach(panel, { runId, session: saved.session });
-    } else this.attach(panel, { runId: saved.runId });
+      this.attach(panel, { runId, session: saved.session, view: saved });
+    } else this.attach(panel, { runId: saved.runId, view: saved });
   }
 
   /** Tells the run's panel, if open, that the run changed. */
@@ -135,8 +138,15 @@ export class Inspectors implements vscode.WebviewPanelSerializer, vscode.Disposa
     panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'retained.svg');
     // While the page loads, the server reads the run and builds its outline (the figures), so the
     // page's first request finds them ready. The answer itself is not needed: outline only.
+    const { view, policy } = target.view ?? {};
     void this.client
-      .sendRequest(InspectRequest.type, { runId, limit: 0, ...(target.session ? { store: 'sessions' as const } : {}) })
+      .sendRequest(InspectRequest.type, {
+        runId,
+        limit: 0,
+        ...(view ? { view } : {}),
+        ...(policy ? { policy } : {}),
+        ...(target.session ? { store: 'sessions' as const } : {}),
+      })
       .catch(() => undefined);
     panel.webview.html = this.html(panel.webview);
     const subscription = panel.webview.onDidReceiveMessage((data: unknown) => {

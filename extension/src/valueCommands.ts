@@ -2,7 +2,7 @@
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import type { CallSubject } from '../../shared/callSubject';
-import { formatBytes } from '../../shared/format';
+import { formatBytes, formatCount } from '../../shared/format';
 import { DeleteRequest, PeekRequest, ValueRequest } from '../../shared/protocol';
 import type { Node, RunNode, ValueNode } from './runsTree';
 import { valueDocumentUri } from './valueDocuments';
@@ -87,7 +87,7 @@ export function registerValueCommands(client: LanguageClient, isTrusted: () => b
       if (items.length === 0)
         return void vscode.window.showInformationMessage(`No line of #${value.valueId} contains "${query}".`);
       const pick = await vscode.window.showQuickPick(items, {
-        title: `${answer.matches} matching line${answer.matches === 1 ? '' : 's'} in #${value.valueId}${answer.truncated ? ` (showing ${items.length})` : ''}`,
+        title: `${formatCount(answer.matches ?? 0, 'matching line')} in #${value.valueId}${answer.truncated ? ` (showing ${items.length})` : ''}`,
         matchOnDescription: true,
       });
       if (pick) await openValue(value, { start: pick.line, end: pick.line });

@@ -176,25 +176,23 @@ async function benchInspector(): Promise<void> {
     const grep = timeMs(() => execFileSync('grep', ['-c', '-F', 'Step 1000.', transcript]));
     const whole = await timeMsAsync(() => server.request(TranscriptRequest.type, { runId }));
     const input = '10,000 events, 3 × 50 MB';
-    rows.push([
-      'inspector: outline + first 100 rows (cold run, server just started)',
-      input,
-      `${fmt(first, 0)} ms`,
-      `the whole transcript over the protocol: ${fmt(whole, 0)} ms`,
-      `${fmt(first / whole, 1)}× its time`,
-    ]);
+    const coldRow = (when: string, ms: number) =>
+      rows.push([
+        `inspector: outline + first 100 rows (cold run, ${when})`,
+        input,
+        `${fmt(ms, 0)} ms`,
+        `the whole transcript over the protocol: ${fmt(whole, 0)} ms`,
+        `${fmt(ms / whole, 1)}× its time`,
+      ]);
+    coldRow('server just started', first);
     // As in VS Code, where the server has been up a while (its tokenizer loaded) before a run is opened.
     const settled = await ServerProcess.start({ workspace });
     try {
       await new Promise((resolve) => setTimeout(resolve, 3000));
-      const cold = await timeMsAsync(() => settled.request(InspectRequest.type, { runId, from: 0, limit: 100 }));
-      rows.push([
-        'inspector: outline + first 100 rows (cold run, server up 3 s)',
-        input,
-        `${fmt(cold, 0)} ms`,
-        `the whole transcript over the protocol: ${fmt(whole, 0)} ms`,
-        `${fmt(cold / whole, 1)}× its time`,
-      ]);
+      coldRow(
+        'server up 3 s',
+        await timeMsAsync(() => settled.request(InspectRequest.type, { runId, from: 0, limit: 100 })),
+      );
     } finally {
       await settled.stop();
     }

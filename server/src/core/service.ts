@@ -185,6 +185,8 @@ export class RetentionService {
     const runId = await this.runs.existing(given);
     if (valueId !== undefined) return this.values.delete(runId, valueId);
     await this.writing(runId, () => this.runs.delete(runId));
+    // Records of shared bytes whose file went with the run (a clean-up does this once, at its end).
+    await this.store.blobs.collect();
   }
 
   async status(input: StatusParams = {}): Promise<StatusResult> {

@@ -8,7 +8,7 @@
 import type { CleanupPolicy } from '../../../../shared/settings';
 import type { RunUse, StoreUse } from './usage';
 
-export const RECENT_MS = 60 * 60 * 1000;
+const RECENT_MS = 60 * 60 * 1000;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 export interface PlannedRemoval {

@@ -105,7 +105,7 @@ export class Retainer {
         try {
           return await this.withheld(
             runId,
-            { ...ended, isError, reason, original: { file: staged.tmp } },
+            { ...ended, isError, reason, original: { file: staged.tmp, bytes: staged.bytes, sha256: staged.sha256 } },
             deadline,
             scan.bytes,
             scan.lines,

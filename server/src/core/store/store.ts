@@ -541,7 +541,6 @@ export class Store {
     await fs.rm(this.transcriptPath(runId), { force: true });
     await fs.rm(this.runMetaPath(runId), { force: true });
     await fs.rm(this.pinPath(runId), { force: true });
-    await this.blobs.collect();
   }
 
   pinPath(runId: string): string {

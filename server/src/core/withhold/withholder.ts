@@ -16,7 +16,7 @@ import type { TranscriptEvent } from '../../../../shared/events';
 import { sanitizeId } from '../../../../shared/ids';
 import { type WithheldOutcome, WithholdParams, type WithholdResult } from '../../../../shared/protocol';
 import type { Context } from '../context';
-import { AUDIT_FILE, audit } from '../store/audit';
+import { audit, auditPath } from '../store/audit';
 import { CREATE_NEW, makeDir, openFile } from '../store/safeFs';
 import { appendEvent } from '../store/transcript';
 import { withheldNotice } from './notice';
@@ -35,7 +35,8 @@ export interface Withheld {
   isError?: boolean;
   arguments?: unknown;
   reason?: string;
-  original: { text: string } | { file: string };
+  /** The text, or a staged file already holding it, with its size and hash (a streamed output). */
+  original: { text: string } | { file: string; bytes: number; sha256: string };
 }
 
 export interface WithholderOptions {
@@ -89,7 +90,7 @@ export class Withholder {
       const file = `${WITHHELD_DIR}/${name}`;
       const path = join(this.dir, name);
       const line = { runId, callId: result.callId, batch, index };
-      const sized = await sizeOf(result.original);
+      const sized = sizeOf(result.original);
       await this.audit({ event: 'withheld', ...line, ...sized, ...(result.reason ? { reason: result.reason } : {}) });
       let outcome: WithheldOutcome;
       if (Date.now() >= until) {
@@ -115,7 +116,7 @@ export class Withholder {
       const content = withheldNotice({
         outcome,
         ...(hasFile ? { file, path } : {}),
-        audit: join(this.ctx.store.root, AUDIT_FILE),
+        audit: auditPath(this.ctx.store),
         ...(hasFile && this.ctx.settings().guard.peekOriginals ? { peekId: name.slice(0, -4) } : {}),
       });
       const event: TranscriptEvent = {
@@ -190,20 +191,10 @@ export class Withholder {
   }
 }
 
-async function sizeOf(original: Withheld['original']): Promise<{ bytes: number; sha256: string }> {
-  const hash = createHash('sha256');
-  let bytes = 0;
-  if ('text' in original) {
-    const data = Buffer.from(original.text, 'utf8');
-    hash.update(data);
-    bytes = data.length;
-  } else {
-    for await (const chunk of (await fs.open(original.file, 'r')).createReadStream()) {
-      hash.update(chunk as Buffer);
-      bytes += (chunk as Buffer).length;
-    }
-  }
-  return { bytes, sha256: hash.digest('hex') };
+function sizeOf(original: Withheld['original']): { bytes: number; sha256: string } {
+  if (!('text' in original)) return { bytes: original.bytes, sha256: original.sha256 };
+  const data = Buffer.from(original.text, 'utf8');
+  return { bytes: data.length, sha256: createHash('sha256').update(data).digest('hex') };
 }
 
 async function textOf(original: Withheld['original']): Promise<string> {

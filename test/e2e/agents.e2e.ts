@@ -158,13 +158,17 @@ describe('Agents outside VS Code, in a real VS Code', () => {
   });
 
   it('Set Up Claude Code shows what it will add, and writes it when confirmed', async () => {
+    // The live inspector of the last test could take the focus, and a quick pick closes on losing it.
+    await vs.runCommand('View: Close All Editors');
     await vs.runCommand('Retained: Set Up Claude Code / Codex…');
     await vs.page
       .locator('.quick-input-title', { hasText: 'Set Up an Agent for Retained Outputs' })
       .waitFor({ timeout: 20_000 });
     const pick = vs.page.locator('.quick-input-list .monaco-list-row[aria-label^="Claude Code"]').first();
     await pick.waitFor({ timeout: 20_000 });
-    await pick.click();
+    // Chosen from the keyboard: the list may still be moving as it opens.
+    await vs.page.locator('.quick-input-widget input').fill('Claude Code');
+    await vs.page.keyboard.press('Enter');
     const write = vs.page.getByRole('button', { name: 'Write 2 Files' });
     await write.waitFor({ timeout: 20_000 });
     await vs.screenshot('agent-setup');

@@ -2,12 +2,13 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { landmarksLine, landmarkTest } from '../../server/src/core/retain/landmarks';
+import { BUILT_IN_CANDIDATES, landmarksLine, landmarkTest } from '../../server/src/core/retain/landmarks';
 import { Scan, scanText } from '../../server/src/core/retain/scan';
 import { LANDMARK_KINDS, type LandmarkKind } from '../../shared/settings';
 
 const findLandmarks = (text: string) => scanText(text, 0, 0).landmarks;
 
+import { jsonStringBytes } from '../../server/src/core/history/tokens';
 import { STUB_MAX_BYTES, stubFor } from '../../server/src/core/retain/stub';
 import { indexBuffer } from '../../server/src/core/store/lineIndex';
 import { peekValue } from '../../server/src/core/values/peek';
@@ -149,6 +150,49 @@ describe('landmarks found in stretches', () => {
         },
       ),
       { numRuns: 300 },
+    );
+  });
+});
+
+describe('the scan of bytes', () => {
+  it('property: every line a built-in landmark test takes is a candidate of the one-pass pattern', () => {
+    const words = ['error', 'Error', 'ERROR', 'fatal', 'Fatal', 'PANIC', 'panic', 'Exception', 'E404', 'FAILED'];
+    const more = ['failure', 'Failure', 'WARN', 'warning', 'Warning', '✗', '✘', '✖', 'at f (a.ts:1:2)', 'Traceback'];
+    const line = fc
+      .array(fc.oneof(fc.constantFrom(...words, ...more, ' ', '\t', 'x', '1', '(', 'goroutine 7 [', "thread 'm' panicked at")), {
+        maxLength: 8,
+      })
+      .map((parts) => parts.join(''));
+    fc.assert(
+      fc.property(line, (text) => {
+        const taken = LANDMARK_KINDS.some((kind) => landmarkTest(kind)(text));
+        const candidate = new RegExp(BUILT_IN_CANDIDATES.source, BUILT_IN_CANDIDATES.flags.replace('g', ''));
+        assert.ok(!taken || candidate.test(`\n${text}`), JSON.stringify(text));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('property: bytes in any pieces scan as their text does; the JSON size is exact', () => {
+    const unit = fc.constantFrom('a', 'E', 'rror ', '\n', '\t', '"', '\\', '\u0001', '\u001b', '\r', 'é', '✗', '😀', ' at x (a.ts:1:2)');
+    fc.assert(
+      fc.property(fc.array(unit, { maxLength: 300 }), fc.array(fc.nat(), { maxLength: 12 }), (units, cuts) => {
+        const text = units.join('');
+        const bytes = Buffer.from(text);
+        const scan = new Scan(3, 3);
+        let at = 0;
+        for (const cut of [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b)) {
+          scan.pushBytes(bytes.subarray(at, cut));
+          at = cut;
+        }
+        scan.pushBytes(bytes.subarray(at));
+        const streamed = scan.finish();
+        const whole = scanText(text, 3, 3);
+        assert.equal(streamed.jsonBytes, jsonStringBytes(text));
+        assert.equal(streamed.jsonBytes, Buffer.byteLength(JSON.stringify(text)));
+        assert.deepEqual({ ...streamed, tokens: 0 }, { ...whole, tokens: 0 });
+      }),
+      { numRuns: 500 },
     );
   });
 });

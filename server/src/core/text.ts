@@ -14,6 +14,19 @@ export function sha256Hex(data: string | Buffer): string {
   return createHash('sha256').update(data).digest('hex');
 }
 
+/** Characters encoded at a time: a value is not copied whole once more on its way to disk. */
+const SLICE_CHARS = 4 << 20;
+
+/** A text as UTF-8 pieces, a slice at a time, never splitting a surrogate pair. */
+export function* utf8Slices(text: string): Generator<Buffer> {
+  for (let at = 0; at < text.length; ) {
+    let end = Math.min(text.length, at + SLICE_CHARS);
+    if (end < text.length && /[\ud800-\udbff]/.test(text[end - 1]!)) end--;
+    yield Buffer.from(text.slice(at, end), 'utf8');
+    at = end;
+  }
+}
+
 export function countLines(text: string): number {
   if (text.length === 0) return 0;
   let count = 0;

@@ -29,8 +29,12 @@ export interface Oversized {
 
 export class FrameReader extends AbstractMessageReader {
   private header = Buffer.alloc(0);
-  /** The body being read: its length, the parts so far, or the sniffed head of a body being skipped. */
-  private body: { length: number; read: number; parts: Buffer[]; skip: boolean; head: Buffer } | undefined;
+  /**
+   * The body being read: its length and bytes so far (read straight into one buffer of its
+   * length: no list of parts joined at the end, which would hold it twice), or the sniffed
+   * head of a body being skipped.
+   */
+  private body: { length: number; read: number; data: Buffer | undefined; head: Buffer } | undefined;
   private callback: DataCallback | undefined;
 
   constructor(
@@ -85,11 +89,12 @@ export class FrameReader extends AbstractMessageReader {
       if (length === undefined) return;
       data = this.header.subarray(end + 4);
       this.header = Buffer.alloc(0);
-      this.body = { length, read: 0, parts: [], skip: length > MAX_MESSAGE_BYTES, head: Buffer.alloc(0) };
       if (length === 0) {
         this.fatal('Content-Length is 0: a message has a body');
         return;
       }
+      const skip = length > MAX_MESSAGE_BYTES;
+      this.body = { length, read: 0, data: skip ? undefined : Buffer.allocUnsafe(length), head: Buffer.alloc(0) };
     }
   }
 
@@ -115,23 +120,27 @@ export class FrameReader extends AbstractMessageReader {
     const body = this.body!;
     const take = Math.min(data.length, body.length - body.read);
     const part = data.subarray(0, take);
+    if (body.data) part.copy(body.data, body.read);
+    else if (body.head.length < SNIFF_BYTES)
+      body.head = Buffer.concat([body.head, part.subarray(0, SNIFF_BYTES - body.head.length)]);
     body.read += take;
-    if (body.skip) {
-      if (body.head.length < SNIFF_BYTES)
-        body.head = Buffer.concat([body.head, part.subarray(0, SNIFF_BYTES - body.head.length)]);
-    } else body.parts.push(Buffer.from(part));
     if (body.read === body.length) {
       this.body = undefined;
-      if (body.skip) this.oversized({ ...sniff(body.head.toString('utf8')), bytes: body.length });
-      else this.deliver(Buffer.concat(body.parts, body.length));
+      if (!body.data) this.oversized({ ...sniff(body.head.toString('utf8')), bytes: body.length });
+      else {
+        const json = body.data.toString('utf8');
+        // The bytes are garbage once decoded: not held while the JSON is parsed.
+        body.data = undefined;
+        this.deliver(json);
+      }
     }
     return data.subarray(take);
   }
 
-  private deliver(bytes: Buffer): void {
+  private deliver(json: string): void {
     let message: unknown;
     try {
-      message = JSON.parse(bytes.toString('utf8'));
+      message = JSON.parse(json);
     } catch (err) {
       this.fatal(`a message body is not JSON (is its Content-Length right?): ${(err as Error).message}`);
       return;

@@ -81,7 +81,7 @@ export class History {
     await this.ctx.writing(runId, async () => {
       for (const need of needs) {
         try {
-          await this.retainer.storeValue(runId, need, need.text, need.isError, need.valueId);
+          await this.retainer.writeText(runId, need, need.text, undefined, need.valueId);
         } catch (err) {
           throw new InvalidInput(
             `the result of call ${need.callId} could not be archived as a reference (${(err as Error).message}); no projection was made, so no body was dropped`,

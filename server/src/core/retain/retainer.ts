@@ -18,14 +18,13 @@ import {
 } from '../../../../shared/protocol';
 import type { Context } from '../context';
 import { INTERRUPTED_RESULT } from '../history/replay';
-import { bodySizes } from '../history/tokens';
 import { StoreEscape } from '../store/safeFs';
 import type { NewValue } from '../store/store';
 import { appendEvent, LineTooLong, writeEvents } from '../store/transcript';
-import { countLines, utf8Bytes } from '../text';
+import { countLines, utf8Bytes, utf8Slices } from '../text';
 import { SecretScan } from '../withhold/secrets';
 import { BATCH_DEADLINE_MS, type Withheld, type Withholder } from '../withhold/withholder';
-import { Scan, type ScanResult, scanText } from './scan';
+import { Scan, type ScanResult } from './scan';
 import { type PreviewSettings, previewOf, stubOf } from './stub';
 
 export class Retainer {
@@ -47,25 +46,36 @@ export class Retainer {
     return this.ctx.writing(runId, async () => {
       const { text, isError = false } = params;
       const call = { ...params, isError };
-      const bytes = utf8Bytes(text);
+      // UTF-8 never takes fewer bytes than UTF-16 units: a long text is over without being counted.
+      const threshold = this.ctx.settings().thresholdBytes;
+      const over = text.length > threshold || utf8Bytes(text) > threshold;
       const secret = params.withheld ? undefined : this.withholder.guard()?.find(text);
       if (params.withheld || secret) {
         const reason = params.withheld ? params.withheld.reason : `the secret guard found ${secret}`;
-        return this.withheld(runId, { ...call, reason, original: { text } }, deadline, bytes, countLines(text));
+        return this.withheld(
+          runId,
+          { ...call, reason, original: { text } },
+          deadline,
+          utf8Bytes(text),
+          countLines(text),
+        );
       }
-      if (bytes <= this.ctx.settings().thresholdBytes || !(await this.ctx.runs.offersPeek(runId))) {
-        return this.record(runId, call, { bytes, lines: countLines(text) }, { text });
+      if (!over || !(await this.ctx.runs.offersPeek(runId))) {
+        return this.record(runId, call, { bytes: utf8Bytes(text), lines: countLines(text) }, { text });
       }
-      const preview = this.preview(door);
-      const scan = scanText(text, preview.previewHeadLines, preview.previewTailLines, preview.landmarkPatterns);
       try {
-        const meta = await this.ctx.store.writeValue(this.newValue(runId, params, isError, scan, preview), text);
+        const { meta, scan } = await this.writeText(runId, call, text, this.preview(door));
         return this.record(runId, call, scan, { meta, sizes: scan });
       } catch (err) {
-        return this.record(runId, call, scan, {
-          text,
-          warning: `kept verbatim: the value could not be written (${(err as Error).message})`,
-        });
+        return this.record(
+          runId,
+          call,
+          { bytes: utf8Bytes(text), lines: countLines(text) },
+          {
+            text,
+            warning: `kept verbatim: the value could not be written (${(err as Error).message})`,
+          },
+        );
       }
     });
   }
@@ -233,17 +243,22 @@ export class Retainer {
     });
   }
 
-  /** Writes a result as a value with its stub (see Store.writeValue for the names it may take). */
-  storeValue(
+  /**
+   * Writes a text as a value with its stub, in one pass: staged a slice at a time and scanned on
+   * the way, as a stream is (see Store.placeValue for the names it may take).
+   */
+  async writeText(
     runId: string,
-    call: { callId: string; tool: string; arguments?: unknown },
+    call: { callId: string; tool: string; arguments?: unknown; isError?: boolean },
     text: string,
-    isError: boolean,
+    preview = this.preview({}),
     valueId?: string,
-  ): Promise<ValueMeta> {
-    const preview = this.preview({});
-    const scan = scanText(text, preview.previewHeadLines, preview.previewTailLines, preview.landmarkPatterns);
-    return this.ctx.store.writeValue(this.newValue(runId, call, isError, scan, preview), text, valueId);
+  ): Promise<{ meta: ValueMeta; scan: ScanResult }> {
+    const scanner = new Scan(preview.previewHeadLines, preview.previewTailLines, preview.landmarkPatterns);
+    const staged = await this.ctx.store.stageValue(runId, utf8Slices(text), (part) => scanner.pushBytes(part));
+    const scan = scanner.finish();
+    const value = this.newValue(runId, call, call.isError ?? false, scan, preview);
+    return { meta: await this.ctx.store.placeValue(staged, value, valueId), scan };
   }
 
   /**
@@ -256,9 +271,9 @@ export class Retainer {
     const text = event.result ?? '';
     if (utf8Bytes(text) <= this.ctx.settings().thresholdBytes) return event;
     try {
-      const meta = await this.storeValue(runId, event, text, event.isError ?? false);
+      const { meta, scan } = await this.writeText(runId, event, text);
       const { result: _result, ...rest } = event;
-      return { ...rest, ...retainedFields(meta, bodySizes(text)), sent: event.sent ?? text };
+      return { ...rest, ...retainedFields(meta, scan), sent: event.sent ?? text };
     } catch {
       return event;
     }

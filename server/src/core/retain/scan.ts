@@ -4,9 +4,10 @@
  * a token sample) without holding it. A 2 GB command output streams through in bounded memory;
  * a result already in memory is scanned the same way, so both give the same stub.
  */
+import { isAscii } from 'node:buffer';
 import { StringDecoder } from 'node:string_decoder';
 import { LANDMARK_KINDS, type LandmarkKind } from '../../../../shared/settings';
-import { jsonStringBytes, TOKEN_SAMPLE_CHARS, tokensOf } from '../history/tokens';
+import { asciiJsonExtra, jsonStringBytes, TOKEN_SAMPLE_CHARS, tokensOf } from '../history/tokens';
 import { utf8Bytes } from '../text';
 import {
   BUILT_IN_CANDIDATES,
@@ -78,7 +79,12 @@ export class Scan {
   /** Bytes as they come; a character split between two pieces is put back together. */
   pushBytes(part: Buffer): void {
     this.bytes += part.length;
-    this.take(this.decoder.write(part), part.length);
+    if (isAscii(part)) {
+      // Most command output: decoded by a copy, its JSON size counted on the bytes. A character
+      // left split by the piece before ends here, as the decoder would end it.
+      this.take(this.decoder.end(), 0);
+      this.take(part.toString('latin1'), part.length, asciiJsonExtra(part));
+    } else this.take(this.decoder.write(part), part.length);
   }
 
   /** Text already decoded (a result in memory), whole or in pieces that do not split a surrogate pair. */
@@ -93,13 +99,13 @@ export class Scan {
    * landmarks by their prefilters, head and tail taken from its ends), not one by one: a 200 MB
    * log is a few native scans, not millions of small steps.
    */
-  private take(text: string, bytes: number): void {
+  private take(text: string, bytes: number, jsonExtra?: number): void {
     if (text.length === 0) return;
     this.chars += text.length;
     if (this.sample.length < TOKEN_SAMPLE_CHARS) this.sample += text.slice(0, TOKEN_SAMPLE_CHARS - this.sample.length);
     this.end = (this.end + text.slice(-END_CHARS)).slice(-END_CHARS);
     // Pure ASCII (as many bytes as characters) has no surrogates: the cheap count.
-    this.jsonExtra += jsonStringBytes(text, bytes === text.length) - 2;
+    this.jsonExtra += jsonExtra !== undefined ? bytes + jsonExtra : jsonStringBytes(text, bytes === text.length) - 2;
     const first = text.indexOf('\n');
     if (first === -1) {
       this.extend(text);

@@ -59,17 +59,7 @@ export interface StagedValue {
   index: LineIndex;
 }
 
-/** A text as UTF-8 pieces, a slice at a time, never splitting a surrogate pair: so a value is not copied whole once more. */
-function* textParts(text: string): Generator<Buffer> {
-  for (let at = 0; at < text.length; ) {
-    let end = Math.min(text.length, at + WRITE_SLICE_CHARS);
-    if (end < text.length && /[\ud800-\udbff]/.test(text[end - 1]!)) end--;
-    yield Buffer.from(text.slice(at, end), 'utf8');
-    at = end;
-  }
-}
-
-/** What a value is written from: the text, and the stub it stands for once its id is known. */
+/** What a value is placed as: its run and call, and the stub it stands for once its id is known. */
 export interface NewValue {
   runId: string;
   callId: string;
@@ -85,8 +75,6 @@ const TEMP_MAX_AGE_MS = 24 * 60 * 60 * 1000;
 const STAGE_BATCH_BYTES = 1 << 20;
 /** A value's metadata sidecar holds a stub of a few KB; a bigger one is not ours and is not read. */
 const META_MAX_BYTES = 1 << 20;
-/** Encoded and hashed a slice at a time, so a value is not copied whole once more. */
-const WRITE_SLICE_CHARS = 4 << 20;
 
 export class Store {
   readonly runsDir: string;
@@ -208,6 +196,8 @@ export class Store {
     const hash = createHash('sha256');
     let bytes = 0;
     const handle = await openFile(this.root, tmp, CREATE_NEW);
+    // One batch is written while the next is hashed and scanned: the disk and the CPU both busy.
+    let writing: Promise<void> = Promise.resolve();
     try {
       try {
         // Pieces are gathered into batches of a few MB: one write, one hash step and one scan
@@ -223,7 +213,10 @@ export class Store {
           hash.update(part);
           onPart?.(part);
           bytes += part.length;
-          await handle.writeFile(part);
+          await writing;
+          writing = handle.writeFile(part);
+          // Awaited by the next batch or the end; a failure meanwhile is not unhandled.
+          writing.catch(() => undefined);
         };
         for await (const part of parts) {
           batch.push(part);
@@ -231,10 +224,12 @@ export class Store {
           if (batched >= STAGE_BATCH_BYTES) await flush();
         }
         await flush();
+        await writing;
         // A value is never changed, and may share its bytes with others (blobs.ts): read-only.
         await handle.chmod(0o444);
         await handle.sync();
       } finally {
+        await writing.catch(() => undefined);
         await handle.close();
       }
     } catch (err) {
@@ -310,11 +305,6 @@ export class Store {
     } finally {
       await fs.rm(tmp, { force: true });
     }
-  }
-
-  /** Writes a value held in memory: staged a slice at a time, then placed (see placeValue). */
-  async writeValue(value: NewValue, text: string, valueId?: string): Promise<ValueMeta> {
-    return this.placeValue(await this.stageValue(value.runId, textParts(text)), value, valueId);
   }
 
   /** Temp file → rename: a sidecar is whole or absent (it may be replaced: it is derived). */

@@ -159,9 +159,14 @@ describe('the scan of bytes', () => {
     const words = ['error', 'Error', 'ERROR', 'fatal', 'Fatal', 'PANIC', 'panic', 'Exception', 'E404', 'FAILED'];
     const more = ['failure', 'Failure', 'WARN', 'warning', 'Warning', '✗', '✘', '✖', 'at f (a.ts:1:2)', 'Traceback'];
     const line = fc
-      .array(fc.oneof(fc.constantFrom(...words, ...more, ' ', '\t', 'x', '1', '(', 'goroutine 7 [', "thread 'm' panicked at")), {
-        maxLength: 8,
-      })
+      .array(
+        fc.oneof(
+          fc.constantFrom(...words, ...more, ' ', '\t', 'x', '1', '(', 'goroutine 7 [', "thread 'm' panicked at"),
+        ),
+        {
+          maxLength: 8,
+        },
+      )
       .map((parts) => parts.join(''));
     fc.assert(
       fc.property(line, (text) => {
@@ -174,7 +179,22 @@ describe('the scan of bytes', () => {
   });
 
   it('property: bytes in any pieces scan as their text does; the JSON size is exact', () => {
-    const unit = fc.constantFrom('a', 'E', 'rror ', '\n', '\t', '"', '\\', '\u0001', '\u001b', '\r', 'é', '✗', '😀', ' at x (a.ts:1:2)');
+    const unit = fc.constantFrom(
+      'a',
+      'E',
+      'rror ',
+      '\n',
+      '\t',
+      '"',
+      '\\',
+      '\u0001',
+      '\u001b',
+      '\r',
+      'é',
+      '✗',
+      '😀',
+      ' at x (a.ts:1:2)',
+    );
     fc.assert(
       fc.property(fc.array(unit, { maxLength: 300 }), fc.array(fc.nat(), { maxLength: 12 }), (units, cuts) => {
         const text = units.join('');

@@ -352,3 +352,111 @@ describe('run search', () => {
     assert.match(found.hits[0]!.preview, /^line 1999 \.{40}$/);
   });
 });
+
+describe('run index', () => {
+  after(removeTempDirs);
+
+  /** A run of 150 events past the first page: the recorded run, then questions and answers. */
+  async function recordLongRun(s: RetentionService) {
+    await recordRun(s);
+    for (let i = 0; i < 70; i++) {
+      await s.retainer.append({ runId: 'r', event: { type: 'user', text: `Question ${i}?` } });
+      await s.retainer.append({ runId: 'r', event: { type: 'assistant', text: `Answer ${i}.` } });
+    }
+  }
+
+  const asks = [
+    { runId: 'r', limit: 0 },
+    { runId: 'r', from: 0, limit: 100 },
+    { runId: 'r', from: 0, limit: 100, policy: true },
+    { runId: 'r', from: 0, limit: 100, view: 'retained' as const },
+    { runId: 'r', from: 40, limit: 20 },
+    { runId: 'r', from: 100, limit: 100 },
+    { runId: 'r', from: 0, limit: 100, modelCall: 2 },
+  ];
+
+  it('a restarted server opens a run from its index and answers exactly as from the run itself', async () => {
+    const first = await service();
+    await recordLongRun(first);
+    const expected = [];
+    for (const ask of asks) expected.push(await first.inspection.inspect(ask));
+    await first.inspection.indexes.flush();
+    const index = readFileSync(first.store.runIndexPath('r'), 'utf8');
+    assert.match(index, /^[0-9a-f]{64}\n\{"format":1,/);
+    // Each question asked first of a fresh server (from the index when it holds it), then again.
+    for (const [i, ask] of asks.entries()) {
+      const fresh = new RetentionService(first.store.root);
+      await fresh.init();
+      assert.deepEqual(await fresh.inspection.inspect(ask), expected[i], JSON.stringify(ask));
+      assert.deepEqual(await fresh.inspection.inspect(ask), expected[i], JSON.stringify(ask));
+    }
+  });
+
+  it('is used only while it matches the run: an appended event, a deleted value or a torn index rebuild it', async () => {
+    const first = await service();
+    await recordRun(first);
+    const asked = { runId: 'r', from: 0, limit: 100 };
+    const truth = await first.inspection.inspect(asked);
+    await first.inspection.indexes.flush();
+    const path = first.store.runIndexPath('r');
+    const fresh = async () => {
+      const s = new RetentionService(first.store.root);
+      await s.init();
+      return s.inspection.inspect(asked);
+    };
+    // A figure changed in the index (its hash made right) shows: the answer came from the index.
+    const body = JSON.parse(readFileSync(path, 'utf8').split('\n')[1]!);
+    body.outlines['sent:none'].totals.tokensSent = 123_456_789;
+    const forged = JSON.stringify(body);
+    const { createHash } = await import('node:crypto');
+    writeFileSync(path, `${createHash('sha256').update(forged).digest('hex')}\n${forged}`);
+    assert.equal((await fresh()).outline.totals.tokensSent, 123_456_789);
+    // The same bytes with a wrong hash (a torn or edited file) are not trusted.
+    writeFileSync(path, `${'0'.repeat(64)}\n${forged}`);
+    assert.deepEqual(await fresh(), truth);
+    // An event appended since: the run as it is now.
+    writeFileSync(path, `${createHash('sha256').update(forged).digest('hex')}\n${forged}`);
+    await first.retainer.append({ runId: 'r', event: { type: 'user', text: 'One more.' } });
+    const grown = await fresh();
+    assert.equal(grown.outline.events, truth.outline.events + 1);
+    assert.notEqual(grown.outline.totals.tokensSent, 123_456_789);
+  });
+
+  it('a value deleted by hand makes the index stale: the row says the value is gone', async () => {
+    const first = await service();
+    await recordRun(first);
+    const asked = { runId: 'r', from: 0, limit: 100 };
+    await first.inspection.inspect(asked);
+    await first.inspection.indexes.flush();
+    const { rmSync } = await import('node:fs');
+    rmSync(first.store.valuePath('r', 'c1'), { force: true });
+    const fresh = new RetentionService(first.store.root);
+    await fresh.init();
+    const answer = await fresh.inspection.inspect(asked);
+    const row = answer.rows.find((r) => r.full.kind === 'tool_result' && r.full.callId === 'c1')!;
+    assert.match((row.full as { text: { text: string } }).text.text, /deleted from the store/);
+    assert.equal(answer.outline.retained, 0);
+  });
+});
+
+describe('run index of an imported session', () => {
+  after(removeTempDirs);
+
+  it('is written after the import, so the first open reads it (a real Claude Code session with subagents)', async () => {
+    const dir = join(__dirname, '../fixtures/claude-code/subagent/project');
+    const { readdirSync, existsSync } = await import('node:fs');
+    const path = join(dir, readdirSync(dir).find((f) => f.endsWith('.jsonl'))!);
+    const s = await service();
+    const result = await s.importer.import({ path });
+    await s.importer.prepared();
+    const runIds = [result.runId, ...result.subagents.map((r) => r.runId)];
+    assert.ok(runIds.length > 1);
+    for (const runId of runIds) {
+      assert.ok(existsSync(s.store.runIndexPath(runId)), runId);
+      const fresh = new RetentionService(s.store.root);
+      await fresh.init();
+      const fromIndex = await fresh.inspection.inspect({ runId, from: 0, limit: 100 });
+      assert.deepEqual(fromIndex, await s.inspection.inspect({ runId, from: 0, limit: 100 }));
+    }
+  });
+});

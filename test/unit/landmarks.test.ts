@@ -178,6 +178,13 @@ describe('the scan of bytes', () => {
     );
   });
 
+  it('takes a blank first line once into the tail (a stretch starting with its newline)', () => {
+    assert.deepEqual(scanText('\n\n', 0, 5).tail, [
+      { text: '', bytes: 0 },
+      { text: '', bytes: 0 },
+    ]);
+  });
+
   it('property: bytes in any pieces scan as their text does; the JSON size is exact', () => {
     const unit = fc.constantFrom(
       'a',

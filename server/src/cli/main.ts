@@ -361,6 +361,8 @@ async function importFile(service: RetentionService, o: Options, rest: string[])
     ...(o.run ? { runId: o.run } : {}),
     ...(ifExists ? { ifExists } : {}),
   });
+  // The run's index, so the inspector's first open of it is quick.
+  await service.importer.prepared();
   return output(
     o,
     result,

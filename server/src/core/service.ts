@@ -79,7 +79,9 @@ export class RetentionService {
     this.values = new Values(ctx);
     this.history = new History(ctx, this.retainer);
     this.inspection = new Inspection(ctx);
-    this.importer = new Importer(ctx, this.retainer, options.workspace ?? process.cwd());
+    this.importer = new Importer(ctx, this.retainer, options.workspace ?? process.cwd(), (runId) =>
+      this.inspection.prepare(runId),
+    );
     this.cleaner = new Cleaner(ctx);
   }
 

@@ -281,6 +281,10 @@ function longestBacktickRun(text: string): number {
   return Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length));
 }
 
-connection.onShutdown(() => serving?.dispose());
+connection.onShutdown(async () => {
+  // Indexes computed in the last second are kept: the next start opens those runs at once.
+  await Promise.all([serving, sessions?.service].map((service) => service?.inspection.indexes.flush()));
+  serving?.dispose();
+});
 documents.listen(connection);
 connection.listen();

@@ -42,12 +42,22 @@ export function detectFormat(records: readonly Json[]): ImportFormat | undefined
 }
 
 export class Importer {
+  /** Runs are prepared for their first open one at a time (see `prepare`), after the imports' answers. */
+  private preparing: Promise<void> = Promise.resolve();
+
   constructor(
     private readonly ctx: Context,
     private readonly retainer: Retainer,
     /** Where a relative path is read from. */
     private readonly workspace: string,
+    /** Computes what opening an imported run shows first (its index), after the answer. */
+    private readonly prepare: (runId: string) => Promise<void> = async () => undefined,
   ) {}
+
+  /** Resolves when the runs imported so far are prepared (a command line waits for it before it exits). */
+  prepared(): Promise<void> {
+    return this.preparing;
+  }
 
   /**
    * Imports a session (and its subagents' sessions). With `signal`, it can be cancelled: what it
@@ -56,7 +66,10 @@ export class Importer {
   async import(input: ImportParams, signal?: AbortSignal): Promise<ImportResult> {
     const written: string[] = [];
     try {
-      return await this.importOne(input, signal, written);
+      const result = await this.importOne(input, signal, written);
+      for (const runId of written)
+        this.preparing = this.preparing.then(() => this.prepare(runId)).catch(() => undefined);
+      return result;
     } catch (err) {
       if (!signal?.aborted) throw err;
       for (const runId of written)

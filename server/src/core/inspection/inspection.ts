@@ -11,6 +11,7 @@ import {
   InspectParams,
   type InspectResult,
   type InspectRow,
+  type ModelCell,
   type Outline,
   type RunSearchResult,
   SearchRunParams,
@@ -18,10 +19,11 @@ import {
 import type { Context } from '../context';
 import { isImported } from '../history/replay';
 import { readLines } from '../store/lineReader';
-import { readEventsFrom } from '../store/transcript';
+import { readEventsAt, readEventsFrom } from '../store/transcript';
 import { lineMatch, searchLines } from '../values/lineSearch';
 import { SEARCH_BUDGET_MS } from '../values/peek';
 import { buildOutline, CELL_MAX_BYTES, firstModelCalls, fullCell, type ModelView, modelView } from './rows';
+import { INDEX_PAGE_ROWS, type RunIndex, RunIndexes, type Stamp, viewKey } from './runIndex';
 import { searchRun } from './runSearch';
 
 /** The most hits one run search answers. */
@@ -29,8 +31,12 @@ const SEARCH_HITS_MAX = 1000;
 
 interface Entry {
   events: TranscriptEvent[];
+  /** The byte offset of each event's line. */
+  offsets: number[];
   skipped: number;
   existingValues: Set<string>;
+  /** What the copy was read from, for the run index. */
+  stamp: Stamp | undefined;
   /** Where the next read of the transcript starts, its line number, and the file read. */
   end: number;
   lines: number;
@@ -42,10 +48,15 @@ interface Entry {
 
 export class Inspection {
   private readonly entries = new Map<string, Promise<Entry>>();
+  /** Copies read and current (a run not here may be answered from its index while its copy is read). */
+  private readonly settled = new Map<string, Entry>();
   /** Runs changed since their copy was read: caught up on their next use. */
   private readonly stale = new Set<string>();
+  readonly indexes: RunIndexes;
 
-  constructor(private readonly ctx: Context) {}
+  constructor(private readonly ctx: Context) {
+    this.indexes = new RunIndexes(ctx.store);
+  }
 
   private get store() {
     return this.ctx.store;
@@ -57,6 +68,7 @@ export class Inspection {
 
   /** Notes that a run changed: its copy catches up before it is used again. */
   invalidate(runId: string): void {
+    this.settled.delete(runId);
     if (this.entries.has(runId)) this.stale.add(runId);
   }
 
@@ -64,24 +76,36 @@ export class Inspection {
     let entry = this.entries.get(runId);
     if (entry && this.stale.delete(runId)) entry = entry.then((e) => this.catchUp(runId, e));
     else if (!entry) entry = this.catchUp(runId);
-    entry.catch(() => this.entries.get(runId) === entry && this.entries.delete(runId));
+    const read = entry;
+    read.then(
+      (e) => this.entries.get(runId) === read && !this.stale.has(runId) && this.settled.set(runId, e),
+      () => this.entries.get(runId) === read && this.entries.delete(runId),
+    );
     // Most recently used last; keep two runs: big transcripts are big in memory too.
     this.entries.delete(runId);
     this.entries.set(runId, entry);
-    while (this.entries.size > 2) this.entries.delete(this.entries.keys().next().value!);
+    while (this.entries.size > 2) {
+      const oldest = this.entries.keys().next().value!;
+      this.entries.delete(oldest);
+      this.settled.delete(oldest);
+    }
     return entry;
   }
 
   /** Reads what was appended since `entry` (or the whole run), and drops what depended on the old events. */
   private async catchUp(runId: string, entry?: Entry): Promise<Entry> {
     const path = this.store.transcriptPath(runId);
+    // Taken before the values are listed: a value deleted after makes the index stale, not wrong.
+    const valuesStamp = await this.indexes.stamp(runId);
     const stat = await fs.stat(path).catch(() => undefined);
     // A transcript that shrank or was replaced (a deleted and recreated run) is read from the start.
     const fresh = !entry || !stat || stat.ino !== entry.inode || stat.size < entry.end;
     const base: Entry = fresh
       ? {
           events: [],
+          offsets: [],
           skipped: 0,
+          stamp: undefined,
           existingValues: new Set(),
           end: 0,
           lines: 0,
@@ -93,9 +117,12 @@ export class Inspection {
       : entry!;
     const read = await readEventsFrom(this.store.root, path, base.end, base.lines);
     const events = read.events.length > 0 ? [...base.events, ...read.events] : base.events;
+    const transcript = stat ? `${stat.ino}:${read.end}` : undefined;
     return {
       events,
+      offsets: read.events.length > 0 ? [...base.offsets, ...read.offsets] : base.offsets,
       skipped: base.skipped + read.skipped.length,
+      stamp: transcript && valuesStamp ? { transcript, values: valuesStamp.values } : undefined,
       existingValues: await this.valueIds(runId),
       end: read.end,
       lines: base.lines + read.lines,
@@ -110,52 +137,120 @@ export class Inspection {
   async inspect(input: InspectParams): Promise<InspectResult> {
     const params = check(InspectParams, input);
     const runId = await this.ctx.runs.existing(params.runId);
-    const { modelCall: asked, from = 0, limit = 0 } = params;
+    // A run not in memory is answered from its index when that holds the view; the copy is read meanwhile.
+    if (!this.settled.has(runId)) {
+      const index = await this.indexes.read(runId).catch(() => undefined);
+      const answer = index && (await this.fromIndex(runId, index, params).catch(() => undefined));
+      if (answer) {
+        // The copy for the pages that follow: it starts with the index's outlines when read from the same bytes.
+        this.entry(runId)
+          .then((entry) => {
+            if (entry.stamp?.transcript !== index.stamp.transcript || entry.stamp.values !== index.stamp.values) return;
+            for (const [key, outline] of Object.entries(index.outlines))
+              if (!entry.outlines.has(key)) entry.outlines.set(key, outline);
+          })
+          .catch(() => undefined);
+        return answer;
+      }
+    }
+    const { from = 0, limit = 0 } = params;
     const view = params.view ?? 'sent';
-    let policy = params.policy ? this.ctx.settings().history : undefined;
-
     const entry = await this.entry(runId);
     const { events, existingValues, skipped } = entry;
-    // The history policy is Retained Outputs' own: an imported run's agent never applied it.
-    if (policy && view === 'sent' && isImported(events)) policy = undefined;
-    const policyKey = `${view}:${policy ? JSON.stringify(policy) : 'none'}`;
-    let outline = entry.outlines.get(policyKey);
+    const policy = this.policyOf(params, isImported(events));
+    const key = viewKey(view, policy);
+    let outline = entry.outlines.get(key);
     if (!outline) {
       outline = buildOutline(events, existingValues, { view, policy });
-      entry.outlines.set(policyKey, outline);
+      entry.outlines.set(key, outline);
+      this.remember(runId);
     }
-    const modelCall = Math.min(asked ?? outline.modelCalls.length, outline.modelCalls.length);
+    const modelCall = Math.min(params.modelCall ?? outline.modelCalls.length, outline.modelCalls.length);
     const rows: InspectRow[] = [];
     let unwritten = 0;
     if (limit > 0 && from < events.length) {
-      const viewKey = `${policyKey}@${modelCall}`;
-      let cells = entry.views.get(viewKey);
+      const pageKey = `${key}@${modelCall}`;
+      let cells = entry.views.get(pageKey);
       if (!cells) {
         // A view writes nothing: the values its references name are written when a replay is sent.
         cells = modelView(events, existingValues, modelCall, { view, policy });
-        entry.views.set(viewKey, cells);
+        entry.views.set(pageKey, cells);
         while (entry.views.size > 4) entry.views.delete(entry.views.keys().next().value!);
+        if (from < INDEX_PAGE_ROWS) this.remember(runId);
       }
       unwritten = cells.archive.length;
-      for (let index = from; index < Math.min(events.length, from + limit); index++) {
-        const event = events[index]!;
-        // A result kept in its value is shown from the value's first bytes.
-        const head =
-          event.type === 'tool_call_finished' &&
-          event.result === undefined &&
-          event.valueId &&
-          existingValues.has(event.valueId)
-            ? await this.store.readHead(runId, event.valueId, CELL_MAX_BYTES).catch(() => undefined)
-            : undefined;
-        rows.push({
-          index,
-          firstModelCall: entry.firstModelCalls[index]!,
-          full: fullCell(event, existingValues, head),
-          model: cells.cells[index]!,
-        });
-      }
+      const page = events.slice(from, Math.min(events.length, from + limit));
+      rows.push(...(await this.rows(runId, page, from, existingValues, entry.firstModelCalls, cells.cells)));
     }
     return { outline, modelCall, rows, skipped, unwritten };
+  }
+
+  /** Computes what opening the run shows first and writes its index now (after an import). */
+  async prepare(runId: string): Promise<void> {
+    await this.inspect({ runId, from: 0, limit: INDEX_PAGE_ROWS });
+    await this.indexes.flush(runId);
+  }
+
+  /** The history policy a view applies: the one in force, unless the run was imported (its agent never applied it). */
+  private policyOf(params: InspectParams, imported: boolean) {
+    return params.policy && (params.view ?? 'sent') === 'sent' && !imported ? this.ctx.settings().history : undefined;
+  }
+
+  /** Rows of the events `page` (from position `from`): each beside its model cell; a result kept in a value from its first bytes. */
+  private async rows(
+    runId: string,
+    page: readonly TranscriptEvent[],
+    from: number,
+    existingValues: ReadonlySet<string> | undefined,
+    firstModelCalls: readonly number[],
+    cells: readonly ModelCell[],
+  ): Promise<InspectRow[]> {
+    const rows: InspectRow[] = [];
+    for (const [i, event] of page.entries()) {
+      const index = from + i;
+      const kept = event.type === 'tool_call_finished' && event.result === undefined ? event.valueId : undefined;
+      const head =
+        kept && (existingValues?.has(kept) ?? true)
+          ? await this.store.readHead(runId, kept, CELL_MAX_BYTES).catch(() => undefined)
+          : undefined;
+      // Without the list of values (an answer from the index), a value is there when its head reads.
+      const existing = existingValues ?? new Set(head !== undefined && kept ? [kept] : []);
+      rows.push({
+        index,
+        firstModelCall: firstModelCalls[index]!,
+        full: fullCell(event, existing, head),
+        model: cells[index]!,
+      });
+    }
+    return rows;
+  }
+
+  /** The answer from the run's index, when it is current and holds the view and page asked for. */
+  private async fromIndex(runId: string, index: RunIndex, params: InspectParams): Promise<InspectResult | undefined> {
+    const view = params.view ?? 'sent';
+    const key = viewKey(view, this.policyOf(params, index.imported));
+    const outline = index.outlines[key];
+    if (!outline) return undefined;
+    const { from = 0, limit = 0 } = params;
+    const modelCall = Math.min(params.modelCall ?? outline.modelCalls.length, outline.modelCalls.length);
+    const result = { outline, modelCall, rows: [] as InspectRow[], skipped: index.skipped, unwritten: 0 };
+    const events = index.offsets.length;
+    if (limit === 0 || from >= events) return result;
+    const page = index.pages[`${key}@${modelCall}`];
+    const to = Math.min(events, from + limit);
+    if (!page || to > page.cells.length) return undefined;
+    const read = await readEventsAt(this.store.root, this.store.transcriptPath(runId), index.offsets.slice(from, to));
+    if (!read) return undefined;
+    const rows = await this.rows(runId, read, from, undefined, index.firstModelCalls, page.cells);
+    return { ...result, rows, unwritten: page.unwritten };
+  }
+
+  /** Keeps what the run's copy knows now in its index (a little later: see RunIndexes.save). */
+  private remember(runId: string): void {
+    this.indexes.save(runId, () => {
+      const entry = this.settled.get(runId);
+      return entry ? indexOf(entry) : undefined;
+    });
   }
 
   /** Finds text anywhere in a run: messages, call arguments and full results. */
@@ -179,4 +274,21 @@ export class Inspection {
       return { lines, total: found.total };
     });
   }
+}
+
+/** What a run's copy knows that a cold open needs: its index. */
+function indexOf(entry: Entry): RunIndex | undefined {
+  if (!entry.stamp) return undefined;
+  const pages: RunIndex['pages'] = {};
+  for (const [key, view] of entry.views)
+    pages[key] = { cells: view.cells.slice(0, INDEX_PAGE_ROWS), unwritten: view.archive.length };
+  return {
+    stamp: entry.stamp,
+    imported: isImported(entry.events),
+    skipped: entry.skipped,
+    offsets: entry.offsets,
+    firstModelCalls: entry.firstModelCalls,
+    outlines: Object.fromEntries(entry.outlines),
+    pages,
+  };
 }

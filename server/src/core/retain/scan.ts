@@ -155,7 +155,8 @@ export class Scan {
     if (this.tailLines > 0) {
       const lastLines: LineHead[] = [];
       for (let end = region.length - 1; lastLines.length < this.tailLines && end >= 0; ) {
-        const start = region.lastIndexOf('\n', end - 1) + 1;
+        // (lastIndexOf from -1 would search from 0 and find the region's first newline.)
+        const start = end === 0 ? 0 : region.lastIndexOf('\n', end - 1) + 1;
         lastLines.unshift(lineHead(region.slice(start, end)));
         end = start - 1;
       }

@@ -531,6 +531,12 @@ export class Store {
     await fs.rm(this.transcriptPath(runId), { force: true });
     await fs.rm(this.runMetaPath(runId), { force: true });
     await fs.rm(this.pinPath(runId), { force: true });
+    await fs.rm(this.runIndexPath(runId), { force: true });
+  }
+
+  /** The run's inspector index (inspection/runIndex.ts): derived, rebuilt when missing. */
+  runIndexPath(runId: string): string {
+    return join(this.runsDir, `${checkedId(runId, 'run')}.index.json`);
   }
 
   pinPath(runId: string): string {

@@ -139,6 +139,8 @@ async function writeLine(root: string, path: string, parts: Buffer[]): Promise<v
 }
 
 export interface TailRead extends ReadResult {
+  /** The byte offset of each event's line, in step with `events`. */
+  offsets: number[];
   /** Byte offset just past the last complete line read: where the next read starts. */
   end: number;
   /** Lines read (for numbering the lines of the next read). */
@@ -159,7 +161,7 @@ export async function readEventsFrom(
   lineBase = 0,
   page: { from: number; limit: number; final?: boolean } = { from: 0, limit: Infinity },
 ): Promise<TailRead> {
-  const result: TailRead = { events: [], skipped: [], end: start, lines: 0 };
+  const result: TailRead = { events: [], skipped: [], offsets: [], end: start, lines: 0 };
   let handle: FileHandle;
   try {
     handle = await openFile(root, path, READ);
@@ -184,6 +186,7 @@ export async function readEventsFrom(
         const line = oversized ? undefined : Buffer.concat([...pending, chunk.subarray(from, nl)], lineBytes);
         pending = [];
         pendingBytes = 0;
+        const offset = result.end;
         result.end += lineBytes + 1;
         result.lines++;
         from = nl + 1;
@@ -198,7 +201,10 @@ export async function readEventsFrom(
         if (text.trim() === '') continue;
         const parsed = parseEvent(text);
         if (typeof parsed === 'string') result.skipped.push({ line: lineBase + result.lines, reason: parsed });
-        else if (index++ >= page.from) result.events.push(parsed);
+        else if (index++ >= page.from) {
+          result.events.push(parsed);
+          result.offsets.push(offset);
+        }
         if (result.events.length >= page.limit) return result;
       }
       if (from < bytesRead) {
@@ -218,6 +224,46 @@ export async function readEventsFrom(
     await handle.close();
   }
   return result;
+}
+
+/**
+ * Reads the events whose lines start at `offsets` (known from an earlier read of the same
+ * file): one read of the stretch they span. Undefined when a line there is not an event any
+ * more (the file is not the one the offsets came from).
+ */
+export async function readEventsAt(
+  root: string,
+  path: string,
+  offsets: readonly number[],
+): Promise<TranscriptEvent[] | undefined> {
+  if (offsets.length === 0) return [];
+  const start = offsets[0]!;
+  const last = offsets[offsets.length - 1]!;
+  const handle = await openFile(root, path, READ);
+  try {
+    // Through the end of the last line: read on until its newline (a line is at most READ_LINE_MAX_BYTES).
+    let span = Buffer.allocUnsafe(last - start + 64 * 1024);
+    let read = 0;
+    while (span.subarray(0, read).indexOf(0x0a, last - start) === -1) {
+      if (read === span.length) span = Buffer.concat([span, Buffer.allocUnsafe(span.length)]);
+      const { bytesRead } = await handle.read(span, read, span.length - read, start + read);
+      if (bytesRead === 0 || read - (last - start) > READ_LINE_MAX_BYTES) return undefined;
+      read += bytesRead;
+    }
+    const lines = span.subarray(0, read);
+    const events: TranscriptEvent[] = [];
+    for (const offset of offsets) {
+      const at = offset - start;
+      const end = lines.indexOf(0x0a, at);
+      if (at < 0 || end === -1) return undefined;
+      const parsed = parseEvent(lines.toString('utf8', at, end));
+      if (typeof parsed === 'string') return undefined;
+      events.push(parsed);
+    }
+    return events;
+  } finally {
+    await handle.close();
+  }
 }
 
 /**

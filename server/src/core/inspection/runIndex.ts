@@ -1,0 +1,180 @@
+/**
+ * The run index: beside each transcript (`runs/<runId>.index.json`), what opening the run in the
+ * inspector needs, so a cold open (a restarted server, a run not opened since) reads one small
+ * file and the rows on screen instead of parsing the whole run and counting its tokens: the byte
+ * offset of each event's line, the first model call that sends each event, the outlines computed
+ * so far (one per view and policy) and the model's side of the first page.
+ *
+ * It is derived data, like a value's line index: written after the answer that computed it,
+ * never on the way to one, and used only while it matches what it was made from (the
+ * transcript's file and size, the values folder's file and time, this format). A stale,
+ * torn or altered index is rebuilt, never trusted: its body is hashed, and its shape checked
+ * before use.
+ */
+import { createHash } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import type { ModelCell, Outline } from '../../../../shared/protocol';
+import { tempPath } from '../store/layout';
+import { CREATE_NEW, openFile, readFile, statFile } from '../store/safeFs';
+import type { Store } from '../store/store';
+
+/** Changes whenever what rows.ts computes does: an index of another format is rebuilt. */
+const FORMAT = 1;
+/** Rows of the first page kept: the inspector's page. */
+export const INDEX_PAGE_ROWS = 100;
+/** An index bigger than this is not one we wrote (offsets of a million events are a few MB). */
+const INDEX_MAX_BYTES = 64 << 20;
+/** Writes of a run's index are held this long, so a live run is not rewritten per event. */
+const SAVE_DELAY_MS = 1000;
+
+/** What an index was made from: it is used only while these are unchanged. */
+export interface Stamp {
+  /** The transcript's inode and the bytes of it read. */
+  transcript: string;
+  /** The values folder's inode and modification time (a value added or deleted changes it), or "none". */
+  values: string;
+}
+
+export interface FirstPage {
+  cells: ModelCell[];
+  unwritten: number;
+}
+
+export interface RunIndex {
+  stamp: Stamp;
+  /** Whether the run was imported (no history policy applies). */
+  imported: boolean;
+  skipped: number;
+  offsets: number[];
+  firstModelCalls: number[];
+  /** By view key (see `viewKey`). */
+  outlines: Record<string, Outline>;
+  /** By view key and model call (`key@modelCall`): rows 0 to INDEX_PAGE_ROWS. */
+  pages: Record<string, FirstPage>;
+}
+
+/** The key of a view of a run: which side, under which history policy. */
+export function viewKey(view: string, policy: unknown): string {
+  return `${view}:${policy ? JSON.stringify(policy) : 'none'}`;
+}
+
+export class RunIndexes {
+  private readonly pending = new Map<string, { timer: NodeJS.Timeout; build: () => RunIndex | undefined }>();
+
+  constructor(private readonly store: Store) {}
+
+  private path(runId: string): string {
+    return this.store.runIndexPath(runId);
+  }
+
+  /** What the run's files are now; undefined when it has no transcript. */
+  async stamp(runId: string, transcriptBytes?: number): Promise<Stamp | undefined> {
+    const transcript = await fs.stat(this.store.transcriptPath(runId), { bigint: true }).catch(() => undefined);
+    if (!transcript) return undefined;
+    const values = await fs.stat(this.store.valuesDir(runId), { bigint: true }).catch(() => undefined);
+    return {
+      transcript: `${transcript.ino}:${transcriptBytes ?? transcript.size}`,
+      values: values ? `${values.ino}:${values.mtimeNs}` : 'none',
+    };
+  }
+
+  /** The run's index when it matches the run as it is now. */
+  async read(runId: string): Promise<RunIndex | undefined> {
+    const now = await this.stamp(runId);
+    if (!now) return undefined;
+    let text: string;
+    try {
+      const stat = await statFile(this.store.root, this.path(runId));
+      if (!stat || stat.size > INDEX_MAX_BYTES) return undefined;
+      text = (await readFile(this.store.root, this.path(runId))).toString('utf8');
+    } catch {
+      return undefined;
+    }
+    const newline = text.indexOf('\n');
+    const body = text.slice(newline + 1);
+    if (newline === -1 || text.slice(0, newline) !== digest(body)) return undefined;
+    let index: unknown;
+    try {
+      index = JSON.parse(body);
+    } catch {
+      return undefined;
+    }
+    return wellFormed(index) && index.stamp.transcript === now.transcript && index.stamp.values === now.values
+      ? index
+      : undefined;
+  }
+
+  /**
+   * Writes the index a little later (`build` is asked then, for what is known by that time), so a
+   * live run is written once a second at most. Failures are ignored: the next open rebuilds.
+   */
+  save(runId: string, build: () => RunIndex | undefined): void {
+    if (this.pending.has(runId)) return;
+    const timer = setTimeout(() => void this.flush(runId), SAVE_DELAY_MS);
+    timer.unref();
+    this.pending.set(runId, { timer, build });
+  }
+
+  /** Writes the pending indexes now (all, or the run's). */
+  async flush(runId?: string): Promise<void> {
+    const writes: Promise<void>[] = [];
+    for (const [id, { timer, build }] of this.pending) {
+      if (runId !== undefined && id !== runId) continue;
+      clearTimeout(timer);
+      this.pending.delete(id);
+      const index = build();
+      if (index) writes.push(this.write(id, index).catch(() => undefined));
+    }
+    await Promise.all(writes);
+  }
+
+  private async write(runId: string, index: RunIndex): Promise<void> {
+    const body = JSON.stringify({ format: FORMAT, ...index });
+    const tmp = tempPath(this.store.runsDir);
+    const handle = await openFile(this.store.root, tmp, CREATE_NEW);
+    try {
+      try {
+        await handle.writeFile(`${digest(body)}\n${body}`);
+      } finally {
+        await handle.close();
+      }
+      // Still the run it was made from (not deleted meanwhile): then it goes in place whole.
+      const now = await this.stamp(runId);
+      if (now?.transcript === index.stamp.transcript && now.values === index.stamp.values)
+        await fs.rename(tmp, this.path(runId));
+    } finally {
+      await fs.rm(tmp, { force: true });
+    }
+  }
+}
+
+function digest(body: string): string {
+  return createHash('sha256').update(body).digest('hex');
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isCount = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
+
+/** The shape every use relies on: numbers where numbers go, offsets rising, arrays in step. */
+function wellFormed(v: unknown): v is RunIndex {
+  if (!isRecord(v) || v.format !== FORMAT || !isRecord(v.stamp)) return false;
+  const { offsets, firstModelCalls, outlines, pages } = v;
+  if (typeof v.stamp.transcript !== 'string' || typeof v.stamp.values !== 'string') return false;
+  if (typeof v.imported !== 'boolean' || !isCount(v.skipped)) return false;
+  if (!Array.isArray(offsets) || !Array.isArray(firstModelCalls) || offsets.length !== firstModelCalls.length)
+    return false;
+  for (let i = 0; i < offsets.length; i++) {
+    if (!isCount(offsets[i]) || (i > 0 && offsets[i] <= offsets[i - 1])) return false;
+    if (!isCount(firstModelCalls[i])) return false;
+  }
+  if (!isRecord(outlines) || !isRecord(pages)) return false;
+  for (const outline of Object.values(outlines)) {
+    if (!isRecord(outline) || outline.events !== offsets.length || !Array.isArray(outline.modelCalls)) return false;
+    if (!isRecord(outline.totals)) return false;
+  }
+  for (const page of Object.values(pages)) {
+    if (!isRecord(page) || !Array.isArray(page.cells) || !isCount(page.unwritten)) return false;
+    if (page.cells.length !== Math.min(INDEX_PAGE_ROWS, offsets.length) || !page.cells.every(isRecord)) return false;
+  }
+  return true;
+}

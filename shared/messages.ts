@@ -36,6 +36,11 @@ export interface ViewRequests {
 }
 export type ViewRequestMethod = keyof ViewRequests;
 
+const time = z.number().min(0);
+/** Steps of the page's start, in ms since it started: its script ran, init came, the first request went and was answered. */
+const MarksSchema = z.strictObject({ script: time, init: time, request: time, answer: time }).partial();
+export type Marks = z.infer<typeof MarksSchema>;
+
 export const ViewMessage = z.discriminatedUnion('type', [
   /** The page is loaded and listening, with the state it saved (unchecked): the extension answers with `init`. */
   z.strictObject({ type: z.literal('ready'), state: z.unknown().optional() }),
@@ -62,8 +67,13 @@ export const ViewMessage = z.discriminatedUnion('type', [
     }),
   /** Open one event's whole body in an editor: its text or result, or one call's arguments. */
   z.strictObject({ type: z.literal('openEvent'), index: z.number().int().min(0), callId: id.optional() }),
-  /** The first rows are on screen, `ms` after the page started. */
-  z.strictObject({ type: z.literal('rendered'), ms: z.number().min(0), rows: z.number().int().min(0) }),
+  /** The first rows are on screen, `ms` after the page started; `marks`: when it got to each step before. */
+  z.strictObject({
+    type: z.literal('rendered'),
+    ms: z.number().min(0),
+    rows: z.number().int().min(0),
+    marks: MarksSchema.optional(),
+  }),
 ]);
 export type ViewToHost = z.infer<typeof ViewMessage>;
 

@@ -205,7 +205,7 @@ export class Inspectors implements vscode.WebviewPanelSerializer, vscode.Disposa
       }
       case 'rendered':
         this.log.info(
-          `Inspector (${runId}): first rows rendered ${message.ms} ms after the page started (${message.rows} rows).`,
+          `Inspector (${runId}): first rows rendered ${message.ms} ms after the page started (${message.rows} rows; ${JSON.stringify(message.marks ?? {})}).`,
         );
         return;
       case 'openValue':
@@ -254,7 +254,9 @@ export class Inspectors implements vscode.WebviewPanelSerializer, vscode.Disposa
               ? await this.client.sendRequest(InspectRequest.type, { runId, ...message.params, ...store })
               : await this.client.sendRequest(SearchRunRequest.type, { runId, ...message.params, ...store });
           const ms = Date.now() - started;
-          if (ms > 500)
+          // A slow request, and every first page (one line per open: how long the panel waited).
+          const firstPage = message.method === 'inspect' && !message.params.from && Boolean(message.params.limit);
+          if (ms > 500 || firstPage)
             this.log.info(
               `Inspector (${runId}): ${message.method} ${JSON.stringify(message.params)} took ${ms} ms in the language server.`,
             );

@@ -6,7 +6,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { createWriteStream, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { RetentionService } from '../../server/src/core/service';
 import {
   AppendRequest,
@@ -19,7 +19,7 @@ import {
   ValuesRequest,
 } from '../../shared/protocol';
 import { BIG_RUN, recordBigRun } from '../helpers/bigRun';
-import { ServerProcess } from '../helpers/serverProcess';
+import { SERVER_JS, ServerProcess } from '../helpers/serverProcess';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
 import { contextEconomy, measureRetrievable, RETRIEVABLE } from './contextEconomy';
 
@@ -59,6 +59,54 @@ function makeValue(bytes: number, markers: Record<number, string> = {}): string 
 
 const fmt = (n: number, digits = 2) => n.toFixed(digits);
 
+/**
+ * retained/retain of `text` as the server sees it: the request encoded before the clock starts
+ * (a client's own JSON encoding is not the server's cost), written to a fresh server's stdin,
+ * timed to its answer; with the server's peak memory.
+ */
+async function serverSideRetain(workspace: string, text: string): Promise<{ ms: number; peakBytes: number }> {
+  const child = spawn(process.execPath, [SERVER_JS, '--stdio'], { stdio: ['pipe', 'pipe', 'ignore'] });
+  const frame = (message: object) => {
+    const body = Buffer.from(JSON.stringify({ jsonrpc: '2.0', ...message }));
+    return Buffer.concat([Buffer.from(`Content-Length: ${body.length}\r\n\r\n`), body]);
+  };
+  const waiting = new Map<number, () => void>();
+  let input = Buffer.alloc(0);
+  child.stdout.on('data', (data: Buffer) => {
+    input = Buffer.concat([input, data]);
+    for (let end = input.indexOf('\r\n\r\n'); end !== -1; end = input.indexOf('\r\n\r\n')) {
+      const length = Number(/Content-Length: (\d+)/i.exec(input.toString('latin1', 0, end))?.[1]);
+      if (input.length < end + 4 + length) break;
+      const message = JSON.parse(input.toString('utf8', end + 4, end + 4 + length)) as { id?: number };
+      input = input.subarray(end + 4 + length);
+      if (typeof message.id === 'number') waiting.get(message.id)?.();
+    }
+  });
+  const send = (id: number, bytes: Buffer) =>
+    new Promise<void>((resolve) => {
+      waiting.set(id, resolve);
+      child.stdin.write(bytes);
+    });
+  try {
+    const rootUri = pathToFileURL(workspace).href;
+    await send(
+      1,
+      frame({ id: 1, method: 'initialize', params: { processId: process.pid, rootUri, capabilities: {} } }),
+    );
+    child.stdin.write(frame({ method: 'initialized', params: {} }));
+    const request = frame({
+      id: 2,
+      method: RetainRequest.method,
+      params: { runId: 'raw', callId: 'c', tool: 'bench', text },
+    });
+    const ms = await timeMsAsync(() => send(2, request));
+    const kb = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
+    return { ms, peakBytes: Number(kb?.[1]) * 1024 };
+  } finally {
+    child.kill('SIGKILL');
+  }
+}
+
 async function benchRetain(workspace: string): Promise<void> {
   // A low threshold so that even the 1 KB result is retained (written, indexed, logged).
   const server = await ServerProcess.start({ workspace, settings: { thresholdBytes: 512, peekMaxBytes: 384 } });
@@ -93,6 +141,18 @@ async function benchRetain(workspace: string): Promise<void> {
         `p50 ${fmt(median)} ms over ${repeats}`,
         '',
       ]);
+      if (bytes === 200 * MB) {
+        // The same request encoded beforehand: the server's own part, and its memory.
+        const raw = await serverSideRetain(tempDir('retained-bench-raw-'), text);
+        const payload = Buffer.byteLength(text);
+        rows.push([
+          "retain, the server's part (request encoded beforehand)",
+          label,
+          `${fmt(payload / MB / (raw.ms / 1000), 1)} MB/s, peak ${fmt(raw.peakBytes / MB, 0)} MB RSS`,
+          `the round trip above: ${fmt(median, 0)} ms (the client's JSON encoding included)`,
+          `peak ${fmt(raw.peakBytes / payload, 1)}× the payload`,
+        ]);
+      }
     }
   } finally {
     await server.stop();

@@ -10,6 +10,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { RetentionService } from '../../server/src/core/service';
 import { readEvents } from '../../server/src/core/store/transcript';
 import {
   InspectRequest,
@@ -118,6 +119,46 @@ describe('hostile input', function () {
       const after = await server.request(RetainRequest.type, {
         runId: 'big',
         callId: 'c3',
+        tool: 't',
+        text: 'still serving',
+      });
+      assert.equal(after.content, 'still serving');
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('a big text is retained from its JSON bytes exactly (every escape), and a bad escape in one is refused with the server alive', async () => {
+    const workspace = tempDir();
+    const server = await ServerProcess.start({ workspace });
+    try {
+      // 3 MB of lines with every kind of escape, and characters of every UTF-8 length.
+      const line = (i: number) => `${i}\t"q" \\ back/slash \u0001\u001b[31m é ✗ 😀 \ud800 \u2028 error ${i}`;
+      const text = `${Array.from({ length: 40_000 }, (_, i) => line(i)).join('\n')}\n`;
+      const answer = await server.request(RetainRequest.type, { runId: 'lift', callId: 'c1', tool: 'bash', text });
+      assert.equal(answer.retained, true);
+      const value = readFileSync(join(workspace, '.retained', 'runs', 'lift.values', 'c1.txt'));
+      assert.equal(sha256(value), sha256(Buffer.from(text, 'utf8')));
+      // The stub is the one the same text gets decoded whole, in a service in this process.
+      const inProcess = new RetentionService(join(tempDir(), '.retained'));
+      await inProcess.init();
+      const whole = await inProcess.retainer.retain({ runId: 'lift', callId: 'c1', tool: 'bash', text });
+      assert.equal(answer.content, whole.content);
+      assert.match(answer.content, /error at line 1, 2, 3/);
+      const peek = await server.request(PeekRequest.type, { runId: 'lift', valueId: 'c1', start: 39_999, end: 40_000 });
+      // A lone surrogate has no UTF-8: the value holds U+FFFD for it, as any UTF-8 encoder writes.
+      assert.equal(peek.text.split('\n')[0], `39999: ${line(39_998).replace('\ud800', '\ufffd')}`);
+
+      const bad = `{"jsonrpc":"2.0","id":"bad-1","method":"${RetainRequest.method}","params":{"runId":"lift","callId":"c3","tool":"t","text":"${'a'.repeat(2 << 20)}\\x"}}`;
+      const refused = waitForResponse(server.child, 'bad-1');
+      await write(server.child, `Content-Length: ${Buffer.byteLength(bad)}\r\n\r\n${bad}`);
+      assert.match(
+        ((await refused) as { error?: { message: string } }).error?.message ?? '',
+        /params\.text has the escape \\x/,
+      );
+      const after = await server.request(RetainRequest.type, {
+        runId: 'lift',
+        callId: 'c4',
         tool: 't',
         text: 'still serving',
       });

@@ -61,7 +61,7 @@ export function Inspector({
   useEffect(() => {
     if (reported.current || rows.fetched() === 0) return;
     reported.current = true;
-    host.post({ type: 'rendered', ms: Math.round(performance.now()), rows: rows.fetched() });
+    host.post({ type: 'rendered', ms: Math.round(performance.now()), rows: rows.fetched(), marks: host.marks });
   }, [host, rows.version, rows.fetched]);
 
   // A restored query is searched again once the run is there.

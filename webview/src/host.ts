@@ -2,7 +2,14 @@
  * The webview's side of the message protocol: typed requests with ids, answered by the
  * extension, and a listener for what the extension pushes (init, changed).
  */
-import type { HostToView, InspectorState, ViewRequestMethod, ViewRequests, ViewToHost } from '../../shared/messages';
+import type {
+  HostToView,
+  InspectorState,
+  Marks,
+  ViewRequestMethod,
+  ViewRequests,
+  ViewToHost,
+} from '../../shared/messages';
 
 /** The object `acquireVsCodeApi()` returns inside a VS Code webview. */
 export interface VsCodeApi {
@@ -12,6 +19,8 @@ export interface VsCodeApi {
 }
 
 export class Host {
+  /** When the page first got to each step (ms since it started): reported with the first rows. */
+  readonly marks: Marks = { script: Math.round(performance.now()) };
   private nextId = 1;
   private readonly pending = new Map<number, { resolve: (result: unknown) => void; reject: (error: Error) => void }>();
   private readonly listeners = new Set<(message: HostToView) => void>();
@@ -32,6 +41,7 @@ export class Host {
     params: ViewRequests[M]['params'],
   ): Promise<ViewRequests[M]['result']> {
     const id = this.nextId++;
+    this.marks.request ??= Math.round(performance.now());
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as (result: unknown) => void, reject });
       this.post({ type: 'request', id, method, params } as ViewToHost);
@@ -59,10 +69,12 @@ export class Host {
       const waiting = this.pending.get(message.id);
       if (!waiting) return;
       this.pending.delete(message.id);
+      this.marks.answer ??= Math.round(performance.now());
       if (message.type === 'response') waiting.resolve(message.result);
       else waiting.reject(new Error(message.message));
       return;
     }
+    if (message.type === 'init') this.marks.init ??= Math.round(performance.now());
     for (const listener of this.listeners) listener(message);
   }
 }

@@ -8,6 +8,7 @@
  */
 import { AbstractMessageReader, type DataCallback, type Disposable, type Message } from 'vscode-jsonrpc';
 import { MAX_MESSAGE_BYTES } from '../../../shared/protocol';
+import { escapedTexts, LIFT_MIN_BYTES, liftRetainText } from './liftText';
 
 /**
  * A length past this is taken for a broken stream, not a message: skipping it would leave the
@@ -128,10 +129,17 @@ export class FrameReader extends AbstractMessageReader {
       this.body = undefined;
       if (!body.data) this.oversized({ ...sniff(body.head.toString('utf8')), bytes: body.length });
       else {
-        const json = body.data.toString('utf8');
-        // The bytes are garbage once decoded: not held while the JSON is parsed.
-        body.data = undefined;
-        this.deliver(json);
+        // A big result to retain stays as its bytes, decoded a window at a time into its value.
+        const lifted = body.length >= LIFT_MIN_BYTES ? liftRetainText(body.data) : undefined;
+        if (lifted) {
+          escapedTexts.set(lifted.message.params, lifted.text);
+          this.callback?.(lifted.message as unknown as Message);
+        } else {
+          const json = body.data.toString('utf8');
+          // The bytes are garbage once decoded: not held while the JSON is parsed.
+          body.data = undefined;
+          this.deliver(json);
+        }
       }
     }
     return data.subarray(take);

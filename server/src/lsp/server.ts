@@ -58,6 +58,7 @@ import { RetentionService } from '../core/service';
 const WARM_AFTER_MS = 1500;
 
 import { FrameReader } from './frames';
+import { escapedTexts } from './liftText';
 
 /** The stream broke: say why and end, so the client restarts a server that can hear it. */
 function fatal(reason: string): void {
@@ -203,7 +204,11 @@ connection.onDidChangeConfiguration(async (change) => {
   }
 });
 
-serve(RetainRequest, (s, p) => s.retainer.retain(p));
+serve(RetainRequest, (s, p) => {
+  // A big text the framing left escaped (liftText.ts) is streamed into its value.
+  const escaped = escapedTexts.get(p);
+  return escaped ? s.retainer.retainEscaped(p, escaped) : s.retainer.retain(p);
+});
 serve(AppendRequest, async (s, p) => {
   await s.retainer.append(p);
   return { ok: true as const };

@@ -24,6 +24,7 @@ import { appendEvent, LineTooLong, writeEvents } from '../store/transcript';
 import { countLines, utf8Bytes, utf8Slices } from '../text';
 import { SecretScan } from '../withhold/secrets';
 import { BATCH_DEADLINE_MS, type Withheld, type Withholder } from '../withhold/withholder';
+import { BadEscape, type EscapedText } from './escapedText';
 import { Scan, type ScanResult } from './scan';
 import { type PreviewSettings, previewOf, stubOf } from './stub';
 
@@ -78,6 +79,28 @@ export class Retainer {
         );
       }
     });
+  }
+
+  /**
+   * retained/retain with its text still escaped (a big message: see EscapedText): streamed into
+   * its value as a command's output is, never decoded whole. When it cannot be stored that way,
+   * it is decoded and retained as any text, so it still reaches the model verbatim.
+   */
+  async retainEscaped(input: RetainParams, escaped: EscapedText, door: Door = {}): Promise<RetainResult> {
+    const { text: _placeholder, isError = false, ...rest } = check(RetainParams, input);
+    try {
+      return await this.retainStream(rest, escaped.chunks(), () => ({ isError }), door);
+    } catch (err) {
+      if (err instanceof BadEscape) throw new InvalidInput(err.message);
+      if (err instanceof InvalidInput || err instanceof StoreEscape) throw err;
+      let text: string;
+      try {
+        text = escaped.decode();
+      } catch (bad) {
+        throw new InvalidInput(`params.text is not a JSON string: ${(bad as Error).message}`);
+      }
+      return this.retain({ ...input, text }, door);
+    }
   }
 
   /**

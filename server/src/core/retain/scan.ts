@@ -35,11 +35,14 @@ export interface ScanResult {
   landmarks: Landmarks;
   /** The result's size as a JSON string, quotes included, and its tokens (estimated past 64 Ki characters). */
   jsonBytes: number;
-  tokens: number;
+  /** Counted when first read: a result kept verbatim never loads the tokenizer's tables (tens of MB). */
+  readonly tokens: number;
 }
 
 /** Characters of a line kept: more than any preview line shows, and what a landmark test reads. */
 const LINE_HEAD_CHARS = LANDMARK_LINE_MAX;
+/** Bytes decoded and scanned at a time. */
+const SLICE_BYTES = 64 * 1024;
 /** The end of the text kept for the exit code, which tools print last. */
 const END_CHARS = 4096;
 
@@ -79,12 +82,16 @@ export class Scan {
   /** Bytes as they come; a character split between two pieces is put back together. */
   pushBytes(part: Buffer): void {
     this.bytes += part.length;
-    if (isAscii(part)) {
-      // Most command output: decoded by a copy, its JSON size counted on the bytes. A character
-      // left split by the piece before ends here, as the decoder would end it.
-      this.take(this.decoder.end(), 0);
-      this.take(part.toString('latin1'), part.length, asciiJsonExtra(part));
-    } else this.take(this.decoder.write(part), part.length);
+    // In slices whose strings are short-lived and small: collected young, not piled up as large objects.
+    for (let at = 0; at < part.length; at += SLICE_BYTES) {
+      const slice = part.subarray(at, at + SLICE_BYTES);
+      if (isAscii(slice)) {
+        // Most command output: decoded by a copy, its JSON size counted on the bytes. A character
+        // left split by the piece before ends here, as the decoder would end it.
+        this.take(this.decoder.end(), 0);
+        this.take(slice.toString('latin1'), slice.length, asciiJsonExtra(slice));
+      } else this.take(this.decoder.write(slice), slice.length);
+    }
   }
 
   /** Text already decoded (a result in memory), whole or in pieces that do not split a surrogate pair. */
@@ -227,6 +234,8 @@ export class Scan {
       }
     }
     const jsonBytes = this.jsonExtra + 2;
+    const { sample, chars } = this;
+    let tokens: number | undefined;
     return {
       bytes: this.bytes,
       lines: this.lines,
@@ -234,7 +243,10 @@ export class Scan {
       tail: this.tail,
       landmarks,
       jsonBytes,
-      tokens: tokensOf(this.sample, jsonBytes, this.chars <= TOKEN_SAMPLE_CHARS),
+      get tokens() {
+        tokens ??= tokensOf(sample, jsonBytes, chars <= TOKEN_SAMPLE_CHARS);
+        return tokens;
+      },
     };
   }
 }

@@ -219,9 +219,11 @@ export class Store {
           writing.catch(() => undefined);
         };
         for await (const part of parts) {
+          // A piece the size of a batch is one: not copied into another.
+          if (part.length >= STAGE_BATCH_BYTES / 2) await flush();
           batch.push(part);
           batched += part.length;
-          if (batched >= STAGE_BATCH_BYTES) await flush();
+          if (batched >= STAGE_BATCH_BYTES / 2) await flush();
         }
         await flush();
         await writing;

@@ -20,6 +20,8 @@ const node = {
 const builds = [
   // The language server bundles all of its dependencies: it runs under VS Code's own Node.
   { ...node, entryPoints: { server: 'server/src/lsp/server.ts' }, outdir: 'dist' },
+  // The scan thread both of them start for big streams (core/retain/scanThread.ts), beside them.
+  { ...node, entryPoints: { scanWorker: 'server/src/core/retain/scanWorker.ts' }, outdir: 'dist' },
   // The command line (`retained`), with the MCP server and the Claude Code hook: the same core.
   { ...node, entryPoints: { cli: 'server/src/cli/main.ts' }, outdir: 'dist', banner: { js: '#!/usr/bin/env node' } },
   // The extension: everything but `vscode`, which the extension host provides.

@@ -28,6 +28,8 @@ export interface Message {
  * run, a simulation, labelled as one).
  */
 export const VIEWS = ['sent', 'retained'] as const;
+/** The inspector's page: the rows it asks for at a time, and the first page a run's index keeps. */
+export const INSPECT_PAGE_ROWS = 100;
 export type View = (typeof VIEWS)[number];
 
 export const PROVIDER_SHAPES = ['anthropic', 'openai-chat', 'openai-responses'] as const;

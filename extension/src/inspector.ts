@@ -10,10 +10,12 @@ import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import type { TranscriptEvent } from '../../shared/events';
 import { formatBytes } from '../../shared/format';
-import type { View } from '../../shared/history';
+import { INSPECT_PAGE_ROWS, type View } from '../../shared/history';
 import { type HostToView, parseState, parseViewMessage, type ViewToHost } from '../../shared/messages';
 import {
+  type InspectQuery,
   InspectRequest,
+  type InspectResult,
   RunsRequest,
   SearchRunRequest,
   SessionRequest,
@@ -59,6 +61,11 @@ const keyOf = (target: Target) => (target.session ? `session:${target.session}` 
 
 export class Inspectors implements vscode.WebviewPanelSerializer, vscode.Disposable {
   private readonly panels = new Map<string, vscode.WebviewPanel>();
+  /** Each new page's first page, asked for as its panel opened (see attach). */
+  private readonly firstPages = new WeakMap<
+    vscode.WebviewPanel,
+    { view: View; policy: boolean; answer: Promise<InspectResult> }
+  >();
 
   constructor(
     private readonly extensionUri: vscode.Uri,
@@ -136,18 +143,18 @@ export class Inspectors implements vscode.WebviewPanelSerializer, vscode.Disposa
     panel.title = target.session ? `Session: ${target.title ?? runId}` : `Inspector: ${runId}`;
     const follow = target.session ? this.follow(panel, target.session) : undefined;
     panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'retained.svg');
-    // While the page loads, the server reads the run and builds its outline (the figures), so the
-    // page's first request finds them ready. The answer itself is not needed: outline only.
-    const { view, policy } = target.view ?? {};
-    void this.client
-      .sendRequest(InspectRequest.type, {
-        runId,
-        limit: 0,
-        ...(view ? { view } : {}),
-        ...(policy ? { policy } : {}),
-        ...(target.session ? { store: 'sessions' as const } : {}),
-      })
-      .catch(() => undefined);
+    // While the page loads, the server answers the page's first request (the view it will ask
+    // for: the saved one, or the default), so the answer is there when the page asks.
+    const first = { view: target.view?.view ?? 'sent', policy: target.view?.policy ?? false };
+    const answer = this.client.sendRequest(InspectRequest.type, {
+      runId,
+      ...first,
+      from: 0,
+      limit: INSPECT_PAGE_ROWS,
+      ...(target.session ? { store: 'sessions' as const } : {}),
+    });
+    answer.catch(() => undefined);
+    this.firstPages.set(panel, { ...first, answer });
     panel.webview.html = this.html(panel.webview);
     const subscription = panel.webview.onDidReceiveMessage((data: unknown) => {
       let message: ViewToHost;
@@ -251,7 +258,9 @@ export class Inspectors implements vscode.WebviewPanelSerializer, vscode.Disposa
           const started = Date.now();
           const result =
             message.method === 'inspect'
-              ? await this.client.sendRequest(InspectRequest.type, { runId, ...message.params, ...store })
+              ? await (this.takeFirstPage(panel, message.params) ?? Promise.reject()).catch(() =>
+                  this.client.sendRequest(InspectRequest.type, { runId, ...message.params, ...store }),
+                )
               : await this.client.sendRequest(SearchRunRequest.type, { runId, ...message.params, ...store });
           const ms = Date.now() - started;
           // A slow request, and every first page (one line per open: how long the panel waited).
@@ -265,6 +274,20 @@ export class Inspectors implements vscode.WebviewPanelSerializer, vscode.Disposa
           return post({ type: 'error', id: message.id, message: (err as Error).message });
         }
     }
+  }
+
+  /** The answer asked for as the panel opened, once, when the page asks for that very page. */
+  private takeFirstPage(panel: vscode.WebviewPanel, params: InspectQuery): Promise<InspectResult> | undefined {
+    const first = this.firstPages.get(panel);
+    this.firstPages.delete(panel);
+    const same =
+      first &&
+      !params.from &&
+      params.limit === INSPECT_PAGE_ROWS &&
+      params.modelCall === undefined &&
+      (params.view ?? 'sent') === first.view &&
+      (params.policy ?? false) === first.policy;
+    return same ? first.answer : undefined;
   }
 
   private async pickRun(): Promise<string | undefined> {

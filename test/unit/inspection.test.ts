@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { jsonStringBytes } from '../../server/src/core/history/tokens';
+import { jsonStringBytes } from '../../server/src/core/history/jsonSize';
 import { CELL_MAX_BYTES, clip } from '../../server/src/core/inspection/rows';
 import { searchRun } from '../../server/src/core/inspection/runSearch';
 import { RetentionService } from '../../server/src/core/service';
@@ -458,5 +458,39 @@ describe('run index of an imported session', () => {
       const fromIndex = await fresh.inspection.inspect({ runId, from: 0, limit: 100 });
       assert.deepEqual(fromIndex, await s.inspection.inspect({ runId, from: 0, limit: 100 }));
     }
+  });
+});
+
+describe('tokens of a streamed result', () => {
+  after(removeTempDirs);
+
+  it('are not counted when it is stored (no tokenizer in a command line) but when figures are shown, as a text retained whole counts them', async () => {
+    const s = await service();
+    const text = big(3000, 'out');
+    for (const [runId, streamed] of [
+      ['streamed', true],
+      ['whole', false],
+    ] as const) {
+      await s.retainer.append({ runId, event: { type: 'run_started', tools: ['bash', 'peek_value'] } });
+      await s.retainer.append({ runId, event: { type: 'user', text: 'Run it' } });
+      await s.retainer.append({
+        runId,
+        event: { type: 'assistant', toolCalls: [{ id: 'c1', name: 'bash', arguments: { command: 'make' } }] },
+      });
+      const call = { runId, callId: 'c1', tool: 'bash', arguments: { command: 'make' } };
+      if (streamed)
+        await s.retainer.retainStream(call, [Buffer.from(text.slice(0, 5000)), Buffer.from(text.slice(5000))]);
+      else await s.retainer.retain({ ...call, text });
+    }
+    const events = (runId: string) => readEventsFrom(s.store.root, s.store.transcriptPath(runId)).then((r) => r.events);
+    const result = (runId: string) =>
+      events(runId).then((all) => all.find((e) => e.type === 'tool_call_finished')!) as Promise<{ tokens?: number }>;
+    assert.equal((await result('streamed')).tokens, undefined);
+    assert.ok(((await result('whole')).tokens ?? 0) > 0);
+    const figures = async (runId: string) => (await s.inspection.inspect({ runId })).outline.totals;
+    assert.deepEqual(await figures('streamed'), await figures('whole'));
+    const stats = async (runId: string) =>
+      (await s.history.replay({ runId, shape: 'anthropic', stats: true })) as { stats?: unknown };
+    assert.deepEqual((await stats('streamed')).stats, (await stats('whole')).stats);
   });
 });

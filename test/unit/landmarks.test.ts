@@ -8,7 +8,7 @@ import { LANDMARK_KINDS, type LandmarkKind } from '../../shared/settings';
 
 const findLandmarks = (text: string) => scanText(text, 0, 0).landmarks;
 
-import { jsonStringBytes } from '../../server/src/core/history/tokens';
+import { jsonStringBytes } from '../../server/src/core/history/jsonSize';
 import { STUB_MAX_BYTES, stubFor } from '../../server/src/core/retain/stub';
 import { indexBuffer } from '../../server/src/core/store/lineIndex';
 import { peekValue } from '../../server/src/core/values/peek';
@@ -146,7 +146,7 @@ describe('landmarks found in stretches', () => {
             at = cut;
           }
           scan.pushText(text.slice(at));
-          assert.deepEqual(scan.finish().landmarks.lines, naive);
+          assert.deepEqual(scan.figures().landmarks.lines, naive);
         },
       ),
       { numRuns: 300 },
@@ -213,13 +213,35 @@ describe('the scan of bytes', () => {
           at = cut;
         }
         scan.pushBytes(bytes.subarray(at));
-        const streamed = scan.finish();
-        const whole = scanText(text, 3, 3);
+        const streamed = scan.figures();
         assert.equal(streamed.jsonBytes, jsonStringBytes(text));
         assert.equal(streamed.jsonBytes, Buffer.byteLength(JSON.stringify(text)));
-        assert.deepEqual({ ...streamed, tokens: 0 }, { ...whole, tokens: 0 });
+        assert.deepEqual(streamed, scanText(text, 3, 3));
       }),
       { numRuns: 500 },
     );
+  });
+});
+
+describe('the scan of a big stream on its own thread', () => {
+  it('finds what the scan of the whole text finds', async () => {
+    const { StreamScan } = await import('../../server/src/core/retain/scanThread');
+    const lines = Array.from({ length: 600_000 }, (_, i) => `${i} INFO step ${i} of the build é`);
+    lines[250_000] = 'error: the one in the middle';
+    lines[590_000] = '    at Object.<anonymous> (src/a.ts:1:2)';
+    const text = `${lines.join('\n')}\n`;
+    const bytes = Buffer.from(text);
+    assert.ok(bytes.length > 16 << 20);
+    const scan = new StreamScan({ headLines: 3, tailLines: 3 });
+    // Pieces of odd sizes, cutting characters in two.
+    for (let at = 0, size = 65_531; at < bytes.length; size = Math.min(size * 3 - 7, 3 << 20)) {
+      await scan.push(bytes.subarray(at, at + size));
+      at += size;
+    }
+    const streamed = await scan.finish();
+    const { sample: _s, whole: _w, ...whole } = scanText(text, 3, 3);
+    const { tokens: _t, ...figures } = streamed;
+    assert.deepEqual(figures, whole);
+    assert.deepEqual(streamed.landmarks.lines, { error: [250_001], trace: [590_001] });
   });
 });

@@ -76,5 +76,11 @@ describe('package.json', () => {
     assert.ok(used.includes('dist/server.js') && used.includes('dist/cli.js'), JSON.stringify(used));
     const files = packaged();
     for (const file of used) assert.ok(files.includes(file), `${file} is in the package`);
+    // And what those start beside themselves: each bundle esbuild writes to dist/ is packaged.
+    const bundles = [
+      ...readFileSync(resolve(ROOT, 'esbuild.mjs'), 'utf8').matchAll(/entryPoints: \{ (\w+): '(?:server|extension)\//g),
+    ];
+    assert.ok(bundles.length >= 4, JSON.stringify(bundles.map((b) => b[1])));
+    for (const [, name] of bundles) assert.ok(files.includes(`dist/${name}.js`), `dist/${name}.js is in the package`);
   });
 });

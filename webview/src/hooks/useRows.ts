@@ -4,11 +4,11 @@
  * refetches what is on screen while the old rows stay, and follows the end when it was shown.
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type { View } from '../../../shared/history';
+import { INSPECT_PAGE_ROWS, type View } from '../../../shared/history';
 import type { InspectResult, InspectRow } from '../../../shared/protocol';
 import type { Host } from '../host';
 
-export const PAGE = 100;
+const PAGE = INSPECT_PAGE_ROWS;
 
 export interface Loaded {
   outline: InspectResult['outline'];

@@ -15,6 +15,7 @@ import { type ArchiveNeed, applyHistoryPolicy, resultInfos } from './policy';
 import { toAnthropic, toOpenAIChat, toOpenAIResponses } from './providers';
 import { replayStructured, replayText, type StructuredReplay } from './replay';
 import { measureMessages, TOKENIZER } from './tokens';
+import { countValueTokens } from './valueTokens';
 
 export class History {
   constructor(
@@ -53,6 +54,7 @@ export class History {
     }
     const projected = project(params.shape, structured);
     if (params.stats !== true) return { ...projected, skipped };
+    await countValueTokens(this.ctx.store, runId, events);
     // The same history with every result in full; a result kept in a value counts its recorded size.
     const full = replayStructured({ ...replayInput, full: true });
     const elsewhere = full.messages.map((m, i) =>

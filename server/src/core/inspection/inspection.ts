@@ -7,6 +7,7 @@
 import { promises as fs } from 'node:fs';
 import { check } from '../../../../shared/check';
 import type { TranscriptEvent } from '../../../../shared/events';
+import { INSPECT_PAGE_ROWS } from '../../../../shared/history';
 import {
   InspectParams,
   type InspectResult,
@@ -18,12 +19,13 @@ import {
 } from '../../../../shared/protocol';
 import type { Context } from '../context';
 import { isImported } from '../history/replay';
+import { countValueTokens } from '../history/valueTokens';
 import { readLines } from '../store/lineReader';
 import { readEventsAt, readEventsFrom } from '../store/transcript';
 import { lineMatch, searchLines } from '../values/lineSearch';
 import { SEARCH_BUDGET_MS } from '../values/peek';
 import { buildOutline, CELL_MAX_BYTES, firstModelCalls, fullCell, type ModelView, modelView } from './rows';
-import { INDEX_PAGE_ROWS, type RunIndex, RunIndexes, type Stamp, viewKey } from './runIndex';
+import { type RunIndex, RunIndexes, type Stamp, viewKey } from './runIndex';
 import { searchRun } from './runSearch';
 
 /** The most hits one run search answers. */
@@ -116,6 +118,7 @@ export class Inspection {
         }
       : entry!;
     const read = await readEventsFrom(this.store.root, path, base.end, base.lines);
+    await countValueTokens(this.store, runId, read.events);
     const events = read.events.length > 0 ? [...base.events, ...read.events] : base.events;
     const transcript = stat ? `${stat.ino}:${read.end}` : undefined;
     return {
@@ -176,7 +179,7 @@ export class Inspection {
         cells = modelView(events, existingValues, modelCall, { view, policy });
         entry.views.set(pageKey, cells);
         while (entry.views.size > 4) entry.views.delete(entry.views.keys().next().value!);
-        if (from < INDEX_PAGE_ROWS) this.remember(runId);
+        if (from < INSPECT_PAGE_ROWS) this.remember(runId);
       }
       unwritten = cells.archive.length;
       const page = events.slice(from, Math.min(events.length, from + limit));
@@ -187,7 +190,7 @@ export class Inspection {
 
   /** Computes what opening the run shows first and writes its index now (after an import). */
   async prepare(runId: string): Promise<void> {
-    await this.inspect({ runId, from: 0, limit: INDEX_PAGE_ROWS });
+    await this.inspect({ runId, from: 0, limit: INSPECT_PAGE_ROWS });
     await this.indexes.flush(runId);
   }
 
@@ -281,7 +284,7 @@ function indexOf(entry: Entry): RunIndex | undefined {
   if (!entry.stamp) return undefined;
   const pages: RunIndex['pages'] = {};
   for (const [key, view] of entry.views)
-    pages[key] = { cells: view.cells.slice(0, INDEX_PAGE_ROWS), unwritten: view.archive.length };
+    pages[key] = { cells: view.cells.slice(0, INSPECT_PAGE_ROWS), unwritten: view.archive.length };
   return {
     stamp: entry.stamp,
     imported: isImported(entry.events),

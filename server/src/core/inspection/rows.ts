@@ -13,9 +13,10 @@ import { contentText, type ToolCallFinishedEvent, type TranscriptEvent } from '.
 import type { Block, View } from '../../../../shared/history';
 import type { CallCell, Clip, FullCell, ModelCallFigures, ModelCell, Outline } from '../../../../shared/protocol';
 import type { HistoryPolicy } from '../../../../shared/settings';
+import { TOKEN_SAMPLE_CHARS } from '../history/jsonSize';
 import { type ArchiveNeed, applyHistoryPolicy, resultInfos } from '../history/policy';
 import { replayStructured, resultText, type Segment, type StructuredReplay } from '../history/replay';
-import { bodySizes, countTokens, TOKEN_SAMPLE_CHARS, TOKENIZER } from '../history/tokens';
+import { bodySizes, countTokens, TOKENIZER } from '../history/tokens';
 import { countLines, cutToBytes, utf8Bytes } from '../text';
 
 export const CELL_MAX_BYTES = 8192;

@@ -13,6 +13,7 @@
  */
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
+import { INSPECT_PAGE_ROWS } from '../../../../shared/history';
 import type { ModelCell, Outline } from '../../../../shared/protocol';
 import { tempPath } from '../store/layout';
 import { CREATE_NEW, openFile, readFile, statFile } from '../store/safeFs';
@@ -20,8 +21,6 @@ import type { Store } from '../store/store';
 
 /** Changes whenever what rows.ts computes does: an index of another format is rebuilt. */
 const FORMAT = 1;
-/** Rows of the first page kept: the inspector's page. */
-export const INDEX_PAGE_ROWS = 100;
 /** An index bigger than this is not one we wrote (offsets of a million events are a few MB). */
 const INDEX_MAX_BYTES = 64 << 20;
 /** Writes of a run's index are held this long, so a live run is not rewritten per event. */
@@ -49,7 +48,7 @@ export interface RunIndex {
   firstModelCalls: number[];
   /** By view key (see `viewKey`). */
   outlines: Record<string, Outline>;
-  /** By view key and model call (`key@modelCall`): rows 0 to INDEX_PAGE_ROWS. */
+  /** By view key and model call (`key@modelCall`): rows 0 to INSPECT_PAGE_ROWS. */
   pages: Record<string, FirstPage>;
 }
 
@@ -174,7 +173,7 @@ function wellFormed(v: unknown): v is RunIndex {
   }
   for (const page of Object.values(pages)) {
     if (!isRecord(page) || !Array.isArray(page.cells) || !isCount(page.unwritten)) return false;
-    if (page.cells.length !== Math.min(INDEX_PAGE_ROWS, offsets.length) || !page.cells.every(isRecord)) return false;
+    if (page.cells.length !== Math.min(INSPECT_PAGE_ROWS, offsets.length) || !page.cells.every(isRecord)) return false;
   }
   return true;
 }

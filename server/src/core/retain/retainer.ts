@@ -25,7 +25,8 @@ import { countLines, utf8Bytes, utf8Slices } from '../text';
 import { SecretScan } from '../withhold/secrets';
 import { BATCH_DEADLINE_MS, type Withheld, type Withholder } from '../withhold/withholder';
 import { BadEscape, type EscapedText } from './escapedText';
-import { Scan, type ScanResult } from './scan';
+import type { ScanResult } from './scan';
+import { StreamScan } from './scanThread';
 import { type PreviewSettings, previewOf, stubOf } from './stub';
 
 export class Retainer {
@@ -122,15 +123,20 @@ export class Retainer {
     const runId = await this.ctx.runs.writable(params.runId);
     return this.ctx.writing(runId, async () => {
       const preview = this.preview(door);
-      const scanner = new Scan(preview.previewHeadLines, preview.previewTailLines, preview.landmarkPatterns);
+      const scanner = streamScan(preview);
       const guard = this.withholder.guard();
       const secrets = guard && !params.withheld ? new SecretScan(guard) : undefined;
       const decoder = new StringDecoder('utf8');
-      const staged = await this.ctx.store.stageValue(runId, source, (part) => {
-        scanner.pushBytes(part);
-        secrets?.push(decoder.write(part));
-      });
-      const scan = scanner.finish();
+      const staged = await this.ctx.store
+        .stageValue(runId, source, (part) => {
+          secrets?.push(decoder.write(part));
+          return scanner.push(part);
+        })
+        .catch((err: unknown) => {
+          scanner.dispose();
+          throw err;
+        });
+      const scan = await scanner.finish();
       const ended = { ...params, ...(await after()) };
       const isError = ended.isError ?? false;
       if (params.withheld || secrets?.found) {
@@ -149,7 +155,8 @@ export class Retainer {
       }
       if (scan.bytes > this.ctx.settings().thresholdBytes && (await this.ctx.runs.offersPeek(runId))) {
         const meta = await this.ctx.store.placeValue(staged, this.newValue(runId, ended, isError, scan, preview));
-        return this.record(runId, { ...ended, isError }, scan, { meta, sizes: scan });
+        // No token count: readers that show figures count it from the value (history/valueTokens.ts).
+        return this.record(runId, { ...ended, isError }, scan, { meta, sizes: { jsonBytes: scan.jsonBytes } });
       }
       const text = await this.ctx.store.readStaged(staged);
       await this.ctx.store.discardStaged(staged);
@@ -204,7 +211,7 @@ export class Retainer {
     runId: string,
     call: Omit<RetainParams, 'text' | 'runId'> & { isError: boolean },
     size: { bytes: number; lines: number },
-    kept: { meta: ValueMeta; sizes: { jsonBytes: number; tokens: number } } | { text: string; warning?: string },
+    kept: { meta: ValueMeta; sizes: { jsonBytes: number; tokens?: number } } | { text: string; warning?: string },
   ): Promise<RetainResult> {
     const { store, runs } = this.ctx;
     const meta = 'meta' in kept ? kept.meta : undefined;
@@ -277,9 +284,14 @@ export class Retainer {
     preview = this.preview({}),
     valueId?: string,
   ): Promise<{ meta: ValueMeta; scan: ScanResult }> {
-    const scanner = new Scan(preview.previewHeadLines, preview.previewTailLines, preview.landmarkPatterns);
-    const staged = await this.ctx.store.stageValue(runId, utf8Slices(text), (part) => scanner.pushBytes(part));
-    const scan = scanner.finish();
+    const scanner = streamScan(preview);
+    const staged = await this.ctx.store
+      .stageValue(runId, utf8Slices(text), (part) => scanner.push(part))
+      .catch((err: unknown) => {
+        scanner.dispose();
+        throw err;
+      });
+    const scan = await scanner.finish();
     const value = this.newValue(runId, call, call.isError ?? false, scan, preview);
     return { meta: await this.ctx.store.placeValue(staged, value, valueId), scan };
   }
@@ -319,13 +331,23 @@ export class Retainer {
   }
 }
 
+/** A scan of a result as it is stored, by the preview settings in force. */
+function streamScan(preview: PreviewSettings): StreamScan {
+  return new StreamScan({
+    headLines: preview.previewHeadLines,
+    tailLines: preview.previewTailLines,
+    overrides: preview.landmarkPatterns,
+  });
+}
+
 /** The event fields of a result kept in its value: where, how big, its hash and stub, and its size as sent in full. */
 function retainedFields(
   meta: ValueMeta,
-  sizes: { jsonBytes: number; tokens: number },
+  sizes: { jsonBytes: number; tokens?: number },
 ): Pick<ToolCallFinishedEvent, 'valueId' | 'bytes' | 'lines' | 'sha256' | 'stub' | 'jsonBytes' | 'tokens'> {
   const { valueId, bytes, lines, sha256, stub } = meta;
-  return { valueId, bytes, lines, sha256, stub, jsonBytes: sizes.jsonBytes, tokens: sizes.tokens };
+  const { jsonBytes, tokens } = sizes;
+  return { valueId, bytes, lines, sha256, stub, jsonBytes, ...(tokens !== undefined ? { tokens } : {}) };
 }
 
 /** Which door a result came through, when that changes what the model is told (the name it knows peek_value by). */

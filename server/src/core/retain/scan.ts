@@ -7,7 +7,7 @@
 import { isAscii } from 'node:buffer';
 import { StringDecoder } from 'node:string_decoder';
 import { LANDMARK_KINDS, type LandmarkKind } from '../../../../shared/settings';
-import { asciiJsonExtra, jsonStringBytes, TOKEN_SAMPLE_CHARS, tokensOf } from '../history/tokens';
+import { asciiJsonExtra, jsonStringBytes, TOKEN_SAMPLE_CHARS } from '../history/jsonSize';
 import { utf8Bytes } from '../text';
 import {
   BUILT_IN_CANDIDATES,
@@ -24,6 +24,12 @@ import {
 export interface LineHead {
   text: string;
   bytes: number;
+}
+
+/** A scan's figures before its tokens are counted: the first characters, and whether they are all of it. */
+export interface ScanFigures extends Omit<ScanResult, 'tokens'> {
+  sample: string;
+  whole: boolean;
 }
 
 export interface ScanResult {
@@ -219,7 +225,8 @@ export class Scan {
     }
   }
 
-  finish(): ScanResult {
+  /** What the scan found, as plain data (it crosses threads): the token sample uncounted (see withTokens). */
+  figures(): ScanFigures {
     this.take(this.decoder.end(), 0);
     // A last line without a newline is a line too.
     if (this.pending.bytes > 0) this.endLine(this.pending);
@@ -233,20 +240,15 @@ export class Scan {
         break;
       }
     }
-    const jsonBytes = this.jsonExtra + 2;
-    const { sample, chars } = this;
-    let tokens: number | undefined;
     return {
       bytes: this.bytes,
       lines: this.lines,
       head: this.head,
       tail: this.tail,
       landmarks,
-      jsonBytes,
-      get tokens() {
-        tokens ??= tokensOf(sample, jsonBytes, chars <= TOKEN_SAMPLE_CHARS);
-        return tokens;
-      },
+      jsonBytes: this.jsonExtra + 2,
+      sample: this.sample,
+      whole: this.chars <= TOKEN_SAMPLE_CHARS,
     };
   }
 }
@@ -261,8 +263,8 @@ export function scanText(
   headLines: number,
   tailLines: number,
   overrides?: Partial<Record<LandmarkKind, string>>,
-): ScanResult {
+): ScanFigures {
   const scan = new Scan(headLines, tailLines, overrides);
   scan.pushText(text);
-  return scan.finish();
+  return scan.figures();
 }

@@ -45,7 +45,7 @@ export function stubFor(input: StubInput & { text: string }, preview: PreviewSet
 }
 
 /** The stub of a scanned result. */
-export function stubOf(input: StubInput, scan: ScanResult, preview: PreviewSettings): string {
+export function stubOf(input: StubInput, scan: Omit<ScanResult, 'tokens'>, preview: PreviewSettings): string {
   const { valueId } = input;
   const { bytes, lines } = scan;
   const tool = cutToBytes(input.tool.replace(/[\r\n]/g, ' '), TOOL_NAME_MAX_BYTES).kept;

@@ -186,7 +186,7 @@ export class Store {
   async stageValue(
     runId: string,
     parts: Iterable<Buffer> | AsyncIterable<Buffer>,
-    onPart?: (part: Buffer) => void,
+    onPart?: (part: Buffer) => void | Promise<void>,
   ): Promise<StagedValue> {
     await this.ensureWritable();
     const dir = this.valuesDir(runId);
@@ -211,7 +211,7 @@ export class Store {
           batched = 0;
           builder.push(part);
           hash.update(part);
-          onPart?.(part);
+          await onPart?.(part);
           bytes += part.length;
           await writing;
           writing = handle.writeFile(part);

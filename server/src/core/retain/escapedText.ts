@@ -23,56 +23,76 @@ const SIMPLE: Readonly<Record<number, number>> = {
 export class BadEscape extends Error {}
 
 export class EscapedText {
+  /** Where the escaped bytes not decoded yet start, and where the decoded ones end (never after it). */
+  private read: number;
+  private written: number;
+
   /**
-   * `bytes[start, end)` is the inside of a JSON string, valid UTF-8 (the caller checked): the
-   * decoded text's UTF-8 is those bytes with each escape replaced by what it stands for.
+   * `bytes[start, end)` is the inside of a JSON string, valid UTF-8 (the caller checked), and
+   * this text's alone: it is decoded in place, each decoded piece moved down over the escapes
+   * before it (the decoded text is never longer), so decoding allocates nothing.
    */
   constructor(
     private readonly bytes: Buffer,
     private readonly start: number,
     private readonly end: number,
     private readonly window = WINDOW_BYTES,
-  ) {}
+  ) {
+    this.read = start;
+    this.written = start;
+  }
 
-  /** The text's UTF-8 bytes, a window at a time (an escape is never split). Throws BadEscape on one JSON does not allow. */
+  /**
+   * The text's UTF-8 bytes, a window at a time (an escape is never split; a piece stays as it is
+   * once given). Throws BadEscape on an escape JSON does not allow.
+   */
   *chunks(): Generator<Buffer> {
-    for (let at = this.start; at < this.end; ) {
-      const limit = Math.min(this.end, at + this.window);
-      // Decoded text is never longer than its escaped form (\uXXXX is 6 bytes for at most 3).
-      const out = Buffer.allocUnsafe(limit - at + 12);
-      let written = 0;
-      while (at < limit) {
-        const slash = this.bytes.indexOf(0x5c, at);
-        const plain = slash === -1 || slash >= limit ? limit : slash;
-        out.set(this.bytes.subarray(at, plain), written);
-        written += plain - at;
-        at = plain;
-        if (at >= limit) break;
-        [at, written] = this.escape(at, out, written);
-      }
-      yield out.subarray(0, written);
+    while (this.read < this.end) {
+      const from = this.written;
+      this.decodeWindow();
+      yield this.bytes.subarray(from, this.written);
     }
   }
 
-  /** The whole text (when it must be held after all: kept verbatim because it could not be stored). */
+  /**
+   * The whole text, as its UTF-8 reads (a lone surrogate, which has none, as U+FFFD): when it
+   * must be held after all (kept verbatim because it could not be stored).
+   */
   decode(): string {
-    return JSON.parse(`"${this.bytes.toString('utf8', this.start, this.end)}"`) as string;
+    while (this.read < this.end) this.decodeWindow();
+    return this.bytes.toString('utf8', this.start, this.written);
   }
 
-  /** Decodes the escape at `at` into `out`; returns where the text goes on and the bytes written. */
-  private escape(at: number, out: Buffer, written: number): [number, number] {
-    const kind = this.bytes[at + 1];
+  private decodeWindow(): void {
+    const { bytes } = this;
+    const limit = Math.min(this.end, this.read + this.window);
+    while (this.read < limit) {
+      const slash = bytes.indexOf(0x5c, this.read);
+      const plain = slash === -1 || slash >= limit ? limit : slash;
+      if (this.written !== this.read) bytes.copyWithin(this.written, this.read, plain);
+      this.written += plain - this.read;
+      this.read = plain;
+      if (plain < limit) this.escape();
+    }
+  }
+
+  /** Decodes the escape at `read`, writing what it stands for at `written`. */
+  private escape(): void {
+    const { bytes } = this;
+    const at = this.read;
+    const kind = bytes[at + 1];
     if (kind === undefined || at + 1 >= this.end) throw new BadEscape('params.text ends inside an escape');
     const simple = SIMPLE[kind];
     if (simple !== undefined) {
-      out[written] = simple;
-      return [at + 2, written + 1];
+      bytes[this.written++] = simple;
+      this.read = at + 2;
+      return;
     }
     if (kind !== 0x75) throw new BadEscape(`params.text has the escape \\${String.fromCharCode(kind)}`);
     let unit = this.hex(at + 2);
     let next = at + 6;
     // A surrogate pair is two escapes; a lone surrogate becomes U+FFFD, as it does in UTF-8 from a string.
-    if (unit >= 0xd800 && unit <= 0xdbff && this.bytes[next] === 0x5c && this.bytes[next + 1] === 0x75) {
+    if (unit >= 0xd800 && unit <= 0xdbff && bytes[next] === 0x5c && bytes[next + 1] === 0x75) {
       const low = this.hex(next + 2);
       if (low >= 0xdc00 && low <= 0xdfff) {
         unit = 0x10000 + ((unit - 0xd800) << 10) + (low - 0xdc00);
@@ -80,7 +100,9 @@ export class EscapedText {
       }
     }
     if (unit >= 0xd800 && unit <= 0xdfff) unit = 0xfffd;
-    return [next, written + out.write(String.fromCodePoint(unit), written, 'utf8')];
+    // Read before written: at most 4 bytes for the 6 or 12 read.
+    this.written += bytes.write(String.fromCodePoint(unit), this.written, 'utf8');
+    this.read = next;
   }
 
   private hex(at: number): number {

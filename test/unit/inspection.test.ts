@@ -494,3 +494,29 @@ describe('tokens of a streamed result', () => {
     assert.deepEqual((await stats('streamed')).stats, (await stats('whole')).stats);
   });
 });
+
+describe('run index of a run written to', () => {
+  after(removeTempDirs);
+
+  it('is brought up to date once the run has been quiet a while, in a server that watches the store', async () => {
+    const root = join(tempDir(), '.retained');
+    const s = new RetentionService(root, { indexQuietMs: 100 });
+    await s.init();
+    s.watch();
+    try {
+      await recordRun(s);
+      const path = s.store.runIndexPath('r');
+      const { existsSync } = await import('node:fs');
+      for (let waited = 0; !existsSync(path) && waited < 5000; waited += 50)
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.ok(existsSync(path), 'the index is written');
+      // It is the run as it is: a fresh server answers from it what the run itself gives.
+      const fresh = new RetentionService(root);
+      await fresh.init();
+      const asked = { runId: 'r', from: 0, limit: 100 };
+      assert.deepEqual(await fresh.inspection.inspect(asked), await s.inspection.inspect(asked));
+    } finally {
+      s.dispose();
+    }
+  });
+});

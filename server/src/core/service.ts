@@ -40,10 +40,13 @@ export interface ServiceOptions {
   /** Where a relative import path is read from; default the current directory. */
   workspace?: string;
   withhold?: WithholderOptions;
+  /** How long a run is left alone after a write before its index is brought up to date (default 5 s). */
+  indexQuietMs?: number;
 }
 
 /** How long changes to one run are gathered into one notice. */
 const NOTICE_DELAY_MS = 60;
+const INDEX_QUIET_MS = 5000;
 
 export class RetentionService {
   readonly store: Store;
@@ -58,13 +61,18 @@ export class RetentionService {
   private settings: Settings;
   private readonly notices = new EventEmitter();
   private readonly pending = new Map<string, { timer: NodeJS.Timeout; own: boolean }>();
+  /** Runs written to, by the timer that indexes them once they are quiet. */
+  private readonly quiet = new Map<string, NodeJS.Timeout>();
   /** Writes under way, per run: the watcher's echoes of them wait for the write's own notice. */
   private readonly busy = new Map<string, number>();
   /** Each run's files as last announced, so the watcher's echo of a change already announced is not sent again. */
   private readonly seen = new Map<string, string>();
   private watcher: StoreWatcher | undefined;
 
-  constructor(root: string, options: ServiceOptions = {}) {
+  constructor(
+    root: string,
+    private readonly options: ServiceOptions = {},
+  ) {
     this.settings = resolveSettings(options.settings);
     this.store = new Store(root);
     this.runs = new Runs(this.store);
@@ -119,6 +127,8 @@ export class RetentionService {
 
   dispose(): void {
     this.watcher?.dispose();
+    for (const timer of this.quiet.values()) clearTimeout(timer);
+    this.quiet.clear();
     for (const { timer } of this.pending.values()) clearTimeout(timer);
     this.pending.clear();
   }
@@ -139,6 +149,7 @@ export class RetentionService {
   private changed(runId: string, own: boolean): void {
     this.runs.forget(runId, !own);
     this.inspection.invalidate(runId);
+    this.indexLater(runId);
     if (!own) this.store.dropCachesFor(runId);
     const pending = this.pending.get(runId);
     if (pending) clearTimeout(pending.timer);
@@ -147,6 +158,22 @@ export class RetentionService {
       timer: setTimeout(() => void this.announce(runId, entry.own), NOTICE_DELAY_MS),
     };
     this.pending.set(runId, entry);
+  }
+
+  /**
+   * Once a run written to has been quiet a while (its agent's turn is over), its index is
+   * brought up to date in the background, so opening it is quick. Only in a long-lived
+   * server (one that watches the store): a command line ends first.
+   */
+  private indexLater(runId: string): void {
+    if (!this.watcher) return;
+    clearTimeout(this.quiet.get(runId));
+    const timer = setTimeout(() => {
+      this.quiet.delete(runId);
+      void this.inspection.prepare(runId).catch(() => undefined);
+    }, this.options.indexQuietMs ?? INDEX_QUIET_MS);
+    timer.unref();
+    this.quiet.set(runId, timer);
   }
 
   private async announce(runId: string, own: boolean): Promise<void> {

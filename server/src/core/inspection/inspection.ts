@@ -157,41 +157,60 @@ export class Inspection {
       }
     }
     const { from = 0, limit = 0 } = params;
-    const view = params.view ?? 'sent';
     const entry = await this.entry(runId);
-    const { events, existingValues, skipped } = entry;
-    const policy = this.policyOf(params, isImported(events));
-    const key = viewKey(view, policy);
-    let outline = entry.outlines.get(key);
-    if (!outline) {
-      outline = buildOutline(events, existingValues, { view, policy });
-      entry.outlines.set(key, outline);
-      this.remember(runId);
-    }
-    const modelCall = Math.min(params.modelCall ?? outline.modelCalls.length, outline.modelCalls.length);
+    const { outline, modelCall, view, computed } = this.view(entry, params);
+    if (computed) this.remember(runId);
     const rows: InspectRow[] = [];
-    let unwritten = 0;
-    if (limit > 0 && from < events.length) {
-      const pageKey = `${key}@${modelCall}`;
-      let cells = entry.views.get(pageKey);
-      if (!cells) {
-        // A view writes nothing: the values its references name are written when a replay is sent.
-        cells = modelView(events, existingValues, modelCall, { view, policy });
-        entry.views.set(pageKey, cells);
-        while (entry.views.size > 4) entry.views.delete(entry.views.keys().next().value!);
-        if (from < INSPECT_PAGE_ROWS) this.remember(runId);
-      }
-      unwritten = cells.archive.length;
-      const page = events.slice(from, Math.min(events.length, from + limit));
-      rows.push(...(await this.rows(runId, page, from, existingValues, entry.firstModelCalls, cells.cells)));
+    if (view && from < entry.events.length) {
+      const page = entry.events.slice(from, Math.min(entry.events.length, from + limit));
+      rows.push(...(await this.rows(runId, page, from, entry.existingValues, entry.firstModelCalls, view.cells)));
     }
-    return { outline, modelCall, rows, skipped, unwritten };
+    return { outline, modelCall, rows, skipped: entry.skipped, unwritten: view?.archive.length ?? 0 };
   }
 
-  /** Computes what opening the run shows first and writes its index now (after an import). */
+  /**
+   * The outline a request asks for and, when it asks for rows, the model's side of every event
+   * at its model call: from the copy's caches, or computed into them (`computed`).
+   */
+  private view(
+    entry: Entry,
+    params: InspectParams,
+  ): { outline: Outline; modelCall: number; view: ModelView | undefined; computed: boolean } {
+    const { events, existingValues } = entry;
+    const side = params.view ?? 'sent';
+    const policy = this.policyOf(params, isImported(events));
+    const key = viewKey(side, policy);
+    let computed = false;
+    let outline = entry.outlines.get(key);
+    if (!outline) {
+      outline = buildOutline(events, existingValues, { view: side, policy });
+      entry.outlines.set(key, outline);
+      computed = true;
+    }
+    const modelCall = Math.min(params.modelCall ?? outline.modelCalls.length, outline.modelCalls.length);
+    if (!params.limit) return { outline, modelCall, view: undefined, computed };
+    const pageKey = `${key}@${modelCall}`;
+    let view = entry.views.get(pageKey);
+    if (!view) {
+      // A view writes nothing: the values its references name are written when a replay is sent.
+      view = modelView(events, existingValues, modelCall, { view: side, policy });
+      entry.views.set(pageKey, view);
+      while (entry.views.size > 4) entry.views.delete(entry.views.keys().next().value!);
+      computed = true;
+    }
+    return { outline, modelCall, view, computed };
+  }
+
+  /**
+   * Computes what opening the run shows first and writes its index now: after an import, and
+   * when a run written to has been quiet a while. A run not in memory is read for this alone,
+   * not kept (the runs being inspected keep their places).
+   */
   async prepare(runId: string): Promise<void> {
-    await this.inspect({ runId, from: 0, limit: INSPECT_PAGE_ROWS });
-    await this.indexes.flush(runId);
+    const entry = this.settled.get(runId) ?? (await this.catchUp(runId));
+    this.view(entry, { runId, from: 0, limit: INSPECT_PAGE_ROWS });
+    const index = indexOf(entry);
+    if (index) await this.indexes.put(runId, index);
   }
 
   /** The history policy a view applies: the one in force, unless the run was imported (its agent never applied it). */

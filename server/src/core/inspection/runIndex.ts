@@ -127,6 +127,14 @@ export class RunIndexes {
     await Promise.all(writes);
   }
 
+  /** Writes the run's index now (pending writes of it are dropped: this one is newer). */
+  async put(runId: string, index: RunIndex): Promise<void> {
+    const pending = this.pending.get(runId);
+    if (pending) clearTimeout(pending.timer);
+    this.pending.delete(runId);
+    await this.write(runId, index);
+  }
+
   private async write(runId: string, index: RunIndex): Promise<void> {
     const body = JSON.stringify({ format: FORMAT, ...index });
     const tmp = tempPath(this.store.runsDir);

@@ -351,24 +351,37 @@ async function benchLimits(): Promise<void> {
   const dir = tempDir('retained-bench-limits-');
   const log = join(dir, 'build-1g.log');
   await writeLog(log, 1024 * MB, 'error: NEEDLE-IN-THE-MIDDLE');
-  const copy = await measured('cp', [log, join(dir, 'copy.log')]);
-  rmSync(join(dir, 'copy.log'));
+  // Three of each, taken in turns: the page cache and the neighbours change what one run of cp gets.
+  const copies: number[] = [];
+  const runs: { ms: number; peakBytes: number; stdout: string }[] = [];
   const workspace = join(dir, 'ws');
-  mkdirSync(workspace);
-  const run = await measured(
-    process.execPath,
-    [CLI, '--store', join(workspace, '.retained'), 'run', '--run', 'big', '--', 'cat', log],
-    { cwd: workspace },
-  );
-  const id = /^\[retained #(\S+)\]/.exec(run.stdout)?.[1];
-  if (!id) throw new Error(`no stub from retained run: ${run.stdout.slice(0, 200)}`);
+  for (let i = 0; i < 3; i++) {
+    copies.push((await measured('cp', [log, join(dir, 'copy.log')])).ms);
+    rmSync(join(dir, 'copy.log'));
+    rmSync(workspace, { recursive: true, force: true });
+    mkdirSync(workspace);
+    runs.push(
+      await measured(
+        process.execPath,
+        [CLI, '--store', join(workspace, '.retained'), 'run', '--run', 'big', '--', 'cat', log],
+        { cwd: workspace },
+      ),
+    );
+  }
+  const id = /^\[retained #(\S+)\]/.exec(runs.at(-1)!.stdout)?.[1];
+  if (!id) throw new Error(`no stub from retained run: ${runs.at(-1)!.stdout.slice(0, 200)}`);
   const mbps = (ms: number) => (1024 / (ms / 1000)).toFixed(0);
+  const runMs = percentile(
+    runs.map((r) => r.ms),
+    50,
+  );
+  const copyMs = percentile(copies, 50);
   rows.push([
-    'stream retain (CLI run -- cat)',
+    'stream retain (CLI run -- cat), median of 3',
     '1 GB',
-    `${mbps(run.ms)} MB/s, peak ${fmt(run.peakBytes / MB, 0)} MB RSS`,
-    `cp: ${mbps(copy.ms)} MB/s`,
-    `${fmt(copy.ms / run.ms, 2)}× cp's speed`,
+    `${mbps(runMs)} MB/s, peak ${fmt(Math.max(...runs.map((r) => r.peakBytes)) / MB, 0)} MB RSS (the most of the 3)`,
+    `cp: ${mbps(copyMs)} MB/s (its 3: ${copies.map((ms) => mbps(ms)).join(', ')})`,
+    `${fmt(copyMs / runMs, 2)}× cp's speed`,
   ]);
 
   const server = await ServerProcess.start({ workspace });

@@ -118,7 +118,6 @@ export class Inspection {
         }
       : entry!;
     const read = await readEventsFrom(this.store.root, path, base.end, base.lines);
-    await countValueTokens(this.store, runId, read.events);
     const events = read.events.length > 0 ? [...base.events, ...read.events] : base.events;
     const transcript = stat ? `${stat.ino}:${read.end}` : undefined;
     return {
@@ -158,6 +157,8 @@ export class Inspection {
     }
     const { from = 0, limit = 0 } = params;
     const entry = await this.entry(runId);
+    // Figures need every result's tokens (a search or a page of a known outline does not).
+    await countValueTokens(this.store, runId, entry.events);
     const { outline, modelCall, view, computed } = this.view(entry, params);
     if (computed) this.remember(runId);
     const rows: InspectRow[] = [];
@@ -208,6 +209,7 @@ export class Inspection {
    */
   async prepare(runId: string): Promise<void> {
     const entry = this.settled.get(runId) ?? (await this.catchUp(runId));
+    await countValueTokens(this.store, runId, entry.events);
     this.view(entry, { runId, from: 0, limit: INSPECT_PAGE_ROWS });
     const index = indexOf(entry);
     if (index) await this.indexes.put(runId, index);

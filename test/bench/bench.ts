@@ -253,11 +253,11 @@ async function benchInspector(): Promise<void> {
       `${fmt(first / afterAppend, 1)}× faster`,
     ]);
     rows.push([
-      'inspector: search the run (literal, the parsed run in memory)',
+      'inspector: search the run (literal: its events, and its three 50 MB values from disk)',
       input,
       `${fmt(search, 0)} ms`,
-      `grep -c -F on the transcript file: ${fmt(grep, 0)} ms`,
-      `${fmt(grep / search, 1)}× faster`,
+      `grep -c -F on the 2 MB transcript file alone: ${fmt(grep, 0)} ms`,
+      `${fmt(search / grep, 1)}× its time`,
     ]);
     // A restarted server (VS Code reopened): the run's index, written by the first server, answers.
     await server.stop();

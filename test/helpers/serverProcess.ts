@@ -12,7 +12,7 @@ import {
   StreamMessageReader,
   StreamMessageWriter,
 } from 'vscode-jsonrpc/node';
-import { ChangedNotification, type ServerOptions } from '../../shared/protocol';
+import { ChangedNotification, RetainRequest, type ServerOptions } from '../../shared/protocol';
 
 export const SERVER_JS = resolve(__dirname, '../../dist/server.js');
 
@@ -72,6 +72,12 @@ export class ServerProcess {
   /** Any message, typed or not: for hostile input and for LSP methods outside our protocol. */
   raw<R = unknown>(method: string, params?: unknown): Promise<R> {
     return this.connection.sendRequest(method, params) as Promise<R>;
+  }
+
+  /** Whether the server still records a result in `runId` and answers it back: it survived what came before. */
+  async stillServes(runId: string, callId: string): Promise<boolean> {
+    const answer = await this.request(RetainRequest.type, { runId, callId, tool: 't', text: 'still serving' });
+    return answer.content === 'still serving';
   }
 
   /** Resolves on the next retained/changed notification for `runId`. */

@@ -8,6 +8,12 @@ import { LANDMARK_KINDS, type LandmarkKind } from '../../shared/settings';
 
 const findLandmarks = (text: string) => scanText(text, 0, 0).landmarks;
 
+/** `[from, to)` pieces of a length, cut where `cuts` say (any numbers: taken modulo, in order). */
+function pieces(length: number, cuts: readonly number[]): [number, number][] {
+  const at = [0, ...[...new Set(cuts.map((c) => c % (length + 1)))].sort((a, b) => a - b), length];
+  return at.slice(1).map((to, i) => [at[i]!, to]);
+}
+
 import { jsonStringBytes } from '../../server/src/core/history/jsonSize';
 import { STUB_MAX_BYTES, stubFor } from '../../server/src/core/retain/stub';
 import { indexBuffer } from '../../server/src/core/store/lineIndex';
@@ -140,12 +146,7 @@ describe('landmarks found in stretches', () => {
             if (hits.length) naive[kind] = hits;
           }
           const scan = new Scan(0, 0);
-          let at = 0;
-          for (const cut of [...new Set(cuts.map((c) => c % (text.length + 1)))].sort((a, b) => a - b)) {
-            scan.pushText(text.slice(at, cut));
-            at = cut;
-          }
-          scan.pushText(text.slice(at));
+          for (const [from, to] of pieces(text.length, cuts)) scan.pushText(text.slice(from, to));
           assert.deepEqual(scan.figures().landmarks.lines, naive);
         },
       ),
@@ -207,12 +208,7 @@ describe('the scan of bytes', () => {
         const text = units.join('');
         const bytes = Buffer.from(text);
         const scan = new Scan(3, 3);
-        let at = 0;
-        for (const cut of [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b)) {
-          scan.pushBytes(bytes.subarray(at, cut));
-          at = cut;
-        }
-        scan.pushBytes(bytes.subarray(at));
+        for (const [from, to] of pieces(bytes.length, cuts)) scan.pushBytes(bytes.subarray(from, to));
         const streamed = scan.figures();
         assert.equal(streamed.jsonBytes, jsonStringBytes(text));
         assert.equal(streamed.jsonBytes, Buffer.byteLength(JSON.stringify(text)));

@@ -159,47 +159,47 @@ export class Inspection {
     const entry = await this.entry(runId);
     // Figures need every result's tokens (a search or a page of a known outline does not).
     await countValueTokens(this.store, runId, entry.events);
-    const { outline, modelCall, view, computed } = this.view(entry, params);
+    const { outline, modelCall, model, computed } = this.compute(entry, params);
     if (computed) this.remember(runId);
     const rows: InspectRow[] = [];
-    if (view && from < entry.events.length) {
+    if (model && from < entry.events.length) {
       const page = entry.events.slice(from, Math.min(entry.events.length, from + limit));
-      rows.push(...(await this.rows(runId, page, from, entry.existingValues, entry.firstModelCalls, view.cells)));
+      rows.push(...(await this.rows(runId, page, from, entry.existingValues, entry.firstModelCalls, model.cells)));
     }
-    return { outline, modelCall, rows, skipped: entry.skipped, unwritten: view?.archive.length ?? 0 };
+    return { outline, modelCall, rows, skipped: entry.skipped, unwritten: model?.archive.length ?? 0 };
   }
 
   /**
    * The outline a request asks for and, when it asks for rows, the model's side of every event
    * at its model call: from the copy's caches, or computed into them (`computed`).
    */
-  private view(
+  private compute(
     entry: Entry,
     params: InspectParams,
-  ): { outline: Outline; modelCall: number; view: ModelView | undefined; computed: boolean } {
+  ): { outline: Outline; modelCall: number; model: ModelView | undefined; computed: boolean } {
     const { events, existingValues } = entry;
-    const side = params.view ?? 'sent';
+    const view = params.view ?? 'sent';
     const policy = this.policyOf(params, isImported(events));
-    const key = viewKey(side, policy);
+    const key = viewKey(view, policy);
     let computed = false;
     let outline = entry.outlines.get(key);
     if (!outline) {
-      outline = buildOutline(events, existingValues, { view: side, policy });
+      outline = buildOutline(events, existingValues, { view, policy });
       entry.outlines.set(key, outline);
       computed = true;
     }
     const modelCall = Math.min(params.modelCall ?? outline.modelCalls.length, outline.modelCalls.length);
-    if (!params.limit) return { outline, modelCall, view: undefined, computed };
+    if (!params.limit) return { outline, modelCall, model: undefined, computed };
     const pageKey = `${key}@${modelCall}`;
-    let view = entry.views.get(pageKey);
-    if (!view) {
+    let model = entry.views.get(pageKey);
+    if (!model) {
       // A view writes nothing: the values its references name are written when a replay is sent.
-      view = modelView(events, existingValues, modelCall, { view: side, policy });
-      entry.views.set(pageKey, view);
+      model = modelView(events, existingValues, modelCall, { view, policy });
+      entry.views.set(pageKey, model);
       while (entry.views.size > 4) entry.views.delete(entry.views.keys().next().value!);
       computed = true;
     }
-    return { outline, modelCall, view, computed };
+    return { outline, modelCall, model, computed };
   }
 
   /**
@@ -210,7 +210,7 @@ export class Inspection {
   async prepare(runId: string): Promise<void> {
     const entry = this.settled.get(runId) ?? (await this.catchUp(runId));
     await countValueTokens(this.store, runId, entry.events);
-    this.view(entry, { runId, from: 0, limit: INSPECT_PAGE_ROWS });
+    this.compute(entry, { runId, from: 0, limit: INSPECT_PAGE_ROWS });
     const index = indexOf(entry);
     if (index) await this.indexes.put(runId, index);
   }

@@ -520,3 +520,27 @@ describe('run index of a run written to', () => {
     }
   });
 });
+
+describe('run index format', () => {
+  after(removeTempDirs);
+
+  it('changes with what it keeps: a change to the outline or the first page bumps FORMAT (old indexes rebuilt)', async () => {
+    const { FORMAT } = await import('../../server/src/core/inspection/runIndex');
+    const { createHash } = await import('node:crypto');
+    const s = await service();
+    await recordRun(s);
+    const kept = [];
+    for (const policy of [false, true]) {
+      const { outline, rows } = await s.inspection.inspect({ runId: 'r', from: 0, limit: 100, policy });
+      kept.push(
+        outline,
+        rows.map((r) => [r.firstModelCall, r.model]),
+      );
+    }
+    const digest = createHash('sha256').update(JSON.stringify(kept)).digest('hex').slice(0, 16);
+    // What FORMAT 1 keeps for this run. If rows.ts now computes something else, an index written by
+    // an older version would show old figures: bump FORMAT in runIndex.ts and record the new digest.
+    const KEPT: Record<number, string> = { 1: 'db9fa15d8602559f' };
+    assert.equal(digest, KEPT[FORMAT], `FORMAT ${FORMAT}: ${digest}`);
+  });
+});

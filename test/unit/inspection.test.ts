@@ -500,7 +500,7 @@ describe('run index of a run written to', () => {
 
   it('is brought up to date once the run has been quiet a while, in a server that watches the store', async () => {
     const root = join(tempDir(), '.retained');
-    const s = new RetentionService(root, { indexQuietMs: 100 });
+    const s = new RetentionService(root, { indexDelayMs: 100 });
     await s.init();
     s.watch();
     try {
@@ -517,6 +517,31 @@ describe('run index of a run written to', () => {
       assert.deepEqual(await fresh.inspection.inspect(asked), await s.inspection.inspect(asked));
     } finally {
       s.dispose();
+    }
+  });
+});
+
+describe('run index of the newest runs', () => {
+  after(removeTempDirs);
+
+  it('is made a while after a server starts for runs that have none (written where no server watched)', async () => {
+    const root = join(tempDir(), '.retained');
+    const writer = new RetentionService(root);
+    await writer.init();
+    await recordRun(writer, 'a');
+    await recordRun(writer, 'b');
+    const { existsSync } = await import('node:fs');
+    assert.ok(!existsSync(writer.store.runIndexPath('a')) && !existsSync(writer.store.runIndexPath('b')));
+    const server = new RetentionService(root, { indexDelayMs: 50 });
+    await server.init();
+    server.watch();
+    try {
+      const both = () => ['a', 'b'].every((runId) => existsSync(server.store.runIndexPath(runId)));
+      for (let waited = 0; !both() && waited < 5000; waited += 50)
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.ok(both(), 'both runs indexed');
+    } finally {
+      server.dispose();
     }
   });
 });

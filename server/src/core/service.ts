@@ -40,13 +40,16 @@ export interface ServiceOptions {
   /** Where a relative import path is read from; default the current directory. */
   workspace?: string;
   withhold?: WithholderOptions;
-  /** How long a run is left alone after a write before its index is brought up to date (default 5 s). */
-  indexQuietMs?: number;
+  /** How long indexing waits: after a run's last write (default 5 s), and after the server starts (default 10 s). */
+  indexDelayMs?: number;
 }
 
 /** How long changes to one run are gathered into one notice. */
 const NOTICE_DELAY_MS = 60;
 const INDEX_QUIET_MS = 5000;
+/** After the server starts, how long until the newest runs' indexes are checked, and how many. */
+const INDEX_AT_START_MS = 10_000;
+const INDEX_AT_START_RUNS = 20;
 
 export class RetentionService {
   readonly store: Store;
@@ -63,6 +66,8 @@ export class RetentionService {
   private readonly pending = new Map<string, { timer: NodeJS.Timeout; own: boolean }>();
   /** Runs written to, by the timer that indexes them once they are quiet. */
   private readonly quiet = new Map<string, NodeJS.Timeout>();
+  private indexing: NodeJS.Timeout | undefined;
+  private disposed = false;
   /** Writes under way, per run: the watcher's echoes of them wait for the write's own notice. */
   private readonly busy = new Map<string, number>();
   /** Each run's files as last announced, so the watcher's echo of a change already announced is not sent again. */
@@ -123,9 +128,26 @@ export class RetentionService {
   watch(): void {
     this.watcher ??= new StoreWatcher(this.store.runsDir, (runId) => this.changed(runId, false));
     this.watcher.start();
+    this.indexing ??= setTimeout(() => void this.indexRecent(), this.options.indexDelayMs ?? INDEX_AT_START_MS);
+    this.indexing.unref();
+  }
+
+  /**
+   * The newest runs whose index is missing or stale (written by an older version, or by a
+   * process no server watched) get one, one at a time, a while after the server starts: so
+   * opening them is quick too.
+   */
+  private async indexRecent(): Promise<void> {
+    for (const runId of (await this.store.listRunIds().catch(() => [])).slice(0, INDEX_AT_START_RUNS)) {
+      if (this.disposed) return;
+      if (await this.inspection.indexes.read(runId).catch(() => undefined)) continue;
+      await this.inspection.prepare(runId).catch(() => undefined);
+    }
   }
 
   dispose(): void {
+    this.disposed = true;
+    clearTimeout(this.indexing);
     this.watcher?.dispose();
     for (const timer of this.quiet.values()) clearTimeout(timer);
     this.quiet.clear();
@@ -171,7 +193,7 @@ export class RetentionService {
     const timer = setTimeout(() => {
       this.quiet.delete(runId);
       void this.inspection.prepare(runId).catch(() => undefined);
-    }, this.options.indexQuietMs ?? INDEX_QUIET_MS);
+    }, this.options.indexDelayMs ?? INDEX_QUIET_MS);
     timer.unref();
     this.quiet.set(runId, timer);
   }

@@ -241,3 +241,17 @@ describe('the scan of a big stream on its own thread', () => {
     assert.deepEqual(streamed.landmarks.lines, { error: [250_001], trace: [590_001] });
   });
 });
+
+describe('a scan thread that fails', () => {
+  it('fails the stream with the reason, and nothing is left unhandled', async () => {
+    const { StreamScan } = await import('../../server/src/core/retain/scanThread');
+    // A pattern the thread cannot compile (the settings refuse it; here it reaches the thread).
+    const scan = new StreamScan({ headLines: 1, tailLines: 1, overrides: { error: '(' } });
+    const piece = Buffer.alloc(1 << 20, 'a\n');
+    await assert.rejects(async () => {
+      for (let i = 0; i < 40; i++) await scan.push(piece);
+      await scan.finish();
+    }, /scan thread|missing \)|\(/);
+    scan.dispose();
+  });
+});

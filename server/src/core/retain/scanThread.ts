@@ -106,9 +106,9 @@ export class StreamScan {
     });
     this.thread.on('error', (err) => this.fail(err));
     this.thread.on('exit', () => this.fail(new Error('the scan thread ended early')));
-    const held = this.held;
+    // What was held goes at once (at most THREAD_MIN_BYTES and a piece); the sender waits from the next piece on.
+    for (const part of this.held) this.post(part);
     this.held = [];
-    for (const part of held) void this.send(part);
   }
 
   private scanInPlace(): void {
@@ -117,17 +117,22 @@ export class StreamScan {
     this.held = [];
   }
 
+  /** Sends a piece; resolves when the thread is not too far behind. */
   private async send(part: Buffer): Promise<void> {
     if (this.failure) throw this.failure;
-    // A copy the thread owns: the piece itself may still be being written.
-    const piece = new Uint8Array(part);
-    this.inFlight += piece.length;
-    this.thread!.postMessage({ piece } satisfies ToThread, [piece.buffer]);
+    this.post(part);
     if (this.inFlight > IN_FLIGHT_MAX_BYTES)
       await new Promise<void>((resolve) => {
         this.drained = resolve;
       });
     if (this.failure) throw this.failure;
+  }
+
+  private post(part: Buffer): void {
+    // A copy the thread owns: the piece itself may still be being written.
+    const piece = new Uint8Array(part);
+    this.inFlight += piece.length;
+    this.thread!.postMessage({ piece } satisfies ToThread, [piece.buffer]);
   }
 
   private wake(): void {

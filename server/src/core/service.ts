@@ -46,6 +46,7 @@ export interface ServiceOptions {
 
 /** How long changes to one run are gathered into one notice. */
 const NOTICE_DELAY_MS = 60;
+/** How long a run is left alone after a write before its index is brought up to date. */
 const INDEX_QUIET_MS = 5000;
 /** After the server starts, how long until the newest runs' indexes are checked, and how many. */
 const INDEX_AT_START_MS = 10_000;
@@ -140,7 +141,6 @@ export class RetentionService {
   private async indexRecent(): Promise<void> {
     for (const runId of (await this.store.listRunIds().catch(() => [])).slice(0, INDEX_AT_START_RUNS)) {
       if (this.disposed) return;
-      if (await this.inspection.indexes.read(runId).catch(() => undefined)) continue;
       await this.inspection.prepare(runId).catch(() => undefined);
     }
   }

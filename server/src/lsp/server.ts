@@ -53,12 +53,11 @@ import { warmTokenizer } from '../core/history/tokens';
 import { RunExists } from '../core/import/importer';
 import { Sessions } from '../core/import/sessions';
 import { RetentionService } from '../core/service';
+import { FrameReader } from './frames';
+import { escapedTexts } from './liftText';
 
 /** How long after the store opens the tokenizer's table is loaded. */
 const WARM_AFTER_MS = 1500;
-
-import { FrameReader } from './frames';
-import { escapedTexts } from './liftText';
 
 /** The stream broke: say why and end, so the client restarts a server that can hear it. */
 function fatal(reason: string): void {

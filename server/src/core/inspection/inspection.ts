@@ -25,7 +25,7 @@ import { readEventsAt, readEventsFrom } from '../store/transcript';
 import { lineMatch, searchLines } from '../values/lineSearch';
 import { SEARCH_BUDGET_MS } from '../values/peek';
 import { buildOutline, CELL_MAX_BYTES, firstModelCalls, fullCell, type ModelView, modelView } from './rows';
-import { type RunIndex, RunIndexes, type Stamp, viewKey } from './runIndex';
+import { type RunIndex, RunIndexes, type Stamp, sameStamp, transcriptStamp, viewKey } from './runIndex';
 import { searchRun } from './runSearch';
 
 /** The most hits one run search answers. */
@@ -37,8 +37,8 @@ interface Entry {
   offsets: number[];
   skipped: number;
   existingValues: Set<string>;
-  /** What the copy was read from, for the run index. */
-  stamp: Stamp | undefined;
+  /** The values folder as it was when the copy was read (the run index's stamp: see stampOf). */
+  valuesStamp: string;
   /** Where the next read of the transcript starts, its line number, and the file read. */
   end: number;
   lines: number;
@@ -98,7 +98,7 @@ export class Inspection {
   private async catchUp(runId: string, entry?: Entry): Promise<Entry> {
     const path = this.store.transcriptPath(runId);
     // Taken before the values are listed: a value deleted after makes the index stale, not wrong.
-    const valuesStamp = await this.indexes.stamp(runId);
+    const valuesStamp = await this.indexes.valuesStamp(runId);
     const stat = await fs.stat(path).catch(() => undefined);
     // A transcript that shrank or was replaced (a deleted and recreated run) is read from the start.
     const fresh = !entry || !stat || stat.ino !== entry.inode || stat.size < entry.end;
@@ -107,7 +107,7 @@ export class Inspection {
           events: [],
           offsets: [],
           skipped: 0,
-          stamp: undefined,
+          valuesStamp,
           existingValues: new Set(),
           end: 0,
           lines: 0,
@@ -119,12 +119,11 @@ export class Inspection {
       : entry!;
     const read = await readEventsFrom(this.store.root, path, base.end, base.lines);
     const events = read.events.length > 0 ? [...base.events, ...read.events] : base.events;
-    const transcript = stat ? `${stat.ino}:${read.end}` : undefined;
     return {
       events,
       offsets: read.events.length > 0 ? [...base.offsets, ...read.offsets] : base.offsets,
       skipped: base.skipped + read.skipped.length,
-      stamp: transcript && valuesStamp ? { transcript, values: valuesStamp.values } : undefined,
+      valuesStamp,
       existingValues: await this.valueIds(runId),
       end: read.end,
       lines: base.lines + read.lines,
@@ -147,7 +146,8 @@ export class Inspection {
         // The copy for the pages that follow: it starts with the index's outlines when read from the same bytes.
         this.entry(runId)
           .then((entry) => {
-            if (entry.stamp?.transcript !== index.stamp.transcript || entry.stamp.values !== index.stamp.values) return;
+            const stamp = stampOf(entry);
+            if (!stamp || !sameStamp(stamp, index.stamp)) return;
             for (const [key, outline] of Object.entries(index.outlines))
               if (!entry.outlines.has(key)) entry.outlines.set(key, outline);
           })
@@ -203,14 +203,21 @@ export class Inspection {
   }
 
   /**
-   * Computes what opening the run shows first and writes its index now: after an import, and
-   * when a run written to has been quiet a while. A run not in memory is read for this alone,
+   * Computes what opening the run shows first and writes its index now, unless its index holds
+   * it already: after an import, when a run written to has been quiet a while, and for the
+   * newest runs after a server starts. A run not in memory is read for this alone,
    * not kept (the runs being inspected keep their places).
    */
   async prepare(runId: string): Promise<void> {
+    const first = { runId, from: 0, limit: INSPECT_PAGE_ROWS };
+    // An index that already holds it (one written after an import, then the run's quiet time) stands.
+    const current = await this.indexes.read(runId).catch(() => undefined);
+    const key = viewKey('sent', undefined);
+    const outline = current?.outlines[key];
+    if (outline && current.pages[`${key}@${outline.modelCalls.length}`]) return;
     const entry = this.settled.get(runId) ?? (await this.catchUp(runId));
     await countValueTokens(this.store, runId, entry.events);
-    this.compute(entry, { runId, from: 0, limit: INSPECT_PAGE_ROWS });
+    this.compute(entry, first);
     const index = indexOf(entry);
     if (index) await this.indexes.put(runId, index);
   }
@@ -300,14 +307,20 @@ export class Inspection {
   }
 }
 
+/** What a run's copy was read from; undefined when the run had no transcript. */
+function stampOf(entry: Entry): Stamp | undefined {
+  return entry.inode ? { transcript: transcriptStamp(entry.inode, entry.end), values: entry.valuesStamp } : undefined;
+}
+
 /** What a run's copy knows that a cold open needs: its index. */
 function indexOf(entry: Entry): RunIndex | undefined {
-  if (!entry.stamp) return undefined;
+  const stamp = stampOf(entry);
+  if (!stamp) return undefined;
   const pages: RunIndex['pages'] = {};
   for (const [key, view] of entry.views)
     pages[key] = { cells: view.cells.slice(0, INSPECT_PAGE_ROWS), unwritten: view.archive.length };
   return {
-    stamp: entry.stamp,
+    stamp,
     imported: isImported(entry.events),
     skipped: entry.skipped,
     offsets: entry.offsets,

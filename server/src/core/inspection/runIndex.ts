@@ -52,6 +52,15 @@ export interface RunIndex {
   pages: Record<string, FirstPage>;
 }
 
+/** The transcript's part of a stamp: its inode and the bytes of it read. */
+export function transcriptStamp(inode: number | bigint, bytes: number | bigint): string {
+  return `${inode}:${bytes}`;
+}
+
+export function sameStamp(a: Stamp, b: Stamp): boolean {
+  return a.transcript === b.transcript && a.values === b.values;
+}
+
 /** The key of a view of a run: which side, under which history policy. */
 export function viewKey(view: string, policy: unknown): string {
   return `${view}:${policy ? JSON.stringify(policy) : 'none'}`;
@@ -67,14 +76,16 @@ export class RunIndexes {
   }
 
   /** What the run's files are now; undefined when it has no transcript. */
-  async stamp(runId: string, transcriptBytes?: number): Promise<Stamp | undefined> {
+  async stamp(runId: string): Promise<Stamp | undefined> {
     const transcript = await fs.stat(this.store.transcriptPath(runId), { bigint: true }).catch(() => undefined);
     if (!transcript) return undefined;
+    return { transcript: transcriptStamp(transcript.ino, transcript.size), values: await this.valuesStamp(runId) };
+  }
+
+  /** The values folder's part of a stamp: its inode and modification time, or "none". */
+  async valuesStamp(runId: string): Promise<string> {
     const values = await fs.stat(this.store.valuesDir(runId), { bigint: true }).catch(() => undefined);
-    return {
-      transcript: `${transcript.ino}:${transcriptBytes ?? transcript.size}`,
-      values: values ? `${values.ino}:${values.mtimeNs}` : 'none',
-    };
+    return values ? `${values.ino}:${values.mtimeNs}` : 'none';
   }
 
   /** The run's index when it matches the run as it is now. */
@@ -98,9 +109,7 @@ export class RunIndexes {
     } catch {
       return undefined;
     }
-    return wellFormed(index) && index.stamp.transcript === now.transcript && index.stamp.values === now.values
-      ? index
-      : undefined;
+    return wellFormed(index) && sameStamp(index.stamp, now) ? index : undefined;
   }
 
   /**
@@ -147,8 +156,7 @@ export class RunIndexes {
       }
       // Still the run it was made from (not deleted meanwhile): then it goes in place whole.
       const now = await this.stamp(runId);
-      if (now?.transcript === index.stamp.transcript && now.values === index.stamp.values)
-        await fs.rename(tmp, this.path(runId));
+      if (now && sameStamp(now, index.stamp)) await fs.rename(tmp, this.path(runId));
     } finally {
       await fs.rm(tmp, { force: true });
     }

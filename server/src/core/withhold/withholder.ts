@@ -8,7 +8,7 @@
  * the notice and where the original is; the transcript records the notice as the result; every
  * outcome goes to the audit log, the reason only there.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import { check } from '../../../../shared/check';
@@ -19,6 +19,7 @@ import type { Context } from '../context';
 import { audit, auditPath } from '../store/audit';
 import { CREATE_NEW, makeDir, openFile } from '../store/safeFs';
 import { appendEvent } from '../store/transcript';
+import { sha256Hex, utf8Bytes } from '../text';
 import { withheldNotice } from './notice';
 import { SecretGuard } from './secrets';
 
@@ -193,8 +194,7 @@ export class Withholder {
 
 function sizeOf(original: Withheld['original']): { bytes: number; sha256: string } {
   if (!('text' in original)) return { bytes: original.bytes, sha256: original.sha256 };
-  const data = Buffer.from(original.text, 'utf8');
-  return { bytes: data.length, sha256: createHash('sha256').update(data).digest('hex') };
+  return { bytes: utf8Bytes(original.text), sha256: sha256Hex(original.text) };
 }
 
 async function textOf(original: Withheld['original']): Promise<string> {

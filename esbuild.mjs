@@ -20,8 +20,6 @@ const node = {
 const builds = [
   // The language server bundles all of its dependencies: it runs under VS Code's own Node.
   { ...node, entryPoints: { server: 'server/src/lsp/server.ts' }, outdir: 'dist' },
-  // The scan thread both of them start for big streams (core/retain/scanThread.ts), beside them.
-  { ...node, entryPoints: { scanWorker: 'server/src/core/retain/scanWorker.ts' }, outdir: 'dist' },
   // The command line (`retained`), with the MCP server and the Claude Code hook: the same core.
   { ...node, entryPoints: { cli: 'server/src/cli/main.ts' }, outdir: 'dist', banner: { js: '#!/usr/bin/env node' } },
   // The extension: everything but `vscode`, which the extension host provides.
@@ -49,6 +47,10 @@ const builds = [
     logLevel: 'warning',
   },
 ];
+
+// The scan kernel (core/kernel/scanKernel.ts), beside the bundles that read it.
+mkdirSync('dist', { recursive: true });
+cpSync('server/src/core/kernel/scanKernel.wasm', 'dist/scanKernel.wasm');
 
 // Codicons, loaded by the webview as a stylesheet (vscode-elements finds it by its id).
 mkdirSync('dist/webview', { recursive: true });

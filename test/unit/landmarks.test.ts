@@ -2,7 +2,14 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { BUILT_IN_CANDIDATES, landmarksLine, landmarkTest } from '../../server/src/core/retain/landmarks';
+import { scanKernel } from '../../server/src/core/kernel/scanKernel';
+import {
+  BUILT_IN_CANDIDATES,
+  candidateTables,
+  landmarksLine,
+  landmarkTest,
+  needleMask,
+} from '../../server/src/core/retain/landmarks';
 import { Scan, scanText } from '../../server/src/core/retain/scan';
 import { LANDMARK_KINDS, type LandmarkKind } from '../../shared/settings';
 
@@ -156,7 +163,7 @@ describe('landmarks found in stretches', () => {
 });
 
 describe('the scan of bytes', () => {
-  it('property: every line a built-in landmark test takes is a candidate of the one-pass pattern', () => {
+  it('property: every line a built-in landmark test takes holds a needle of its kind, in text and in the kernel', () => {
     const words = ['error', 'Error', 'ERROR', 'fatal', 'Fatal', 'PANIC', 'panic', 'Exception', 'E404', 'FAILED'];
     const more = ['failure', 'Failure', 'WARN', 'warning', 'Warning', '✗', '✘', '✖', 'at f (a.ts:1:2)', 'Traceback'];
     const line = fc
@@ -169,11 +176,19 @@ describe('the scan of bytes', () => {
         },
       )
       .map((parts) => parts.join(''));
+    const kernel = scanKernel();
+    kernel.setNeedles(candidateTables());
     fc.assert(
       fc.property(line, (text) => {
-        const taken = LANDMARK_KINDS.some((kind) => landmarkTest(kind)(text));
+        const taken = LANDMARK_KINDS.filter((kind) => landmarkTest(kind)(text));
+        if (taken.length === 0) return;
         const candidate = new RegExp(BUILT_IN_CANDIDATES.source, BUILT_IN_CANDIDATES.flags.replace('g', ''));
-        assert.ok(!taken || candidate.test(`\n${text}`), JSON.stringify(text));
+        assert.ok(candidate.test(`\n${text}`), JSON.stringify(text));
+        // ASCII text is searched in the kernel, for the needles of the kinds still wanted.
+        const bytes = Buffer.from(`\n${text}`);
+        if (bytes.length !== text.length + 1) return;
+        kernel.load(bytes);
+        for (const kind of taken) assert.notEqual(kernel.candidate(0, bytes.length, needleMask([kind])), -1, kind);
       }),
       { numRuns: 2000 },
     );
@@ -219,39 +234,22 @@ describe('the scan of bytes', () => {
   });
 });
 
-describe('the scan of a big stream on its own thread', () => {
-  it('finds what the scan of the whole text finds', async () => {
-    const { StreamScan } = await import('../../server/src/core/retain/scanThread');
-    const lines = Array.from({ length: 600_000 }, (_, i) => `${i} INFO step ${i} of the build é`);
+describe('the scan of a big stream', () => {
+  it("finds what the scan of the whole text finds, in pieces of any size past the kernel's window", () => {
+    const lines = Array.from({ length: 600_000 }, (_, i) => `${i} INFO step ${i} of the build${i % 9 ? '' : ' é'}`);
     lines[250_000] = 'error: the one in the middle';
     lines[590_000] = '    at Object.<anonymous> (src/a.ts:1:2)';
     const text = `${lines.join('\n')}\n`;
     const bytes = Buffer.from(text);
     assert.ok(bytes.length > 16 << 20);
-    const scan = new StreamScan({ headLines: 3, tailLines: 3 });
+    const scan = new Scan(3, 3);
     // Pieces of odd sizes, cutting characters in two.
     for (let at = 0, size = 65_531; at < bytes.length; size = Math.min(size * 3 - 7, 3 << 20)) {
-      await scan.push(bytes.subarray(at, at + size));
+      scan.pushBytes(bytes.subarray(at, at + size));
       at += size;
     }
-    const streamed = await scan.finish();
-    const { sample: _s, whole: _w, ...whole } = scanText(text, 3, 3);
-    const { tokens: _t, ...figures } = streamed;
-    assert.deepEqual(figures, whole);
-    assert.deepEqual(streamed.landmarks.lines, { error: [250_001], trace: [590_001] });
-  });
-});
-
-describe('a scan thread that fails', () => {
-  it('fails the stream with the reason, and nothing is left unhandled', async () => {
-    const { StreamScan } = await import('../../server/src/core/retain/scanThread');
-    // A pattern the thread cannot compile (the settings refuse it; here it reaches the thread).
-    const scan = new StreamScan({ headLines: 1, tailLines: 1, overrides: { error: '(' } });
-    const piece = Buffer.alloc(1 << 20, 'a\n');
-    await assert.rejects(async () => {
-      for (let i = 0; i < 40; i++) await scan.push(piece);
-      await scan.finish();
-    }, /scan thread|missing \)|\(/);
-    scan.dispose();
+    const figures = scan.figures();
+    assert.deepEqual(figures, scanText(text, 3, 3));
+    assert.deepEqual(figures.landmarks.lines, { error: [250_001], trace: [590_001] });
   });
 });

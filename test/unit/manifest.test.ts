@@ -80,7 +80,16 @@ describe('package.json', () => {
     const bundles = [
       ...readFileSync(resolve(ROOT, 'esbuild.mjs'), 'utf8').matchAll(/entryPoints: \{ (\w+): '(?:server|extension)\//g),
     ];
-    assert.ok(bundles.length >= 4, JSON.stringify(bundles.map((b) => b[1])));
+    assert.ok(bundles.length >= 3, JSON.stringify(bundles.map((b) => b[1])));
     for (const [, name] of bundles) assert.ok(files.includes(`dist/${name}.js`), `dist/${name}.js is in the package`);
+    // And what the build copies beside them (the scan kernel).
+    const copied = [
+      ...readFileSync(resolve(ROOT, 'esbuild.mjs'), 'utf8').matchAll(/cpSync\([^,]+, '(dist\/[^']+)'\)/g),
+    ];
+    assert.ok(
+      copied.some(([, file]) => file === 'dist/scanKernel.wasm'),
+      JSON.stringify(copied.map((c) => c[1])),
+    );
+    for (const [, file] of copied) assert.ok(files.includes(file!), `${file} is in the package`);
   });
 });

@@ -27,13 +27,29 @@ function bodyLines(text: string): string[] {
   return text.split('\n').filter((line) => !line.startsWith('[peek:'));
 }
 
+/** A checkpoint every 256 lines or 64 KiB, whichever comes first, by the definition: newline by newline. */
+function naiveCheckpoints(data: Buffer, lines: number): { lines: number[]; offsets: number[] } {
+  const found = { lines: [1], offsets: [0] };
+  let line = 1;
+  for (let at = 0; at < data.length; at++) {
+    if (data[at] !== 0x0a) continue;
+    line++;
+    if (line > lines) break;
+    if (line - found.lines.at(-1)! >= 256 || at + 1 - found.offsets.at(-1)! >= 64 * 1024) {
+      found.lines.push(line);
+      found.offsets.push(at + 1);
+    }
+  }
+  return found;
+}
+
 describe('line index', () => {
   after(removeTempDirs);
 
-  it('is the same built in chunks of any size as in one go, and survives serialization', () => {
+  it('is the same built in chunks of any size as in one go, as its definition says, and survives serialization', () => {
     fc.assert(
       fc.property(
-        fc.array(fc.string({ maxLength: 300 }), { maxLength: 800 }),
+        fc.array(fc.string({ maxLength: 300, size: 'max' }), { maxLength: 800, size: 'max' }),
         fc.integer({ min: 1, max: 5000 }),
         (lines, chunk) => {
           const data = Buffer.from(lines.join('\n'));
@@ -42,6 +58,10 @@ describe('line index', () => {
           for (let at = 0; at < data.length; at += chunk) builder.push(data.subarray(at, at + chunk));
           const chunked = builder.finish();
           assert.deepEqual(chunked, whole);
+          assert.deepEqual(
+            { lines: whole.checkpointLines, offsets: whole.checkpointOffsets },
+            naiveCheckpoints(data, whole.lines),
+          );
           assert.deepEqual(parseIndex(serializeIndex(whole), data.length), whole);
           const expected =
             data.length === 0 ? 0 : data.toString().split('\n').length - (data.toString().endsWith('\n') ? 1 : 0);
@@ -50,6 +70,18 @@ describe('line index', () => {
       ),
       { numRuns: 100 },
     );
+  });
+
+  it('keeps a checkpoint at the first line 64 KiB past the last one, not a byte before', () => {
+    for (const [length, expected] of [
+      [65_535, [1, 2]],
+      [65_534, [1]],
+    ] as const) {
+      const data = Buffer.from(`${'a'.repeat(length)}\nb\n`);
+      assert.deepEqual(indexBuffer(data).checkpointLines, expected, `a first line of ${length} bytes`);
+    }
+    const lines = Buffer.from('x\n'.repeat(600));
+    assert.deepEqual(indexBuffer(lines).checkpointLines, [1, 257, 513]);
   });
 
   it('rejects an index made for another size, or torn', () => {

@@ -26,35 +26,3 @@ export function jsonStringBytes(text: string, ascii = false): number {
   while (lone.exec(text)) extra += 3;
   return utf8Bytes(text) + extra;
 }
-
-/** Extra bytes an ASCII byte takes in a JSON string: `\n` and the like 1, other control characters 5. */
-function escapeExtra(byte: number): number {
-  if (byte >= 0x20) return byte === 0x22 || byte === 0x5c ? 1 : 0;
-  return byte === 0x0a || byte === 0x0d || byte === 0x09 || byte === 0x08 || byte === 0x0c ? 1 : 5;
-}
-
-/**
- * What `jsonStringBytes` adds to the length of ASCII bytes (quotes aside), counted on the bytes:
- * four at a time, a word looked at closely only when one of its bytes is below 0x20 (a streamed
- * log is mostly words without one). Quotes and backslashes are rare enough to find natively.
- */
-export function asciiJsonExtra(bytes: Buffer): number {
-  let extra = 0;
-  let at = 0;
-  const { byteOffset, length } = bytes;
-  for (; at < length && (byteOffset + at) % 4 !== 0; at++) if (bytes[at]! < 0x20) extra += escapeExtra(bytes[at]!);
-  const words = (length - at) >>> 2;
-  if (words > 0) {
-    const view = new Uint32Array(bytes.buffer, byteOffset + at, words);
-    for (let k = 0; k < words; k++) {
-      const word = view[k]!;
-      // A byte below 0x20 borrows into its high bit: the classic "has a byte less than n".
-      if (((word - 0x20202020) & ~word & 0x80808080) === 0) continue;
-      for (let i = at + k * 4, end = i + 4; i < end; i++) if (bytes[i]! < 0x20) extra += escapeExtra(bytes[i]!);
-    }
-  }
-  for (at += words * 4; at < length; at++) if (bytes[at]! < 0x20) extra += escapeExtra(bytes[at]!);
-  // The loops above counted control bytes only; quotes and backslashes here.
-  for (const byte of [0x22, 0x5c]) for (let i = bytes.indexOf(byte); i !== -1; i = bytes.indexOf(byte, i + 1)) extra++;
-  return extra;
-}

@@ -62,15 +62,88 @@ function re2(source: string): RE2JS {
   return pattern;
 }
 
+const DIGITS = '0123456789';
+
 /**
- * Where in a stretch of whole lines a built-in landmark may be: one pass of every kind's
- * literals at once (a line-start literal as `\n` and it; a stretch's first line is tested on
- * its own). A match only picks a line to test; the kind's exact test decides. Every prefilter
- * match is a match here (landmarks.test.ts holds it); written case-blind with shared endings
- * (`rror` for error, ERROR and Error), it runs at twice the speed of the prefilters joined.
+ * Where a built-in landmark may be: four characters, one of which every prefilter match starts
+ * with (landmarks.test.ts holds it), a line-start literal as the newline before it (a
+ * stretch's first line is tested on its own). A needle only picks a line to test; the kind's
+ * exact test decides. Each place is the characters that may be there, letters in either case
+ * ('' for any). ASCII text is searched for them sixteen bytes at a time (scanKernel.wat,
+ * at most eight needles); other text with BUILT_IN_CANDIDATES, made from them.
  */
-export const BUILT_IN_CANDIDATES =
-  /rror|atal|anic|xception|e\d{3}|fail|warn|[✗✘✖]|\n[ \t]|\ntraceback \(|\ngoroutine |\nthread '/gi;
+export const CANDIDATE_NEEDLES: readonly { kind: LandmarkKind; at: readonly [string, string, string, string] }[] = [
+  { kind: 'error', at: ['r', 'r', 'o', 'r'] }, // error, Error, ERROR
+  { kind: 'error', at: ['a', 't', 'a', 'l'] }, // fatal
+  { kind: 'error', at: ['a', 'n', 'i', 'c'] }, // panic
+  { kind: 'error', at: ['x', 'c', 'e', 'p'] }, // exception
+  { kind: 'error', at: ['E', DIGITS, DIGITS, DIGITS] }, // E404
+  { kind: 'failure', at: ['f', 'a', 'i', 'l'] },
+  { kind: 'warning', at: ['w', 'a', 'r', 'n'] },
+  // An indented line, Traceback, goroutine, thread.
+  { kind: 'trace', at: ['\n', ' \tTgt', '', ''] },
+];
+
+/** Failure marks outside ASCII: only text can hold them. */
+const FAILURE_MARKS = '✗✘✖';
+
+/** The needles of these kinds, as the kernel's mask: a bit per needle. */
+export function needleMask(kinds: readonly LandmarkKind[]): number {
+  let mask = 0;
+  CANDIDATE_NEEDLES.forEach(({ kind }, bit) => {
+    if (kinds.includes(kind)) mask |= 1 << bit;
+  });
+  return mask;
+}
+
+/** The places of a needle the kernel compares: three are rare enough, and a fourth costs a quarter more. */
+export const KERNEL_PLACES = [0, 1, 3] as const;
+
+/**
+ * The needles as the kernel reads them (ScanKernel.setNeedles): for each place it compares, a
+ * bit per needle at the low nibble and at the high nibble of each byte that may be there, its
+ * case bit set (0x20: the kernel sets it on the text too, so letters match in either case).
+ */
+export function candidateTables(): Uint8Array {
+  if (CANDIDATE_NEEDLES.length > 8) throw new Error('the kernel looks for 8 needles at most');
+  const tables = new Uint8Array(KERNEL_PLACES.length * 32);
+  CANDIDATE_NEEDLES.forEach(({ at }, bit) => {
+    KERNEL_PLACES.forEach((place, k) => {
+      const chars = at[place]!;
+      // Any byte: every nibble, low and high (the bytes past the text's end, 0xff, too).
+      const bytes =
+        chars === '' ? ANY_NIBBLE.map((nibble) => nibble * 0x11) : [...chars].map((c) => c.charCodeAt(0) | 0x20);
+      for (const byte of bytes) {
+        if (chars !== '' && byte >= 0x80)
+          throw new Error(`a needle's characters are ASCII (got ${JSON.stringify(chars)})`);
+        tables[k * 32 + (byte & 15)]! |= 1 << bit;
+        tables[k * 32 + 16 + (byte >> 4)]! |= 1 << bit;
+      }
+    });
+  });
+  return tables;
+}
+
+const ANY_NIBBLE = Array.from({ length: 16 }, (_, nibble) => nibble);
+
+/** A place of a needle in a pattern: a character, or a class of them. */
+function charClass(chars: string): string {
+  const escaped = chars.replace(/[\\\]^\-.*+?()[{}|$/]/g, '\\$&');
+  return chars.length === 1 ? escaped : `[${escaped}]`;
+}
+
+/** The needles and marks as one case-blind pattern, for text that is not ASCII. */
+export const BUILT_IN_CANDIDATES = new RegExp(
+  [
+    ...CANDIDATE_NEEDLES.map(({ at }) => {
+      const places = [...at];
+      while (places.at(-1) === '') places.pop();
+      return places.map((chars) => (chars === '' ? '[^]' : charClass(chars))).join('');
+    }),
+    `[${FAILURE_MARKS}]`,
+  ].join('|'),
+  'gi',
+);
 
 /**
  * The test for a kind: the override (a pattern from the settings, already checked) or the

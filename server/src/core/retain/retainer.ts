@@ -18,6 +18,7 @@ import {
 } from '../../../../shared/protocol';
 import type { Context } from '../context';
 import { INTERRUPTED_RESULT } from '../history/replay';
+import { withTokens } from '../history/tokens';
 import { StoreEscape } from '../store/safeFs';
 import type { NewValue } from '../store/store';
 import { appendEvent, LineTooLong, writeEvents } from '../store/transcript';
@@ -25,8 +26,7 @@ import { countLines, utf8Bytes, utf8Slices } from '../text';
 import { SecretScan } from '../withhold/secrets';
 import { BATCH_DEADLINE_MS, type Withheld, type Withholder } from '../withhold/withholder';
 import { BadEscape, type EscapedText } from './escapedText';
-import type { ScanResult } from './scan';
-import { StreamScan } from './scanThread';
+import { Scan, type ScanResult } from './scan';
 import { type PreviewSettings, previewOf, stubOf } from './stub';
 
 export class Retainer {
@@ -123,20 +123,15 @@ export class Retainer {
     const runId = await this.ctx.runs.writable(params.runId);
     return this.ctx.writing(runId, async () => {
       const preview = this.preview(door);
-      const scanner = streamScan(preview);
+      const scanner = scanOf(preview);
       const guard = this.withholder.guard();
       const secrets = guard && !params.withheld ? new SecretScan(guard) : undefined;
       const decoder = new StringDecoder('utf8');
-      const staged = await this.ctx.store
-        .stageValue(runId, source, (part) => {
-          secrets?.push(decoder.write(part));
-          return scanner.push(part);
-        })
-        .catch((err: unknown) => {
-          scanner.dispose();
-          throw err;
-        });
-      const scan = await scanner.finish();
+      const staged = await this.ctx.store.stageValue(runId, source, (part) => {
+        secrets?.push(decoder.write(part));
+        scanner.pushBytes(part);
+      });
+      const scan = withTokens(scanner.figures());
       const ended = { ...params, ...(await after()) };
       const isError = ended.isError ?? false;
       if (params.withheld || secrets?.found) {
@@ -284,14 +279,9 @@ export class Retainer {
     preview = this.preview({}),
     valueId?: string,
   ): Promise<{ meta: ValueMeta; scan: ScanResult }> {
-    const scanner = streamScan(preview);
-    const staged = await this.ctx.store
-      .stageValue(runId, utf8Slices(text), (part) => scanner.push(part))
-      .catch((err: unknown) => {
-        scanner.dispose();
-        throw err;
-      });
-    const scan = await scanner.finish();
+    const scanner = scanOf(preview);
+    const staged = await this.ctx.store.stageValue(runId, utf8Slices(text), (part) => scanner.pushBytes(part));
+    const scan = withTokens(scanner.figures());
     const value = this.newValue(runId, call, call.isError ?? false, scan, preview);
     return { meta: await this.ctx.store.placeValue(staged, value, valueId), scan };
   }
@@ -332,12 +322,8 @@ export class Retainer {
 }
 
 /** A scan of a result as it is stored, by the preview settings in force. */
-function streamScan(preview: PreviewSettings): StreamScan {
-  return new StreamScan({
-    headLines: preview.previewHeadLines,
-    tailLines: preview.previewTailLines,
-    overrides: preview.landmarkPatterns,
-  });
+function scanOf(preview: PreviewSettings): Scan {
+  return new Scan(preview.previewHeadLines, preview.previewTailLines, preview.landmarkPatterns);
 }
 
 /** The event fields of a result kept in its value: where, how big, its hash and stub, and its size as sent in full. */

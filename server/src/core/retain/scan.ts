@@ -4,13 +4,14 @@
  * a token sample) without holding it. A 2 GB command output streams through in bounded memory;
  * a result already in memory is scanned the same way, so both give the same stub.
  */
-import { isAscii } from 'node:buffer';
 import { StringDecoder } from 'node:string_decoder';
 import { LANDMARK_KINDS, type LandmarkKind } from '../../../../shared/settings';
-import { asciiJsonExtra, jsonStringBytes, TOKEN_SAMPLE_CHARS } from '../history/jsonSize';
+import { jsonStringBytes, TOKEN_SAMPLE_CHARS } from '../history/jsonSize';
+import { type ScanKernel, scanKernel, WINDOW_BYTES } from '../kernel/scanKernel';
 import { utf8Bytes } from '../text';
 import {
   BUILT_IN_CANDIDATES,
+  candidateTables,
   EXIT_CODE,
   EXIT_CODE_TAIL_LINES,
   LANDMARK_LINE_MAX,
@@ -18,6 +19,7 @@ import {
   type Landmarks,
   type LandmarkTest,
   landmarkTest,
+  needleMask,
 } from './landmarks';
 
 /** The start of a line (enough for any preview and landmark test) and its whole size. */
@@ -68,6 +70,7 @@ export class Scan {
   private jsonExtra = 0;
   private chars = 0;
   private readonly decoder = new StringDecoder('utf8');
+  private readonly kernel = landmarkKernel();
 
   constructor(
     private readonly headLines: number,
@@ -88,55 +91,69 @@ export class Scan {
   /** Bytes as they come; a character split between two pieces is put back together. */
   pushBytes(part: Buffer): void {
     this.bytes += part.length;
-    // In slices whose strings are short-lived and small: collected young, not piled up as large objects.
-    for (let at = 0; at < part.length; at += SLICE_BYTES) {
-      const slice = part.subarray(at, at + SLICE_BYTES);
-      if (isAscii(slice)) {
-        // Most command output: decoded by a copy, its JSON size counted on the bytes. A character
-        // left split by the piece before ends here, as the decoder would end it.
-        this.take(this.decoder.end(), 0);
-        this.take(slice.toString('latin1'), slice.length, asciiJsonExtra(slice));
-      } else this.take(this.decoder.write(slice), slice.length);
+    for (let at = 0; at < part.length; at += WINDOW_BYTES) {
+      const window = part.subarray(at, at + WINDOW_BYTES);
+      if (this.takeAscii(window)) continue;
+      // In slices whose strings are short-lived and small: collected young, not piled up as large objects.
+      for (let from = 0; from < window.length; from += SLICE_BYTES) {
+        const slice = window.subarray(from, from + SLICE_BYTES);
+        if (!this.takeAscii(slice)) this.takeText(this.decoder.write(slice));
+      }
     }
   }
 
   /** Text already decoded (a result in memory), whole or in pieces that do not split a surrogate pair. */
   pushText(text: string): void {
-    const bytes = utf8Bytes(text);
-    this.bytes += bytes;
-    this.take(text, bytes);
+    this.bytes += utf8Bytes(text);
+    this.takeText(text);
+  }
+
+  private takeText(text: string): void {
+    this.take(new TextPiece(text), jsonStringBytes(text) - 2);
+  }
+
+  /** Bytes read in the kernel, never decoded whole, when they are all ASCII (most command output). */
+  private takeAscii(bytes: Buffer): boolean {
+    this.kernel.load(bytes);
+    const summary = this.kernel.summary(bytes.length);
+    if (!summary) return false;
+    // A character left split by the piece before ends here, as the decoder would end it.
+    this.takeText(this.decoder.end());
+    this.take(new AsciiPiece(bytes, this.kernel, summary.newlines), bytes.length + summary.jsonExtra);
+    return true;
   }
 
   /**
-   * A piece of text. The lines it ends are handled as one stretch (counted, searched for
-   * landmarks by their prefilters, head and tail taken from its ends), not one by one: a 200 MB
-   * log is a few native scans, not millions of small steps.
+   * A piece of the result, `jsonBytes` its size in a JSON string (quotes aside). The lines it
+   * ends are handled as one stretch (counted, searched for landmarks by their needles, head and
+   * tail taken from its ends), not one by one: a 200 MB log is a few scans, not millions of steps.
    */
-  private take(text: string, bytes: number, jsonExtra?: number): void {
-    if (text.length === 0) return;
-    this.chars += text.length;
-    if (this.sample.length < TOKEN_SAMPLE_CHARS) this.sample += text.slice(0, TOKEN_SAMPLE_CHARS - this.sample.length);
-    this.end = (this.end + text.slice(-END_CHARS)).slice(-END_CHARS);
-    // Pure ASCII (as many bytes as characters) has no surrogates: the cheap count.
-    this.jsonExtra += jsonExtra !== undefined ? bytes + jsonExtra : jsonStringBytes(text, bytes === text.length) - 2;
-    const first = text.indexOf('\n');
+  private take(piece: Piece, jsonBytes: number): void {
+    const { length } = piece;
+    if (length === 0) return;
+    this.chars += length;
+    if (this.sample.length < TOKEN_SAMPLE_CHARS) this.sample += piece.text(0, TOKEN_SAMPLE_CHARS - this.sample.length);
+    this.end = (this.end + piece.text(Math.max(0, length - END_CHARS), length)).slice(-END_CHARS);
+    this.jsonExtra += jsonBytes;
+    const first = piece.newline(0);
     if (first === -1) {
-      this.extend(text);
+      this.extend(piece, 0, length);
       return;
     }
     // The line the pending one ends, on its own; then every whole line after it at once.
-    this.extend(text.slice(0, first));
+    this.extend(piece, 0, first);
     this.endLine(this.pending);
     this.pending = { text: '', bytes: 0 };
-    const last = text.lastIndexOf('\n');
-    if (last > first) this.stretch(text.slice(first + 1, last + 1));
-    if (last + 1 < text.length) this.extend(text.slice(last + 1));
+    const last = piece.lastNewline(length - 1);
+    if (last > first) this.stretch(piece, first + 1, last + 1, piece.newlineCount - 1);
+    if (last + 1 < length) this.extend(piece, last + 1, length);
   }
 
-  private extend(piece: string): void {
-    if (this.pending.text.length < LINE_HEAD_CHARS)
-      this.pending.text += piece.slice(0, LINE_HEAD_CHARS - this.pending.text.length);
-    this.pending.bytes += utf8Bytes(piece);
+  /** More of the pending line: [start, end) of a piece. */
+  private extend(piece: Piece, start: number, end: number): void {
+    const wanted = LINE_HEAD_CHARS - this.pending.text.length;
+    if (wanted > 0) this.pending.text += piece.text(start, Math.min(end, start + wanted));
+    this.pending.bytes += piece.bytes(start, end);
   }
 
   /** One line (the one pieces were gathered for). */
@@ -153,81 +170,78 @@ export class Scan {
     }
   }
 
-  /** Whole lines, each ending with a newline. */
-  private stretch(region: string): void {
+  /** Whole lines: [from, to) of a piece, each ending with a newline, the one before `from` too. */
+  private stretch(piece: Piece, from: number, to: number, count: number): void {
     const base = this.lines;
-    let count = 0;
-    for (let at = region.indexOf('\n'); at !== -1; at = region.indexOf('\n', at + 1)) count++;
     // The head: the first lines, while it wants more.
-    for (let start = 0; this.head.length < this.headLines && start < region.length; ) {
-      const nl = region.indexOf('\n', start);
-      this.head.push(lineHead(region.slice(start, nl)));
+    for (let start = from; this.head.length < this.headLines && start < to; ) {
+      const nl = piece.newline(start);
+      this.head.push(lineHead(piece, start, nl));
       start = nl + 1;
     }
     // The tail: the last lines of this stretch, after what came before.
     if (this.tailLines > 0) {
       const lastLines: LineHead[] = [];
-      for (let end = region.length - 1; lastLines.length < this.tailLines && end >= 0; ) {
-        // (lastIndexOf from -1 would search from 0 and find the region's first newline.)
-        const start = end === 0 ? 0 : region.lastIndexOf('\n', end - 1) + 1;
-        lastLines.unshift(lineHead(region.slice(start, end)));
+      for (let end = to - 1; lastLines.length < this.tailLines && end >= from; ) {
+        // The newline before `from` ends the search.
+        const start = piece.lastNewline(end - 1) + 1;
+        lastLines.unshift(lineHead(piece, start, end));
         end = start - 1;
       }
       this.tail = [...this.tail, ...lastLines].slice(-this.tailLines);
     }
-    this.findIn(region, base);
+    this.findIn(piece, from, to, base);
     this.lines += count;
   }
 
-  /** The first landmarks of each kind in whole lines numbered from `base` + 1. */
-  private findIn(region: string, base: number): void {
-    const open = LANDMARK_KINDS.filter((kind) => this.found[kind].length < LANDMARKS_PER_KIND);
-    if (open.length === 0) return;
+  /** The first landmarks of each kind in the whole lines [from, to) of a piece, numbered from `base` + 1. */
+  private findIn(piece: Piece, from: number, to: number, base: number): void {
+    const open = () => LANDMARK_KINDS.filter((kind) => this.found[kind].length < LANDMARKS_PER_KIND);
+    if (open().length === 0) return;
     let lineNumber = base;
-    let counted = 0; // region offset up to which newlines are counted into lineNumber
-    const numberAt = (offset: number) => {
-      for (let at = region.indexOf('\n', counted); at !== -1 && at < offset; at = region.indexOf('\n', at + 1)) {
-        lineNumber++;
-        counted = at + 1;
-      }
+    let counted = from; // the offset up to which newlines are counted into lineNumber
+    const numberAt = (start: number) => {
+      lineNumber += piece.newlines(counted, start);
+      counted = start;
       return lineNumber + 1;
     };
     /** Tests the line starting at `start` for `kinds`; returns where the next line starts. */
     const testLine = (start: number, kinds: readonly LandmarkKind[]) => {
-      const nl = region.indexOf('\n', start);
-      const line = region.slice(start, Math.min(nl, start + LINE_HEAD_CHARS));
+      const nl = piece.newline(start);
+      const line = piece.text(start, Math.min(nl, start + LINE_HEAD_CHARS));
       for (const kind of kinds) {
         const list = this.found[kind];
         if (list.length < LANDMARKS_PER_KIND && this.tests[kind](line)) list.push(numberAt(start));
       }
       return nl + 1;
     };
-    const perLine = open.filter((kind) => this.overridden.has(kind));
-    for (
-      let start = 0;
-      perLine.length > 0 && start < region.length && perLine.some((k) => this.found[k].length < LANDMARKS_PER_KIND);
-    )
+    const perLine = open().filter((kind) => this.overridden.has(kind));
+    for (let start = from; start < to && perLine.some((k) => this.found[k].length < LANDMARKS_PER_KIND); )
       start = testLine(start, perLine);
-    const filtered = open.filter((kind) => !this.overridden.has(kind));
-    if (filtered.length === 0) return;
-    let next = testLine(0, filtered);
-    // From the newline before the next line, where a line-start literal matches.
-    BUILT_IN_CANDIDATES.lastIndex = next - 1;
-    for (let match = BUILT_IN_CANDIDATES.exec(region); match; match = BUILT_IN_CANDIDATES.exec(region)) {
-      // A line-start literal matches on the newline before its line.
-      const at = region[match.index] === '\n' ? match.index + 1 : match.index;
-      const start = region.lastIndexOf('\n', at - 1) + 1;
-      if (start < next) continue;
+    const needled = () => open().filter((kind) => !this.overridden.has(kind));
+    let kinds = needled();
+    if (kinds.length === 0) return;
+    // The first line on its own (its newline is not in the stretch); then from the newline
+    // before each next line, where a line-start needle begins.
+    let next = testLine(from, kinds);
+    for (let at = piece.candidate(next - 1, to, kinds); at !== -1; ) {
+      const lineStart = piece.newline(at) === at ? at + 1 : at;
+      const start = piece.lastNewline(lineStart - 1) + 1;
+      if (lineStart >= to || start < next) {
+        at = piece.candidate(at + 1, to, kinds);
+        continue;
+      }
       // A pattern is tested on a line's first characters only, as on a line read alone.
-      next = at - start < LINE_HEAD_CHARS ? testLine(start, filtered) : region.indexOf('\n', at) + 1;
-      if (filtered.every((kind) => this.found[kind].length >= LANDMARKS_PER_KIND)) return;
-      BUILT_IN_CANDIDATES.lastIndex = next - 1;
+      next = lineStart - start < LINE_HEAD_CHARS ? testLine(start, kinds) : piece.newline(lineStart) + 1;
+      kinds = needled();
+      if (kinds.length === 0) return;
+      at = piece.candidate(next - 1, to, kinds);
     }
   }
 
   /** What the scan found, as plain data (it crosses threads): the token sample uncounted (see withTokens). */
   figures(): ScanFigures {
-    this.take(this.decoder.end(), 0);
+    this.takeText(this.decoder.end());
     // A last line without a newline is a line too.
     if (this.pending.bytes > 0) this.endLine(this.pending);
     const lines: Partial<Record<LandmarkKind, number[]>> = {};
@@ -253,8 +267,106 @@ export class Scan {
   }
 }
 
-function lineHead(line: string): LineHead {
-  return { text: line.length > LINE_HEAD_CHARS ? line.slice(0, LINE_HEAD_CHARS) : line, bytes: utf8Bytes(line) };
+let prepared: ScanKernel | undefined;
+
+/** This thread's kernel, looking for the landmark needles. */
+function landmarkKernel(): ScanKernel {
+  if (!prepared) {
+    prepared = scanKernel();
+    prepared.setNeedles(candidateTables());
+  }
+  return prepared;
+}
+
+/** The line [start, end) of a piece. */
+function lineHead(piece: Piece, start: number, end: number): LineHead {
+  return { text: piece.text(start, Math.min(end, start + LINE_HEAD_CHARS)), bytes: piece.bytes(start, end) };
+}
+
+/**
+ * A piece of a result as the scan reads it: decoded text, or ASCII bytes loaded in the kernel.
+ * Offsets count UTF-16 units (one per byte in ASCII).
+ */
+interface Piece {
+  readonly length: number;
+  /** Its newlines. */
+  readonly newlineCount: number;
+  /** The first newline at or after `from`, or -1. */
+  newline(from: number): number;
+  /** The last newline at or before `from` (0 or more), or -1. */
+  lastNewline(from: number): number;
+  text(start: number, end: number): string;
+  /** The UTF-8 size of [start, end). */
+  bytes(start: number, end: number): number;
+  /** The newlines in [start, end). */
+  newlines(start: number, end: number): number;
+  /** The first place in [start, end) where a built-in landmark of these kinds may begin, or -1. */
+  candidate(start: number, end: number, kinds: readonly LandmarkKind[]): number;
+}
+
+class TextPiece implements Piece {
+  constructor(private readonly value: string) {}
+  get length(): number {
+    return this.value.length;
+  }
+  get newlineCount(): number {
+    return this.newlines(0, this.value.length);
+  }
+  newline(from: number): number {
+    return this.value.indexOf('\n', from);
+  }
+  lastNewline(from: number): number {
+    return this.value.lastIndexOf('\n', from);
+  }
+  text(start: number, end: number): string {
+    return this.value.slice(start, end);
+  }
+  bytes(start: number, end: number): number {
+    return utf8Bytes(this.value.slice(start, end));
+  }
+  newlines(start: number, end: number): number {
+    let count = 0;
+    for (let at = this.value.indexOf('\n', start); at !== -1 && at < end; at = this.value.indexOf('\n', at + 1))
+      count++;
+    return count;
+  }
+  /** Any kind's needles (the pattern is one for all). */
+  candidate(start: number, end: number): number {
+    BUILT_IN_CANDIDATES.lastIndex = start;
+    const match = BUILT_IN_CANDIDATES.exec(this.value);
+    return match && match.index < end ? match.index : -1;
+  }
+}
+
+class AsciiPiece implements Piece {
+  /** `value` must be what the kernel holds while the piece is read. */
+  constructor(
+    private readonly value: Buffer,
+    private readonly kernel: ScanKernel,
+    readonly newlineCount: number,
+  ) {}
+  get length(): number {
+    return this.value.length;
+  }
+  newline(from: number): number {
+    return this.value.indexOf(0x0a, from);
+  }
+  lastNewline(from: number): number {
+    // (A negative offset would count from the end.)
+    return from < 0 ? -1 : this.value.lastIndexOf(0x0a, from);
+  }
+  text(start: number, end: number): string {
+    return this.value.toString('latin1', start, end);
+  }
+  bytes(start: number, end: number): number {
+    return end - start;
+  }
+  newlines(start: number, end: number): number {
+    return this.kernel.newlines(start, end);
+  }
+  candidate(start: number, end: number, kinds: readonly LandmarkKind[]): number {
+    return this.kernel.candidate(start, end, needleMask(kinds));
+  }
 }
 
 /** Scans a result held in memory. */

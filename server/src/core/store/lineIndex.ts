@@ -5,6 +5,7 @@
  * many short lines and few long ones stay cheap to reach.
  */
 import type { FileHandle } from 'node:fs/promises';
+import { scanKernel, WINDOW_BYTES } from '../kernel/scanKernel';
 
 const CHECKPOINT_LINES = 256;
 const CHECKPOINT_BYTES = 64 * 1024;
@@ -32,24 +33,37 @@ export class LineIndexBuilder {
   private readonly checkpointOffsets = [0];
   private lastByte = NEWLINE;
 
+  /** The next chunk. */
   push(chunk: Uint8Array): void {
-    const buf = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-    for (let at = buf.indexOf(NEWLINE); at !== -1; at = buf.indexOf(NEWLINE, at + 1)) {
-      this.newlines++;
-      const line = this.newlines + 1; // the line that starts after this newline
-      const offset = this.bytes + at + 1;
-      if (
-        line - this.lastCheckpointLine >= CHECKPOINT_LINES ||
-        offset - this.lastCheckpointOffset >= CHECKPOINT_BYTES
-      ) {
-        this.checkpointLines.push(line);
-        this.checkpointOffsets.push(offset);
-        this.lastCheckpointLine = line;
-        this.lastCheckpointOffset = offset;
+    for (let at = 0; at < chunk.length; at += WINDOW_BYTES) this.pushWindow(chunk.subarray(at, at + WINDOW_BYTES));
+  }
+
+  /** The next bytes, in the kernel at once: their newlines are found a checkpoint at a time. */
+  private pushWindow(chunk: Uint8Array): void {
+    const kernel = scanKernel();
+    kernel.load(chunk);
+    const length = chunk.byteLength;
+    for (let at = 0; ; ) {
+      // The next checkpoint: at the newline ending CHECKPOINT_LINES lines past the last one, or
+      // at the first newline CHECKPOINT_BYTES past its start, whichever comes first.
+      const far = this.lastCheckpointOffset + CHECKPOINT_BYTES - 1 - this.bytes;
+      const byBytes = far < length ? indexOf(chunk, NEWLINE, Math.max(at, far)) : -1;
+      const wanted = this.lastCheckpointLine + CHECKPOINT_LINES - 1 - this.newlines;
+      const byLines = kernel.nthNewline(at, byBytes === -1 ? length : byBytes + 1, wanted);
+      const newline = byLines !== -1 ? byLines : byBytes;
+      if (newline === -1) {
+        this.newlines += kernel.newlines(at, length);
+        break;
       }
+      this.newlines += byLines !== -1 ? wanted : kernel.newlines(at, newline + 1);
+      at = newline + 1;
+      this.lastCheckpointLine = this.newlines + 1;
+      this.lastCheckpointOffset = this.bytes + at;
+      this.checkpointLines.push(this.lastCheckpointLine);
+      this.checkpointOffsets.push(this.lastCheckpointOffset);
     }
-    this.bytes += buf.length;
-    this.lastByte = buf.length > 0 ? buf[buf.length - 1]! : this.lastByte;
+    this.bytes += length;
+    this.lastByte = length > 0 ? chunk[length - 1]! : this.lastByte;
   }
 
   finish(): LineIndex {
@@ -67,6 +81,10 @@ export class LineIndexBuilder {
       checkpointOffsets: this.checkpointOffsets,
     };
   }
+}
+
+function indexOf(bytes: Uint8Array, byte: number, from: number): number {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).indexOf(byte, from);
 }
 
 export function indexBuffer(buf: Uint8Array): LineIndex {

@@ -20,6 +20,7 @@
  */
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CallSubject } from '../../../../shared/callSubject';
 import { isSanitizedId, sanitizeId } from '../../../../shared/ids';
@@ -71,8 +72,25 @@ export interface NewValue {
 
 /** A temp file of a live process may still be written; past this age it is a leftover anyway. */
 const TEMP_MAX_AGE_MS = 24 * 60 * 60 * 1000;
-/** Bytes gathered before one write, hash and scan step of a staged value. */
+/** Bytes of a staged value gathered into one write. */
 const STAGE_BATCH_BYTES = 1 << 20;
+/**
+ * Bytes of a staged value written between two flushes to disk, each started in the background
+ * as the writing goes on: the last sync of a big value then waits for its end only.
+ */
+const SYNC_EVERY_BYTES = 16 << 20;
+/** Writes all of `pieces` at the file's position: a write may take fewer bytes than it is given. */
+async function writeAll(handle: FileHandle, pieces: Buffer[]): Promise<void> {
+  for (let rest = pieces; rest.length > 0; ) {
+    let { bytesWritten } = await handle.writev(rest);
+    while (rest.length > 0 && bytesWritten >= rest[0]!.length) {
+      bytesWritten -= rest[0]!.length;
+      rest = rest.slice(1);
+    }
+    if (bytesWritten > 0) rest = [rest[0]!.subarray(bytesWritten), ...rest.slice(1)];
+  }
+}
+
 /** A value's metadata sidecar holds a stub of a few KB; a bigger one is not ours and is not read. */
 const META_MAX_BYTES = 1 << 20;
 
@@ -180,8 +198,8 @@ export class Store {
   /**
    * Writes a value's bytes to a temp file in its run's folder, fsynced, with its hash and line
    * index, without placing it: the caller places it (or reads it back, or discards it) once it
-   * knows what it is. `onPart` sees every piece (a scan of a streamed result). Throws after
-   * removing what it wrote.
+   * knows what it is. `onPart` sees every piece, in order (a scan of a streamed result); a piece
+   * must not change once given. Throws after removing what it wrote.
    */
   async stageValue(
     runId: string,
@@ -196,42 +214,53 @@ export class Store {
     const hash = createHash('sha256');
     let bytes = 0;
     const handle = await openFile(this.root, tmp, CREATE_NEW);
-    // One batch is written while the next is hashed and scanned: the disk and the CPU both busy.
     let writing: Promise<void> = Promise.resolve();
+    let syncing: Promise<void> = Promise.resolve();
+    let unsynced = 0;
     try {
       try {
-        // Pieces are gathered into batches of a few MB: one write, one hash step and one scan
-        // step each, not thousands of small ones (a pipe gives 64 KiB at a time).
+        // Each piece is hashed, indexed and scanned as it comes (a pipe gives 64 KiB at a time:
+        // the command goes on writing meanwhile), and written in batches, one while the next is
+        // gathered: the disk and the CPU both busy.
         let batch: Buffer[] = [];
         let batched = 0;
         const flush = async () => {
           if (batched === 0) return;
-          const part = batch.length === 1 ? batch[0]! : Buffer.concat(batch, batched);
+          const pieces = batch;
+          const size = batched;
           batch = [];
           batched = 0;
+          await writing;
+          writing = writeAll(handle, pieces);
+          // Awaited by the next batch or the end; a failure meanwhile is not unhandled.
+          writing.catch(() => undefined);
+          unsynced += size;
+          if (unsynced >= SYNC_EVERY_BYTES) {
+            unsynced = 0;
+            await syncing;
+            syncing = writing.then(() => handle.datasync());
+            syncing.catch(() => undefined);
+          }
+        };
+        for await (const part of parts) {
+          if (part.length === 0) continue;
           builder.push(part);
           hash.update(part);
           await onPart?.(part);
           bytes += part.length;
-          await writing;
-          writing = handle.writeFile(part);
-          // Awaited by the next batch or the end; a failure meanwhile is not unhandled.
-          writing.catch(() => undefined);
-        };
-        for await (const part of parts) {
-          // A piece the size of a batch is one: not copied into another.
-          if (part.length >= STAGE_BATCH_BYTES / 2) await flush();
           batch.push(part);
           batched += part.length;
-          if (batched >= STAGE_BATCH_BYTES / 2) await flush();
+          if (batched >= STAGE_BATCH_BYTES) await flush();
         }
         await flush();
         await writing;
+        await syncing;
         // A value is never changed, and may share its bytes with others (blobs.ts): read-only.
         await handle.chmod(0o444);
         await handle.sync();
       } finally {
         await writing.catch(() => undefined);
+        await syncing.catch(() => undefined);
         await handle.close();
       }
     } catch (err) {

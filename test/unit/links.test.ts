@@ -16,6 +16,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { RetentionService } from '../../server/src/core/service';
+import { readFilesIn, statFilesIn } from '../../server/src/core/store/safeFs';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
 
 const BIG = 'line of a big result\n'.repeat(2000);
@@ -54,6 +55,20 @@ describe('links in the store', () => {
       !(await s.values.list({ runId: 'r' })).values.some((v) => v.valueId === 'c1'),
       'a link is not listed as a value',
     );
+  });
+
+  it('reads many files of a folder by plain names only: a name that climbs out is nothing', async () => {
+    const { root, outside, secret } = await storeWithRun();
+    const dir = join(root, 'runs', 'r.values');
+    const climb = join('..', '..', '..', outside.split('/').pop()!, 'secret.txt');
+    assert.ok(existsSync(join(dir, climb)), 'the name would reach the file outside');
+    assert.deepEqual(await statFilesIn(root, dir, [climb, '..', 'c1.txt']).then((s) => s.map(Boolean)), [
+      false,
+      false,
+      true,
+    ]);
+    assert.deepEqual(await readFilesIn(root, dir, [climb], 1 << 20), [undefined]);
+    assert.ok(readFileSync(secret, 'utf8').startsWith('the secret'));
   });
 
   it('a transcript replaced by a link gets no appends: the file it points at is untouched', async () => {

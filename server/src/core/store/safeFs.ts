@@ -104,13 +104,21 @@ export async function listDir(root: string, dir: string): Promise<string[]> {
  */
 const SLICE = 256;
 
+/** A file's path in a checked folder: a plain name only (no separator, no `..`), joined without normalizing (10,000 joins cost ~40 ms). */
+function inFolder(dir: string, name: string): string | undefined {
+  return name === '' || name === '.' || name === '..' || name.includes('/') || name.includes(sep)
+    ? undefined
+    : `${dir}${sep}${name}`;
+}
+
 /** Each name's lstat in a store folder; undefined for one that is gone or is not a plain file. */
 export async function statFilesIn(root: string, dir: string, names: readonly string[]): Promise<(Stats | undefined)[]> {
   await checkParents(root, join(dir, 'x'));
   const out: (Stats | undefined)[] = [];
   for (let i = 0; i < names.length; i++) {
     if (i > 0 && i % SLICE === 0) await turn();
-    const stat = lstatSync(join(dir, names[i]!), { throwIfNoEntry: false });
+    const path = inFolder(dir, names[i]!);
+    const stat = path === undefined ? undefined : lstatSync(path, { throwIfNoEntry: false });
     out.push(stat?.isFile() ? stat : undefined);
   }
   return out;
@@ -127,7 +135,8 @@ export async function readFilesIn(
   const out: (Buffer | undefined)[] = [];
   for (let i = 0; i < names.length; i++) {
     if (i > 0 && i % SLICE === 0) await turn();
-    out.push(readSmall(join(dir, names[i]!), maxBytes));
+    const path = inFolder(dir, names[i]!);
+    out.push(path === undefined ? undefined : readSmall(path, maxBytes));
   }
   return out;
 }

@@ -478,12 +478,12 @@ export class Store {
   async listValueFiles(runId: string): Promise<{ valueId: string; bytes: number; mtimeMs: number }[]> {
     const dir = this.valuesDir(runId);
     if (!(await realDir(this.runsDir).catch(() => false)) || !(await realDir(dir).catch(() => false))) return [];
-    const names = await listDir(this.root, dir);
-    const present = new Set(names);
-    const ids = names.flatMap((name) => {
-      const valueId = name.endsWith(VALUE_EXT) && !name.startsWith('.') ? name.slice(0, -VALUE_EXT.length) : '';
-      return isSanitizedId(valueId) ? [valueId] : [];
-    });
+    const ids: string[] = [];
+    for (const name of await listDir(this.root, dir)) {
+      if (!name.endsWith(VALUE_EXT) || name.startsWith('.')) continue;
+      const valueId = name.slice(0, -VALUE_EXT.length);
+      if (isSanitizedId(valueId)) ids.push(valueId);
+    }
     const stats = await statFilesIn(
       this.root,
       dir,
@@ -491,18 +491,20 @@ export class Store {
     );
     // A value that shares its bytes with another (blobs.ts) shares its inode's times too: its own
     // sidecar, written when it was placed, says when it came.
-    const shared = ids.flatMap((valueId, i) =>
-      (stats[i]?.nlink ?? 1) > 1 && present.has(`${valueId}.meta.json`) ? [i] : [],
-    );
+    const shared: number[] = [];
+    stats.forEach((stat, i) => {
+      if ((stat?.nlink ?? 1) > 1) shared.push(i);
+    });
     const sidecars = await statFilesIn(
       this.root,
       dir,
       shared.map((i) => `${ids[i]}.meta.json`),
     );
     const times = new Map(shared.map((i, k) => [i, sidecars[k]?.mtimeMs]));
-    const out = ids.flatMap((valueId, i) => {
+    const out: { valueId: string; bytes: number; mtimeMs: number }[] = [];
+    ids.forEach((valueId, i) => {
       const stat = stats[i];
-      return stat ? [{ valueId, bytes: stat.size, mtimeMs: times.get(i) ?? stat.mtimeMs }] : [];
+      if (stat) out.push({ valueId, bytes: stat.size, mtimeMs: times.get(i) ?? stat.mtimeMs });
     });
     return out.sort((a, b) => a.mtimeMs - b.mtimeMs || (a.valueId < b.valueId ? -1 : a.valueId > b.valueId ? 1 : 0));
   }

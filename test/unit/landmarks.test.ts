@@ -121,7 +121,7 @@ describe('landmark patterns from the settings', () => {
 });
 
 describe('landmarks found in stretches', () => {
-  it('property: the fast scan (one pass over whole stretches, in any pieces) finds what testing every line finds', () => {
+  it('property: the fast scan (one pass over whole stretches, in any pieces, text or bytes, patterns from the settings or not) finds what testing every line finds', () => {
     const line = fc.oneof(
       fc.string({ maxLength: 30, unit: fc.constantFrom('a', ' ', 'r', 'o', 'E', '1', 'x') }),
       fc.constantFrom(
@@ -140,21 +140,35 @@ describe('landmarks found in stretches', () => {
         '\tindented',
       ),
     );
+    // Patterns from the settings for some kinds: those are tested line by line, the others by needles.
+    const overrides = fc.constantFrom<Partial<Record<LandmarkKind, string>>>(
+      {},
+      { warning: 'careful' },
+      { error: 'boom' },
+      { trace: '^\\s' },
+      { failure: 'nope', warning: 'x' },
+    );
     fc.assert(
       fc.property(
         fc.array(line, { minLength: 1, maxLength: 400 }),
         fc.array(fc.nat(), { maxLength: 20 }),
-        (lines, cuts) => {
+        overrides,
+        (lines, cuts, patterns) => {
           const text = `${lines.join('\n')}\n`;
           const naive: Partial<Record<LandmarkKind, number[]>> = {};
           for (const kind of LANDMARK_KINDS) {
-            const test = landmarkTest(kind);
+            const test = landmarkTest(kind, patterns);
             const hits = lines.flatMap((l, i) => (test(l) ? [i + 1] : [])).slice(0, 3);
             if (hits.length) naive[kind] = hits;
           }
-          const scan = new Scan(0, 0);
+          const scan = new Scan(0, 0, patterns);
           for (const [from, to] of pieces(text.length, cuts)) scan.pushText(text.slice(from, to));
           assert.deepEqual(scan.figures().landmarks.lines, naive);
+          // The same as bytes: ASCII pieces go through the kernel.
+          const bytes = Buffer.from(text);
+          const scanned = new Scan(0, 0, patterns);
+          for (const [from, to] of pieces(bytes.length, cuts)) scanned.pushBytes(bytes.subarray(from, to));
+          assert.deepEqual(scanned.figures().landmarks.lines, naive);
         },
       ),
       { numRuns: 300 },

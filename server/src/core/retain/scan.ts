@@ -201,6 +201,8 @@ export class Scan {
     let lineNumber = base;
     let counted = from; // the offset up to which newlines are counted into lineNumber
     const numberAt = (start: number) => {
+      // The needles start again from the stretch's first line after the line-by-line patterns.
+      if (start < counted) [lineNumber, counted] = [base, from];
       lineNumber += piece.newlines(counted, start);
       counted = start;
       return lineNumber + 1;

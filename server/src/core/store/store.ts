@@ -79,18 +79,6 @@ const STAGE_BATCH_BYTES = 1 << 20;
  * as the writing goes on: the last sync of a big value then waits for its end only.
  */
 const SYNC_EVERY_BYTES = 16 << 20;
-/** Writes all of `pieces` at the file's position: a write may take fewer bytes than it is given. */
-async function writeAll(handle: FileHandle, pieces: Buffer[]): Promise<void> {
-  for (let rest = pieces; rest.length > 0; ) {
-    let { bytesWritten } = await handle.writev(rest);
-    while (rest.length > 0 && bytesWritten >= rest[0]!.length) {
-      bytesWritten -= rest[0]!.length;
-      rest = rest.slice(1);
-    }
-    if (bytesWritten > 0) rest = [rest[0]!.subarray(bytesWritten), ...rest.slice(1)];
-  }
-}
-
 /** A value's metadata sidecar holds a stub of a few KB; a bigger one is not ours and is not read. */
 const META_MAX_BYTES = 1 << 20;
 
@@ -692,4 +680,17 @@ function sidecarMeta(json: string, runId: string, valueId: string, bytes: number
       ? { subject: { text: s.text, isFile: s.isFile === true } }
       : {};
   return { runId, valueId, callId, tool, bytes, lines, sha256, isError, ...checked, createdAt, stub };
+}
+
+/** Writes all of `pieces` at the file's position: a write may take fewer bytes than it is given. */
+async function writeAll(handle: FileHandle, pieces: Buffer[]): Promise<void> {
+  for (let rest = pieces; rest.length > 0; ) {
+    let { bytesWritten } = await handle.writev(rest);
+    if (bytesWritten === 0) throw new Error('the file took no bytes');
+    while (rest.length > 0 && bytesWritten >= rest[0]!.length) {
+      bytesWritten -= rest[0]!.length;
+      rest = rest.slice(1);
+    }
+    if (bytesWritten > 0) rest = [rest[0]!.subarray(bytesWritten), ...rest.slice(1)];
+  }
 }

@@ -52,6 +52,16 @@ export const RetainParams = z.strictObject({
 });
 export type RetainParams = z.infer<typeof RetainParams>;
 
+/**
+ * A tool result held in a file, for a caller that has it on disk (an in-process agent that ran a
+ * command into a file): read once and streamed into its value as it is read, so no text crosses
+ * the protocol. The file must be a regular file; a relative path is the workspace's.
+ */
+export const RetainFileParams = RetainParams.omit({ text: true }).extend({
+  path: z.string().min(1).max(PATH_MAX),
+});
+export type RetainFileParams = z.infer<typeof RetainFileParams>;
+
 /** Where a withheld result's original went (see `retained/withhold`). */
 export type WithheldOutcome = 'written' | 'failed' | 'unfinished' | 'skipped';
 
@@ -74,6 +84,13 @@ export namespace RetainRequest {
   export const method = 'retained/retain';
   export const params = RetainParams;
   export const type = new RequestType<RetainParams, RetainResult, void>(method);
+}
+
+/** Client → server: record a tool result held in a file (see RetainFileParams), as retained/retain does. */
+export namespace RetainFileRequest {
+  export const method = 'retained/retainFile';
+  export const params = RetainFileParams;
+  export const type = new RequestType<RetainFileParams, RetainResult, void>(method);
 }
 
 export const WithholdParams = z.strictObject({

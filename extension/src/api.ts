@@ -15,6 +15,8 @@ import {
   type ReplayParams,
   ReplayRequest,
   type ReplayResponse,
+  type RetainFileParams,
+  RetainFileRequest,
   type RetainParams,
   RetainRequest,
   type RetainResult,
@@ -23,6 +25,8 @@ import {
 export interface RetainedApi {
   /** Records a tool result; returns `content`, exactly what the model should get (a stub when retained). */
   retain(params: RetainParams): Promise<RetainResult>;
+  /** The same for a result held in a file (a command run into one): streamed into its value, never sent as text. */
+  retainFile(params: RetainFileParams): Promise<RetainResult>;
   /** Appends any event but a result (run_started, user, system, assistant, model_call, compaction, turn_ended) to a run's transcript. */
   append(runId: string, event: TranscriptEvent): Promise<void>;
   /** A bounded read of a retained value, by line range or search: the text peek_value returns. */
@@ -50,6 +54,10 @@ export function createApi(
     retain: async (params) => {
       writable();
       return client.sendRequest(RetainRequest.type, params);
+    },
+    retainFile: async (params) => {
+      writable();
+      return client.sendRequest(RetainFileRequest.type, params);
     },
     append: async (runId, event) => {
       writable();

@@ -1,6 +1,6 @@
 /** The built server, spawned as a real process, spoken to over stdio in temp folders with real files. */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { validateHistory } from '../../server/src/core/history/pairing';
@@ -10,6 +10,7 @@ import {
   DeleteRequest,
   PeekRequest,
   ReplayRequest,
+  RetainFileRequest,
   RetainRequest,
   RunsRequest,
   StatusRequest,
@@ -76,6 +77,46 @@ describe('language server over stdio', () => {
       start = page.nextStart;
     }
     assert.equal(`${parts.join('\n')}\n`, lock);
+  });
+
+  it('retains a result from a file: streamed into its value byte for byte, with the stub a text gets; a path that is no file is refused', async () => {
+    const lines = Array.from({ length: 400_000 }, (_, i) => `${i} compiling module ${i} of the build`);
+    lines[250_000] = 'error: the one in the middle';
+    const text = `${lines.join('\n')}\n`;
+    writeFileSync(join(workspace, 'build.log'), text);
+    const fromFile = await server.request(RetainFileRequest.type, {
+      runId: 'files',
+      callId: 'c_file',
+      tool: 'run_command',
+      path: 'build.log',
+    });
+    assert.equal(fromFile.retained, true);
+    assert.equal(fromFile.bytes, Buffer.byteLength(text));
+    assert.ok(readFileSync(fileURLToPath(fromFile.uri!)).equals(Buffer.from(text)), 'the value holds the file');
+    assert.match(fromFile.content, /error at line 250001/);
+    const fromText = await server.request(RetainRequest.type, {
+      runId: 'files',
+      callId: 'c_text',
+      tool: 'run_command',
+      text,
+    });
+    assert.equal(fromFile.content, fromText.content.replaceAll('c_text', 'c_file'));
+    // Small: the file's text itself goes to the model, as a small text does.
+    writeFileSync(join(workspace, 'small.txt'), 'ok\n');
+    const small = await server.request(RetainFileRequest.type, {
+      runId: 'files',
+      callId: 'c_small',
+      tool: 'run_command',
+      path: join(workspace, 'small.txt'),
+    });
+    assert.deepEqual([small.retained, small.content], [false, 'ok\n']);
+    for (const path of ['missing.log', '.', '/dev/null'])
+      await assert.rejects(
+        server.request(RetainFileRequest.type, { runId: 'files', callId: 'c_bad', tool: 't', path }),
+        (err: { code: number; message: string }) => err.code === -32602 && err.message.includes(JSON.stringify(path)),
+        path,
+      );
+    assert.ok(await server.stillServes('files', 'c_after'));
   });
 
   it('records a whole run and lists, pages, replays and deletes it', async () => {
@@ -166,6 +207,11 @@ describe('language server over stdio', () => {
   it('answers bad params with InvalidParams naming the field, and keeps serving', async () => {
     const cases: [string, unknown, RegExp][] = [
       [RetainRequest.method, { runId: 'r', callId: 'c', tool: 't' }, /params\.text is required \(a string\)/],
+      [
+        RetainFileRequest.method,
+        { runId: 'r', callId: 'c', tool: 't', path: 'x', text: 'y' },
+        /params\.text is not a known field/,
+      ],
       [RetainRequest.method, { runId: 'r', tool: 't', text: 'x' }, /params\.callId is required \(a string\)/],
       [
         RetainRequest.method,

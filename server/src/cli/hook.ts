@@ -10,9 +10,9 @@
  * It must never break the agent: on any failure it prints nothing, exits 0, and says why in
  * the store's `hook.log`.
  */
-import { constants } from 'node:fs';
-import { appendFile, open, stat } from 'node:fs/promises';
+import { appendFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fileChunks } from '../core/retain/fileSource';
 import type { RetentionService } from '../core/service';
 import { utf8Bytes } from '../core/text';
 
@@ -79,7 +79,7 @@ export async function hook(service: RetentionService, input: HookInput): Promise
   };
   const door = { peekTool: CLAUDE_CODE_PEEK_TOOL };
   const result = shaped.file
-    ? await service.retainer.retainStream(call, fileThen(shaped.file, shaped.after ?? ''), () => ({}), door)
+    ? await service.retainer.retainStream(call, fileChunks(shaped.file, shaped.after ?? ''), () => ({}), door)
     : await service.retainer.retain({ ...call, text: shaped.text ?? '' }, door);
   if (!result.retained && !result.withheld) {
     if (result.warning) await log(service, `${tool} ${callId}: kept as it was (${result.warning})`);
@@ -143,18 +143,6 @@ function shapeOf(tool: string, response: unknown): Shaped | undefined {
 }
 
 /** The file's bytes (a regular file only), then `after`. */
-async function* fileThen(path: string, after: string): AsyncGenerator<Buffer> {
-  const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
-  try {
-    if (!(await handle.stat()).isFile()) throw new Error(`${path} is not a regular file`);
-    for await (const chunk of handle.createReadStream({ autoClose: false, highWaterMark: 1 << 20 }))
-      yield chunk as Buffer;
-  } finally {
-    await handle.close();
-  }
-  if (after) yield Buffer.from(after, 'utf8');
-}
-
 async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
   const parts: Buffer[] = [];
   let bytes = 0;

@@ -89,13 +89,12 @@ export class RetentionService {
       writing: (runId, work) => this.writing(runId, work),
     };
     this.withholder = new Withholder(ctx, options.withhold);
-    this.retainer = new Retainer(ctx, this.withholder);
+    const workspace = options.workspace ?? process.cwd();
+    this.retainer = new Retainer(ctx, this.withholder, workspace);
     this.values = new Values(ctx);
     this.history = new History(ctx, this.retainer);
     this.inspection = new Inspection(ctx);
-    this.importer = new Importer(ctx, this.retainer, options.workspace ?? process.cwd(), (runId) =>
-      this.inspection.prepare(runId),
-    );
+    this.importer = new Importer(ctx, this.retainer, workspace, (runId) => this.inspection.prepare(runId));
     this.cleaner = new Cleaner(ctx);
   }
 

@@ -37,6 +37,7 @@ import {
   PeekRequest,
   PinRequest,
   ReplayRequest,
+  RetainFileRequest,
   RetainRequest,
   RunsRequest,
   SearchRunRequest,
@@ -208,6 +209,7 @@ serve(RetainRequest, (s, p) => {
   const escaped = escapedTexts.get(p);
   return escaped ? s.retainer.retainEscaped(p, escaped) : s.retainer.retain(p);
 });
+serve(RetainFileRequest, (s, p) => s.retainer.retainFile(p));
 serve(AppendRequest, async (s, p) => {
   await s.retainer.append(p);
   return { ok: true as const };

@@ -2,6 +2,8 @@
  * Retain: record a tool result and answer what the model gets. Also the other writes of a run:
  * appended events, an imported run's values and its whole transcript.
  */
+import { stat } from 'node:fs/promises';
+import { isAbsolute, resolve } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { pathToFileURL } from 'node:url';
 import { callSubject } from '../../../../shared/callSubject';
@@ -11,6 +13,7 @@ import { PEEK_TOOL } from '../../../../shared/history';
 import { InvalidInput } from '../../../../shared/invalidInput';
 import {
   AppendParams,
+  RetainFileParams,
   RetainParams,
   type RetainResult,
   type ValueMeta,
@@ -26,6 +29,7 @@ import { countLines, utf8Bytes, utf8Slices } from '../text';
 import { SecretScan } from '../withhold/secrets';
 import { BATCH_DEADLINE_MS, type Withheld, type Withholder } from '../withhold/withholder';
 import { BadEscape, type EscapedText } from './escapedText';
+import { fileChunks } from './fileSource';
 import { Scan, type ScanResult } from './scan';
 import { type PreviewSettings, previewOf, stubOf } from './stub';
 
@@ -33,6 +37,8 @@ export class Retainer {
   constructor(
     private readonly ctx: Context,
     private readonly withholder: Withholder,
+    /** Where a relative path names a file (retainFile). */
+    private readonly workspace: string,
   ) {}
 
   /**
@@ -102,6 +108,20 @@ export class Retainer {
       }
       return this.retain({ ...input, text }, door);
     }
+  }
+
+  /**
+   * retained/retainFile: a result held in a file, streamed into its value as it is read (as a
+   * command's output is). A relative path is the workspace's; anything but a regular file is
+   * refused, naming the path.
+   */
+  async retainFile(input: RetainFileParams, door: Door = {}): Promise<RetainResult> {
+    const { path, isError = false, ...rest } = check(RetainFileParams, input);
+    const file = isAbsolute(path) ? path : resolve(this.workspace, path);
+    const found = await stat(file).catch(() => undefined);
+    if (!found?.isFile())
+      throw new InvalidInput(`params.path ${JSON.stringify(path)} is ${found ? 'not a regular file' : 'not there'}`);
+    return this.retainStream(rest, fileChunks(file), () => ({ isError }), door);
   }
 
   /**

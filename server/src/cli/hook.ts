@@ -142,7 +142,6 @@ function shapeOf(tool: string, response: unknown): Shaped | undefined {
   }
 }
 
-/** The file's bytes (a regular file only), then `after`. */
 async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
   const parts: Buffer[] = [];
   let bytes = 0;

@@ -1,6 +1,6 @@
 /**
  * A body's size as a JSON string, counted without building it, and the sample its tokens are
- * counted on. Apart from the tokenizer, so a scan (and the scan thread) never loads its tables.
+ * counted on. Apart from the tokenizer, so a scan never loads its tables.
  */
 import { utf8Bytes } from '../text';
 

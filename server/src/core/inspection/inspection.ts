@@ -157,7 +157,7 @@ export class Inspection {
     }
     const { from = 0, limit = 0 } = params;
     const entry = await this.entry(runId);
-    // Figures need every result's tokens (a search or a page of a known outline does not).
+    // Figures need every result's tokens: counted once per content, then only looked at.
     await countValueTokens(this.store, runId, entry.events);
     const { outline, modelCall, model, computed } = this.compute(entry, params);
     if (computed) this.remember(runId);

@@ -241,7 +241,7 @@ export class Scan {
     }
   }
 
-  /** What the scan found, as plain data (it crosses threads): the token sample uncounted (see withTokens). */
+  /** What the scan found, the token sample uncounted: withTokens counts it when first read. */
   figures(): ScanFigures {
     this.takeText(this.decoder.end());
     // A last line without a newline is a line too.

@@ -6,6 +6,7 @@
  * field is a mistake, and refused naming it).
  */
 import { z } from 'zod';
+import { type ContentBlock, ContentBlockSchema } from './blocks';
 import { LANDMARK_KINDS, type LandmarkKind } from './settings';
 
 export const STOP_REASONS = ['end_turn', 'interrupted', 'aborted', 'error'] as const;
@@ -42,10 +43,11 @@ function eventShapes(object: typeof z.object | typeof z.strictObject) {
     session: z.string().optional(),
     version: z.string().optional(),
     /**
-     * How faithfully the agent's model calls could be rebuilt: `exact` from the request records
-     * the file keeps (Claude Code 2.1.3xx `api-request`), `conversation` from its messages alone.
+     * How faithfully the agent's model calls could be rebuilt: `exact`, each of them, from the
+     * request records the file keeps (Claude Code 2.1.3xx `api-request`); `partial`, some of
+     * them (each other one's `model_call` says why not); `conversation`, from its messages alone.
      */
-    fidelity: z.enum(['exact', 'conversation']),
+    fidelity: z.enum(['exact', 'partial', 'conversation']),
   });
 
   /**
@@ -56,10 +58,14 @@ function eventShapes(object: typeof z.object | typeof z.strictObject) {
     text: z.string(),
     signature: z.string().optional(),
     encryptedContent: z.string().optional(),
+    /** Anthropic's `redacted_thinking`: its data, sent back as it came (`text` is empty). */
+    redacted: z.string().optional(),
   });
 
-  /** A tool result as content blocks, as some agents send it (Claude Code's subagent hand-back). */
-  const TextBlocksSchema = z.array(object({ type: z.literal('text'), text: z.string() }));
+  /** A tool result as content blocks, as the agent sent it: text, images, a tool_reference, kept verbatim. */
+  const BlocksSchema = z.array(ContentBlockSchema).max(10_000);
+  /** Fields of a request or a message besides what the events model (`output_config`), kept as sent. */
+  const FieldsSchema = z.record(z.string().max(NAME_MAX), z.unknown());
 
   /** The stub-shaping settings an older event's stub was made with. */
   const PreviewSchema = object({
@@ -91,9 +97,17 @@ function eventShapes(object: typeof z.object | typeof z.strictObject) {
       injected: z.boolean().optional(),
       /** Starts a user message of its own, even right after another (an agent that sends two in a row). */
       split: z.boolean().optional(),
+      /** A block of the message that is not text (an image the user pasted), verbatim; `text` is its stated rendering. */
+      block: ContentBlockSchema.optional(),
     },
     /** A `role: "system"` message the agent put into the conversation (Claude Code's attachments). */
-    system: { ...Base, type: z.literal('system'), text: z.string() },
+    system: {
+      ...Base,
+      type: z.literal('system'),
+      text: z.string(),
+      /** The message's fields besides its role and content, as sent (Claude Code's `output_config`). */
+      fields: FieldsSchema.optional(),
+    },
     assistant: {
       ...Base,
       type: z.literal('assistant'),
@@ -140,7 +154,7 @@ function eventShapes(object: typeof z.object | typeof z.strictObject) {
        * In an imported run: what the agent actually sent the model, when that is not `result`
        * (Claude Code's 2 KB persisted-output preview, Codex's truncation, content blocks).
        */
-      sent: z.union([z.string(), TextBlocksSchema]).optional(),
+      sent: z.union([z.string(), BlocksSchema]).optional(),
       /** In an imported run: why the full output could not be recovered (its file is gone). */
       lost: z.string().optional(),
       /**
@@ -164,11 +178,39 @@ function eventShapes(object: typeof z.object | typeof z.strictObject) {
       reason: z.enum(['manual', 'auto', 'rewind']).optional(),
     },
     /**
+     * The system prompt and the tools an agent sends with its model calls, once per change
+     * (an import from a file that records them); a `model_call` names the one it sent by `hash`.
+     */
+    request_shape: {
+      ...Base,
+      type: z.literal('request_shape'),
+      hash: z.string().min(1).max(128),
+      /** As the provider takes it: Anthropic's `system` (a string or text blocks), OpenAI's `instructions`. */
+      system: z.unknown().optional(),
+      tools: z.array(z.unknown()).max(10_000).optional(),
+    },
+    /**
      * The agent called the model here, sending the history before this event (from the last
      * compaction). Recorded where the agent's file says so (an import); without these, each
      * response marks the model call that produced it.
      */
-    model_call: { ...Base, type: z.literal('model_call') },
+    model_call: {
+      ...Base,
+      type: z.literal('model_call'),
+      /** The request_shape it sent. */
+      shape: z.string().min(1).max(128).optional(),
+      /** The request's other fields as the file records them (model, max_tokens, thinking, …). */
+      fields: FieldsSchema.optional(),
+      /** Where the request marked its cache breakpoints: a path into it, and the mark. */
+      cacheControl: z
+        .array(
+          object({ path: z.array(z.union([z.string().max(64), z.number().int().min(0)])).max(16), value: z.unknown() }),
+        )
+        .max(64)
+        .optional(),
+      /** Set when this request could not be rebuilt exactly from the file, and says why: it is rebuilt from the conversation. */
+      rebuilt: z.string().max(2000).optional(),
+    },
   } as const;
 }
 
@@ -177,7 +219,6 @@ const strict = eventShapes(z.strictObject);
 
 type Shapes = typeof lenient;
 type Kind = keyof Shapes;
-export const EVENT_TYPES = Object.keys(lenient) as Kind[];
 
 /** A result kept in a value names it with its stub and sizes; otherwise it holds the result. */
 const whole = (e: {
@@ -220,11 +261,12 @@ export type AssistantEvent = EventOf<'assistant'>;
 export type ToolCallFinishedEvent = EventOf<'tool_call_finished'>;
 export type TurnEndedEvent = EventOf<'turn_ended'>;
 export type CompactionEvent = EventOf<'compaction'>;
+export type RequestShapeEvent = EventOf<'request_shape'>;
 export type ModelCallEvent = EventOf<'model_call'>;
 export type ToolCall = NonNullable<AssistantEvent['toolCalls']>[number];
 export type Thinking = NonNullable<AssistantEvent['thinking']>[number];
 export type RunSource = NonNullable<RunStartedEvent['source']>;
-export type TextBlocks = Exclude<NonNullable<ToolCallFinishedEvent['sent']>, string>;
+export type { ContentBlock };
 export type PreviewSettings = NonNullable<ToolCallFinishedEvent['preview']>;
 export type TranscriptEvent =
   | RunStartedEvent
@@ -234,10 +276,5 @@ export type TranscriptEvent =
   | ToolCallFinishedEvent
   | TurnEndedEvent
   | CompactionEvent
+  | RequestShapeEvent
   | ModelCallEvent;
-export type EventType = TranscriptEvent['type'];
-
-/** The text of a result's content, whichever form it has. */
-export function contentText(content: string | TextBlocks): string {
-  return typeof content === 'string' ? content : content.map((b) => b.text).join('\n');
-}

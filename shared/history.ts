@@ -4,22 +4,27 @@
  * Responses). Declared here because every side reads them: the server builds them, the
  * extension and the CLI hand them to agents, the inspector shows them.
  */
-import type { StopReason, TextBlocks } from './events';
+import type { ContentBlock, VerbatimBlock } from './blocks';
+import type { StopReason } from './events';
 
 /** The model-facing tool that reads a retained value back. */
 export const PEEK_TOOL = 'peek_value';
 
-export type ResultContent = string | TextBlocks;
+export type ResultContent = string | ContentBlock[];
 
 export type Block =
-  | { type: 'thinking'; thinking: string; signature?: string; encryptedContent?: string }
+  | { type: 'thinking'; thinking: string; signature?: string; encryptedContent?: string; redacted?: string }
   | { type: 'text'; text: string }
   | { type: 'tool_use'; id: string; name: string; input: unknown; custom?: true }
-  | { type: 'tool_result'; tool_use_id: string; content: ResultContent; is_error?: boolean };
+  | { type: 'tool_result'; tool_use_id: string; content: ResultContent; is_error?: boolean }
+  /** A block of the provider's own kind (an image in a user message): verbatim to Anthropic, its stated text elsewhere. */
+  | { type: 'provider'; block: VerbatimBlock };
 
 export interface Message {
   role: 'user' | 'assistant' | 'system';
   content: Block[];
+  /** The message's fields besides role and content, as the agent sent them (Anthropic only). */
+  fields?: Record<string, unknown>;
 }
 
 /**
@@ -41,10 +46,12 @@ export type AnthropicBlock =
   | { type: 'thinking'; thinking: string; signature: string }
   | { type: 'text'; text: string }
   | { type: 'tool_use'; id: string; name: string; input: unknown }
-  | { type: 'tool_result'; tool_use_id: string; content: ResultContent; is_error?: boolean };
+  | { type: 'tool_result'; tool_use_id: string; content: ResultContent; is_error?: boolean }
+  | VerbatimBlock;
 export interface AnthropicMessage {
   role: Message['role'];
   content: AnthropicBlock[];
+  [field: string]: unknown;
 }
 
 export type ChatMessage =

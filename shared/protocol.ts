@@ -406,9 +406,33 @@ export const ReplayParams = z.strictObject({
   policy: z.union([z.boolean(), HistoryPolicySchema]).optional(),
   /** Also report bytes and tokens sent versus a naive full replay. */
   stats: z.boolean().optional(),
+  /**
+   * The history model call k sent (1-based), rather than the next one; for an imported run that
+   * records its requests, `request` then holds that request's other parts.
+   */
+  modelCall: whole(1).optional(),
 });
 export type ReplayParams = z.infer<typeof ReplayParams>;
-export type ReplayResult = { shape: 'text'; text: string } | (Projected & { stats?: HistoryStats });
+
+/** The parts of a request besides its messages, as a run records them (see shared/fidelity.ts for what it cannot). */
+export interface RequestParts {
+  /** The system prompt as sent (Anthropic's `system`, OpenAI's `instructions`). */
+  system?: unknown;
+  tools?: unknown[];
+  /** The request's other fields (model, max_tokens, thinking, …). */
+  fields: Record<string, unknown>;
+  /** Headers the record names (Claude Code's betas, as `anthropic-beta`). */
+  headers: Record<string, string>;
+  /** Where the request put its cache breakpoints: a path into the body, and the mark. */
+  cacheControl: { path: (string | number)[]; value: unknown }[];
+  /** Set when the request is rebuilt from the conversation, not exactly: why. */
+  rebuilt?: string;
+  /** What the agent's session files do not record, so this request cannot hold it. */
+  notRecorded: readonly string[];
+}
+export type ReplayResult =
+  | { shape: 'text'; text: string }
+  | (Projected & { stats?: HistoryStats; request?: RequestParts; body?: Record<string, unknown> });
 /** The history in the shape asked for, and the transcript lines that could not be read. */
 export type ReplayResponse = ReplayResult & { skipped: ReadResult['skipped'] };
 /** Client → server: the model-facing history of a run, rebuilt from its transcript. */
@@ -523,6 +547,7 @@ export type RowKind =
   | 'tool_result'
   | 'turn_ended'
   | 'compaction'
+  | 'request_shape'
   | 'model_call';
 
 /** The left column: the event as recorded, in full (clipped for display). */
@@ -555,6 +580,8 @@ export interface FullCell {
   lost?: string;
   /** A compaction: why the history restarted. */
   reason?: string;
+  /** A request_shape: the tool definitions' size as sent (`tools` names them, `text` is the system prompt). */
+  toolsBytes?: number;
 }
 
 /** How a body reached the model: whole, as our stub or reference, or as the agent's own cut (an imported run). */

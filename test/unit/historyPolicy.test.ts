@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { validateHistory } from '../../server/src/core/history/pairing';
 import { resultText } from '../../server/src/core/history/replay';
 import { RetentionService } from '../../server/src/core/service';
-import { type Block, type Message, PROVIDER_SHAPES } from '../../shared/history';
+import { type Block, PROVIDER_SHAPES } from '../../shared/history';
 import { makeReadOnly, makeWritable, removeTempDirs, tempDir } from '../helpers/tmp';
 
 const body = (tag: string) => Array.from({ length: 100 }, (_, i) => `${tag} line ${i}`).join('\n'); // ~1.5 KB: under the threshold
@@ -30,10 +30,10 @@ async function recordedRun() {
   return s;
 }
 
-const results = (messages: Message[]) =>
+const results = (messages: readonly { content: readonly unknown[] }[]) =>
   new Map(
     messages
-      .flatMap((m) => m.content)
+      .flatMap((m) => m.content as Block[])
       .flatMap((b: Block) =>
         b.type === 'tool_result' ? [[b.tool_use_id, { ...b, content: resultText(b) }] as const] : [],
       ),

@@ -8,10 +8,10 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { cutOf, responseStarts } from '../../server/src/core/history/modelCalls';
 import { validateHistory } from '../../server/src/core/history/pairing';
 import { toAnthropic, toOpenAIChat, toOpenAIResponses } from '../../server/src/core/history/providers';
 import { INTERRUPTED_RESULT, replayStructured, resultText } from '../../server/src/core/history/replay';
-import { cutOf, responseStarts } from '../../server/src/core/inspection/rows';
 import { RetentionService } from '../../server/src/core/service';
 import type { TranscriptEvent } from '../../shared/events';
 import { PROVIDER_SHAPES, type View } from '../../shared/history';
@@ -107,8 +107,13 @@ async function assertSound(s: RetentionService, result: ImportResult) {
         'openai-chat': toOpenAIChat(messages),
         'openai-responses': toOpenAIResponses(messages),
       };
-      for (const shape of PROVIDER_SHAPES)
-        assert.deepEqual(validateHistory(shape, shapes[shape]), [], `request ${k}, ${shape}, ${view}`);
+      for (const shape of PROVIDER_SHAPES) {
+        // As sent is what the agent sent, blank text and all (Copilot sent some, and its provider took them).
+        const problems = validateHistory(shape, shapes[shape]).filter(
+          (p) => view === 'retained' || !p.includes('of whitespace only'),
+        );
+        assert.deepEqual(problems, [], `request ${k}, ${shape}, ${view}`);
+      }
       assert.ok(
         !JSON.stringify(messages).includes(INTERRUPTED_RESULT),
         `request ${k}, ${view}: no invented interrupted result`,

@@ -28,6 +28,7 @@ const KIND_ICON: Record<InspectRow['full']['kind'], string> = {
   user: 'account',
   system: 'info',
   compaction: 'fold',
+  request_shape: 'settings-gear',
   model_call: 'send',
   assistant: 'hubot',
   tool_result: 'output',
@@ -38,6 +39,7 @@ const KIND_LABEL: Record<InspectRow['full']['kind'], string> = {
   user: 'User',
   system: 'System',
   compaction: 'Compaction',
+  request_shape: 'System prompt and tools',
   model_call: 'Model call',
   assistant: 'Assistant',
   tool_result: 'Tool result',
@@ -98,7 +100,7 @@ export const FullCellView = memo(function FullCellView({
         >
           {full.injected ? 'Added by the agent' : KIND_LABEL[full.kind]}
         </span>
-        {full.reason && <span className="badge">{full.reason}</span>}
+        {full.kind === 'compaction' && full.reason && <span className="badge">{full.reason}</span>}
         {full.tool && <strong className="tool">{full.tool}</strong>}
         {full.callId && <code className="call-id">{full.callId}</code>}
         {full.kind === 'tool_result' && full.text && (
@@ -149,6 +151,13 @@ export const FullCellView = memo(function FullCellView({
         </div>
       )}
       {full.kind === 'turn_ended' && <div className="meta">{full.stopReason}</div>}
+      {full.kind === 'request_shape' && (
+        <div className="meta">
+          {full.tools?.length ?? 0} tools ({formatBytes(full.toolsBytes ?? 0)}): {full.tools?.join(', ') || 'none'}
+          {full.text ? ` · system prompt ${formatBytes(full.text.bytes)}` : ''}
+        </div>
+      )}
+      {full.kind === 'model_call' && full.reason && <div className="meta">{full.reason}</div>}
       {full.thinkingText && (
         <details className="thinking">
           <summary>Thinking ({full.thinking === 1 ? '1 block' : `${full.thinking} blocks`})</summary>

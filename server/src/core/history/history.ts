@@ -11,9 +11,11 @@ import { resolveHistoryPolicy } from '../../../../shared/settings';
 import type { Context } from '../context';
 import type { Retainer } from '../retain/retainer';
 import { readEvents } from '../store/transcript';
+import { cutOf, modelCallEvent } from './modelCalls';
 import { type ArchiveNeed, applyHistoryPolicy, resultInfos } from './policy';
 import { toAnthropic, toOpenAIChat, toOpenAIResponses } from './providers';
 import { replayStructured, replayText, type StructuredReplay } from './replay';
+import { anthropicBody, requestParts } from './request';
 import { measureMessages, TOKENIZER } from './tokens';
 import { countValueTokens } from './valueTokens';
 
@@ -36,7 +38,11 @@ export class History {
       params.policy === undefined || params.policy === false
         ? undefined
         : resolveHistoryPolicy(params.policy, this.ctx.settings().history, 'params.policy');
-    const { events, skipped } = await readEvents(store.root, store.transcriptPath(runId));
+    const read = await readEvents(store.root, store.transcriptPath(runId));
+    const { skipped } = read;
+    // Model call k sent the events before its cut.
+    const events = params.modelCall ? read.events.slice(0, cutOf(read.events, params.modelCall)) : read.events;
+    const recorded = params.modelCall ? modelCallEvent(read.events, params.modelCall) : undefined;
     const existingValues = new Set((await store.listValueFiles(runId)).map((v) => v.valueId));
     const replayInput = { events, existingValues, view: params.view ?? 'retained' };
     if (params.shape === 'text') return { shape: 'text', text: replayText(replayInput), skipped };
@@ -53,7 +59,11 @@ export class History {
       structured.messages = outcome.messages;
     }
     const projected = project(params.shape, structured);
-    if (params.stats !== true) return { ...projected, skipped };
+    const request = recorded && params.modelCall ? requestParts(read.events, params.modelCall) : undefined;
+    const whole = request
+      ? { request, ...(projected.shape === 'anthropic' ? { body: anthropicBody(request, projected.messages) } : {}) }
+      : {};
+    if (params.stats !== true) return { ...projected, ...whole, skipped };
     await countValueTokens(this.ctx.store, runId, events);
     // The same history with every result in full; a result kept in a value counts its recorded size.
     const full = replayStructured({ ...replayInput, full: true });
@@ -74,7 +84,12 @@ export class History {
         { bytes: 0, tokens: 0 },
       ),
     );
-    return { ...projected, stats: stats(projected.messages, project(params.shape, full).messages, elsewhere), skipped };
+    return {
+      ...projected,
+      ...whole,
+      stats: stats(projected.messages, project(params.shape, full).messages, elsewhere),
+      skipped,
+    };
   }
 
   /** Writes the values a projection refers to; if one cannot be written, nothing is projected. */

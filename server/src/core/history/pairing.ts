@@ -4,7 +4,8 @@ import type { AnthropicMessage, ChatMessage, ProviderShape, ResponsesItem } from
  * in the tests (and any caller that wants to) can be checked before it is sent:
  * - Anthropic: every `tool_use` is answered by a `tool_result` with its id at the start of the
  *   very next message, a user message; no `tool_result` without its `tool_use`; system messages
- *   hold only text. (Consecutive messages of one role are allowed: the API joins them, and
+ *   hold only text; no text block is empty or whitespace only ("text content blocks must
+ *   contain non-whitespace text", the API answers). (Consecutive messages of one role are allowed: the API joins them, and
  *   agents send them, Copilot two user messages, Claude Code a system message between turns.)
  * - OpenAI Chat: every `tool_calls` id is answered by a `role: "tool"` message right after the
  *   assistant message; no tool message without its call.
@@ -24,10 +25,22 @@ export function validateHistory(shape: ProviderShape, history: readonly unknown[
   }
 }
 
+/** Text blocks with nothing but whitespace, at the top of a message or inside a tool_result. */
+function blankTexts(message: AnthropicMessage): number {
+  let blank = 0;
+  for (const b of message.content) {
+    const inner = b.type === 'tool_result' && Array.isArray(b.content) ? b.content : [b];
+    for (const t of inner) if (t.type === 'text' && typeof t.text === 'string' && t.text.trim() === '') blank++;
+  }
+  return blank;
+}
+
 function validateAnthropic(messages: readonly AnthropicMessage[]): string[] {
   const problems: string[] = [];
   const seen = new Set<string>();
   messages.forEach((message, i) => {
+    const blank = blankTexts(message);
+    if (blank) problems.push(`messages[${i}]: ${blank} text block${blank > 1 ? 's' : ''} of whitespace only`);
     if (message.role === 'system') {
       // A system message may sit between turns (Claude Code sends them), never inside a call's pairing.
       if (message.content.some((b) => b.type !== 'text'))

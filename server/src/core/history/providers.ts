@@ -5,6 +5,7 @@
  * `function_call_output` items). Pure functions; `pairing.ts` checks how calls and results pair.
  */
 
+import { blockText } from '../../../../shared/blocks';
 import type {
   AnthropicBlock,
   AnthropicMessage,
@@ -15,6 +16,13 @@ import type {
 } from '../../../../shared/history';
 import { resultText } from './replay';
 
+/** The text of a message's text blocks and, as their stated text, its provider blocks (OpenAI has no such blocks). */
+function textOf(message: Message): string {
+  return message.content
+    .flatMap((b) => (b.type === 'text' ? [b.text] : b.type === 'provider' ? [blockText(b.block)] : []))
+    .join('\n');
+}
+
 /** A custom (free-form) tool's input as a JSON object, for the shapes that only know JSON arguments. */
 function jsonInput(block: Extract<Block, { type: 'tool_use' }>): unknown {
   return block.custom ? { input: block.input } : (block.input ?? {});
@@ -23,17 +31,23 @@ function jsonInput(block: Extract<Block, { type: 'tool_use' }>): unknown {
 /**
  * Anthropic wants thinking blocks back unmodified, with their signatures, ahead of the tool use
  * they led to (it ignores those of earlier turns, so all are sent, as Claude Code does); a block
- * without a signature cannot be sent at all. `role: "system"` messages go as they are.
+ * without a signature cannot be sent at all, a redacted one goes back as its data. Blocks of its
+ * own kinds (images, a tool_reference) go as they came; `role: "system"` messages as they are,
+ * with the fields the agent put on a message.
  */
 export function toAnthropic(messages: readonly Message[]): AnthropicMessage[] {
   return messages.map((m) => ({
     role: m.role,
     content: m.content.flatMap((b): AnthropicBlock[] => {
-      if (b.type === 'thinking')
+      if (b.type === 'thinking') {
+        if (b.redacted !== undefined) return [{ type: 'redacted_thinking', data: b.redacted }];
         return b.signature ? [{ type: 'thinking', thinking: b.thinking, signature: b.signature }] : [];
+      }
       if (b.type === 'tool_use') return [{ type: 'tool_use', id: b.id, name: b.name, input: jsonInput(b) }];
+      if (b.type === 'provider') return [b.block];
       return [{ ...b }];
     }),
+    ...m.fields,
   }));
 }
 
@@ -41,10 +55,7 @@ export function toOpenAIChat(messages: readonly Message[]): ChatMessage[] {
   const out: ChatMessage[] = [];
   for (const message of messages) {
     if (message.role === 'system') {
-      out.push({
-        role: 'system',
-        content: message.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('\n'),
-      });
+      out.push({ role: 'system', content: textOf(message) });
       continue;
     }
     if (message.role === 'assistant') {
@@ -70,7 +81,7 @@ export function toOpenAIChat(messages: readonly Message[]): ChatMessage[] {
     // Results answer the previous assistant message, so they come first, as `tool` messages.
     for (const b of message.content)
       if (b.type === 'tool_result') out.push({ role: 'tool', tool_call_id: b.tool_use_id, content: resultText(b) });
-    const text = message.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('\n');
+    const text = textOf(message);
     if (text !== '') out.push({ role: 'user', content: text });
   }
   return out;
@@ -89,11 +100,12 @@ export function toOpenAIResponses(messages: readonly Message[]): ResponsesItem[]
             encrypted_content: b.encryptedContent,
             summary: b.thinking ? [{ type: 'summary_text', text: b.thinking }] : [],
           });
-      } else if (b.type === 'text') {
+      } else if (b.type === 'text' || b.type === 'provider') {
+        const text = b.type === 'text' ? b.text : blockText(b.block);
         out.push(
           message.role === 'assistant'
-            ? { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: b.text }] }
-            : { type: 'message', role: message.role, content: [{ type: 'input_text', text: b.text }] },
+            ? { type: 'message', role: 'assistant', content: [{ type: 'output_text', text }] }
+            : { type: 'message', role: message.role, content: [{ type: 'input_text', text }] },
         );
       } else if (b.type === 'tool_use') {
         if (b.custom && typeof b.input === 'string') {

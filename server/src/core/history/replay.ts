@@ -12,13 +12,8 @@
  *   stub. For a recorded run this is the same as `sent`; for an imported run it is a simulation.
  */
 
-import {
-  contentText,
-  type StopReason,
-  type ToolCall,
-  type ToolCallFinishedEvent,
-  type TranscriptEvent,
-} from '../../../../shared/events';
+import { blockText, contentText } from '../../../../shared/blocks';
+import type { StopReason, ToolCall, ToolCallFinishedEvent, TranscriptEvent } from '../../../../shared/events';
 import { type Block, type Message, PEEK_TOOL, type ResultContent, type View } from '../../../../shared/history';
 import { deletedNotice } from '../../../../shared/stubText';
 import { stubFor } from '../retain/stub';
@@ -126,18 +121,22 @@ export function stubOf(event: ToolCallFinishedEvent): string | undefined {
  * coming back unasked.
  */
 export function modelContent(event: ToolCallFinishedEvent, rule: ContentRule): ResultContent {
-  if (rule.full) return event.result ?? '';
+  // A result of blocks (an image, a loaded tool) that no value holds goes as its blocks, in every view.
+  const whole = !event.valueId && Array.isArray(event.sent) ? event.sent : (event.result ?? '');
+  if (rule.full) return whole;
   if (rule.agentText && event.sent !== undefined) return event.sent;
   if (event.valueId) {
     if (!rule.stubs) return event.result ?? stubOf(event) ?? '';
     if (rule.existingValues.has(event.valueId)) return stubOf(event) ?? event.result ?? '';
     return deletedNotice(event.valueId, event.tool, event.isError, event.bytes, event.lines);
   }
-  return event.result ?? '';
+  return whole;
 }
 
+type ResultBlock = Extract<Block, { type: 'tool_result' }>;
+
 /** The text of a tool_result block's content. */
-export function resultText(block: Extract<Block, { type: 'tool_result' }>): string {
+export function resultText(block: ResultBlock): string {
   return contentText(block.content);
 }
 
@@ -147,62 +146,85 @@ export function resultText(block: Extract<Block, { type: 'tool_result' }>): stri
  * finished); a call left without one gets an interrupted result after them.
  */
 export function replayStructured({ events, existingValues, view, full }: ReplayInput): StructuredReplay {
-  const rule = contentRule(events, existingValues, view, full);
-  const history = new History();
-  let stopReason: StopReason | undefined;
-  /** Calls of the latest response still waiting for their results, in call order, with their events. */
-  let open: { call: ToolCall; event: number }[] = [];
-  let results: { block: Block; event: number }[] = [];
-  /** The provider id of the latest response, so its later events join its message. */
-  let response: string | undefined;
-
-  const closeOpenCalls = () => {
-    if (open.length === 0 && results.length === 0) return;
-    const answered = new Set(results.map((r) => (r.block as Extract<Block, { type: 'tool_result' }>).tool_use_id));
-    const blocks = results.map((r) => r.block);
-    const owners: BlockOwner[] = results.map((r) => ({ event: r.event }));
-    for (const { call, event } of open) {
-      if (answered.has(call.id)) continue;
-      blocks.push({ type: 'tool_result', tool_use_id: call.id, content: INTERRUPTED_RESULT, is_error: true });
-      owners.push({ event, synthetic: true });
-    }
-    history.push('user', blocks, owners);
-    open = [];
-    results = [];
-  };
-
+  const replayer = new Replayer(contentRule(events, existingValues, view, full));
   events.forEach((event, index) => {
-    if (event.type !== 'assistant') response = undefined;
+    replayer.add(event, index);
+  });
+  return replayer.finish();
+}
+
+/**
+ * Replay one event at a time: what replayStructured does, for a caller that checks the history
+ * as it grows (an import compares it with each request the agent sent, without replaying the
+ * events again for each).
+ */
+export class Replayer {
+  private readonly history = new History();
+  private stopReason: StopReason | undefined;
+  /** Calls of the latest response still waiting for their results, in call order, with their events. */
+  private open: { call: ToolCall; event: number }[] = [];
+  private results: { block: ResultBlock; event: number }[] = [];
+  /** The provider id of the latest response, so its later events join its message. */
+  private response: string | undefined;
+
+  constructor(private readonly rule: ContentRule) {}
+
+  /** The history so far, results still open left out (a live array: do not change it). */
+  get messages(): readonly Message[] {
+    return this.history.messages;
+  }
+
+  /** The results of the latest response that came so far, as the message they will make; interrupted ones aside. */
+  pending(): Message | undefined {
+    return this.results.length ? { role: 'user', content: this.results.map((r) => r.block) } : undefined;
+  }
+
+  add(event: TranscriptEvent, index: number): void {
+    const { history } = this;
+    if (event.type !== 'assistant') this.response = undefined;
     switch (event.type) {
       case 'run_started':
+      case 'request_shape':
       case 'model_call':
         break;
-      case 'user':
-        closeOpenCalls();
-        if (event.split) history.push('user', [{ type: 'text', text: event.text }], [{ event: index }]);
-        else history.append('user', [{ type: 'text', text: event.text }], index);
-        stopReason = undefined;
+      case 'user': {
+        this.closeOpenCalls();
+        this.stopReason = undefined;
+        const block: Block | undefined = event.block
+          ? event.block.type === 'text'
+            ? { type: 'text', text: event.block.text }
+            : { type: 'provider', block: event.block }
+          : this.sendable(event.text)
+            ? { type: 'text', text: event.text }
+            : undefined;
+        if (!block) break;
+        if (event.split) history.push('user', [block], [{ event: index }]);
+        else history.append('user', [block], index);
         break;
-      case 'system':
-        closeOpenCalls();
-        // An empty system message (Claude Code sends some) has no blocks: the API refuses empty text.
+      }
+      case 'system': {
+        this.closeOpenCalls();
+        // A blank system message (Claude Code sends some) has no blocks: the API refuses empty text.
+        const text = event.text !== '' && this.sendable(event.text);
         history.push(
           'system',
-          event.text === '' ? [] : [{ type: 'text', text: event.text }],
-          event.text === '' ? [] : [{ event: index }],
+          text ? [{ type: 'text', text: event.text }] : [],
+          text ? [{ event: index }] : [],
+          event.fields,
         );
         break;
+      }
       case 'compaction':
-        closeOpenCalls();
+        this.closeOpenCalls();
         history.clear();
         if (event.summary !== undefined)
           history.push('user', [{ type: 'text', text: event.summary }], [{ event: index }]);
-        stopReason = undefined;
+        this.stopReason = undefined;
         break;
       case 'assistant': {
-        const continues = event.response !== undefined && event.response === response;
-        if (!continues) closeOpenCalls();
-        response = event.response;
+        const continues = event.response !== undefined && event.response === this.response;
+        if (!continues) this.closeOpenCalls();
+        this.response = event.response;
         const blocks: Block[] = [];
         for (const t of event.thinking ?? []) {
           blocks.push({
@@ -210,30 +232,31 @@ export function replayStructured({ events, existingValues, view, full }: ReplayI
             thinking: t.text,
             ...(t.signature ? { signature: t.signature } : {}),
             ...(t.encryptedContent ? { encryptedContent: t.encryptedContent } : {}),
+            ...(t.redacted !== undefined ? { redacted: t.redacted } : {}),
           });
         }
-        if (event.text) blocks.push({ type: 'text', text: event.text });
+        if (event.text && this.sendable(event.text)) blocks.push({ type: 'text', text: event.text });
         for (const call of event.toolCalls ?? []) blocks.push(toolUse(call));
         // Reasoning alone makes no message: it is sent with the answer it led to.
         if (continues || blocks.some((b) => b.type !== 'thinking')) history.append('assistant', blocks, index);
         const calls = (event.toolCalls ?? []).map((call) => ({ call, event: index }));
-        open = continues ? [...open, ...calls] : calls;
+        this.open = continues ? [...this.open, ...calls] : calls;
         break;
       }
       case 'tool_call_finished': {
-        const block: Block = {
+        const block: ResultBlock = {
           type: 'tool_result',
           tool_use_id: event.callId,
-          content: modelContent(event, rule),
+          content: modelContent(event, this.rule),
           // An agent's explicit `is_error: false` is part of what it sent; ours names errors only.
-          ...(event.isError !== undefined && (event.isError || rule.agentText) ? { is_error: event.isError } : {}),
+          ...(event.isError !== undefined && (event.isError || this.rule.agentText) ? { is_error: event.isError } : {}),
         };
-        const answered = results.some((r) => (r.block as { tool_use_id?: string }).tool_use_id === event.callId);
-        if (open.some((o) => o.call.id === event.callId) && !answered) {
-          results.push({ block, event: index });
+        const answered = this.results.some((r) => r.block.tool_use_id === event.callId);
+        if (this.open.some((o) => o.call.id === event.callId) && !answered) {
+          this.results.push({ block, event: index });
         } else {
           // A result whose call no assistant event recorded: give it its own call, so it stays paired.
-          closeOpenCalls();
+          this.closeOpenCalls();
           history.push(
             'assistant',
             [{ type: 'tool_use', id: event.callId, name: event.tool, input: event.arguments ?? {} }],
@@ -244,18 +267,47 @@ export function replayStructured({ events, existingValues, view, full }: ReplayI
         break;
       }
       case 'turn_ended':
-        closeOpenCalls();
-        stopReason = event.stopReason;
+        this.closeOpenCalls();
+        this.stopReason = event.stopReason;
         break;
     }
-  });
-  closeOpenCalls();
-  return {
-    messages: history.messages,
-    owners: history.owners,
-    compacted: history.compacted,
-    ...(stopReason ? { stopReason } : {}),
-  };
+  }
+
+  /** The history of every event added: calls left without a result are answered as interrupted. */
+  finish(): StructuredReplay {
+    this.closeOpenCalls();
+    const { history, stopReason } = this;
+    return {
+      messages: history.messages,
+      owners: history.owners,
+      compacted: history.compacted,
+      ...(stopReason ? { stopReason } : {}),
+    };
+  }
+
+  /**
+   * Whether a text goes as a block. The Messages API refuses a text block of whitespace only,
+   * so a replay of ours never sends one; an agent's own requests are replayed as it sent them.
+   */
+  private sendable(text: string): boolean {
+    return this.rule.agentText || text.trim() !== '';
+  }
+
+  private closeOpenCalls(): void {
+    const { open, results } = this;
+    if (open.length === 0 && results.length === 0) return;
+    const answered = new Set(results.map((r) => r.block.tool_use_id));
+    const blocks: Block[] = results.map((r) => r.block);
+    const owners: BlockOwner[] = results.map((r) => ({ event: r.event }));
+    for (const { call, event } of open) {
+      if (answered.has(call.id)) continue;
+      blocks.push({ type: 'tool_result', tool_use_id: call.id, content: INTERRUPTED_RESULT, is_error: true });
+      owners.push({ event, synthetic: true });
+    }
+    this.history.push('user', blocks, owners);
+    this.open = [];
+    this.results = [];
+  }
 }
 
 /** Messages with the event each block came from, kept in step. */
@@ -264,8 +316,8 @@ class History {
   owners: BlockOwner[][] = [];
   readonly compacted: Segment[] = [];
 
-  push(role: Message['role'], blocks: Block[], owners: BlockOwner[]): void {
-    this.messages.push({ role, content: blocks });
+  push(role: Message['role'], blocks: Block[], owners: BlockOwner[], fields?: Record<string, unknown>): void {
+    this.messages.push({ role, content: blocks, ...(fields ? { fields } : {}) });
     this.owners.push(owners);
   }
 
@@ -305,10 +357,9 @@ export function replayText(input: ReplayInput): string {
   for (const message of messages) {
     for (const block of message.content) {
       if (block.type === 'thinking') continue; // reasoning is for the provider that made it, not a prompt
-      if (block.type === 'text')
-        parts.push(
-          `${message.role === 'user' ? 'User' : message.role === 'system' ? 'System' : 'Assistant'}: ${block.text}`,
-        );
+      const who = message.role === 'user' ? 'User' : message.role === 'system' ? 'System' : 'Assistant';
+      if (block.type === 'text') parts.push(`${who}: ${block.text}`);
+      else if (block.type === 'provider') parts.push(`${who}: ${blockText(block.block)}`);
       else if (block.type === 'tool_use') {
         names.set(block.id, block.name);
         parts.push(`Tool call ${block.name} (${block.id}): ${JSON.stringify(block.input)}`);

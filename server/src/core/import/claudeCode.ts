@@ -18,7 +18,13 @@
  *   such files do not record (reminders and attachments Claude Code added) is not there.
  */
 
-import type { CompactionEvent, RunSource, TranscriptEvent } from '../../../../shared/events';
+import type {
+  CompactionEvent,
+  ModelCallEvent,
+  RequestShapeEvent,
+  RunSource,
+  TranscriptEvent,
+} from '../../../../shared/events';
 import { type Conversion, countKind, sessionInfo } from './conversion';
 import { type Json, recordKind } from './records';
 import {
@@ -26,9 +32,10 @@ import {
   EventWriter,
   followRequests,
   messageHash,
+  normalHash,
+  otherForm,
   type SentRequest,
   type SessionFacts,
-  sameMessage,
   type WireBlock,
   type WireMessage,
 } from './wire';
@@ -42,12 +49,15 @@ const contentBlocks = (r: Json): WireBlock[] => {
   const content = messageOf(r).content;
   return Array.isArray(content) ? content : [];
 };
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Everything the converters need to know about the file's lines, indexed once. */
 class Session implements SessionFacts {
   readonly lines: Json[];
   /** Assistant lines by response (message.id), in file order. */
   readonly responses = new Map<string, Json[]>();
+  /** The lines holding each response's results, in the order they were written (finished). */
+  readonly resultsOf = new Map<string, Json[]>();
   /** The line holding each tool_result, by tool_use id. */
   readonly resultLines = new Map<string, Json>();
   /** Tool names by call id, from every tool_use seen. */
@@ -55,9 +65,12 @@ class Session implements SessionFacts {
   /** Texts the user typed (not reminders, command records or summaries). */
   readonly typed = new Set<string>();
   readonly summaries = new Map<string, Json>();
+  private readonly merged = new Map<string, WireMessage>();
+  private byHash: Map<string, string> | undefined;
 
   constructor(readonly records: readonly Json[]) {
     this.lines = records.filter(isLine);
+    const responseOfCall = new Map<string, string>();
     for (const line of this.lines) {
       const message = messageOf(line);
       if (line.type === 'assistant') {
@@ -66,16 +79,28 @@ class Session implements SessionFacts {
         list.push(line);
         this.responses.set(id, list);
         for (const b of contentBlocks(line))
-          if (b.type === 'tool_use' && typeof b.id === 'string' && typeof b.name === 'string')
+          if (b.type === 'tool_use' && typeof b.id === 'string' && typeof b.name === 'string') {
             this.toolNames.set(b.id, b.name);
+            responseOfCall.set(b.id, id);
+          }
         continue;
       }
       if (line.isCompactSummary === true) {
         if (typeof line.parentUuid === 'string') this.summaries.set(line.parentUuid, line);
         continue;
       }
+      const answers = new Set<string>();
       for (const b of contentBlocks(line))
-        if (b.type === 'tool_result' && typeof b.tool_use_id === 'string') this.resultLines.set(b.tool_use_id, line);
+        if (b.type === 'tool_result' && typeof b.tool_use_id === 'string') {
+          this.resultLines.set(b.tool_use_id, line);
+          const response = responseOfCall.get(b.tool_use_id);
+          if (response) answers.add(response);
+        }
+      for (const response of answers) {
+        const list = this.resultsOf.get(response) ?? [];
+        list.push(line);
+        this.resultsOf.set(response, list);
+      }
       if (line.isMeta === true) continue;
       const texts =
         typeof message.content === 'string'
@@ -85,15 +110,26 @@ class Session implements SessionFacts {
     }
   }
 
-  /** A response's lines merged back into the one message the API returned. */
+  /** A response's lines merged back into the one message the API returned (one object per response). */
   response(id: string): WireMessage {
-    return { role: 'assistant', content: (this.responses.get(id) ?? []).flatMap(contentBlocks) };
+    let message = this.merged.get(id);
+    if (!message) {
+      message = { role: 'assistant', content: (this.responses.get(id) ?? []).flatMap(contentBlocks) };
+      this.merged.set(id, message);
+    }
+    return message;
   }
 
-  /** The id of the response a message is (a copy a compaction kept, say). */
+  /** The id of the response a message is (a copy a compaction kept, say): by its hash, the first with it. */
   responseIdOf(message: WireMessage): string | undefined {
-    for (const id of this.responses.keys()) if (sameMessage(this.response(id), message)) return id;
-    return undefined;
+    if (!this.byHash) {
+      this.byHash = new Map();
+      for (const id of this.responses.keys()) {
+        const hash = normalHash(this.response(id));
+        if (!this.byHash.has(hash)) this.byHash.set(hash, id);
+      }
+    }
+    return this.byHash.get(normalHash(message));
   }
 
   isTyped(text: string): boolean {
@@ -122,59 +158,165 @@ class Session implements SessionFacts {
 
 interface Rebuilt extends SentRequest {
   id: string;
+  /** Indexes of messages that are a guess from the conversation (their records were missing). */
+  guessed: Set<number>;
 }
 
-/** Every request the records describe, resolved to its messages; or why that cannot be done. */
-function rebuildRequests(session: Session): Rebuilt[] | string {
-  const blobs = new Map<string, WireMessage>();
-  for (const r of session.records)
-    if (r.type === 'api-request-blob' && typeof r.hash === 'string' && r.message)
-      blobs.set(r.hash, r.message as WireMessage);
+/** The most request records, and messages in one request, an import follows. */
+const REQUESTS_MAX = 100_000;
+const REQUEST_MESSAGES_MAX = 100_000;
+/** A request's recorded fields and cache marks are small; bigger ones are not Claude Code's and are left out. */
+const FIELDS_MAX_BYTES = 64 << 10;
+
+/** A record's object field, whether the file holds it as an object or as JSON text. */
+function objectOf(value: unknown, maxBytes = Number.POSITIVE_INFINITY): Json | undefined {
+  if (isObject(value)) return value;
+  if (typeof value !== 'string' || value.length > maxBytes) return undefined;
+  try {
+    const parsed = JSON.parse(value) as unknown;
+    return isObject(parsed) ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The system prompt and tools each `api-request-shape` record holds, by its hash. */
+function shapesOf(records: readonly Json[]): Map<string, RequestShapeEvent> {
+  const shapes = new Map<string, RequestShapeEvent>();
+  for (const r of records) {
+    if (r.type !== 'api-request-shape' || typeof r.shapeHash !== 'string' || r.shapeHash.length > 128) continue;
+    const shape = objectOf(r.shape);
+    if (!shape) continue;
+    shapes.set(r.shapeHash, {
+      type: 'request_shape',
+      hash: r.shapeHash,
+      ...(shape.system !== undefined ? { system: shape.system } : {}),
+      ...(Array.isArray(shape.tools) ? { tools: shape.tools } : {}),
+      ...(typeof r.timestamp === 'string' ? { ts: r.timestamp } : {}),
+    });
+  }
+  return shapes;
+}
+
+/** What a request's model_call records: its fields (model, max_tokens, …) and its cache marks. */
+function callOf(record: Json): SentRequest['call'] {
+  const fields = objectOf(record.params, FIELDS_MAX_BYTES);
+  const marks = Array.isArray(record.cacheControl)
+    ? record.cacheControl
+        .filter(
+          (m): m is { path: (string | number)[]; value: unknown } =>
+            isObject(m) &&
+            Array.isArray(m.path) &&
+            m.path.length <= 16 &&
+            m.path.every(
+              (p) => (typeof p === 'string' && p.length <= 64) || (Number.isInteger(p) && (p as number) >= 0),
+            ),
+        )
+        .slice(0, 64)
+        .map((m) => ({ path: m.path, value: m.value }))
+    : [];
+  return {
+    ...(fields && JSON.stringify(fields).length <= FIELDS_MAX_BYTES ? { fields } : {}),
+    ...(marks.length ? { cacheControl: marks } : {}),
+  } satisfies Partial<ModelCallEvent>;
+}
+
+/**
+ * Every request the records describe, resolved to its messages by hash: a blob, or a message of
+ * the conversation in either form the API reads alike (a string, or one text block). A message
+ * no record holds is guessed from the lines written since the request before, and the request
+ * (and every later one that keeps the guess) says so.
+ */
+function rebuildRequests(session: Session): Rebuilt[] {
   const candidates = new Map<string, WireMessage>();
-  const add = (message: WireMessage) => candidates.set(messageHash(message), message);
+  const add = (message: WireMessage) => {
+    const other = otherForm(message);
+    for (const form of other ? [message, other] : [message]) {
+      const hash = messageHash(form);
+      if (!candidates.has(hash)) candidates.set(hash, form);
+    }
+  };
+  for (const r of session.records)
+    if (r.type === 'api-request-blob' && typeof r.hash === 'string' && isObject(r.message))
+      candidates.set(r.hash, r.message as WireMessage);
   for (const id of session.responses.keys()) {
     add(session.response(id));
     // Its results as one user message, in the order they were written (finished).
     const calls = new Set(session.callsOf(id));
-    const results = session.lines.filter(
-      (l) =>
-        l.type === 'user' && contentBlocks(l).some((b) => b.type === 'tool_result' && calls.has(String(b.tool_use_id))),
-    );
-    if (results.length) add({ role: 'user', content: results.flatMap(contentBlocks) });
+    const lines = session.resultsOf.get(id) ?? [];
+    if (lines.length)
+      add({
+        role: 'user',
+        content: lines
+          .flatMap(contentBlocks)
+          .filter((b) => b.type !== 'tool_result' || calls.has(String(b.tool_use_id))),
+      });
   }
   for (const line of session.lines) if (line.type === 'user') add({ role: 'user', content: messageOf(line).content });
 
+  const shapes = shapesOf(session.records);
   const built = new Map<string, Rebuilt>();
   const requests: Rebuilt[] = [];
+  /** User lines written since the last request record: where a missing message is guessed from. */
+  let since: WireMessage[] = [];
   for (const r of session.records) {
+    if (isLine(r) && r.type === 'user') since.push({ role: 'user', content: messageOf(r).content });
     if (r.type !== 'api-request' || typeof r.id !== 'string' || !Array.isArray(r.tail)) continue;
+    if (requests.length >= REQUESTS_MAX) break;
     const base = typeof r.base === 'string' ? built.get(r.base) : undefined;
-    if (typeof r.base === 'string' && !base)
-      return `request ${requests.length + 1} builds on a request the file does not have`;
-    const keep = typeof r.keep === 'number' ? r.keep : 0;
+    const keep =
+      base && Number.isInteger(r.keep) && (r.keep as number) > 0 ? Math.min(r.keep as number, base.messages.length) : 0;
     const messages = base ? base.messages.slice(0, keep) : [];
+    const guessed = new Set([...(base?.guessed ?? [])].filter((i) => i < keep));
+    let unresolved = typeof r.base === 'string' && !base ? `it builds on a request the file does not have` : undefined;
+    if (guessed.size) unresolved ??= `it keeps a message of an earlier request that was rebuilt from the conversation`;
     for (const [i, hash] of (r.tail as unknown[]).entries()) {
-      const message = typeof hash === 'string' ? (blobs.get(hash) ?? candidates.get(hash)) : undefined;
-      if (!message)
-        return `request ${requests.length + 1}: message ${keep + i + 1} (hash ${String(hash).slice(0, 12)}) is in no record of the file`;
-      messages.push(message);
+      if (messages.length >= REQUEST_MESSAGES_MAX) break;
+      const found = typeof hash === 'string' ? candidates.get(hash) : undefined;
+      if (found) {
+        messages.push(found);
+        continue;
+      }
+      unresolved ??= `message ${keep + i + 1} (hash ${String(hash).slice(0, 12)}) is in no record of the file`;
+      const taken = new Set(messages.map(normalHash));
+      const guess = since.find((m) => !taken.has(normalHash(m)));
+      if (guess) {
+        guessed.add(messages.length);
+        messages.push(guess);
+      }
     }
-    const request = { id: r.id, ts: typeof r.timestamp === 'string' ? r.timestamp : undefined, messages };
+    since = [];
+    const shape = typeof r.shapeHash === 'string' ? shapes.get(r.shapeHash) : undefined;
+    const request: Rebuilt = {
+      id: r.id,
+      ts: typeof r.timestamp === 'string' ? r.timestamp : undefined,
+      messages,
+      guessed,
+      ...(shape ? { shape } : {}),
+      call: callOf(r),
+      ...(unresolved ? { unresolved: `request ${requests.length + 1}: ${unresolved}` } : {}),
+    };
     built.set(r.id, request);
     requests.push(request);
   }
   return requests;
 }
 
-function exactConversion(session: Session, requests: readonly Rebuilt[], start: TranscriptEvent): Conversion | string {
+function exactConversion(session: Session, requests: readonly Rebuilt[], start: TranscriptEvent): Conversion {
   const writer = new EventWriter(session);
-  writer.events.push(start);
-  const problem = followRequests(writer, requests, {
+  writer.push(start);
+  const responsesOf = new Map<string, string[]>();
+  for (const [id, lines] of session.responses) {
+    const ref = lines[0]?.requestRef;
+    if (typeof ref === 'string') responsesOf.set(ref, [...(responsesOf.get(ref) ?? []), id]);
+  }
+  const boundaryBetween = boundaries(session.records);
+  const { exact } = followRequests(writer, requests, {
     restart(request, previous) {
       // The history restarted: a compaction (its summary comes first), or a rewind.
       const first = request.messages[0];
       const summary = first && summaryOf(session, first);
-      const boundary = boundaryBetween(session.records, previous?.id, request.id);
+      const boundary = boundaryBetween(previous?.id, request.id);
       const reason = (boundary?.compactMetadata as Json | undefined)?.trigger;
       const compaction: CompactionEvent = {
         type: 'compaction',
@@ -186,35 +328,39 @@ function exactConversion(session: Session, requests: readonly Rebuilt[], start: 
     },
     answered(request) {
       // The response to this request, from its lines.
-      for (const [id, lines] of session.responses) {
-        if (lines[0]?.requestRef !== request.id) continue;
-        writer.response(
-          blocksOf(session.response(id)),
-          id,
-          typeof lines[0].timestamp === 'string' ? lines[0].timestamp : undefined,
-        );
+      for (const id of responsesOf.get(request.id) ?? []) {
+        const time = session.responses.get(id)?.[0]?.timestamp;
+        writer.response(blocksOf(session.response(id)), id, typeof time === 'string' ? time : undefined);
       }
     },
   });
-  if (problem) return problem;
   // Results of the last response: written, never sent.
   const last = writer.events[writer.events.length - 1];
   if (last?.type === 'assistant' && last.response) {
     const calls = new Set(session.callsOf(last.response));
-    for (const line of session.lines) {
-      if (line.type !== 'user') continue;
+    for (const line of session.resultsOf.get(last.response) ?? []) {
       for (const b of contentBlocks(line))
         if (b.type === 'tool_result' && calls.has(String(b.tool_use_id)))
           writer.result(b, typeof line.timestamp === 'string' ? line.timestamp : undefined);
     }
   }
+  const fidelity: RunSource['fidelity'] = exact === requests.length ? 'exact' : exact > 0 ? 'partial' : 'conversation';
+  const rebuilt = writer.events.flatMap((e) => (e.type === 'model_call' && e.rebuilt ? [e.rebuilt] : []));
+  if (start.type === 'run_started' && start.source) start.source.fidelity = fidelity;
   return {
     format: 'claude-code',
     events: writer.events,
-    fidelity: 'exact',
+    fidelity,
     outputs: writer.outputs,
     skipped: {},
-    notes: dedupe(writer.notes),
+    notes: dedupe([
+      ...(rebuilt.length
+        ? [
+            `${rebuilt.length} of ${requests.length} model calls were rebuilt from the conversation, not exactly: ${rebuilt.slice(0, 3).join('; ')}${rebuilt.length > 3 ? '; …' : ''}`,
+          ]
+        : []),
+      ...writer.notes,
+    ]),
   };
 }
 
@@ -238,15 +384,20 @@ function summaryOf(session: Session, message: WireMessage): string | undefined {
   return undefined;
 }
 
-/** The compact_boundary record between two api-request records, if any. */
-function boundaryBetween(records: readonly Json[], from: string | undefined, to: string): Json | undefined {
-  let inside = from === undefined;
-  for (const r of records) {
-    if (r.type === 'api-request' && r.id === from) inside = true;
-    else if (r.type === 'api-request' && r.id === to) return undefined;
-    else if (inside && r.type === 'system' && r.subtype === 'compact_boundary') return r;
-  }
-  return undefined;
+/** A finder of the compact_boundary record between two api-request records, if any (indexed once). */
+function boundaries(records: readonly Json[]): (from: string | undefined, to: string) => Json | undefined {
+  const at = new Map<string, number>();
+  const found: number[] = [];
+  records.forEach((r, i) => {
+    if (r.type === 'api-request' && typeof r.id === 'string' && !at.has(r.id)) at.set(r.id, i);
+    else if (r.type === 'system' && r.subtype === 'compact_boundary') found.push(i);
+  });
+  return (from, to) => {
+    const start = from === undefined ? -1 : (at.get(from) ?? Number.POSITIVE_INFINITY);
+    const end = at.get(to) ?? -1;
+    const i = found.find((b) => b > start && b < end);
+    return i === undefined ? undefined : records[i];
+  };
 }
 
 /**
@@ -292,7 +443,7 @@ function chainOf(session: Session): Set<Json> {
 
 function conversationConversion(session: Session, start: TranscriptEvent, why: string | undefined): Conversion {
   const writer = new EventWriter(session);
-  writer.events.push(start);
+  writer.push(start);
   const chain = chainOf(session);
   const byUuid = new Map<string, Json>();
   for (const r of session.records) if (typeof r.uuid === 'string') byUuid.set(r.uuid, r);
@@ -304,7 +455,12 @@ function conversationConversion(session: Session, start: TranscriptEvent, why: s
       if (done.has(id)) return;
       done.add(id);
       // The whole response here, at its first line: later lines of it come after results already.
-      writer.response(blocksOf(session.response(id)), id, ts);
+      // Claude Code sends no text block of whitespace only (the API refuses one); its file keeps them.
+      writer.response(
+        blocksOf(session.response(id)).filter((b) => !(b.type === 'text' && String(b.text).trim() === '')),
+        id,
+        ts,
+      );
       // Lines of a file without request records merge as the API merges consecutive user messages.
     } else if (line.isCompactSummary !== true) writer.message(messageOf(line), ts, { continues: true });
   };
@@ -314,7 +470,7 @@ function conversationConversion(session: Session, start: TranscriptEvent, why: s
       const summary = session.summaries.get(String(record.uuid));
       const content = summary ? messageOf(summary).content : undefined;
       const meta = record.compactMetadata as Json | undefined;
-      writer.events.push({
+      writer.push({
         type: 'compaction',
         ...(summary
           ? {
@@ -354,8 +510,15 @@ function conversationConversion(session: Session, start: TranscriptEvent, why: s
   };
 }
 
-/** Kinds of records that are part of the conversation or of rebuilding its requests. */
-const USED = new Set(['user', 'assistant', 'system/compact_boundary', 'api-request', 'api-request-blob']);
+/** Kinds of records that are part of the conversation or of rebuilding its requests; every other kind is counted. */
+const USED = new Set([
+  'user',
+  'assistant',
+  'system/compact_boundary',
+  'api-request',
+  'api-request-blob',
+  'api-request-shape',
+]);
 
 export function convertClaudeCode(records: readonly Json[], path: string): Conversion {
   const session = new Session(records);
@@ -371,21 +534,22 @@ export function convertClaudeCode(records: readonly Json[], path: string): Conve
     source: { format: 'claude-code', path, ...info, fidelity },
     ...firstTimestamp(records),
   });
-  const hasRequests = records.some((r) => r.type === 'api-request');
-  const requests = hasRequests
-    ? rebuildRequests(session)
-    : 'the file has no request records (Claude Code before 2.1.3xx)';
-  const exact = typeof requests === 'string' ? requests : exactConversion(session, requests, start('exact'));
+  const requests = records.some((r) => r.type === 'api-request') ? rebuildRequests(session) : [];
+  const exact = requests.length ? exactConversion(session, requests, start('exact')) : undefined;
+  // A file whose request records resolve to nothing (a format this version does not know) is read as a conversation.
   const conversion =
-    typeof exact === 'string'
-      ? conversationConversion(session, start('conversation'), hasRequests ? exact : undefined)
-      : exact;
+    exact && exact.fidelity !== 'conversation'
+      ? exact
+      : conversationConversion(
+          session,
+          start('conversation'),
+          exact
+            ? `none of its ${requests.length} request records could be rebuilt (${exact.notes[0] ?? 'no reason given'})`
+            : undefined,
+        );
   for (const r of records) {
     const kind = recordKind(r);
-    if (USED.has(kind) || USED.has(String(r.type))) continue;
-    // Attachments reach the model as the text they render to, which an exact rebuild imports.
-    if (conversion.fidelity === 'exact' && r.type === 'attachment') continue;
-    countKind(conversion.skipped, kind);
+    if (!USED.has(kind) && !USED.has(String(r.type))) countKind(conversion.skipped, kind);
   }
   return conversion;
 }

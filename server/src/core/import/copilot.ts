@@ -155,7 +155,7 @@ export function convertCopilot(data: Json, path: string): Conversion {
     savedOutput: () => undefined,
   };
   const first = requests[0]?.ts ?? (typeof data.exportedAt === 'string' ? data.exportedAt : undefined);
-  const start: TranscriptEvent = {
+  const start: Extract<TranscriptEvent, { type: 'run_started' }> = {
     type: 'run_started',
     tools: [...new Set([...calls.values()].map((c) => String(c.tool)))],
     agent: 'copilot',
@@ -164,27 +164,32 @@ export function convertCopilot(data: Json, path: string): Conversion {
     ...(first ? { ts: first } : {}),
   };
   const writer = new EventWriter(facts);
-  writer.events.push(start);
-  const problem = followRequests(writer, requests, {
+  writer.push(start);
+  const { exact } = followRequests(writer, requests, {
     // Each prompt's requests carry the conversation so far; one that does not starts it anew.
     restart: () => ({ compaction: { type: 'compaction', reason: 'rewind' }, summaryMessage: false }),
     answered: () => undefined,
   });
   // The last request's answer is the only one no later request carries.
   const last = requests[requests.length - 1];
-  if (!problem && last) {
+  if (last) {
     const text = last.response.join('');
     const answered = last.messages.filter((m) => m.role === 'assistant').length;
-    if (text) writer.events.push({ type: 'assistant', text, response: `copilot-response-${answered + 1}` });
+    if (text) writer.push({ type: 'assistant', text, response: `copilot-response-${answered + 1}` });
   }
-  const conversion: Conversion = {
+  const fidelity = exact === requests.length ? 'exact' : exact > 0 ? 'partial' : 'conversation';
+  start.source!.fidelity = fidelity;
+  const rebuilt = writer.events.flatMap((e) => (e.type === 'model_call' && e.rebuilt ? [e.rebuilt] : []));
+  return {
     format: 'copilot',
     events: writer.events,
-    fidelity: problem ? 'conversation' : 'exact',
+    fidelity,
     outputs: new Map(),
     skipped,
-    notes: [...(problem ? [problem] : []), ...notes, ...writer.notes],
+    notes: [
+      ...(rebuilt.length ? [`${rebuilt.length} of ${requests.length} model calls were rebuilt: ${rebuilt[0]}`] : []),
+      ...notes,
+      ...writer.notes,
+    ],
   };
-  if (problem) start.source!.fidelity = 'conversation';
-  return conversion;
 }

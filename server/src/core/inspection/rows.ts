@@ -9,11 +9,13 @@
  * Model call R+1 (R responses) is the next one: what a resume would send now.
  */
 
-import { contentText, type ToolCallFinishedEvent, type TranscriptEvent } from '../../../../shared/events';
+import { blockText, contentText } from '../../../../shared/blocks';
+import type { ToolCallFinishedEvent, TranscriptEvent } from '../../../../shared/events';
 import type { Block, View } from '../../../../shared/history';
 import type { CallCell, Clip, FullCell, ModelCallFigures, ModelCell, Outline } from '../../../../shared/protocol';
 import type { HistoryPolicy } from '../../../../shared/settings';
 import { TOKEN_SAMPLE_CHARS } from '../history/jsonSize';
+import { cutOf, responseStarts } from '../history/modelCalls';
 import { type ArchiveNeed, applyHistoryPolicy, resultInfos } from '../history/policy';
 import { replayStructured, resultText, type Segment, type StructuredReplay } from '../history/replay';
 import { bodySizes, countTokens, TOKENIZER } from '../history/tokens';
@@ -98,9 +100,38 @@ export function fullCell(event: TranscriptEvent, existingValues: ReadonlySet<str
       };
     case 'turn_ended':
       return { kind: 'turn_ended', ...base, stopReason: event.stopReason };
+    case 'request_shape':
+      return {
+        kind: 'request_shape',
+        ...base,
+        text: clip(systemText(event.system)),
+        tools: (event.tools ?? []).map(toolName),
+        toolsBytes: utf8Bytes(JSON.stringify(event.tools ?? [])),
+      };
     case 'model_call':
-      return { kind: 'model_call', ...base };
+      // A request the file could not give back exactly says why (`reason`).
+      return {
+        kind: 'model_call',
+        ...base,
+        ...(event.rebuilt ? { reason: `rebuilt from the conversation: ${event.rebuilt}` } : {}),
+      };
   }
+}
+
+/** A system prompt's text: a string, or text blocks (Anthropic). */
+export function systemText(system: unknown): string {
+  if (typeof system === 'string') return system;
+  if (!Array.isArray(system)) return '';
+  return system
+    .flatMap((b) => (b && typeof b === 'object' && typeof b.text === 'string' ? [b.text as string] : []))
+    .join('\n');
+}
+
+/** A tool definition's name, in any provider's shape. */
+function toolName(tool: unknown): string {
+  const t = tool as { name?: unknown; function?: { name?: unknown }; type?: unknown } | null;
+  const name = t?.name ?? t?.function?.name ?? t?.type;
+  return typeof name === 'string' ? name : '?';
 }
 
 /** A result's clip: from the event, or from its value's first bytes; a deleted value says so. */
@@ -112,31 +143,6 @@ function resultClip(event: ToolCallFinishedEvent, head: string | undefined): Cli
     return { text: '[the value holding this result was deleted from the store]', bytes, lines, cut: true };
   const shown = clip(head);
   return { text: shown.text, bytes, lines, cut: utf8Bytes(shown.text) < bytes };
-}
-
-/**
- * Where each model call cut the history: the index of each `model_call` event where the run
- * records them (an import knows its agent's calls), else of the first event of each response
- * (model call k produced response k; events sharing a response id, or a copy a compaction kept
- * verbatim, are one response).
- */
-export function responseStarts(events: readonly TranscriptEvent[]): number[] {
-  const marked = events.flatMap((e, i) => (e.type === 'model_call' ? [i] : []));
-  if (marked.length) return marked;
-  const seen = new Set<string>();
-  return events.flatMap((e, i) => {
-    if (e.type !== 'assistant') return [];
-    if (e.response === undefined) return [i];
-    if (seen.has(e.response)) return [];
-    seen.add(e.response);
-    return [i];
-  });
-}
-
-/** The event index at which model call `modelCall` (1-based) cut the history. */
-export function cutOf(events: readonly TranscriptEvent[], modelCall: number): number {
-  const starts = responseStarts(events);
-  return modelCall >= 1 && modelCall <= starts.length ? starts[modelCall - 1]! : events.length;
 }
 
 function estimateTokens(json: string): number {
@@ -381,6 +387,7 @@ export function modelView(
       cell.sent = true;
       if (block.type === 'thinking') return;
       if (block.type === 'text') cell.text = clip(block.text);
+      else if (block.type === 'provider') cell.text = clip(blockText(block.block));
       else if (block.type === 'tool_use') {
         const [call] = callCells([block]);
         cell.calls ??= [];

@@ -1,0 +1,54 @@
+/**
+ * The whole request a model call sent, rebuilt from a run: its messages (the replay of the
+ * events before its cut), and, where the run records them (an import of a file that keeps its
+ * agent's request records), the system prompt and tools of its request_shape, the request's
+ * other fields and where it marked its cache breakpoints. Pure: events in, request out.
+ */
+import type { RequestShapeEvent, TranscriptEvent } from '../../../../shared/events';
+import { NOT_IN_SESSION_FILES } from '../../../../shared/fidelity';
+import type { RequestParts } from '../../../../shared/protocol';
+import { modelCallEvent } from './modelCalls';
+
+/** The recorded parts of model call `modelCall`'s request: its shape, its fields, its cache marks. */
+export function requestParts(events: readonly TranscriptEvent[], modelCall: number): RequestParts {
+  const call = modelCallEvent(events, modelCall);
+  const first = events[0];
+  const source = first?.type === 'run_started' ? first.source : undefined;
+  const shape = call?.shape ? shapeOf(events, call.shape) : undefined;
+  const { betas, ...fields } = call?.fields ?? {};
+  return {
+    ...(shape?.system !== undefined ? { system: shape.system } : {}),
+    ...(shape?.tools !== undefined ? { tools: shape.tools } : {}),
+    fields,
+    headers: Array.isArray(betas) ? { 'anthropic-beta': betas.map(String).join(',') } : {},
+    cacheControl: call?.cacheControl ?? [],
+    ...(call?.rebuilt ? { rebuilt: call.rebuilt } : {}),
+    notRecorded: source ? NOT_IN_SESSION_FILES[source.format] : [],
+  };
+}
+
+/** The request_shape event with this hash. */
+export function shapeOf(events: readonly TranscriptEvent[], hash: string): RequestShapeEvent | undefined {
+  for (const event of events) if (event.type === 'request_shape' && event.hash === hash) return event;
+  return undefined;
+}
+
+/**
+ * An Anthropic Messages request body: the recorded fields, system and tools, then the messages,
+ * with the recorded cache marks put back where they were (a path the body does not have is
+ * left alone).
+ */
+export function anthropicBody(parts: RequestParts, messages: readonly unknown[]): Record<string, unknown> {
+  const body: Record<string, unknown> = {
+    ...parts.fields,
+    ...(parts.system !== undefined ? { system: structuredClone(parts.system) } : {}),
+    ...(parts.tools !== undefined ? { tools: structuredClone(parts.tools) } : {}),
+    messages: structuredClone(messages),
+  };
+  for (const mark of parts.cacheControl) {
+    let at: unknown = body;
+    for (const step of mark.path) at = at && typeof at === 'object' ? (at as Record<string, unknown>)[step] : undefined;
+    if (at && typeof at === 'object' && !Array.isArray(at)) (at as Record<string, unknown>).cache_control = mark.value;
+  }
+  return body;
+}

@@ -1,0 +1,24 @@
+/**
+ * What "as the agent sent it" covers, said once: for each agent whose session files an import
+ * reads, the parts of a request its files do not record. A rebuilt request holds everything
+ * else, exactly; the inspector, the README and the tests that compare rebuilt requests with the
+ * bodies the real agents sent all read this list.
+ */
+import type { ImportFormat } from './protocol';
+
+export const NOT_IN_SESSION_FILES: Record<ImportFormat, readonly string[]> = {
+  'claude-code': [
+    'the first system block, `x-anthropic-billing-header: cc_version=…`, a value Claude Code makes for each request',
+    '`metadata.user_id`: it holds the device id (the session id in it is known)',
+    '`stream` (Claude Code streams every model call)',
+    'HTTP headers other than `anthropic-beta` (its betas are recorded)',
+    'whether a message of one text block went as a string or as a list (the same to the API)',
+    "requests the file keeps no record of: a compaction's own summary request, titles and other side calls",
+  ],
+  codex: [
+    'the tool definitions (`tools`): a rollout records only those loaded through tool_search',
+    '`reasoning`, `text`, `include`, `store`, `stream`, `tool_choice`, `parallel_tool_calls` (from the model catalog and constants, not the rollout)',
+    '`client_metadata` beyond the turn ids',
+  ],
+  copilot: ['the tool definitions and request options (a chat replay logs messages only)'],
+};

@@ -1,0 +1,149 @@
+/**
+ * "As the agent sent it", checked whole: every request body a real agent sent a scripted model
+ * (logged in a fixture's `requests.jsonl`) against the request the import rebuilds from the
+ * agent's own session files. The only differences allowed are the ones `shared/fidelity.ts`
+ * lists as what those files do not record, each undone here by name.
+ */
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
+import type { RetentionService } from '../../server/src/core/service';
+import type { ImportResult } from '../../shared/protocol';
+
+export interface Logged {
+  url: string;
+  body: Record<string, unknown> & { messages?: { role: string; content: unknown }[]; tools?: unknown[] };
+  answeredBy: unknown;
+}
+
+export function loggedRequests(dir: string): Logged[] {
+  return readFileSync(join(dir, 'requests.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Logged);
+}
+
+/** The session file of a recorded Claude Code fixture (the project folder's one `.jsonl`). */
+export function sessionFile(dir: string): string {
+  const project = join(dir, 'project');
+  const file = readdirSync(project).find((f) => f.endsWith('.jsonl'));
+  assert.ok(file, `${dir} has a session file`);
+  return join(project, file);
+}
+
+const BILLING = 'x-anthropic-billing-header:';
+
+/** Content as the API reads it: a string is its one text block. */
+function asBlocks(messages: readonly { role: string; content: unknown }[]): unknown[] {
+  return messages.map((m) => ({
+    ...m,
+    content: typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content,
+  }));
+}
+
+/** A logged Claude Code body less what a session file does not record (shared/fidelity.ts, in its order). */
+export function claudeCodeComparable(body: Logged['body']): Record<string, unknown> {
+  const { metadata: _metadata, stream: _stream, ...rest } = body;
+  const system = Array.isArray(rest.system)
+    ? (rest.system as { text?: string }[]).filter((b, i) => !(i === 0 && b.text?.startsWith(BILLING)))
+    : rest.system;
+  return { ...rest, ...(system !== undefined ? { system } : {}), messages: asBlocks(rest.messages ?? []) };
+}
+
+/**
+ * A request of Claude Code's main loop or a subagent's: it has tools and streams. Side calls
+ * (titles) have no tools; a compaction's own summary request is not in the session file.
+ */
+export function isModelLoop(request: Logged): boolean {
+  if (!request.url.startsWith('/v1/messages') || request.body.stream !== true) return false;
+  if (!Array.isArray(request.body.tools) || request.body.tools.length === 0) return false;
+  const last = JSON.stringify(request.body.messages?.[request.body.messages.length - 1] ?? '');
+  return !last.includes('Your task is to create a detailed summary of the conversation so far');
+}
+
+/** Every model call of an import (and its subagents) as the body the replay rebuilds, by run. */
+export async function rebuiltBodies(
+  s: RetentionService,
+  result: ImportResult,
+): Promise<{ runId: string; modelCall: number; body: Record<string, unknown> }[]> {
+  const out: { runId: string; modelCall: number; body: Record<string, unknown> }[] = [];
+  for (const run of [result, ...result.subagents]) {
+    const outline = await s.inspection.inspect({ runId: run.runId });
+    // The last entry is the next model call, not one that was made.
+    for (let k = 1; k < outline.outline.modelCalls.length; k++) {
+      const replay = await s.history.replay({ runId: run.runId, shape: 'anthropic', view: 'sent', modelCall: k });
+      assert.ok('body' in replay && replay.body, `${run.runId}: model call ${k} has its request recorded`);
+      out.push({
+        runId: run.runId,
+        modelCall: k,
+        body: { ...replay.body, messages: asBlocks(replay.body.messages as { role: string; content: unknown }[]) },
+      });
+    }
+  }
+  return out;
+}
+
+/**
+ * Pairs each logged model-loop request with the rebuilt one equal to it, in order within each
+ * run, and fails naming the first that has none (with where it differs from the nearest).
+ */
+export function assertEveryRequestRebuilt(
+  logged: readonly Logged[],
+  rebuilt: readonly { runId: string; modelCall: number; body: Record<string, unknown> }[],
+): void {
+  const wanted = logged.filter(isModelLoop).map((r) => claudeCodeComparable(r.body));
+  const used = new Set<number>();
+  const last = new Map<string, number>();
+  wanted.forEach((body, i) => {
+    const match = rebuilt.findIndex((r, j) => !used.has(j) && isDeepStrictEqual(r.body, body));
+    if (match === -1) {
+      const near = nearest(rebuilt, body, used);
+      assert.fail(`logged request ${i + 1} has no rebuilt request equal to it; nearest: ${near}`);
+    }
+    used.add(match);
+    const { runId, modelCall } = rebuilt[match]!;
+    assert.ok((last.get(runId) ?? 0) < modelCall, `${runId}: model calls rebuilt in the order they were sent`);
+    last.set(runId, modelCall);
+  });
+  const left = rebuilt.filter((_, j) => !used.has(j)).map((r) => `${r.runId} model call ${r.modelCall}`);
+  assert.deepEqual(left, [], 'every rebuilt request was sent');
+}
+
+/** The rebuilt request closest to `body`, and the first field where they differ. */
+function nearest(
+  rebuilt: readonly { runId: string; modelCall: number; body: Record<string, unknown> }[],
+  body: Record<string, unknown>,
+  used: ReadonlySet<number>,
+): string {
+  let best = { score: -1, text: 'none' };
+  rebuilt.forEach((r, j) => {
+    if (used.has(j)) return;
+    const diff = firstDifference(r.body, body);
+    const messages = (body.messages as unknown[]).length;
+    const same = (r.body.messages as unknown[]).filter((m, i) =>
+      isDeepStrictEqual(m, (body.messages as unknown[])[i]),
+    ).length;
+    const score =
+      same * 10 + (diff.startsWith('messages') ? 1 : 0) - Math.abs(messages - (r.body.messages as unknown[]).length);
+    if (score > best.score) best = { score, text: `${r.runId} model call ${r.modelCall}, differing at ${diff}` };
+  });
+  return best.text;
+}
+
+function firstDifference(a: unknown, b: unknown, path = ''): string {
+  if (isDeepStrictEqual(a, b)) return '';
+  if (a && b && typeof a === 'object' && typeof b === 'object') {
+    const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+    for (const key of keys) {
+      const d = firstDifference(
+        (a as Record<string, unknown>)[key],
+        (b as Record<string, unknown>)[key],
+        `${path}.${key}`,
+      );
+      if (d) return d;
+    }
+  }
+  return `${path || '(root)'}: rebuilt ${JSON.stringify(a)?.slice(0, 160)} vs sent ${JSON.stringify(b)?.slice(0, 160)}`;
+}

@@ -73,6 +73,13 @@ function eventShapes(object: typeof z.object | typeof z.strictObject) {
     previewTailLines: z.number().int().min(0),
     /** The name the agent's model knows peek_value by, when not that (`mcp__retained__peek_value`). */
     peekTool: z.string().max(200).optional(),
+    /**
+     * `read`: the stub stands in for a file read that the agent numbers as it numbers a file
+     * (Claude Code's Read: `N<tab>line`): the stub is written in that numbering, only the head, each
+     * line under the number the agent gives it, from `firstLine` (line 1 of the value; default 1).
+     */
+    style: z.literal('read').optional(),
+    firstLine: z.number().int().min(1).optional(),
     /** Landmark pattern overrides in force when the stub was made (absent: the built-in ones). */
     landmarkPatterns: z
       .partialRecord(z.enum(LANDMARK_KINDS as [LandmarkKind, ...LandmarkKind[]]), z.string())

@@ -11,6 +11,7 @@ export const NOT_IN_SESSION_FILES: Record<ImportFormat, readonly string[]> = {
     'the first system block, `x-anthropic-billing-header: cc_version=…`, a value Claude Code makes for each request',
     '`metadata.user_id`: it holds the device id (the session id in it is known)',
     '`stream` (Claude Code streams every model call)',
+    '`safeguards`: the context of its permission checks, sent in a permission mode or with a permission prompt tool (plan mode)',
     'HTTP headers other than `anthropic-beta` (its betas are recorded)',
     'whether a message of one text block went as a string or as a list (the same to the API)',
     "requests the file keeps no record of: a compaction's own summary request, titles and other side calls",

@@ -482,6 +482,12 @@ export interface ImportResult {
   notes: string[];
   /** Subagent sessions imported as runs of their own. */
   subagents: ImportResult[];
+  /**
+   * Set when the run was the live run of this conversation (written by Retained Outputs' hook or
+   * MCP server while the agent ran): the import enriched it, and this many of its values, whose
+   * stubs the model got, were kept as they were.
+   */
+  enriched?: number;
 }
 
 /**

@@ -100,7 +100,7 @@ export type StubLink =
   | { start: number; end: number; valueId: string; line: number; endLine: number };
 
 const LINKS = new RegExp(
-  `\\[retained #(${ID_CHARS}+)\\]|^(\\d+)(?=: )|(?<=\\bat line (?:\\d+, )*)(\\d+)|\\{"id":"(${ID_CHARS}+)","start":(\\d+),"end":(\\d+)\\}`,
+  `\\[retained #(${ID_CHARS}+)\\]|^([1-9]\\d*)(?=: |\\t)|(?<=\\bat line (?:\\d+, )*)(\\d+)|\\{"id":"(${ID_CHARS}+)","start":(\\d+),"end":(\\d+)\\}`,
   'gm',
 );
 
@@ -120,6 +120,34 @@ export function stubLinks(text: string): StubLink[] {
 /** The `N: ` gutter peek puts before every line. */
 export function gutterLine(lineNumber: number, text: string): string {
   return `${lineNumber}: ${text}`;
+}
+
+/** A line as an agent's file read numbers it (Claude Code's Read: the number, a tab, the line). */
+export function readLine(lineNumber: number, text: string): string {
+  return `${lineNumber}\t${text}`;
+}
+
+/** The last line of a read-shaped stub: which lines it leaves out, and how to read them. */
+export function readRest(
+  valueId: string,
+  from: number,
+  to: number,
+  firstLine: number,
+  maxLines: number,
+  tool = PEEK_TOOL,
+): string {
+  const lines =
+    firstLine === 1
+      ? `lines ${from}-${to}`
+      : `lines ${from}-${to} of this read (file lines ${from + firstLine - 1}-${to + firstLine - 1})`;
+  return `… ${lines} not shown. Read them with ${tool}: {"id":"${valueId}","start":${from},"end":${Math.min(to, from + maxLines - 1)}}, or {"id":"${valueId}","query":"text"} to search.`;
+}
+
+/** A read-shaped stub back to the content that makes it (the agent numbers the lines again). */
+export function readContent(stub: string): { content: string; startLine: number } {
+  const lines = stub.split('\n');
+  const startLine = Number(/^(\d+)\t/.exec(lines[0] ?? '')?.[1] ?? 0);
+  return { content: lines.map((line) => line.replace(/^\d+\t/, '')).join('\n'), startLine };
 }
 
 /**

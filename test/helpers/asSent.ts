@@ -8,7 +8,12 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
+import { cutOf, responseStarts } from '../../server/src/core/history/modelCalls';
+import { validateHistory } from '../../server/src/core/history/pairing';
+import { toAnthropic, toOpenAIChat, toOpenAIResponses } from '../../server/src/core/history/providers';
+import { INTERRUPTED_RESULT, replayStructured } from '../../server/src/core/history/replay';
 import type { RetentionService } from '../../server/src/core/service';
+import { PROVIDER_SHAPES } from '../../shared/history';
 import type { ImportResult } from '../../shared/protocol';
 
 export interface Logged {
@@ -45,7 +50,7 @@ function asBlocks(messages: readonly { role: string; content: unknown }[]): unkn
 
 /** A logged Claude Code body less what a session file does not record (shared/fidelity.ts, in its order). */
 export function claudeCodeComparable(body: Logged['body']): Record<string, unknown> {
-  const { metadata: _metadata, stream: _stream, ...rest } = body;
+  const { metadata: _metadata, stream: _stream, safeguards: _safeguards, ...rest } = body;
   const system = Array.isArray(rest.system)
     ? (rest.system as { text?: string }[]).filter((b, i) => !(i === 0 && b.text?.startsWith(BILLING)))
     : rest.system;
@@ -146,4 +151,46 @@ function firstDifference(a: unknown, b: unknown, path = ''): string {
     }
   }
   return `${path || '(root)'}: rebuilt ${JSON.stringify(a)?.slice(0, 160)} vs sent ${JSON.stringify(b)?.slice(0, 160)}`;
+}
+
+/**
+ * Every request of the run (and the next one), in both views and every provider shape: valid by
+ * the provider's pairing rules (no call id twice, every call answered once) and with no
+ * interrupted result made up for a call whose result is in the file.
+ */
+export async function assertSound(s: RetentionService, result: ImportResult) {
+  const { events } = await s.transcript({ runId: result.runId });
+  const results = new Set(events.flatMap((e) => (e.type === 'tool_call_finished' ? [e.callId] : [])));
+  const calls = events.flatMap((e) => (e.type === 'assistant' ? (e.toolCalls ?? []).map((t) => t.id) : []));
+  assert.deepEqual(
+    calls.filter((id) => !results.has(id)),
+    [],
+    'every call has its result',
+  );
+  const requests = responseStarts(events).length + 1;
+  for (let k = 1; k <= requests; k++) {
+    for (const view of ['sent', 'retained'] as const) {
+      const { messages } = replayStructured({
+        events: events.slice(0, cutOf(events, k)),
+        existingValues: new Set(),
+        view,
+      });
+      const shapes = {
+        anthropic: toAnthropic(messages),
+        'openai-chat': toOpenAIChat(messages),
+        'openai-responses': toOpenAIResponses(messages),
+      };
+      for (const shape of PROVIDER_SHAPES) {
+        // As sent is what the agent sent, blank text and all (Copilot sent some, and its provider took them).
+        const problems = validateHistory(shape, shapes[shape]).filter(
+          (p) => view === 'retained' || !p.includes('of whitespace only'),
+        );
+        assert.deepEqual(problems, [], `request ${k}, ${shape}, ${view}`);
+      }
+      assert.ok(
+        !JSON.stringify(messages).includes(INTERRUPTED_RESULT),
+        `request ${k}, ${view}: no invented interrupted result`,
+      );
+    }
+  }
 }

@@ -33,8 +33,17 @@ export interface ClaudeRun {
   prompt: string;
   allowedTools: string[];
   resume?: string;
+  /** `--continue`: the newest session of the folder. */
+  continue?: boolean;
   settingsFile?: string;
   mcpConfigFile?: string;
+  /** More arguments (`--permission-mode plan`) and environment (`CLAUDE_AUTOCOMPACT_PCT_OVERRIDE`). */
+  args?: string[];
+  env?: Record<string, string>;
+  /** Sends SIGINT this long after the output first names this tool_use id (a user's Ctrl-C during it). */
+  interrupt?: { onCall: string; afterMs: number };
+  /** Gives the prompt on stdin as stream-json user messages (several turns in one process) instead of `-p <prompt>`. */
+  turns?: string[];
   timeoutMs?: number;
 }
 
@@ -49,14 +58,16 @@ export interface ClaudeResult {
 export function runClaude(run: ClaudeRun, binary = claudeBinary()): Promise<ClaudeResult> {
   const args = [
     '-p',
-    run.prompt,
+    ...(run.turns ? ['--input-format', 'stream-json'] : [run.prompt]),
     '--output-format',
     'stream-json',
     '--verbose',
     '--allowedTools',
     run.allowedTools.join(','),
+    ...(run.args ?? []),
   ];
   if (run.resume) args.push('--resume', run.resume);
+  if (run.continue) args.push('--continue');
   if (run.settingsFile) args.push('--settings', run.settingsFile);
   if (run.mcpConfigFile) args.push('--mcp-config', run.mcpConfigFile);
   const env = {
@@ -66,13 +77,26 @@ export function runClaude(run: ClaudeRun, binary = claudeBinary()): Promise<Clau
     ANTHROPIC_API_KEY: 'sk-test',
     DISABLE_AUTOUPDATER: '1',
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    ...run.env,
   };
   return new Promise((done, fail) => {
-    const child = spawn(binary, args, { cwd: run.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(binary, args, { cwd: run.cwd, env, stdio: [run.turns ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
+    if (run.turns) {
+      for (const text of run.turns)
+        child.stdin!.write(`${JSON.stringify({ type: 'user', message: { role: 'user', content: text } })}\n`);
+      child.stdin!.end();
+    }
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    let interrupting = false;
+    child.stdout!.on('data', (d: Buffer) => {
+      stdout += d.toString();
+      if (run.interrupt && !interrupting && stdout.includes(`"${run.interrupt.onCall}"`)) {
+        interrupting = true;
+        setTimeout(() => child.kill('SIGINT'), run.interrupt.afterMs);
+      }
+    });
+    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
     const timer = setTimeout(() => child.kill('SIGKILL'), run.timeoutMs ?? 120_000);
     child.on('error', fail);
     child.on('close', (code) => {

@@ -176,10 +176,11 @@ describe('the retained command line', function () {
         { type: 'text', file: { filePath: '/a', content: big, numLines: 1, startLine: 1, totalLines: 1 } },
         'r1',
       );
-      assert.match(read.file.content, /^\[retained #r1\]/);
+      // Claude Code numbers a Read's content from startLine: the stub's header is line 0, the file's line 1 is 1.
+      assert.match(read.file.content, /^\[retained #r1\] Read result: 30000 bytes, 1 lines[^\n]*\nx{100}/);
       assert.deepEqual(
         { ...read.file, content: '' },
-        { filePath: '/a', content: '', numLines: 1, startLine: 1, totalLines: 1 },
+        { filePath: '/a', content: '', numLines: read.file.content.split('\n').length, startLine: 0, totalLines: 1 },
       );
       assert.match(call('Grep', { mode: 'content', content: big, numLines: 1 }, 'g1').content, /^\[retained #g1\]/);
       const mcp = call('mcp__other__fetch', [{ type: 'text', text: big }], 'm1');

@@ -11,11 +11,12 @@ import { join, resolve } from 'node:path';
 import { cutOf, responseStarts } from '../../server/src/core/history/modelCalls';
 import { validateHistory } from '../../server/src/core/history/pairing';
 import { toAnthropic, toOpenAIChat, toOpenAIResponses } from '../../server/src/core/history/providers';
-import { INTERRUPTED_RESULT, replayStructured, resultText } from '../../server/src/core/history/replay';
+import { replayStructured, resultText } from '../../server/src/core/history/replay';
 import { RetentionService } from '../../server/src/core/service';
 import type { TranscriptEvent } from '../../shared/events';
-import { PROVIDER_SHAPES, type View } from '../../shared/history';
-import type { ImportParams, ImportResult } from '../../shared/protocol';
+import type { View } from '../../shared/history';
+import type { ImportParams } from '../../shared/protocol';
+import { assertSound } from '../helpers/asSent';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
 
 const TRANSCRIPTS = resolve(__dirname, '../fixtures/transcripts');
@@ -36,90 +37,11 @@ function recorded(scenario: string): string {
   return join(dir, readdirSync(dir).find((f) => f.endsWith('.jsonl'))!);
 }
 
-/** Messages as the API reads them: no cache_control, a string content as its one text block, keys sorted. */
-function normalized(messages: readonly unknown[]): string[] {
-  const sort = (v: unknown): unknown =>
-    Array.isArray(v)
-      ? v.map(sort)
-      : v && typeof v === 'object'
-        ? Object.fromEntries(
-            Object.keys(v)
-              .sort()
-              .filter((k) => k !== 'cache_control')
-              .map((k) => [k, sort((v as Record<string, unknown>)[k])]),
-          )
-        : v;
-  return messages.map((m) => {
-    const { role, content } = m as { role: string; content: unknown };
-    return JSON.stringify(
-      sort({ role, content: typeof content === 'string' ? [{ type: 'text', text: content }] : content }),
-    );
-  });
-}
-
-interface Logged {
-  body: { messages: { role: string; content: unknown }[] };
-  answeredBy: unknown;
-}
-function loggedRequests(scenario: string): Logged[] {
-  return readFileSync(join(RECORDED, scenario, 'requests.jsonl'), 'utf8')
-    .trim()
-    .split('\n')
-    .map((line) => JSON.parse(line) as Logged)
-    .filter((r) => typeof r.answeredBy === 'number');
-}
-const isSubagent = (r: Logged) => JSON.stringify(r.body.messages[0]).includes('SUBAGENT-TASK');
-/** The compaction's own request (write a summary): Claude Code keeps no request record of it. */
-const isSummaryRequest = (r: Logged) =>
-  JSON.stringify(r.body.messages[r.body.messages.length - 1]).includes('Respond with TEXT ONLY');
-
 /** Request k of a run as the replay rebuilds it, in Anthropic's shape. */
 function rebuilt(events: readonly TranscriptEvent[], request: number, view: View, existing = new Set<string>()) {
   return toAnthropic(
     replayStructured({ events: events.slice(0, cutOf(events, request)), existingValues: existing, view }).messages,
   );
-}
-
-/**
- * Every request of the run (and the next one), in both views and every provider shape: valid by
- * the provider's pairing rules (no call id twice, every call answered once) and with no
- * interrupted result made up for a call whose result is in the file.
- */
-async function assertSound(s: RetentionService, result: ImportResult) {
-  const { events } = await s.transcript({ runId: result.runId });
-  const results = new Set(events.flatMap((e) => (e.type === 'tool_call_finished' ? [e.callId] : [])));
-  const calls = events.flatMap((e) => (e.type === 'assistant' ? (e.toolCalls ?? []).map((t) => t.id) : []));
-  assert.deepEqual(
-    calls.filter((id) => !results.has(id)),
-    [],
-    'every call has its result',
-  );
-  const requests = responseStarts(events).length + 1;
-  for (let k = 1; k <= requests; k++) {
-    for (const view of ['sent', 'retained'] as const) {
-      const { messages } = replayStructured({
-        events: events.slice(0, cutOf(events, k)),
-        existingValues: new Set(),
-        view,
-      });
-      const shapes = {
-        anthropic: toAnthropic(messages),
-        'openai-chat': toOpenAIChat(messages),
-        'openai-responses': toOpenAIResponses(messages),
-      };
-      for (const shape of PROVIDER_SHAPES) {
-        // As sent is what the agent sent, blank text and all (Copilot sent some, and its provider took them).
-        const problems = validateHistory(shape, shapes[shape]).filter(
-          (p) => view === 'retained' || !p.includes('of whitespace only'),
-        );
-        assert.deepEqual(problems, [], `request ${k}, ${shape}, ${view}`);
-      }
-      assert.ok(
-        !JSON.stringify(messages).includes(INTERRUPTED_RESULT),
-        `request ${k}, ${view}: no invented interrupted result`,
-      );
-    }
-  }
 }
 
 describe('importing agent sessions', () => {
@@ -286,34 +208,6 @@ describe('importing agent sessions', () => {
   });
 
   describe('sessions recorded from a real Claude Code 2.1.332 (test/fixtures/claude-code)', () => {
-    for (const scenario of ['parallel-and-big', 'compact', 'subagent']) {
-      it(`${scenario}: the "as sent" replay equals every request Claude Code sent, exactly (cache_control and string-or-block form aside)`, async () => {
-        const s = await freshService();
-        const result = await importFile(s, recorded(scenario));
-        assert.equal(result.fidelity, 'exact');
-        assert.deepEqual(result.notes, []);
-        await assertSound(s, result);
-        const runs: [ImportResult, Logged[]][] = [
-          [result, loggedRequests(scenario).filter((r) => !isSubagent(r) && !isSummaryRequest(r))],
-        ];
-        if (scenario === 'subagent') {
-          assert.equal(result.subagents.length, 1, 'the subagent is a run of its own');
-          runs.push([result.subagents[0]!, loggedRequests(scenario).filter(isSubagent)]);
-        }
-        for (const [run, logged] of runs) {
-          const { events } = await s.transcript({ runId: run.runId });
-          assert.ok(logged.length >= 2);
-          for (const [k, request] of logged.entries()) {
-            assert.deepEqual(
-              normalized(rebuilt(events, k + 1, 'sent')),
-              normalized(request.body.messages),
-              `${run.runId}: model call ${k + 1}`,
-            );
-          }
-        }
-      });
-    }
-
     it('parallel calls: one response with all three calls, results in the order they finished', async () => {
       const s = await freshService();
       const result = await importFile(s, recorded('parallel-and-big'));
@@ -329,7 +223,7 @@ describe('importing agent sessions', () => {
       assert.deepEqual(order.slice(0, 3), ['toolu_readC', 'toolu_fastB', 'toolu_slowA']);
     });
 
-    it('a Bash output over 1 MB: the full output from tool-results/ is the value, the 2 KB preview is what was sent', async () => {
+    it('a Bash output over the 50 K characters Claude Code keeps in a file: the full output from tool-results/ is the value, the 2 KB preview is what was sent', async () => {
       const s = await freshService();
       const result = await importFile(s, recorded('parallel-and-big'));
       assert.equal(result.lostOutputs, 0);
@@ -338,7 +232,7 @@ describe('importing agent sessions', () => {
       assert.ok(big?.type === 'tool_call_finished' && big.valueId);
       const saved = readdirSync(join(recorded('parallel-and-big').replace(/\.jsonl$/, ''), 'tool-results'))[0]!;
       const original = readFileSync(join(recorded('parallel-and-big').replace(/\.jsonl$/, ''), 'tool-results', saved));
-      assert.ok(original.length > 1_000_000);
+      assert.ok(original.length > 100_000);
       assert.equal(
         readFileSync(s.store.valuePath(result.runId, big.valueId)).compare(original),
         0,
@@ -355,8 +249,8 @@ describe('importing agent sessions', () => {
       };
       assert.ok(lastResult('sent').startsWith('<persisted-output>'));
       const stub = lastResult('retained');
-      assert.match(stub, /^\[retained #toolu_bigD\] Bash result: 1288929 bytes, 200000 lines/);
-      assert.match(stub, /Landmarks: error at line 100001/);
+      assert.match(stub, new RegExp(`^\\[retained #toolu_bigD\\] Bash result: ${original.length} bytes, 20000 lines`));
+      assert.match(stub, /Landmarks: error at line 10001/);
     });
 
     it('a full output whose file is gone is marked lost, the preview kept', async () => {
@@ -519,21 +413,38 @@ describe('importing agent sessions', () => {
       assert.equal(result.toolCalls, 6);
     });
 
-    it('importing again: refused naming the run, or replaced, or imported as a new run', async () => {
+    it('another session under a taken run id: refused naming the run, or replaced, or imported as a new run', async () => {
       const s = await freshService();
       const file = join(TRANSCRIPTS, 'claude-code_spotter_tool_heavy.jsonl');
+      const other = join(TRANSCRIPTS, 'claude-code_spotter_main_with_task_subagent.jsonl');
       const first = await importFile(s, file, { runId: 'tool heavy (copy)' });
       await assert.rejects(
-        importFile(s, file, { runId: 'tool heavy (copy)' }),
+        importFile(s, other, { runId: 'tool heavy (copy)', subagents: false }),
         (err: Error & { runId?: string }) => err.runId === first.runId && /exists already/.test(err.message),
       );
-      const replaced = await importFile(s, file, { runId: 'tool heavy (copy)', ifExists: 'replace' });
+      const replaced = await importFile(s, other, {
+        runId: 'tool heavy (copy)',
+        ifExists: 'replace',
+        subagents: false,
+      });
       assert.equal(replaced.runId, first.runId);
       const again = await importFile(s, file, { runId: 'tool heavy (copy)', ifExists: 'new' });
       assert.notEqual(again.runId, first.runId);
       const runs = await s.listRuns();
       assert.deepEqual(runs.map((r) => r.name).sort(), ['tool heavy (copy)', 'tool heavy (copy)-2']);
       assert.ok(existsSync(s.store.transcriptPath(again.runId)));
+    });
+
+    it('the same session again, with any ifExists: its run refreshed in place, never a second one', async () => {
+      const s = await freshService();
+      const file = join(TRANSCRIPTS, 'claude-code_spotter_tool_heavy.jsonl');
+      const first = await importFile(s, file);
+      for (const ifExists of ['error', 'new', 'replace'] as const) {
+        const again = await importFile(s, file, { ifExists });
+        assert.equal(again.runId, first.runId, ifExists);
+        assert.equal(again.events, first.events, `${ifExists}: the same events`);
+      }
+      assert.equal((await s.listRuns()).length, 1);
     });
   });
 });

@@ -12,7 +12,9 @@
  */
 import { appendFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { readContent } from '../../../shared/stubText';
 import { fileChunks } from '../core/retain/fileSource';
+import type { Door } from '../core/retain/retainer';
 import type { RetentionService } from '../core/service';
 import { utf8Bytes } from '../core/text';
 
@@ -38,6 +40,8 @@ interface Shaped {
   text?: string;
   file?: string;
   after?: string;
+  /** How the stub is shaped for the tool's rendering (a Read is numbered by Claude Code). */
+  door?: Omit<Door, 'peekTool'>;
   replace(stub: string): unknown;
 }
 
@@ -77,7 +81,7 @@ export async function hook(service: RetentionService, input: HookInput): Promise
     ...(input.tool_input !== undefined ? { arguments: input.tool_input } : {}),
     ...(typeof input.duration_ms === 'number' && input.duration_ms >= 0 ? { durationMs: input.duration_ms } : {}),
   };
-  const door = { peekTool: CLAUDE_CODE_PEEK_TOOL };
+  const door: Door = { peekTool: CLAUDE_CODE_PEEK_TOOL, ...shaped.door };
   const result = shaped.file
     ? await service.retainer.retainStream(call, fileChunks(shaped.file, shaped.after ?? ''), () => ({}), door)
     : await service.retainer.retain({ ...call, text: shaped.text ?? '' }, door);
@@ -123,9 +127,20 @@ function shapeOf(tool: string, response: unknown): Shaped | undefined {
       };
     }
     case 'Read': {
+      // Claude Code numbers what it gets as a file (`N<tab>line` from startLine): the stub is
+      // written in that numbering, and given back as the content and start line that make it.
       const file = response.file;
       if (!isObject(file) || typeof file.content !== 'string') return undefined;
-      return { text: file.content, replace: (stub) => ({ ...response, file: { ...file, content: stub } }) };
+      const first =
+        Number.isInteger(file.startLine) && (file.startLine as number) >= 1 ? (file.startLine as number) : 1;
+      return {
+        text: file.content,
+        door: { style: 'read', firstLine: first },
+        replace: (stub) => {
+          const { content, startLine } = readContent(stub);
+          return { ...response, file: { ...file, content, startLine, numLines: content.split('\n').length } };
+        },
+      };
     }
     case 'Grep':
       if (typeof response.content === 'string')
@@ -134,6 +149,11 @@ function shapeOf(tool: string, response: unknown): Shaped | undefined {
         return { text: response.filenames.join('\n'), replace: (stub) => ({ ...response, filenames: [stub] }) };
       }
       return undefined;
+    case 'Glob':
+      // The model gets the names joined by newlines: the stub in their place.
+      if (!Array.isArray(response.filenames) || !response.filenames.every((f) => typeof f === 'string'))
+        return undefined;
+      return { text: response.filenames.join('\n'), replace: (stub) => ({ ...response, filenames: [stub] }) };
     case 'WebFetch':
       if (typeof response.result !== 'string') return undefined;
       return { text: response.result, replace: (stub) => ({ ...response, result: stub }) };

@@ -88,4 +88,11 @@ export class Runs {
     await this.store.deleteRun(runId);
     this.forget(runId, true);
   }
+
+  /** Deletes a whole run if `still` says so under its lock (see Store.deleteRunIf); whether it went. */
+  async deleteIf(runId: string, still: () => Promise<boolean>): Promise<boolean> {
+    const went = await this.store.deleteRunIf(runId, still);
+    if (went) this.forget(runId, true);
+    return went;
+  }
 }

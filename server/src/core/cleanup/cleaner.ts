@@ -7,7 +7,7 @@ import { CleanupParams, type CleanupResult, PinParams } from '../../../../shared
 import type { Context } from '../context';
 import { audit } from '../store/audit';
 import { planCleanup } from './plan';
-import { measureStore, type StoreUse } from './usage';
+import { measureStore, runNow, type StoreUse } from './usage';
 
 /** How long a measure of the store answers `retained/status` before the store is walked again. */
 const USE_TTL_MS = 2000;
@@ -46,19 +46,35 @@ export class Cleaner {
         ),
       ),
     );
-    const removed = plan.removals.map((r) => ({
+    let removed = plan.removals.map((r) => ({
       runId: r.runId,
       name: names.get(r.runId) ?? r.runId,
       reason: r.reason,
       lastWrite: new Date(r.lastWriteMs).toISOString(),
       bytes: r.bytes,
     }));
+    const spared = { ...plan.spared };
     if (!dryRun) {
-      for (const run of removed) {
-        // The audit line first: a removal is never unaccounted for, even if the process dies in it.
-        await audit(this.ctx.store, { event: 'removed', runId: run.runId, why: run.reason, bytes: run.bytes });
-        await this.ctx.writing(run.runId, () => this.ctx.runs.delete(run.runId));
+      const gone = new Set<string>();
+      for (const [i, run] of removed.entries()) {
+        const planned = plan.removals[i]!;
+        // Compare and remove, under the run's lock: a run written to or pinned since the plan stays.
+        const went = await this.ctx.writing(run.runId, () =>
+          this.ctx.runs.deleteIf(run.runId, async () => {
+            const now = await runNow(this.ctx.store.root, run.runId);
+            if (now.pinned) spared.pinned++;
+            else if (now.lastWriteMs > planned.lastWriteMs) spared.recent++;
+            else {
+              // The audit line first: a removal is never unaccounted for, even if the process dies in it.
+              await audit(this.ctx.store, { event: 'removed', runId: run.runId, why: run.reason, bytes: run.bytes });
+              return true;
+            }
+            return false;
+          }),
+        );
+        if (went) gone.add(run.runId);
       }
+      removed = removed.filter((r) => gone.has(r.runId));
       await this.ctx.store.blobs.collect();
     }
     const after = dryRun ? undefined : await this.use(true);
@@ -66,12 +82,12 @@ export class Cleaner {
       dryRun,
       removed,
       // What the runs held; the store after also holds the audit lines that record them.
-      freedBytes: plan.freedBytes,
+      freedBytes: dryRun ? plan.freedBytes : removed.reduce((n, r) => n + r.bytes, 0),
       storeBytesBefore: before.bytes,
       storeBytesAfter: after ? after.bytes : before.bytes - plan.freedBytes,
       quotaBytes: policy.quotaBytes,
       maxAgeDays: policy.maxAgeDays,
-      spared: plan.spared,
+      spared,
     };
   }
 }

@@ -96,3 +96,28 @@ function safeReaddir(dir: string): string[] {
     return [];
   }
 }
+
+/**
+ * A run's last write and whether it is pinned, as they are now (read again under its lock by a
+ * clean-up, so a run written to or pinned since the plan was made is not removed).
+ */
+export async function runNow(root: string, runId: string): Promise<{ lastWriteMs: number; pinned: boolean }> {
+  const runsDir = join(root, 'runs');
+  let lastWriteMs = 0;
+  const newest = async (path: string): Promise<void> => {
+    const stat = lstatSync(path, { throwIfNoEntry: false });
+    if (!stat) return;
+    lastWriteMs = Math.max(lastWriteMs, stat.mtimeMs);
+    if (!stat.isDirectory()) return;
+    let seen = 0;
+    for (const name of safeReaddir(path)) {
+      if (++seen % SLICE === 0) await turn();
+      await newest(join(path, name));
+    }
+  };
+  for (const ext of ['jsonl', 'meta.json', 'values']) await newest(join(runsDir, `${runId}.${ext}`));
+  return {
+    lastWriteMs,
+    pinned: lstatSync(join(runsDir, `${runId}.pinned`), { throwIfNoEntry: false })?.isFile() === true,
+  };
+}

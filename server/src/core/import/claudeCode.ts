@@ -165,6 +165,8 @@ interface Rebuilt extends SentRequest {
 /** The most request records, and messages in one request, an import follows. */
 const REQUESTS_MAX = 100_000;
 const REQUEST_MESSAGES_MAX = 100_000;
+/** The longest row of user lines tried as one message. */
+const RUN_MAX = 8;
 /** A request's recorded fields and cache marks are small; bigger ones are not Claude Code's and are left out. */
 const FIELDS_MAX_BYTES = 64 << 10;
 
@@ -252,7 +254,24 @@ function rebuildRequests(session: Session): Rebuilt[] {
           .filter((b) => b.type !== 'tool_result' || calls.has(String(b.tool_use_id))),
       });
   }
-  for (const line of session.lines) if (line.type === 'user') add({ role: 'user', content: messageOf(line).content });
+  // User lines in a row go as one message (the API joins them: a rejected call's result and the
+  // interrupt's text); each stretch of such a row is a candidate, at most RUN_MAX lines long.
+  let run: Json[] = [];
+  const stretches = () => {
+    for (let from = 0; from < run.length; from++)
+      for (let to = from + 1; to <= Math.min(run.length, from + RUN_MAX); to++)
+        add(
+          to - from === 1
+            ? { role: 'user', content: messageOf(run[from]!).content }
+            : { role: 'user', content: run.slice(from, to).flatMap((l) => blocksOf(messageOf(l))) },
+        );
+    run = [];
+  };
+  for (const line of session.lines) {
+    if (line.type === 'user' && line.isCompactSummary !== true) run.push(line);
+    else stretches();
+  }
+  stretches();
 
   const shapes = shapesOf(session.records);
   const built = new Map<string, Rebuilt>();

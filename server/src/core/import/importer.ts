@@ -7,12 +7,15 @@
  */
 import { open, readdir } from 'node:fs/promises';
 import { basename, extname, isAbsolute, join, resolve } from 'node:path';
+import { contentText } from '../../../../shared/blocks';
 import { check } from '../../../../shared/check';
-import type { TranscriptEvent } from '../../../../shared/events';
+import type { ToolCallFinishedEvent, TranscriptEvent } from '../../../../shared/events';
 import { InvalidInput } from '../../../../shared/invalidInput';
 import { type IfExists, type ImportFormat, ImportParams, type ImportResult } from '../../../../shared/protocol';
+import { marker } from '../../../../shared/stubText';
 import type { Context } from '../context';
 import type { Retainer } from '../retain/retainer';
+import { readEvents, writeEvents } from '../store/transcript';
 import { convertClaudeCode } from './claudeCode';
 import { convertCodex } from './codex';
 import type { Conversion } from './conversion';
@@ -94,16 +97,20 @@ export class Importer {
         `${path} holds no ${AGENTS[format]} conversation${params.format ? ' (is the format right?)' : ''}`,
       );
     }
-    const { runId, name } = await this.claimRunId(
+    const { runId, name, live } = await this.claimRunId(
       params.runId ?? basename(path, extname(path)),
       params.ifExists ?? 'error',
+      conversion,
     );
     const sessionDir = path.slice(0, -extname(path).length || undefined);
     const lostOutputs = await readOutputs(conversion, sessionDir);
     signal?.throwIfAborted();
 
-    const result = await this.ctx.writing(runId, () => this.writeRun(runId, name, conversion, signal));
-    written.push(runId);
+    const result = await this.ctx.writing(runId, () =>
+      live ? this.enrichRun(runId, live, conversion, signal) : this.writeRun(runId, name, conversion, signal),
+    );
+    // A cancelled import takes back the runs it made; a live run it enriched stays as it is now.
+    if (!live) written.push(runId);
     const subagents: ImportResult[] = [];
     if (format === 'claude-code' && params.subagents !== false) {
       const dir = join(sessionDir, 'subagents');
@@ -128,6 +135,7 @@ export class Importer {
       ...result,
       name,
       format,
+      ...(live ? { enriched: live.values } : {}),
       fidelity: conversion.fidelity,
       lostOutputs,
       skippedLines,
@@ -137,13 +145,30 @@ export class Importer {
     };
   }
 
-  /** The run to import into: `name`'s, unless it is taken and `ifExists` says otherwise. */
-  private async claimRunId(name: string, ifExists: IfExists): Promise<{ runId: string; name: string }> {
+  /**
+   * The run to import into: `name`'s, unless it is taken and `ifExists` says otherwise. A run of
+   * the same conversation (the one Retained Outputs' hook or MCP server wrote while the agent ran,
+   * under the session's id) is the run itself: the import enriches it, whatever `ifExists` says.
+   * `replace` never deletes a run whose values a model was sent stubs of: it is refused.
+   */
+  private async claimRunId(
+    name: string,
+    ifExists: IfExists,
+    conversion: Conversion,
+  ): Promise<{ runId: string; name: string; live?: LiveRun }> {
     const { store, runs } = this.ctx;
     const runId = await runs.key(name);
     if (!(await store.runExists(runId))) return { runId, name };
+    const existing = await readEvents(store.root, store.transcriptPath(runId));
+    const live = liveRun(existing.events, conversion, (await store.readRunMeta(runId))?.name ?? runId);
+    if (live) return { runId, name, live };
     if (ifExists === 'error') throw new RunExists(runId);
     if (ifExists === 'replace') {
+      const sent = stubsSent(existing.events);
+      if (sent.size)
+        throw new InvalidInput(
+          `run ${runId} holds ${sent.size} value${sent.size > 1 ? 's' : ''} whose stub${sent.size > 1 ? 's' : ''} a model was sent (${[...sent].slice(0, 3).join(', ')}${sent.size > 3 ? ', …' : ''}); replacing the run would leave ${sent.size > 1 ? 'them' : 'it'} pointing at nothing, so it is not replaced. Import as a new run (ifExists "new"), or delete the run first`,
+        );
       await this.ctx.writing(runId, () => runs.delete(runId));
       return { runId, name };
     }
@@ -153,6 +178,50 @@ export class Importer {
     }
   }
 
+  /**
+   * Enriches a live run with the conversation its agent's file records: the file's events in
+   * place of the run's, every result the run retained keeping its value (the stub the model got
+   * named it), and any result the file does not have (recorded after it was read) kept after them.
+   * The transcript is replaced at once, under the run's lock; no value is removed.
+   */
+  private async enrichRun(
+    runId: string,
+    live: LiveRun,
+    conversion: Conversion,
+    signal?: AbortSignal,
+  ): Promise<Pick<ImportResult, 'runId' | 'events' | 'toolCalls' | 'retained'>> {
+    const { store } = this.ctx;
+    // The values first, outside the lock (a big one streams), for results the run has none of.
+    const staged = await this.storeValues(runId, conversion, signal, live.byCall);
+    return store.locked(runId, async () => {
+      // Read again under the lock: an agent may have appended since.
+      const { events: now } = await readEvents(store.root, store.transcriptPath(runId));
+      const byCall = retainedByCall(now);
+      const covered = new Set<string>();
+      const events = staged.events.map((event) => {
+        if (event.type !== 'tool_call_finished') return event;
+        covered.add(event.callId);
+        const kept = byCall.get(event.callId);
+        if (!kept) return event;
+        const { result: _result, ...rest } = event;
+        return {
+          ...rest,
+          ...pick(kept, ['valueId', 'bytes', 'lines', 'sha256', 'stub', 'jsonBytes', 'tokens', 'preview', 'withheld']),
+          ...(kept.withheld ? { result: event.result ?? kept.result ?? '' } : {}),
+          sent: event.sent ?? event.result ?? kept.stub ?? '',
+        } satisfies ToolCallFinishedEvent;
+      });
+      // Results the file does not have yet (recorded after it was read) stay, after its events;
+      // the rest of the run's events are what the file now holds again.
+      const rest = now.filter((e) => e.type === 'tool_call_finished' && !covered.has(e.callId));
+      const merged = [...events, ...rest];
+      await writeEvents(store.root, store.transcriptPath(runId), merged, true);
+      this.ctx.runs.forget(runId, true);
+      const retained = merged.filter((e) => e.type === 'tool_call_finished' && e.valueId).length;
+      return { runId, events: merged.length, toolCalls: staged.toolCalls, retained };
+    });
+  }
+
   /** Stores the values, then the transcript; on a failure, removes what it wrote. */
   private async writeRun(
     runId: string,
@@ -160,34 +229,98 @@ export class Importer {
     conversion: Conversion,
     signal?: AbortSignal,
   ): Promise<Pick<ImportResult, 'runId' | 'events' | 'toolCalls' | 'retained'>> {
-    const events: TranscriptEvent[] = [];
-    let retained = 0;
-    let toolCalls = 0;
-    const called = new Set<string>();
     try {
-      for (const event of conversion.events) {
-        if (event.type === 'assistant') {
-          for (const call of event.toolCalls ?? []) called.add(call.id);
-          toolCalls += event.toolCalls?.length ?? 0;
-        }
-        if (event.type !== 'tool_call_finished') {
-          events.push(event);
-          continue;
-        }
-        if (!called.has(event.callId)) toolCalls++;
-        signal?.throwIfAborted();
-        const stored = await this.retainer.retainImported(runId, event);
-        if (stored.valueId) retained++;
-        events.push(stored);
-      }
+      const { events, toolCalls, retained } = await this.storeValues(runId, conversion, signal);
       const start = conversion.events[0];
       await this.retainer.writeTranscript(runId, name, events, start?.ts);
+      return { runId, events: events.length, toolCalls, retained };
     } catch (err) {
       await this.ctx.runs.delete(runId).catch(() => undefined);
       throw err;
     }
-    return { runId, events: events.length, toolCalls, retained };
   }
+
+  /** The conversion's events with every result over the threshold stored as a value (but those `skip` has). */
+  private async storeValues(
+    runId: string,
+    conversion: Conversion,
+    signal: AbortSignal | undefined,
+    skip: ReadonlyMap<string, unknown> = new Map(),
+  ): Promise<{ events: TranscriptEvent[]; toolCalls: number; retained: number }> {
+    const events: TranscriptEvent[] = [];
+    let retained = 0;
+    let toolCalls = 0;
+    const called = new Set<string>();
+    for (const event of conversion.events) {
+      if (event.type === 'assistant') {
+        for (const call of event.toolCalls ?? []) called.add(call.id);
+        toolCalls += event.toolCalls?.length ?? 0;
+      }
+      if (event.type !== 'tool_call_finished') {
+        events.push(event);
+        continue;
+      }
+      if (!called.has(event.callId)) toolCalls++;
+      signal?.throwIfAborted();
+      const stored = skip.has(event.callId) ? event : await this.retainer.retainImported(runId, event);
+      if (stored.valueId) retained++;
+      events.push(stored);
+    }
+    return { events, toolCalls, retained };
+  }
+}
+
+/** A live run of the conversation an import reads, and the results it retained, by call id. */
+interface LiveRun {
+  byCall: Map<string, ToolCallFinishedEvent>;
+  values: number;
+}
+
+/**
+ * The run is the live run of this conversation: not an import of another file (its first
+ * event names no other session), named after the session it would be imported under, and
+ * every call it recorded is a call of the conversation.
+ */
+function liveRun(events: readonly TranscriptEvent[], conversion: Conversion, name: string): LiveRun | undefined {
+  const first = conversion.events[0];
+  const session = first?.type === 'run_started' ? first.source?.session : undefined;
+  if (!session) return undefined;
+  const start = events[0];
+  const source = start?.type === 'run_started' ? start.source : undefined;
+  if (source ? source.session !== session : name !== session) return undefined;
+  const calls = new Set(conversion.events.flatMap((e) => (e.type === 'tool_call_finished' ? [e.callId] : [])));
+  const recorded = events.flatMap((e) => (e.type === 'tool_call_finished' ? [e.callId] : []));
+  if (recorded.length && !recorded.some((id) => calls.has(id))) return undefined;
+  const byCall = retainedByCall(events);
+  return { byCall, values: byCall.size };
+}
+
+/** The results a run retained (or a guard withheld), by call id. */
+function retainedByCall(events: readonly TranscriptEvent[]): Map<string, ToolCallFinishedEvent> {
+  const out = new Map<string, ToolCallFinishedEvent>();
+  for (const e of events) if (e.type === 'tool_call_finished' && (e.valueId || e.withheld)) out.set(e.callId, e);
+  return out;
+}
+
+/**
+ * The values of a run whose stubs a model was sent: every value of a run recorded through
+ * Retained Outputs, and in an imported run those its agent's requests named.
+ */
+export function stubsSent(events: readonly TranscriptEvent[]): Set<string> {
+  const start = events[0];
+  const imported = start?.type === 'run_started' && start.source !== undefined;
+  const out = new Set<string>();
+  for (const e of events) {
+    if (e.type !== 'tool_call_finished' || !e.valueId) continue;
+    if (!imported || (e.sent !== undefined && contentText(e.sent).includes(marker(e.valueId)))) out.add(e.valueId);
+  }
+  return out;
+}
+
+function pick<T extends object, K extends keyof T>(from: T, keys: readonly K[]): Partial<Pick<T, K>> {
+  const out: Partial<Pick<T, K>> = {};
+  for (const key of keys) if (from[key] !== undefined) out[key] = from[key];
+  return out;
 }
 
 const AGENTS: Record<ImportFormat, string> = {

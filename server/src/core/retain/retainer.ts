@@ -24,7 +24,7 @@ import { INTERRUPTED_RESULT } from '../history/replay';
 import { withTokens } from '../history/tokens';
 import { StoreEscape } from '../store/safeFs';
 import type { NewValue } from '../store/store';
-import { appendEvent, LineTooLong, writeEvents } from '../store/transcript';
+import { LineTooLong } from '../store/transcript';
 import { countLines, utf8Bytes, utf8Slices } from '../text';
 import { SecretScan } from '../withhold/secrets';
 import { BATCH_DEADLINE_MS, type Withheld, type Withholder } from '../withhold/withholder';
@@ -192,11 +192,13 @@ export class Retainer {
     return { content, retained: false, bytes, lines, withheld: { outcome, ...(file ? { file } : {}) } };
   }
 
-  /** The preview settings in force, named for the door the result came through. */
+  /** The preview settings in force, named and shaped for the door the result came through. */
   private preview(door: Door): PreviewSettings {
     return previewOf({
       ...this.ctx.settings(),
       ...(door.peekTool && door.peekTool !== PEEK_TOOL ? { peekTool: door.peekTool } : {}),
+      ...(door.style ? { style: door.style } : {}),
+      ...(door.firstLine !== undefined ? { firstLine: door.firstLine } : {}),
     });
   }
 
@@ -243,7 +245,7 @@ export class Retainer {
     };
     let content = meta ? meta.stub : (kept as { text: string }).text;
     try {
-      await appendEvent(store.root, store.transcriptPath(runId), event);
+      await store.appendEvent(runId, event);
     } catch (err) {
       // A link in the store is no place to record anything: refused, with the reason.
       if (err instanceof StoreEscape) throw err;
@@ -283,7 +285,7 @@ export class Retainer {
     const { store, runs } = this.ctx;
     const runId = await runs.writable(given);
     await this.ctx.writing(runId, async () => {
-      await appendEvent(store.root, store.transcriptPath(runId), event);
+      await store.appendEvent(runId, event);
       if (event.type === 'run_started') runs.forget(runId, true);
     });
   }
@@ -333,8 +335,7 @@ export class Retainer {
   ): Promise<void> {
     const { store, runs } = this.ctx;
     await this.ctx.writing(runId, async () => {
-      await store.ensureWritable();
-      await writeEvents(store.root, store.transcriptPath(runId), events);
+      await store.writeTranscript(runId, events);
       await store.ensureRunMeta(runId, name, startedAt);
       runs.forget(runId, true);
     });
@@ -356,7 +357,12 @@ function retainedFields(
   return { valueId, bytes, lines, sha256, stub, jsonBytes, ...(tokens !== undefined ? { tokens } : {}) };
 }
 
-/** Which door a result came through, when that changes what the model is told (the name it knows peek_value by). */
+/**
+ * Which door a result came through, when that changes what the model is told: the name it knows
+ * peek_value by, and a stub shaped for how the agent renders the tool's output (see PreviewSettings).
+ */
 export interface Door {
   peekTool?: string | undefined;
+  style?: PreviewSettings['style'];
+  firstLine?: number | undefined;
 }

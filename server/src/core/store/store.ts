@@ -23,12 +23,14 @@ import { promises as fs } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CallSubject } from '../../../../shared/callSubject';
+import type { TranscriptEvent } from '../../../../shared/events';
 import { isSanitizedId, sanitizeId } from '../../../../shared/ids';
 import type { RunSummary, ValueMeta } from '../../../../shared/protocol';
 import { utf8Bytes } from '../text';
 import { Blobs, fileSha256 } from './blobs';
 import { isTemp, RUN_FILE, tempPath, tempWriter, VALUE_EXT } from './layout';
 import { indexFile, type LineIndex, LineIndexBuilder, parseIndex, serializeIndex } from './lineIndex';
+import { RunLocks } from './runLock';
 import {
   CREATE_NEW,
   listDir,
@@ -41,6 +43,7 @@ import {
   statFile,
   statFilesIn,
 } from './safeFs';
+import { appendEvent, writeEvents } from './transcript';
 
 /** What the store keeps about a run beside its transcript. */
 export interface RunMeta {
@@ -86,10 +89,12 @@ export class Store {
   readonly runsDir: string;
   private readonly indexCache = new Map<string, LineIndex>();
   readonly blobs: Blobs;
+  private readonly locks: RunLocks;
 
   constructor(readonly root: string) {
     this.runsDir = join(root, 'runs');
     this.blobs = new Blobs(root);
+    this.locks = new RunLocks(root);
   }
 
   /** Opens an existing store: removes the temp files crashed writers left. Creates nothing. */
@@ -545,7 +550,46 @@ export class Store {
     for (const key of this.indexCache.keys()) if (key.startsWith(prefix)) this.indexCache.delete(key);
   }
 
-  async deleteRun(runId: string): Promise<void> {
+  /**
+   * Changes a run's files holding its lock: no other process appends to it, replaces its
+   * transcript, removes it or pins it meanwhile (see runLock.ts).
+   */
+  async locked<T>(runId: string, work: () => Promise<T>): Promise<T> {
+    await this.ensureWritable();
+    return this.locks.with(join(this.runsDir, `${checkedId(runId, 'run')}.lock`), work);
+  }
+
+  /** Appends one event to the run's transcript, under its lock. */
+  appendEvent(runId: string, event: TranscriptEvent): Promise<void> {
+    return this.locked(runId, () => appendEvent(this.root, this.transcriptPath(runId), event));
+  }
+
+  /**
+   * Writes a run's whole transcript at once, under its lock: a new run's (failing if it has one),
+   * or, with `replace`, in place of the one it has (an import enriching a live run), atomically.
+   */
+  writeTranscript(runId: string, events: readonly TranscriptEvent[], replace = false): Promise<void> {
+    return this.locked(runId, () => writeEvents(this.root, this.transcriptPath(runId), events, replace));
+  }
+
+  /** Removes a whole run, under its lock. */
+  deleteRun(runId: string): Promise<void> {
+    return this.locked(runId, () => this.removeRunFiles(runId));
+  }
+
+  /**
+   * Removes a whole run if `still` says so once its lock is held (a clean-up's compare and
+   * remove: a run written to or pinned since the plan was made stays). Returns whether it went.
+   */
+  deleteRunIf(runId: string, still: () => Promise<boolean>): Promise<boolean> {
+    return this.locked(runId, async () => {
+      if (!(await still())) return false;
+      await this.removeRunFiles(runId);
+      return true;
+    });
+  }
+
+  private async removeRunFiles(runId: string): Promise<void> {
     this.dropCachesFor(runId);
     // A values folder that is a link is removed as the link; one that is a folder, with its files.
     await fs.rm(this.valuesDir(runId), { recursive: true, force: true });
@@ -568,15 +612,16 @@ export class Store {
     return (await statFile(this.root, this.pinPath(runId)).catch(() => undefined))?.isFile() === true;
   }
 
-  /** Keeps a run from clean-ups (a marker file), or lets them remove it again. */
-  async setPinned(runId: string, pinned: boolean): Promise<void> {
-    if (!pinned) return void (await fs.rm(this.pinPath(runId), { force: true }));
-    await this.ensureWritable();
-    const handle = await openFile(this.root, this.pinPath(runId), CREATE_NEW).catch((err: NodeJS.ErrnoException) => {
-      if (err.code !== 'EEXIST') throw err;
-      return undefined;
+  /** Keeps a run from clean-ups (a marker file), or lets them remove it again; under the run's lock. */
+  setPinned(runId: string, pinned: boolean): Promise<void> {
+    return this.locked(runId, async () => {
+      if (!pinned) return void (await fs.rm(this.pinPath(runId), { force: true }));
+      const handle = await openFile(this.root, this.pinPath(runId), CREATE_NEW).catch((err: NodeJS.ErrnoException) => {
+        if (err.code !== 'EEXIST') throw err;
+        return undefined;
+      });
+      await handle?.close();
     });
-    await handle?.close();
   }
 
   /** Temp files of the store, with whether their writer is gone (a crash left them). */

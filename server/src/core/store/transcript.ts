@@ -85,9 +85,14 @@ function encodeLine(event: TranscriptEvent): Buffer[] {
 /**
  * Writes a whole transcript at once, for a run made in one go (an import): to a temp file
  * beside it, then linked into place (failing if a transcript is there), so the run appears
- * whole or not at all.
+ * whole or not at all; with `replace`, renamed over the one there (the caller holds the run's lock).
  */
-export async function writeEvents(root: string, path: string, events: readonly TranscriptEvent[]): Promise<void> {
+export async function writeEvents(
+  root: string,
+  path: string,
+  events: readonly TranscriptEvent[],
+  replace = false,
+): Promise<void> {
   const tmp = tempPath(dirname(path), path);
   const handle = await openFile(root, tmp, CREATE_NEW);
   try {
@@ -104,7 +109,8 @@ export async function writeEvents(root: string, path: string, events: readonly T
     } finally {
       await handle.close();
     }
-    await fs.link(tmp, path);
+    if (replace) await fs.rename(tmp, path);
+    else await fs.link(tmp, path);
   } finally {
     await fs.rm(tmp, { force: true });
   }

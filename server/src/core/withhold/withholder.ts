@@ -18,7 +18,6 @@ import { type WithheldOutcome, WithholdParams, type WithholdResult } from '../..
 import type { Context } from '../context';
 import { audit, auditPath } from '../store/audit';
 import { CREATE_NEW, makeDir, openFile } from '../store/safeFs';
-import { appendEvent } from '../store/transcript';
 import { sha256Hex, utf8Bytes } from '../text';
 import { withheldNotice } from './notice';
 import { SecretGuard } from './secrets';
@@ -129,7 +128,7 @@ export class Withholder {
         ...(result.arguments !== undefined ? { arguments: result.arguments } : {}),
         withheld: { outcome, ...(hasFile ? { file } : {}) },
       };
-      await appendEvent(this.ctx.store.root, this.ctx.store.transcriptPath(runId), event).catch(() => undefined);
+      await this.ctx.store.appendEvent(runId, event).catch(() => undefined);
       out.push({ callId: result.callId, content, outcome, ...(hasFile ? { file } : {}) });
     }
     return { batch, results: out };

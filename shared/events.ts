@@ -23,6 +23,11 @@ function eventShapes(object: typeof z.object | typeof z.strictObject) {
     ts: z.string().max(64).optional(),
     /** The agent turn this event belongs to (a user message and what the agent did about it), when the writer counts them. */
     turn: z.number().int().min(0).optional(),
+    /**
+     * In an imported run: the agent's own items this event was made from, as it sent them (a
+     * Codex rollout's Responses input items), so its requests are rebuilt as they were sent.
+     */
+    wire: z.array(z.unknown()).max(10_000).optional(),
   };
 
   const ToolCallSchema = object({

@@ -623,6 +623,8 @@ export interface ModelCallFigures {
   bytesSent: number;
   tokensFull: number;
   tokensSent: number;
+  /** Set when this model call's request could not be rebuilt exactly from the agent's file: why (it is rebuilt from the conversation). */
+  rebuilt?: string;
 }
 
 export interface Outline {

@@ -194,3 +194,26 @@ export async function assertSound(s: RetentionService, result: ImportResult) {
     }
   }
 }
+
+/** A logged Codex body less what a rollout does not record (shared/fidelity.ts): input[0], the base instructions, and the request options. */
+export function codexComparable(body: Logged['body']): Record<string, unknown> {
+  const input = (body.input as { role?: string }[] | undefined) ?? [];
+  return {
+    model: body.model,
+    prompt_cache_key: body.prompt_cache_key,
+    input: input[0]?.role === 'developer' ? input.slice(1) : input,
+  };
+}
+
+/** Every model call of a Codex import as the body the replay rebuilds. */
+export async function rebuiltCodexBodies(s: RetentionService, runId: string): Promise<Record<string, unknown>[]> {
+  const outline = await s.inspection.inspect({ runId });
+  const out: Record<string, unknown>[] = [];
+  for (let k = 1; k < outline.outline.modelCalls.length; k++) {
+    const replay = await s.history.replay({ runId, shape: 'openai-responses', view: 'sent', modelCall: k });
+    assert.ok('body' in replay && replay.body, `model call ${k} has its request recorded`);
+    const { model, prompt_cache_key, input } = replay.body;
+    out.push({ model, prompt_cache_key, input });
+  }
+  return out;
+}

@@ -28,6 +28,8 @@ export interface CodexRun {
   prompt: string;
   /** `[mcp_servers.<name>]` tables: a command and its arguments. */
   mcpServers?: Record<string, { command: string; args: string[] }>;
+  /** `codex exec resume --last`: the newest session goes on. */
+  resume?: boolean;
 }
 
 export function runCodex(
@@ -56,7 +58,14 @@ export function runCodex(
     // stdin closed: `codex exec` reads more input from a stdin that is open.
     const child = spawn(
       process.execPath,
-      [script, 'exec', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', run.prompt],
+      [
+        script,
+        'exec',
+        '--skip-git-repo-check',
+        '--dangerously-bypass-approvals-and-sandbox',
+        ...(run.resume ? ['resume', '--last'] : []),
+        run.prompt,
+      ],
       {
         cwd: run.cwd,
         env: {

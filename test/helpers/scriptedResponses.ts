@@ -5,12 +5,14 @@
  * function_call_output for a given call id, or a user message containing a given text); every
  * request body is logged. The one mock in the Codex test: a model provider cannot run here.
  */
+import { appendFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export type ResponsesReply =
   | { type: 'function_call'; call_id: string; name: string; namespace?: string; arguments: string }
-  | { type: 'message'; text: string };
+  | { type: 'message'; text: string }
+  | { type: 'reasoning'; summary: string; encrypted: string };
 
 export interface ResponsesRule {
   after?: string;
@@ -27,7 +29,11 @@ export class ScriptedResponses {
   private server: Server | undefined;
   private seq = 0;
 
-  constructor(private readonly rules: ResponsesRule[]) {}
+  constructor(
+    private readonly rules: ResponsesRule[],
+    /** Appends each request body as a JSON line here, when given. */
+    private readonly logFile?: string,
+  ) {}
 
   async start(): Promise<string> {
     this.server = createServer((req, res) => this.handle(req, res));
@@ -58,6 +64,7 @@ export class ScriptedResponses {
         return;
       }
       this.requests.push({ body });
+      if (this.logFile) appendFileSync(this.logFile, `${JSON.stringify({ url: req.url, body })}\n`);
       const index = this.match(body.input ?? []);
       const reply =
         index === undefined
@@ -74,8 +81,8 @@ export class ScriptedResponses {
     for (const [i, rule] of this.rules.entries()) {
       if (this.used.has(i)) continue;
       const hit = rule.after
-        ? input.some((item) => item.type === 'function_call_output' && item.call_id === rule.after) &&
-          last?.type === 'function_call_output'
+        ? input.some((item) => /_output$/.test(item.type ?? '') && item.call_id === rule.after) &&
+          /_output$/.test(last?.type ?? '')
         : rule.prompt !== undefined && input.some((item) => item.role === 'user' && text(item).includes(rule.prompt!));
       if (hit) {
         this.used.add(i);
@@ -100,23 +107,30 @@ export class ScriptedResponses {
     };
     send('response.created', { response });
     const items = reply.map((r, i) =>
-      r.type === 'function_call'
+      r.type === 'reasoning'
         ? {
-            type: 'function_call',
-            id: `fc_${this.seq}_${i}`,
-            call_id: r.call_id,
-            name: r.name,
-            ...(r.namespace ? { namespace: r.namespace } : {}),
-            arguments: r.arguments,
-            status: 'completed',
+            type: 'reasoning',
+            id: `rs_${this.seq}_${i}`,
+            summary: [{ type: 'summary_text', text: r.summary }],
+            encrypted_content: r.encrypted,
           }
-        : {
-            type: 'message',
-            id: `msg_${this.seq}_${i}`,
-            role: 'assistant',
-            status: 'completed',
-            content: [{ type: 'output_text', text: r.text, annotations: [] }],
-          },
+        : r.type === 'function_call'
+          ? {
+              type: 'function_call',
+              id: `fc_${this.seq}_${i}`,
+              call_id: r.call_id,
+              name: r.name,
+              ...(r.namespace ? { namespace: r.namespace } : {}),
+              arguments: r.arguments,
+              status: 'completed',
+            }
+          : {
+              type: 'message',
+              id: `msg_${this.seq}_${i}`,
+              role: 'assistant',
+              status: 'completed',
+              content: [{ type: 'output_text', text: r.text, annotations: [] }],
+            },
     );
     items.forEach((item, output_index) => {
       send('response.output_item.added', { output_index, item });

@@ -8,10 +8,19 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { RetentionService } from '../../server/src/core/service';
-import { assertEveryRequestRebuilt, assertSound, loggedRequests, rebuiltBodies, sessionFile } from '../helpers/asSent';
+import {
+  assertEveryRequestRebuilt,
+  assertSound,
+  codexComparable,
+  loggedRequests,
+  rebuiltBodies,
+  rebuiltCodexBodies,
+  sessionFile,
+} from '../helpers/asSent';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
 
 const RECORDED = resolve(__dirname, '../fixtures/claude-code');
+const CODEX = resolve(__dirname, '../fixtures/codex');
 
 describe('as the agent sent it: every logged request, whole', () => {
   after(removeTempDirs);
@@ -25,6 +34,20 @@ describe('as the agent sent it: every logged request, whole', () => {
       for (const sub of result.subagents) assert.equal(sub.fidelity, 'exact', sub.notes.join('; '));
       for (const run of [result, ...result.subagents]) await assertSound(s, run);
       assertEveryRequestRebuilt(loggedRequests(dir), await rebuiltBodies(s, result));
+    });
+  }
+  for (const scenario of readdirSync(CODEX).sort()) {
+    it(`Codex, ${scenario}: each request's input items, model and cache key`, async () => {
+      const dir = join(CODEX, scenario);
+      const s = new RetentionService(join(tempDir(), '.retained'));
+      await s.init();
+      const result = await s.importer.import({ path: join(dir, 'rollout.jsonl') });
+      assert.equal(result.fidelity, 'exact', result.notes.join('; '));
+      await assertSound(s, result);
+      const logged = loggedRequests(dir).map((r) => codexComparable(r.body));
+      const rebuilt = await rebuiltCodexBodies(s, result.runId);
+      assert.equal(rebuilt.length, logged.length, 'one model call per request');
+      rebuilt.forEach((body, k) => assert.deepEqual(body, logged[k], `model call ${k + 1}`));
     });
   }
 });

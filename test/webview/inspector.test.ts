@@ -189,7 +189,7 @@ describe('inspector webview', () => {
     assert.match(head(), /As Claude Code sent it · model call 4/);
     assert.match(
       view.container.querySelector('.header')!.textContent!,
-      /Rebuilt exactly from the request records Claude Code 2\.1\.332 keeps/,
+      /exactly as Claude Code 2\.1\.332 sent it, from the request records its session file keeps/,
     );
     assert.equal(
       view.container.querySelector('vscode-checkbox.policy'),
@@ -210,7 +210,7 @@ describe('inspector webview', () => {
     await waitFor(() =>
       assert.match(
         rowText(big(), 'model'),
-        /stub.*\[retained #toolu_bigD\] Bash result: 1288929 bytes.*Landmarks: error at line 100001/s,
+        /stub.*\[retained #toolu_bigD\] Bash result: 108928 bytes.*Landmarks: error at line 10001/s,
       ),
     );
     assert.equal((fake.state() as { view?: string }).view, 'retained');

@@ -44,12 +44,22 @@ export function viewLabel(outline: Outline, view: View): string {
   return view === 'sent' ? `As ${AGENT_NAMES[outline.source.format]} sent it` : 'With Retained Outputs (simulated)';
 }
 
-/** How the agent's model calls were rebuilt, for an imported run. */
-function fidelityNote(source: NonNullable<Outline['source']>): string {
+/** How the shown model call was rebuilt, for an imported run: each model call has its own fidelity. */
+function fidelityNote(source: NonNullable<Outline['source']>, outline: Outline, modelCall: number): string {
   const agent = AGENT_NAMES[source.format];
-  return source.fidelity === 'exact'
-    ? `Rebuilt exactly from the request records ${agent}${source.version ? ` ${source.version}` : ''} keeps in its session file.`
-    : `Rebuilt from the conversation in the session file: reminders and attachments ${agent} added to its model calls are not recorded there.`;
+  const calls = outline.modelCalls.slice(0, -1);
+  const rebuilt = calls.filter((c) => c.rebuilt).length;
+  const shown = calls[modelCall - 1];
+  if (source.fidelity === 'conversation')
+    return `Rebuilt from the conversation in the session file: reminders and attachments ${agent} added to its model calls are not recorded there.`;
+  const whole = `exactly as ${agent}${source.version ? ` ${source.version}` : ''} sent it, from the request records its session file keeps`;
+  const others = rebuilt
+    ? ` ${rebuilt} of ${calls.length} model calls could not be rebuilt exactly; each says why.`
+    : '';
+  if (!shown) return `Every model call ${whole}.${others}`;
+  return shown.rebuilt
+    ? `Model call ${modelCall} is rebuilt from the conversation, not exactly: ${shown.rebuilt}.${others}`
+    : `Model call ${modelCall}: ${whole}.${others}`;
 }
 
 function Figures({
@@ -272,7 +282,7 @@ export function Header(props: HeaderProps) {
           ))}
           <span className="model-call-note">
             {view === 'sent'
-              ? fidelityNote(outline.source)
+              ? fidelityNote(outline.source, outline, modelCall)
               : `The same model calls, each result over the threshold as the stub Retained Outputs would have sent.`}
           </span>
         </div>

@@ -15,7 +15,7 @@ import { cutOf, modelCallEvent } from './modelCalls';
 import { type ArchiveNeed, applyHistoryPolicy, resultInfos } from './policy';
 import { toAnthropic, toOpenAIChat, toOpenAIResponses } from './providers';
 import { replayStructured, replayText, type StructuredReplay } from './replay';
-import { anthropicBody, requestParts } from './request';
+import { anthropicBody, requestParts, wireInput } from './request';
 import { measureMessages, TOKENIZER } from './tokens';
 import { countValueTokens } from './valueTokens';
 
@@ -60,8 +60,17 @@ export class History {
     }
     const projected = project(params.shape, structured);
     const request = recorded && params.modelCall ? requestParts(read.events, params.modelCall) : undefined;
+    const sentInput =
+      projected.shape === 'openai-responses' && params.view === 'sent' ? wireInput(events, events.length) : undefined;
     const whole = request
-      ? { request, ...(projected.shape === 'anthropic' ? { body: anthropicBody(request, projected.messages) } : {}) }
+      ? {
+          request,
+          ...(projected.shape === 'anthropic'
+            ? { body: anthropicBody(request, projected.messages) }
+            : projected.shape === 'openai-responses'
+              ? { body: { ...request.fields, input: sentInput ?? projected.messages } }
+              : {}),
+        }
       : {};
     if (params.stats !== true) return { ...projected, ...whole, skipped };
     await countValueTokens(this.ctx.store, runId, events);

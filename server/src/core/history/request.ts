@@ -52,3 +52,34 @@ export function anthropicBody(parts: RequestParts, messages: readonly unknown[])
   }
   return body;
 }
+
+/** Events that are not items of a request (markers and the run's start). */
+const NOT_SENT = new Set(['run_started', 'model_call', 'request_shape', 'turn_ended', 'compaction']);
+
+/**
+ * The input of the request a model call cut at `cut`, as the agent sent it, when every event
+ * since the last compaction carries the items it was made from (a Codex rollout); else undefined.
+ */
+export function wireInput(events: readonly TranscriptEvent[], cut: number): unknown[] | undefined {
+  let start = 0;
+  for (let i = 0; i < cut; i++) if (events[i]!.type === 'compaction') start = i + 1;
+  const items: unknown[] = [];
+  for (let i = start; i < cut; i++) {
+    const event = events[i]!;
+    if (event.wire) items.push(...event.wire);
+    else if (!NOT_SENT.has(event.type) && !isContinuation(events, i)) return undefined;
+  }
+  return items;
+}
+
+/** An assistant event that continues the response before it (its items are with that one's). */
+function isContinuation(events: readonly TranscriptEvent[], i: number): boolean {
+  const event = events[i]!;
+  const before = events[i - 1];
+  return (
+    event.type === 'assistant' &&
+    before?.type === 'assistant' &&
+    event.response !== undefined &&
+    event.response === before.response
+  );
+}

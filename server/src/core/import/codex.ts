@@ -28,26 +28,45 @@ function itemText(content: unknown): string {
 /** Text Codex adds as user messages (environment, instructions), told apart from what the user typed. */
 const INJECTED = /^\s*<(environment_context|user_instructions|permissions instructions|INSTRUCTIONS)|^# AGENTS\.md/;
 
+/** The Codex versions whose requests were compared with their rollouts, item by item. */
+const VERIFIED = /^0\.171\./;
+
+/** An item as Codex sends it: the rollout's copy less its own bookkeeping field. */
+function asSent(item: Json): Json {
+  const { internal_chat_message_metadata_passthrough: _internal, ...sent } = item;
+  return sent;
+}
+
 class CodexWriter {
   readonly events: TranscriptEvent[] = [];
   /** An aborted turn's stop, held until the outputs Codex records for its cut calls are in. */
   aborted: TranscriptEvent | undefined;
   private response: ResponseBlock[] = [];
   private responseTs: string | undefined;
+  /** The response's items as Codex sends them back (its next request's input holds them). */
+  private responseItems: Json[] = [];
   private responses = 0;
+  /** What the model calls record: the model in force (turn_context) and the cache key (the thread id). */
+  fields: Record<string, unknown> = {};
   readonly custom = new Set<string>();
   readonly names = new Map<string, string>();
 
-  add(block: ResponseBlock, ts: string | undefined): void {
+  add(block: ResponseBlock, ts: string | undefined, item: Json): void {
     if (this.response.length === 0) this.responseTs = ts;
     this.response.push(block);
+    this.responseItems.push(item);
   }
 
-  /** Ends the response being collected, if any: an input comes next. */
+  /** Ends the response being collected, if any: an input comes next. The model call that produced it comes first. */
   flush(): void {
     if (this.response.length === 0) return;
-    this.events.push(...responseEvents(this.response, `codex-response-${++this.responses}`, this.responseTs));
+    const stamp = this.responseTs ? { ts: this.responseTs } : {};
+    this.events.push({ type: 'model_call', fields: { ...this.fields }, ...stamp });
+    const events = responseEvents(this.response, `codex-response-${++this.responses}`, this.responseTs);
+    events[0] = { ...events[0]!, wire: this.responseItems.map(asSent) };
+    this.events.push(...events);
     this.response = [];
+    this.responseItems = [];
   }
 
   /** Records the held stop of an aborted turn: what comes next is not an output of its calls. */
@@ -64,12 +83,20 @@ class CodexWriter {
     switch (payload.type) {
       case 'message': {
         const text = itemText(payload.content);
-        if (payload.role === 'assistant') this.add({ type: 'text', text }, ts);
+        if (payload.role === 'assistant') this.add({ type: 'text', text }, ts, payload);
         else {
           this.flush();
+          const wire = [asSent(payload)];
           if (payload.role === 'user')
-            this.events.push({ type: 'user', text, ...(INJECTED.test(text) ? { injected: true } : {}), ...stamp });
-          else this.events.push({ type: 'system', text, ...stamp });
+            this.events.push({
+              type: 'user',
+              text,
+              ...(INJECTED.test(text) ? { injected: true } : {}),
+              split: true,
+              wire,
+              ...stamp,
+            });
+          else this.events.push({ type: 'system', text, wire, ...stamp });
         }
         return true;
       }
@@ -79,7 +106,7 @@ class CodexWriter {
           text: summary,
           ...(typeof payload.encrypted_content === 'string' ? { encryptedContent: payload.encrypted_content } : {}),
         };
-        this.add({ type: 'thinking', thinking }, ts);
+        this.add({ type: 'thinking', thinking }, ts, payload);
         return true;
       }
       case 'function_call': {
@@ -93,7 +120,11 @@ class CodexWriter {
           }
         }
         this.names.set(id, String(payload.name ?? 'tool'));
-        this.add({ type: 'tool_use', call: { id, name: String(payload.name ?? 'tool'), arguments: args ?? {} } }, ts);
+        this.add(
+          { type: 'tool_use', call: { id, name: String(payload.name ?? 'tool'), arguments: args ?? {} } },
+          ts,
+          payload,
+        );
         return true;
       }
       case 'custom_tool_call': {
@@ -107,6 +138,7 @@ class CodexWriter {
             call: { id, name: String(payload.name ?? 'tool'), arguments: itemText(payload.input), custom: true },
           },
           ts,
+          payload,
         );
         return true;
       }
@@ -122,6 +154,7 @@ class CodexWriter {
           tool: this.names.get(id) ?? 'tool',
           result: itemText(output),
           ...(failed ? { isError: true } : {}),
+          wire: [asSent(payload)],
           ...stamp,
         });
         return true;
@@ -146,7 +179,12 @@ export function convertCodex(records: readonly Json[], path: string): Conversion
     const payload = r.payload as Json | undefined;
     const ts = typeof r.timestamp === 'string' && !Number.isNaN(Date.parse(r.timestamp)) ? r.timestamp : undefined;
     if (r.type === 'turn_context' || r.type === 'session_meta') {
-      if (typeof payload?.model === 'string') model ??= payload.model;
+      if (typeof payload?.model === 'string') {
+        model ??= payload.model;
+        writer.fields.model = payload.model;
+      }
+      // Codex keys its prompt cache by the thread: the session's id.
+      if (r.type === 'session_meta' && typeof payload?.id === 'string') writer.fields.prompt_cache_key = payload.id;
       continue;
     }
     if (r.type === 'response_item' && payload) {
@@ -186,18 +224,22 @@ export function convertCodex(records: readonly Json[], path: string): Conversion
   const first = records.find(
     (r) => typeof r.timestamp === 'string' && !Number.isNaN(Date.parse(r.timestamp as string)),
   );
+  // Checked against the bodies Codex 0.171 sent (test/fixtures/codex): its rollout's items are its
+  // requests' input, but for the first; other versions' are read the same way, not called exact.
+  const exact = VERIFIED.test(info.version ?? '') && !Object.keys(skipped).some((k) => k.startsWith('response_item'));
+  const fidelity = exact ? 'exact' : 'conversation';
   const start: TranscriptEvent = {
     type: 'run_started',
     tools: [...new Set(writer.names.values())],
     agent: 'codex',
     ...(model ? { model } : {}),
-    source: { format: 'codex', path, ...info, fidelity: 'conversation' },
+    source: { format: 'codex', path, ...info, fidelity },
     ...(first ? { ts: first.timestamp as string } : {}),
   };
   return {
     format: 'codex',
     events: [start, ...writer.events],
-    fidelity: 'conversation',
+    fidelity,
     outputs: new Map(),
     skipped,
     notes,

@@ -10,7 +10,7 @@
  */
 
 import { blockText, contentText } from '../../../../shared/blocks';
-import type { ToolCallFinishedEvent, TranscriptEvent } from '../../../../shared/events';
+import type { ModelCallEvent, ToolCallFinishedEvent, TranscriptEvent } from '../../../../shared/events';
 import type { Block, View } from '../../../../shared/history';
 import type { CallCell, Clip, FullCell, ModelCallFigures, ModelCell, Outline } from '../../../../shared/protocol';
 import type { HistoryPolicy } from '../../../../shared/settings';
@@ -285,25 +285,31 @@ export function buildOutline(
   const compactions = events.flatMap((e, i) => (e.type === 'compaction' ? [i] : []));
 
   const cuts = [...responseStarts(events), events.length];
+  const shapes = shapeSizes(events);
   const modelCalls = cuts.map((cut, k): ModelCallFigures => {
     const start = historyStart(compactions, cut);
-    let bytesSent = sent.bytes[cut]! - sent.bytes[start]!;
-    let tokensSent = sent.tokens[cut]! - sent.tokens[start]!;
+    // The system prompt and tools it sent, where the run records them, count as sent in either view.
+    const call = events[cut]?.type === 'model_call' ? (events[cut] as ModelCallEvent) : undefined;
+    const shape = (call?.shape && shapes.get(call.shape)) || { bytes: 0, tokens: 0 };
+    let bytesSent = sent.bytes[cut]! - sent.bytes[start]! + shape.bytes;
+    let tokensSent = sent.tokens[cut]! - sent.tokens[start]! + shape.tokens;
     if (older && policy) {
       const from = Math.max(start, keptFrom(roundStarts, cut, policy.keepRounds));
-      bytesSent = older.bytes[from]! - older.bytes[start]! + sent.bytes[cut]! - sent.bytes[from]!;
-      tokensSent = older.tokens[from]! - older.tokens[start]! + sent.tokens[cut]! - sent.tokens[from]!;
+      bytesSent = older.bytes[from]! - older.bytes[start]! + sent.bytes[cut]! - sent.bytes[from]! + shape.bytes;
+      tokensSent = older.tokens[from]! - older.tokens[start]! + sent.tokens[cut]! - sent.tokens[from]! + shape.tokens;
     }
     return {
       modelCall: k + 1,
       cut,
-      bytesFull: naive.bytes[cut]! - naive.bytes[start]!,
+      bytesFull: naive.bytes[cut]! - naive.bytes[start]! + shape.bytes,
       bytesSent,
-      tokensFull: naive.tokens[cut]! - naive.tokens[start]!,
+      tokensFull: naive.tokens[cut]! - naive.tokens[start]! + shape.tokens,
       tokensSent,
+      ...(call?.rebuilt ? { rebuilt: call.rebuilt } : {}),
     };
   });
-  const sum = (key: keyof Omit<ModelCallFigures, 'modelCall' | 'cut'>) => modelCalls.reduce((n, r) => n + r[key], 0);
+  const sum = (key: 'bytesFull' | 'bytesSent' | 'tokensFull' | 'tokensSent') =>
+    modelCalls.reduce((n, r) => n + r[key], 0);
 
   let toolCalls = 0;
   let errors = 0;
@@ -338,6 +344,17 @@ export function buildOutline(
     ...sourceOf(events),
     view: view ?? 'retained',
   };
+}
+
+/** The size of each request_shape as sent (its system prompt and tools), by hash. */
+function shapeSizes(events: readonly TranscriptEvent[]): Map<string, { bytes: number; tokens: number }> {
+  const sizes = new Map<string, { bytes: number; tokens: number }>();
+  for (const e of events) {
+    if (e.type !== 'request_shape' || sizes.has(e.hash)) continue;
+    const json = JSON.stringify({ system: e.system ?? null, tools: e.tools ?? [] });
+    sizes.set(e.hash, { bytes: utf8Bytes(json), tokens: estimateTokens(json) });
+  }
+  return sizes;
 }
 
 function sourceOf(events: readonly TranscriptEvent[]): Pick<Outline, 'source'> {
@@ -379,6 +396,12 @@ export function modelView(
     referenced = new Set(outcome.referenced);
   }
   const cells: ModelCell[] = events.map(() => ({ sent: false, savedBytes: 0 }));
+  // The request_shape the model call sent, where the run records it: its system prompt, sent whole.
+  const call = events[cut]?.type === 'model_call' ? (events[cut] as ModelCallEvent) : undefined;
+  events.forEach((event, i) => {
+    if (event.type === 'request_shape' && event.hash === call?.shape)
+      cells[i] = { sent: true, text: clip(systemText(event.system)), form: 'verbatim', savedBytes: 0 };
+  });
   messages.forEach((message, i) => {
     message.content.forEach((block, j) => {
       const owner = replay.owners[i]![j]!;

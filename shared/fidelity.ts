@@ -17,6 +17,7 @@ export const NOT_IN_SESSION_FILES: Record<ImportFormat, readonly string[]> = {
     "requests the file keeps no record of: a compaction's own summary request, titles and other side calls",
   ],
   codex: [
+    "the first input item, Codex's base instructions: the rollout keeps them as written, before Codex takes out its planning passages",
     'the tool definitions (`tools`): a rollout records only those loaded through tool_search',
     '`reasoning`, `text`, `include`, `store`, `stream`, `tool_choice`, `parallel_tool_calls` (from the model catalog and constants, not the rollout)',
     '`client_metadata` beyond the turn ids',

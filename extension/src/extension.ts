@@ -5,7 +5,7 @@
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { PEEK_TOOL } from '../../shared/peekTool';
-import { ChangedNotification, type ServerOptions } from '../../shared/protocol';
+import { ChangedNotification, RunsRequest, type ServerOptions } from '../../shared/protocol';
 import { registerMcpServer, registerSetUpCommand } from './agents';
 import { createApi, type RetainedApi } from './api';
 import { registerCleanupCommands } from './cleanupCommands';
@@ -48,7 +48,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<Retain
   const statusBar = new RetainedStatusBar(client);
   const view = vscode.window.createTreeView('retained.runs', { treeDataProvider: tree, showCollapseAll: true });
   const inspectors = new Inspectors(context.extensionUri, client, output);
-  const sessions = new SessionsTree(vscode.workspace.workspaceFolders?.[0]?.uri.fsPath);
+  const sessions = new SessionsTree(vscode.workspace.workspaceFolders?.[0]?.uri.fsPath, async () => {
+    const { runs } = await client.sendRequest(RunsRequest.type, {});
+    return new Map(runs.map((r) => [r.name, r.runId]));
+  });
   const sessionsView = vscode.window.createTreeView('retained.sessions', { treeDataProvider: sessions });
   sessions.setVisible(sessionsView.visible);
 
@@ -126,6 +129,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Retain
         pending.delete(runId);
         void tree.refresh(runId);
         void statusBar.refresh();
+        sessions.refresh();
         inspectors.changed(runId);
       }, 150),
     );

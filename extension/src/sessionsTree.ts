@@ -2,7 +2,10 @@
  * The "Agent Sessions" view: this workspace's Claude Code sessions and Codex rollouts, newest
  * first, read where the agents keep them and refreshed while the view is visible. Opening one
  * shows it in the inspector, followed live; nothing goes into the store unless it is imported.
+ * A session whose run is in the store already (the hook wrote it as the agent ran, or it was
+ * imported) is that run: it says so, and opens the run, so one conversation is one run.
  */
+import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import { formatAge } from '../../shared/format';
 import { type AgentSession, type FactsCache, findSessions } from './sessionFiles';
@@ -18,12 +21,24 @@ export class SessionsTree implements vscode.TreeDataProvider<AgentSession>, vsco
   private timer: NodeJS.Timeout | undefined;
   private shown = '';
 
-  constructor(private readonly workspace: string | undefined) {}
+  /** The store's runs by name, as last listed: a session named like one is that run. */
+  private stored = new Map<string, string>();
+
+  constructor(
+    private readonly workspace: string | undefined,
+    /** The store's runs, name → run id. */
+    private readonly runs: () => Promise<Map<string, string>>,
+  ) {}
 
   /** Looks again every few seconds while the view is visible. */
   setVisible(visible: boolean): void {
     clearInterval(this.timer);
     this.timer = visible ? setInterval(() => this.poll(), POLL_MS) : undefined;
+  }
+
+  /** Shows the sessions again (a run came or went). */
+  refresh(): void {
+    this.changed.fire(undefined);
   }
 
   private poll(): void {
@@ -37,8 +52,9 @@ export class SessionsTree implements vscode.TreeDataProvider<AgentSession>, vsco
     return this.workspace ? findSessions(this.workspace, process.env, this.cache) : [];
   }
 
-  getChildren(element?: AgentSession): AgentSession[] {
+  async getChildren(element?: AgentSession): Promise<AgentSession[]> {
     if (element) return [];
+    this.stored = await this.runs().catch(() => this.stored);
     const sessions = this.list();
     this.shown = sessions.map((s) => `${s.path}:${s.mtimeMs}`).join('|');
     void vscode.commands.executeCommand('setContext', 'retained.noSessions', sessions.length === 0);
@@ -55,6 +71,14 @@ export class SessionsTree implements vscode.TreeDataProvider<AgentSession>, vsco
       `**${AGENT_NAMES[session.agent]}** session\n\n${session.title}\n\n\`${session.path}\``,
     );
     item.command = { command: 'retained.openSession', title: 'Open in Inspector', arguments: [session] };
+    const runId = this.stored.get(basename(session.path, '.jsonl'));
+    if (runId) {
+      item.description += ' · in Runs';
+      item.tooltip.appendMarkdown(
+        '\n\nIts run is in the store: opening it opens that run. Import it to bring in the requests the session file records; every value the run holds is kept.',
+      );
+      item.command = { command: 'retained.openInspector', title: 'Open in Inspector', arguments: [runId] };
+    }
     return item;
   }
 

@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { validateHistory } from '../../server/src/core/history/pairing';
 import { RetentionService } from '../../server/src/core/service';
 import {
   assertEveryRequestRebuilt,
@@ -111,5 +112,53 @@ describe('what a real Claude Code sent the model with Retained Outputs (recorded
       /^10000: 10000\n10001: error: checksum mismatch in block 10001\n10002: 10002\n/,
     );
     assert.match(sentResult(d, 'toolu_hp4') ?? '', /10001: error: checksum mismatch in block 10001/);
+  });
+});
+
+describe('what an exact import leaves out, and what a replay never sends', () => {
+  after(removeTempDirs);
+
+  it('counts every record kind it does not use, attachments included (hook_success too)', async () => {
+    const dir = join(RECORDED, 'hook-toolsearch-peek');
+    const s = new RetentionService(join(tempDir(), '.retained'));
+    const result = await s.importer.import({ path: sessionFile(dir) });
+    assert.equal(result.fidelity, 'exact');
+    const lines = readFileSync(sessionFile(dir), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    const attachments = lines.filter((r) => r.type === 'attachment');
+    const counted = Object.entries(result.skipped)
+      .filter(([kind]) => kind.startsWith('attachment/'))
+      .reduce((n, [, count]) => n + count, 0);
+    assert.equal(counted, attachments.length);
+    assert.equal(result.skipped['attachment/hook_success'], 1);
+  });
+
+  it('older Claude Code sessions (no request records): the text blocks of whitespace only their files keep are not sent, in either view', async () => {
+    const transcripts = resolve(__dirname, '../fixtures/transcripts');
+    for (const file of readdirSync(transcripts).filter((f) => f.startsWith('claude-code_'))) {
+      const raw = readFileSync(join(transcripts, file), 'utf8');
+      const s = new RetentionService(join(tempDir(), '.retained'));
+      const result = await s.importer.import({ path: join(transcripts, file), subagents: false });
+      for (const view of ['sent', 'retained'] as const) {
+        const replay = await s.history.replay({ runId: result.runId, shape: 'anthropic', view });
+        assert.ok(replay.shape === 'anthropic');
+        assert.deepEqual(
+          validateHistory('anthropic', replay.messages).filter((p) => p.includes('whitespace')),
+          [],
+          `${file}, ${view}`,
+        );
+      }
+      if (file.includes('tool_heavy')) assert.match(raw, /"text":"\\n\\n"/, 'the file does hold one');
+    }
+  });
+
+  it('the validator knows the rule: a blank text block is a request the Messages API refuses', () => {
+    const problems = validateHistory('anthropic', [
+      { role: 'user', content: [{ type: 'text', text: 'hi' }] },
+      { role: 'assistant', content: [{ type: 'text', text: '\n\n' }] },
+    ]);
+    assert.deepEqual(problems, ['messages[1]: 1 text block of whitespace only']);
   });
 });

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { NOT_IN_SESSION_FILES } from '../../shared/fidelity';
 import { PEEK_TOOL, PEEK_TOOL_DESCRIPTION, peekToolJsonSchema } from '../../shared/peekTool';
 import { CLEANUP_BOUNDS, DEFAULT_SETTINGS, HISTORY_BOUNDS, SETTING_BOUNDS } from '../../shared/settings';
 
@@ -91,5 +92,13 @@ describe('package.json', () => {
       JSON.stringify(copied.map((c) => c[1])),
     );
     for (const [, file] of copied) assert.ok(files.includes(file!), `${file} is in the package`);
+  });
+});
+
+describe('the README', () => {
+  it('lists every part of a request a session file cannot know, as shared/fidelity.ts says it', () => {
+    const readme = readFileSync(resolve(ROOT, 'README.md'), 'utf8').replace(/\s+/g, ' ');
+    for (const items of Object.values(NOT_IN_SESSION_FILES))
+      for (const item of items) assert.ok(readme.includes(item), `README lists: ${item}`);
   });
 });

@@ -391,8 +391,6 @@ export interface AuditRecord {
   error?: string;
   why?: string;
   outcome?: 'written' | 'failed';
-  /** A skipped original, kept here since nowhere else has it. */
-  text?: string;
 }
 
 // ─── History ───────────────────────────────────────────────────────────────────────────────

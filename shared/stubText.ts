@@ -215,3 +215,11 @@ export function stripGutters(snippet: string, { stacked = false } = {}): string 
   } while (stacked);
   return lines.join('\n');
 }
+
+/**
+ * What replay sends for a call with no recorded result: cut off before it finished, or its
+ * result could not be written down. Also what the model gets live when the recording fails, so
+ * the turn it saw and every replay of it agree.
+ */
+export const INTERRUPTED_RESULT =
+  '[interrupted: no result was recorded for this call (it was cut off, or its result could not be stored)]';

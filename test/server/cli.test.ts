@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
 
@@ -115,12 +115,18 @@ describe('the retained command line', function () {
       const whole = Array.from({ length: 20_000 }, (_, i) =>
         i === 9000 ? 'error: boom at step 9000' : `step ${i} ok`,
       ).join('\n');
-      const saved = join(tempDir(), 'toolu_01.txt');
+      // Where Claude Code keeps it: beside the session's transcript, in <session>/tool-results/.
+      const projects = tempDir();
+      mkdirSync(join(projects, 'session-1', 'tool-results'), { recursive: true });
+      const saved = join(projects, 'session-1', 'tool-results', 'toolu_01.txt');
       writeFileSync(saved, whole);
+      const input = JSON.parse(
+        bash(whole.slice(0, 30_000), { persistedOutputPath: saved, persistedOutputSize: whole.length }),
+      );
       const r = retained(
         cwd,
         ['hook', 'claude-code'],
-        bash(whole.slice(0, 30_000), { persistedOutputPath: saved, persistedOutputSize: whole.length }),
+        JSON.stringify({ ...input, transcript_path: join(projects, 'session-1.jsonl') }),
       );
       assert.equal(r.code, 0, r.stderr);
       const answer = JSON.parse(r.stdout) as {

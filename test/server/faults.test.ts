@@ -7,9 +7,9 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { INTERRUPTED_RESULT } from '../../server/src/core/history/replay';
 import { readEvents } from '../../server/src/core/store/transcript';
 import { AppendRequest, ReplayRequest, RetainRequest, type RetainResult, WithholdRequest } from '../../shared/protocol';
+import { INTERRUPTED_RESULT } from '../../shared/stubText';
 import { ServerProcess } from '../helpers/serverProcess';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
 

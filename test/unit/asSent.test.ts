@@ -48,7 +48,7 @@ describe('as the agent sent it: every logged request, whole', () => {
       const logged = loggedRequests(dir).map((r) => codexComparable(r.body));
       const rebuilt = await rebuiltCodexBodies(s, result.runId);
       assert.equal(rebuilt.length, logged.length, 'one model call per request');
-      rebuilt.forEach((body, k) => assert.deepEqual(body, logged[k], `model call ${k + 1}`));
+      for (const [k, body] of rebuilt.entries()) assert.deepEqual(body, logged[k], `model call ${k + 1}`);
     });
   }
 });

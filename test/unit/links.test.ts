@@ -20,9 +20,9 @@ import { readFilesIn, statFilesIn } from '../../server/src/core/store/safeFs';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
 
 const BIG = 'line of a big result\n'.repeat(2000);
-const LINK = /symbolic link: the store does not follow links/;
+const LINK = /symbolic link: links are not followed/;
 /** A link where a value should be is no value at all: refused, or not there. */
-const NOT_SERVED = /symbolic link: the store does not follow links|no value "c1" in run r/;
+const NOT_SERVED = /symbolic link: links are not followed|no value "c1" in run r/;
 
 async function storeWithRun() {
   const root = tempDir();

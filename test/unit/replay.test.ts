@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { INTERRUPTED_RESULT, replayStructured, replayText } from '../../server/src/core/history/replay';
+import { replayStructured, replayText } from '../../server/src/core/history/replay';
 import { RetentionService } from '../../server/src/core/service';
 import type { TranscriptEvent } from '../../shared/events';
+import { INTERRUPTED_RESULT } from '../../shared/stubText';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
 
 const big = Array.from({ length: 2000 }, (_, i) => `entry ${i}`).join('\n');

@@ -10,12 +10,13 @@
  * It must never break the agent: on any failure it prints nothing, exits 0, and says why in
  * the store's `hook.log`.
  */
-import { appendFile, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { lstat, mkdir } from 'node:fs/promises';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { readContent } from '../../../shared/stubText';
 import { fileChunks } from '../core/retain/fileSource';
 import type { Door } from '../core/retain/retainer';
 import type { RetentionService } from '../core/service';
+import { APPEND, openFile } from '../core/store/safeFs';
 import { utf8Bytes } from '../core/text';
 
 /** The name the model knows peek_value by in Claude Code, through the MCP server named `retained`. */
@@ -25,6 +26,7 @@ const STDIN_MAX_BYTES = 64 << 20;
 
 interface HookInput {
   session_id?: unknown;
+  transcript_path?: unknown;
   tool_name?: unknown;
   tool_use_id?: unknown;
   tool_input?: unknown;
@@ -67,8 +69,21 @@ export async function hook(service: RetentionService, input: HookInput): Promise
   }
   const shaped = shapeOf(tool, input.tool_response);
   if (!shaped) return undefined;
+  // Claude Code's saved output is read only from its own folder for this session, and only a
+  // regular file there: a path elsewhere (or a link) is not followed, and the output it sent is used.
+  if (shaped.file) {
+    const inside = await savedOutputOf(input.transcript_path, shaped.file);
+    if (!inside) {
+      await log(
+        service,
+        `${tool} ${callId}: the saved output ${JSON.stringify(shaped.file)} is not in this session's tool-results folder: not read`,
+      );
+      return undefined;
+    }
+    shaped.file = inside;
+  }
   const size = shaped.file
-    ? (await stat(shaped.file)).size + utf8Bytes(shaped.after ?? '')
+    ? (await lstat(shaped.file)).size + utf8Bytes(shaped.after ?? '')
     : utf8Bytes(shaped.text ?? '');
   // Small outputs pass untouched and unrecorded, unless the guard finds a secret in one: that is
   // withheld whatever its size. (An output in a file is over the threshold anyway.)
@@ -174,8 +189,33 @@ async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
   return Buffer.concat(parts).toString('utf8');
 }
 
+/**
+ * The saved output's path when it is a file of this session's own `tool-results/` folder (beside
+ * its transcript: `<session>.jsonl` and `<session>/tool-results/`), the folders on the way real
+ * ones; else undefined. The file itself is opened later without following a link.
+ */
+async function savedOutputOf(transcript: unknown, file: string): Promise<string | undefined> {
+  if (typeof transcript !== 'string' || !transcript.endsWith('.jsonl') || !isAbsolute(transcript)) return undefined;
+  const folder = join(transcript.slice(0, -'.jsonl'.length), 'tool-results');
+  if (dirname(resolve(file)) !== folder) return undefined;
+  // lstat: a folder that is a link is not this session's folder.
+  if (!(await lstat(folder).catch(() => undefined))?.isDirectory()) return undefined;
+  const saved = join(folder, basename(file));
+  return (await lstat(saved).catch(() => undefined))?.isFile() ? saved : undefined;
+}
+
+/** A line in the store's `hook.log` (its folder made for it: the hook is this project's), never through a link. */
 async function log(service: RetentionService, line: string): Promise<void> {
-  await appendFile(join(service.store.root, 'hook.log'), `${new Date().toISOString()} ${line}\n`).catch(
-    () => undefined,
-  );
+  const { store } = service;
+  try {
+    await mkdir(store.root, { recursive: true });
+    const handle = await openFile(store.root, join(store.root, 'hook.log'), APPEND);
+    try {
+      await handle.write(`${new Date().toISOString()} ${line}\n`);
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    // Nowhere to say it: the agent goes on regardless.
+  }
 }

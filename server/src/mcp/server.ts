@@ -15,6 +15,7 @@ import { z } from 'zod';
 import { PEEK_TOOL, PEEK_TOOL_DESCRIPTION, PeekToolInput, toPeekParams } from '../../../shared/peekTool';
 import { runCommand } from '../core/retain/command';
 import type { RetentionService } from '../core/service';
+import { LineLimit, MCP_LINE_MAX_BYTES } from './lineLimit';
 
 export interface McpOptions {
   /** The run run_command records into. */
@@ -200,10 +201,17 @@ export function resourceUri(runId: string, valueId: string): string {
   return `retained://${runId}/${valueId}`;
 }
 
-/** Serves MCP over stdin and stdout until the client goes. */
+/** Serves MCP over stdin and stdout until the client goes; a line past the limit is refused, and the server reads on. */
 export async function serveMcp(service: RetentionService, options: McpOptions): Promise<void> {
   const server = createMcpServer(service, options);
-  const transport = new StdioServerTransport();
+  const input = process.stdin.pipe(
+    new LineLimit((bytes) =>
+      process.stdout.write(
+        `${JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message: `a message of ${bytes} bytes, over the ${MCP_LINE_MAX_BYTES}-byte limit of one line, was not read` } })}\n`,
+      ),
+    ),
+  );
+  const transport = new StdioServerTransport(input as unknown as typeof process.stdin);
   transport.onclose = () => service.dispose();
   await server.connect(transport);
 }

@@ -15,7 +15,7 @@
 import { blockText, contentText } from '../../../../shared/blocks';
 import type { StopReason, ToolCall, ToolCallFinishedEvent, TranscriptEvent } from '../../../../shared/events';
 import { type Block, type Message, PEEK_TOOL, type ResultContent, type View } from '../../../../shared/history';
-import { deletedNotice } from '../../../../shared/stubText';
+import { deletedNotice, INTERRUPTED_RESULT } from '../../../../shared/stubText';
 import { stubFor } from '../retain/stub';
 
 export interface ReplayInput {
@@ -51,14 +51,6 @@ export interface Segment {
   messages: Message[];
   owners: BlockOwner[][];
 }
-
-/**
- * What replay sends for a call with no recorded result: cut off before it finished, or its
- * result could not be written down. Also what the model gets live when the recording fails, so
- * the turn it saw and every replay of it agree.
- */
-export const INTERRUPTED_RESULT =
-  '[interrupted: no result was recorded for this call (it was cut off, or its result could not be stored)]';
 
 /** A run offers peek_value unless its run_started event lists tools without it. */
 export function offersPeek(events: readonly TranscriptEvent[]): boolean {

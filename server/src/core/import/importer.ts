@@ -5,7 +5,7 @@
  * `tool-results/`) are read in, and every result over the threshold becomes a retained value,
  * so it can be opened and peeked, and the "with Retained Outputs" view can show its stub.
  */
-import { open, readdir } from 'node:fs/promises';
+import { lstat, readdir } from 'node:fs/promises';
 import { basename, extname, isAbsolute, join, resolve } from 'node:path';
 import { contentText } from '../../../../shared/blocks';
 import { check } from '../../../../shared/check';
@@ -20,14 +20,7 @@ import { convertClaudeCode } from './claudeCode';
 import { convertCodex } from './codex';
 import type { Conversion } from './conversion';
 import { convertCopilot, isCopilotReplay } from './copilot';
-import {
-  IMPORT_MAX_BYTES,
-  type Json,
-  READ_NOW,
-  readSessionJson,
-  readSessionRecords,
-  UnreadableSession,
-} from './records';
+import { type Json, readSessionJson, readSessionRecords, UnreadableSession } from './records';
 
 /** The error an import answers when its run exists; `data.runId` names it. */
 export class RunExists extends InvalidInput {
@@ -103,18 +96,24 @@ export class Importer {
       conversion,
     );
     const sessionDir = path.slice(0, -extname(path).length || undefined);
-    const lostOutputs = await readOutputs(conversion, sessionDir);
+    const { files: outputs, lost: lostOutputs } = await findOutputs(conversion, sessionDir);
     signal?.throwIfAborted();
 
     const result = await this.ctx.writing(runId, () =>
-      live ? this.enrichRun(runId, live, conversion, signal) : this.writeRun(runId, name, conversion, signal),
+      live
+        ? this.enrichRun(runId, live, conversion, outputs, signal)
+        : this.writeRun(runId, name, conversion, outputs, signal),
     );
     // A cancelled import takes back the runs it made; a live run it enriched stays as it is now.
     if (!live) written.push(runId);
     const subagents: ImportResult[] = [];
     if (format === 'claude-code' && params.subagents !== false) {
+      // Only the session's own folder: a subagents folder or file that is a link is not followed.
       const dir = join(sessionDir, 'subagents');
-      const files = (await readdir(dir).catch(() => [] as string[])).filter((f) => f.endsWith('.jsonl')).sort();
+      const names = (await realFolder(sessionDir)) && (await realFolder(dir)) ? await readdir(dir) : [];
+      const files: string[] = [];
+      for (const name of names.filter((f) => f.endsWith('.jsonl')).sort())
+        if ((await lstat(join(dir, name)).catch(() => undefined))?.isFile()) files.push(name);
       for (const file of files) {
         subagents.push(
           await this.importOne(
@@ -188,11 +187,12 @@ export class Importer {
     runId: string,
     live: LiveRun,
     conversion: Conversion,
+    outputs: ReadonlyMap<string, string>,
     signal?: AbortSignal,
   ): Promise<Pick<ImportResult, 'runId' | 'events' | 'toolCalls' | 'retained'>> {
     const { store } = this.ctx;
     // The values first, outside the lock (a big one streams), for results the run has none of.
-    const staged = await this.storeValues(runId, conversion, signal, live.byCall);
+    const staged = await this.storeValues(runId, conversion, outputs, signal, live.byCall);
     return store.locked(runId, async () => {
       // Read again under the lock: an agent may have appended since.
       const { events: now } = await readEvents(store.root, store.transcriptPath(runId));
@@ -227,10 +227,11 @@ export class Importer {
     runId: string,
     name: string,
     conversion: Conversion,
+    outputs: ReadonlyMap<string, string>,
     signal?: AbortSignal,
   ): Promise<Pick<ImportResult, 'runId' | 'events' | 'toolCalls' | 'retained'>> {
     try {
-      const { events, toolCalls, retained } = await this.storeValues(runId, conversion, signal);
+      const { events, toolCalls, retained } = await this.storeValues(runId, conversion, outputs, signal);
       const start = conversion.events[0];
       await this.retainer.writeTranscript(runId, name, events, start?.ts);
       return { runId, events: events.length, toolCalls, retained };
@@ -240,10 +241,14 @@ export class Importer {
     }
   }
 
-  /** The conversion's events with every result over the threshold stored as a value (but those `skip` has). */
+  /**
+   * The conversion's events with every result over the threshold stored as a value (but those
+   * `skip` has): a result whose full output is in a file (`outputs`) streamed from it.
+   */
   private async storeValues(
     runId: string,
     conversion: Conversion,
+    outputs: ReadonlyMap<string, string>,
     signal: AbortSignal | undefined,
     skip: ReadonlyMap<string, unknown> = new Map(),
   ): Promise<{ events: TranscriptEvent[]; toolCalls: number; retained: number }> {
@@ -262,7 +267,15 @@ export class Importer {
       }
       if (!called.has(event.callId)) toolCalls++;
       signal?.throwIfAborted();
-      const stored = skip.has(event.callId) ? event : await this.retainer.retainImported(runId, event);
+      const file = outputs.get(event.callId);
+      const stored = skip.has(event.callId)
+        ? event
+        : file
+          ? await this.retainer.retainImportedFile(runId, event, file).catch((err: Error) => ({
+              ...event,
+              lost: `the full output could not be read: ${err.message}; only the preview the model got is kept`,
+            }))
+          : await this.retainer.retainImported(runId, event);
       if (stored.valueId) retained++;
       events.push(stored);
     }
@@ -358,31 +371,42 @@ async function convert(
  * in the session's own `tool-results/` folder, by name: the path in the file is not followed.
  * Returns how many are gone.
  */
-async function readOutputs(conversion: Conversion, sessionDir: string): Promise<number> {
+/**
+ * Where the full outputs the agent kept beside the session are: only files of the session's own
+ * `tool-results/` folder, by name (the path in the file is not followed), the folders on the way
+ * real ones and the file a regular one, never a link. A result whose file is not there is marked
+ * lost (its preview is what the model got). Returns the files by call id, and how many are lost.
+ */
+async function findOutputs(
+  conversion: Conversion,
+  sessionDir: string,
+): Promise<{ files: Map<string, string>; lost: number }> {
+  const files = new Map<string, string>();
   let lost = 0;
+  const folder = join(sessionDir, 'tool-results');
+  const real = (await realFolder(sessionDir)) && (await realFolder(folder));
   for (const event of conversion.events) {
     if (event.type !== 'tool_call_finished') continue;
     const saved = conversion.outputs.get(event.callId);
     if (!saved) continue;
-    const file = join(sessionDir, 'tool-results', basename(saved));
-    try {
-      event.result = await readRegularFile(file);
-    } catch (err) {
+    const name = basename(saved);
+    const file = join(folder, name);
+    const stat = real ? await lstat(file).catch(() => undefined) : undefined;
+    if (stat?.isFile()) files.set(event.callId, file);
+    else {
       lost++;
-      event.lost = `the full output (tool-results/${basename(saved)}) could not be read: ${(err as Error).message}; only the preview the model got is kept`;
+      const why = !real
+        ? 'its folder is not there, or is a link (links are not followed)'
+        : stat
+          ? 'it is not a regular file (links are not followed)'
+          : 'it is gone';
+      event.lost = `the full output (tool-results/${name}) could not be read: ${why}; only the preview the model got is kept`;
     }
   }
-  return lost;
+  return { files, lost };
 }
 
-async function readRegularFile(path: string): Promise<string> {
-  const handle = await open(path, READ_NOW);
-  try {
-    const stat = await handle.stat();
-    if (!stat.isFile()) throw new Error('not a regular file');
-    if (stat.size > IMPORT_MAX_BYTES) throw new Error(`${stat.size} bytes, over the import limit`);
-    return await handle.readFile('utf8');
-  } finally {
-    await handle.close();
-  }
+/** A folder that is a folder, not a link to one. */
+async function realFolder(path: string): Promise<boolean> {
+  return (await lstat(path).catch(() => undefined))?.isDirectory() === true;
 }

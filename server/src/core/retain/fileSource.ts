@@ -1,15 +1,13 @@
 /** A result held in a file, read as a stream of pieces (the Claude Code hook's saved output, retained/retainFile). */
-import { constants } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { openRegular } from '../store/safeFs';
 
 /**
- * The file's bytes, 1 MiB at a time, then `after`. Opened without blocking (a FIFO named by
- * mistake does not hang the reader) and refused unless it is a regular file.
+ * The file's bytes, 1 MiB at a time, then `after`. Refused unless it is a regular file, opened
+ * without blocking and not through a link (a FIFO named by mistake does not hang the reader).
  */
 export async function* fileChunks(path: string, after = ''): AsyncGenerator<Buffer> {
-  const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  const handle = await openRegular(path);
   try {
-    if (!(await handle.stat()).isFile()) throw new Error(`${path} is not a regular file`);
     for await (const chunk of handle.createReadStream({ autoClose: false, highWaterMark: 1 << 20 }))
       yield chunk as Buffer;
   } finally {

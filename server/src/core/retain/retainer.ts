@@ -19,8 +19,8 @@ import {
   type ValueMeta,
   type WithholdResult,
 } from '../../../../shared/protocol';
+import { INTERRUPTED_RESULT } from '../../../../shared/stubText';
 import type { Context } from '../context';
-import { INTERRUPTED_RESULT } from '../history/replay';
 import { withTokens } from '../history/tokens';
 import { StoreEscape } from '../store/safeFs';
 import type { NewValue } from '../store/store';
@@ -139,7 +139,6 @@ export class Retainer {
     door: Door = {},
   ): Promise<RetainResult> {
     const params = check(RetainParams.omit({ text: true, isError: true }), input);
-    const deadline = Date.now() + BATCH_DEADLINE_MS;
     const runId = await this.ctx.runs.writable(params.runId);
     return this.ctx.writing(runId, async () => {
       const preview = this.preview(door);
@@ -157,10 +156,11 @@ export class Retainer {
       if (params.withheld || secrets?.found) {
         const reason = params.withheld ? params.withheld.reason : `the secret guard found ${secrets?.found}`;
         try {
+          // The batch is queued when the stream has ended, whenever that is: its deadline starts now.
           return await this.withheld(
             runId,
             { ...ended, isError, reason, original: { file: staged.tmp, bytes: staged.bytes, sha256: staged.sha256 } },
-            deadline,
+            Date.now() + BATCH_DEADLINE_MS,
             scan.bytes,
             scan.lines,
           );
@@ -324,6 +324,30 @@ export class Retainer {
     } catch {
       return event;
     }
+  }
+
+  /**
+   * An imported result whose full output the agent kept in a file (Claude Code's tool-results):
+   * streamed from it into a value, never read whole; a small one is read into the event. The
+   * event keeps what the agent sent (its preview). Throws when the file cannot be read.
+   */
+  async retainImportedFile(runId: string, event: ToolCallFinishedEvent, path: string): Promise<ToolCallFinishedEvent> {
+    const preview = this.preview({});
+    const scanner = scanOf(preview);
+    const staged = await this.ctx.store.stageValue(runId, fileChunks(path), (part) => scanner.pushBytes(part));
+    const sent = event.sent ?? event.result ?? '';
+    if (staged.bytes <= this.ctx.settings().thresholdBytes) {
+      const result = await this.ctx.store.readStaged(staged);
+      await this.ctx.store.discardStaged(staged);
+      return { ...event, result, sent };
+    }
+    const scan = withTokens(scanner.figures());
+    const meta = await this.ctx.store.placeValue(
+      staged,
+      this.newValue(runId, event, event.isError ?? false, scan, preview),
+    );
+    const { result: _result, ...rest } = event;
+    return { ...rest, ...retainedFields(meta, { jsonBytes: scan.jsonBytes }), sent };
   }
 
   /** Writes a new run's whole transcript and its name (an import); the run must not exist. */

@@ -3,9 +3,8 @@
  * time. A line is kept only up to `maxLineBytes` (the rest is counted, not held), so even a
  * single 1 GB line never sits in memory whole.
  */
-import { constants } from 'node:fs';
-import { open } from 'node:fs/promises';
 import { checkpointFor, type LineIndex } from './lineIndex';
+import { openRegular } from './safeFs';
 
 const CHUNK_BYTES = 64 * 1024;
 const NEWLINE = 0x0a;
@@ -37,7 +36,7 @@ export async function readLines(
 ): Promise<void> {
   if (fromLine > index.lines) return;
   // Never through a link (the store checked the folders on the way; see safeFs.ts).
-  const handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+  const handle = await openRegular(path);
   try {
     const start = checkpointFor(index, fromLine);
     let position = start.offset;

@@ -12,6 +12,7 @@ import { setImmediate as turn } from 'node:timers/promises';
 export class StoreEscape extends Error {}
 
 const NOFOLLOW = constants.O_NOFOLLOW;
+const NONBLOCK = constants.O_NONBLOCK;
 
 /** Throws a StoreEscape unless `dir` is a real folder (not a link); false when it does not exist. */
 export async function realDir(dir: string): Promise<boolean> {
@@ -20,7 +21,7 @@ export async function realDir(dir: string): Promise<boolean> {
     throw err;
   });
   if (!stat) return false;
-  if (stat.isSymbolicLink()) throw new StoreEscape(`${dir} is a symbolic link: the store does not follow links`);
+  if (stat.isSymbolicLink()) throw new StoreEscape(`${dir} is a symbolic link: links are not followed`);
   if (!stat.isDirectory()) throw new StoreEscape(`${dir} is not a folder`);
   return true;
 }
@@ -51,16 +52,34 @@ export async function makeDir(root: string, dir: string): Promise<void> {
   }
 }
 
-/** Opens a file in the store without following a link at its name or on its way. */
+/** Opens a file in the store without following a link at its name or on its way; anything but a regular file is refused. */
 export async function openFile(root: string, path: string, flags: number, mode = 0o644): Promise<fs.FileHandle> {
   await checkParents(root, path);
+  return openRegular(path, flags, mode);
+}
+
+/**
+ * Opens `path` as a regular file, or refuses it: never through a link at its name, and without
+ * waiting (a FIFO or a device would block an open, or every read, until someone wrote to it).
+ */
+export async function openRegular(path: string, flags = READ, mode = 0o644): Promise<fs.FileHandle> {
+  let handle: fs.FileHandle;
   try {
-    return await fs.open(path, flags | NOFOLLOW, mode);
+    handle = await fs.open(path, flags | NOFOLLOW | NONBLOCK, mode);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ELOOP')
-      throw new StoreEscape(`${path} is a symbolic link: the store does not follow links`);
+      throw new StoreEscape(`${path} is a symbolic link: links are not followed`);
     throw err;
   }
+  const stat = await handle.stat().catch(async (err: Error) => {
+    await handle.close();
+    throw err;
+  });
+  if (!stat.isFile()) {
+    await handle.close();
+    throw new StoreEscape(`${path} is not a regular file (a FIFO, a device or a folder is never read or written)`);
+  }
+  return handle;
 }
 
 export const READ = constants.O_RDONLY;
@@ -84,7 +103,7 @@ export async function statFile(root: string, path: string): Promise<import('node
     if (err.code === 'ENOENT') return undefined;
     throw err;
   });
-  if (stat?.isSymbolicLink()) throw new StoreEscape(`${path} is a symbolic link: the store does not follow links`);
+  if (stat?.isSymbolicLink()) throw new StoreEscape(`${path} is a symbolic link: links are not followed`);
   return stat;
 }
 
@@ -144,13 +163,14 @@ export async function readFilesIn(
 function readSmall(path: string, maxBytes: number): Buffer | undefined {
   let fd: number;
   try {
-    fd = openSync(path, constants.O_RDONLY | NOFOLLOW);
+    fd = openSync(path, constants.O_RDONLY | NOFOLLOW | NONBLOCK);
   } catch {
     return undefined;
   }
   try {
-    const size = fstatSync(fd).size;
-    if (size > maxBytes) return undefined;
+    const stat = fstatSync(fd);
+    if (!stat.isFile() || stat.size > maxBytes) return undefined;
+    const size = stat.size;
     const buffer = Buffer.alloc(size);
     let at = 0;
     while (at < size) {

@@ -3,11 +3,11 @@
  * A case-sensitive literal is searched in the raw bytes (as `grep -F` does); a regular
  * expression (RE2, linear time) or a case-insensitive query is tested line by line on decoded text.
  */
-import { constants } from 'node:fs';
-import { type FileHandle, open } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { InvalidInput } from '../../../../shared/invalidInput';
 import { compileQuery, type QueryOptions } from '../../../../shared/query';
 import { checkpointFor, type LineIndex } from '../store/lineIndex';
+import { openRegular } from '../store/safeFs';
 
 const CHUNK_BYTES = 4 << 20;
 const NEWLINE = 0x0a;
@@ -71,7 +71,7 @@ export async function searchLines(
   };
   const start = checkpointFor(index, fromLine);
   // Never through a link (the store checked the folders on the way; see safeFs.ts).
-  const handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+  const handle = await openRegular(path);
   try {
     if (match.kind === 'bytes') {
       result.searchedTo = await searchLiteral(handle, index, match.needle, start, last, report, deadline, chunkBytes);

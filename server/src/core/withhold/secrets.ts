@@ -1,7 +1,9 @@
 /**
  * The built-in secret guard: what a tool result must not carry into a model's context. Each
  * pattern is a literal prefix and a bounded character class, so it runs in linear time on any
- * input; the user's own patterns (RE2) are tested a line at a time, as landmarks are.
+ * input; the user's own patterns (RE2, linear) are tested a line at a time, all along each line:
+ * in windows of 64 Ki characters that overlap by half, so a match of up to 32 Ki characters is
+ * found wherever it is on however long a line.
  */
 import { compileQuery, type LineMatcher } from '../../../../shared/query';
 
@@ -21,8 +23,9 @@ const BUILT_IN: readonly { kind: string; pattern: string }[] = [
 ];
 
 const COMBINED = new RegExp(BUILT_IN.map((p) => `(${p.pattern})`).join('|'));
-/** A line's first characters a user pattern is tested on. */
-const LINE_HEAD_CHARS = 4096;
+/** A user pattern is tested on windows of a line this long, each starting half a window after the last. */
+const WINDOW_CHARS = 64 << 10;
+const STEP_CHARS = WINDOW_CHARS / 2;
 
 export class SecretGuard {
   private readonly own: { kind: string; matcher: LineMatcher }[];
@@ -42,15 +45,18 @@ export class SecretGuard {
     for (let start = 0; start < text.length; ) {
       const nl = text.indexOf('\n', start);
       const end = nl === -1 ? text.length : nl;
-      const line = text.slice(start, Math.min(end, start + LINE_HEAD_CHARS));
-      for (const { kind, matcher } of this.own) if (matcher.test(line)) return kind;
+      for (let at = start; ; at += STEP_CHARS) {
+        const window = text.slice(at, Math.min(end, at + WINDOW_CHARS));
+        for (const { kind, matcher } of this.own) if (matcher.test(window)) return kind;
+        if (at + WINDOW_CHARS >= end) break;
+      }
       start = end + 1;
     }
     return undefined;
   }
 }
 
-/** Text a stream is checked in: pieces overlapping by a line's head, so no secret is split unseen. */
+/** Text a stream is checked in: pieces overlapping by half a window, so no secret is split unseen. */
 export class SecretScan {
   private tail = '';
   found: string | undefined;
@@ -62,7 +68,7 @@ export class SecretScan {
     const piece = this.tail + text;
     this.found = this.guard.find(piece);
     const nl = piece.lastIndexOf('\n', piece.length - 1);
-    // Keep the open last line (at most a line head) for the next piece.
-    this.tail = piece.slice(Math.max(nl + 1, piece.length - LINE_HEAD_CHARS));
+    // Keep the open last line (at most half a window of it) for the next piece.
+    this.tail = piece.slice(Math.max(nl + 1, piece.length - STEP_CHARS));
   }
 }

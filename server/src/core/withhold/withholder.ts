@@ -4,7 +4,9 @@
  * written one after another to `withheld/<date>-withheld-<batch>-<index>-<callId>.txt` (the
  * batch and the index ahead of the id, the whole name through the one sanitizer: two batches
  * never share a file) with the time left; a write still running at the deadline is reported
- * unfinished and left to finish, and an exhausted batch starts no more writes. The model gets
+ * unfinished and left to finish, and the batch's other results answer at once, their writes
+ * going on after the answer (an original is never lost, and never copied into the audit log; a
+ * streamed output, already in the store, is linked into place at once). The model gets
  * the notice and where the original is; the transcript records the notice as the result; every
  * outcome goes to the audit log, the reason only there.
  */
@@ -92,26 +94,20 @@ export class Withholder {
       const line = { runId, callId: result.callId, batch, index };
       const sized = sizeOf(result.original);
       await this.audit({ event: 'withheld', ...line, ...sized, ...(result.reason ? { reason: result.reason } : {}) });
-      let outcome: WithheldOutcome;
-      if (Date.now() >= until) {
-        // The batch's time is spent: no more writes; the audit log keeps the original.
-        const text = await textOf(result.original);
-        const kept = await this.audit({ event: 'skipped', ...line, why: 'batch_deadline', text });
-        outcome = kept ? 'skipped' : 'failed';
-      } else {
-        outcome = await this.write(path, result.original, until, { ...line, file }).then(
-          async (written) => {
-            if (written === 'written') await this.audit({ event: 'written', ...line, file });
-            else await this.audit({ event: 'unfinished', ...line, file });
-            return written;
-          },
-          async (err: Error) => {
-            await this.audit({ event: 'failed', ...line, error: err.message.slice(0, 200) });
-            return 'failed' as const;
-          },
-        );
-        if (outcome === 'unfinished') until = 0; // an exhausted batch starts no more writes
-      }
+      // A batch whose time is spent writes on after the answer: the original still goes to its
+      // file (never to the audit log, which holds reasons, not outputs).
+      const outcome: WithheldOutcome = await this.write(path, result.original, until, { ...line, file }).then(
+        async (written) => {
+          if (written === 'written') await this.audit({ event: 'written', ...line, file });
+          else await this.audit({ event: 'unfinished', ...line, file });
+          return written;
+        },
+        async (err: Error) => {
+          await this.audit({ event: 'failed', ...line, error: err.message.slice(0, 200) });
+          return 'failed' as const;
+        },
+      );
+      if (outcome === 'unfinished') until = 0; // the rest of the batch answers at once
       const hasFile = outcome === 'written' || outcome === 'unfinished';
       const content = withheldNotice({
         outcome,
@@ -145,6 +141,8 @@ export class Withholder {
     deadline: number,
     line: { runId: string; callId: string; batch: string; index: number; file: string },
   ): Promise<'written' | 'unfinished'> {
+    // A streamed original is linked, not written: at once, so it never races the deadline.
+    if (!('text' in original)) return this.writeFile(path, original).then(() => 'written' as const);
     const writing = this.writeFile(path, original);
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<'unfinished'>((resolve) => {
@@ -167,12 +165,14 @@ export class Withholder {
     const { store } = this.ctx;
     await store.ensureWritable();
     await makeDir(store.root, this.dir);
+    // A streamed output is already on disk, in the store: linked into place, at once, whatever its size.
+    if (!('text' in original)) {
+      await fs.link(original.file, path);
+      return;
+    }
     const handle = await openFile(store.root, path, CREATE_NEW, 0o444);
     try {
-      if ('text' in original) await handle.writeFile(original.text);
-      else
-        for await (const chunk of (await fs.open(original.file, 'r')).createReadStream())
-          await handle.write(chunk as Buffer);
+      await handle.writeFile(original.text);
       await handle.sync();
       await handle.close();
     } catch (err) {
@@ -194,8 +194,4 @@ export class Withholder {
 function sizeOf(original: Withheld['original']): { bytes: number; sha256: string } {
   if (!('text' in original)) return { bytes: original.bytes, sha256: original.sha256 };
   return { bytes: utf8Bytes(original.text), sha256: sha256Hex(original.text) };
-}
-
-async function textOf(original: Withheld['original']): Promise<string> {
-  return 'text' in original ? original.text : fs.readFile(original.file, 'utf8');
 }

@@ -448,8 +448,10 @@ describe('run index of an imported session', () => {
     const path = join(dir, readdirSync(dir).find((f) => f.endsWith('.jsonl'))!);
     const s = await service();
     const result = await s.importer.import({ path });
-    await s.importer.prepared();
     const runIds = [result.runId, ...result.subagents.map((r) => r.runId)];
+    // Made after the answer, one run at a time.
+    for (let waited = 0; waited < 10_000 && !runIds.every((id) => existsSync(s.store.runIndexPath(id))); waited += 20)
+      await new Promise((resolve) => setTimeout(resolve, 20));
     assert.ok(runIds.length > 1);
     for (const runId of runIds) {
       assert.ok(existsSync(s.store.runIndexPath(runId)), runId);

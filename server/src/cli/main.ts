@@ -80,7 +80,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     return command || o.help ? 0 : 2;
   }
   const store = findStore(process.cwd(), o.store);
-  const service = new RetentionService(store, { workspace: process.cwd() });
+  const service = new RetentionService(store, { workspace: process.cwd(), indexImports: false });
   try {
     await service.init();
     if (o.guard) service.updateSettings({ guard: { secrets: true } });
@@ -361,8 +361,8 @@ async function importFile(service: RetentionService, o: Options, rest: string[])
     ...(o.run ? { runId: o.run } : {}),
     ...(ifExists ? { ifExists } : {}),
   });
-  // The run's index, so the inspector's first open of it is quick.
-  await service.importer.prepared();
+  // No index is made here (its token counts take longer than the import): a language server
+  // watching the store makes it once the run is quiet, so the inspector's first open is quick.
   return output(
     o,
     result,

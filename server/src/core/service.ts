@@ -42,6 +42,11 @@ export interface ServiceOptions {
   withhold?: WithholderOptions;
   /** How long indexing waits: after a run's last write (default 5 s), and after the server starts (default 10 s). */
   indexDelayMs?: number;
+  /**
+   * Index an imported run right after its import (default true). A command line says no: it
+   * would wait for the token counts; a server watching the store indexes the run when it is quiet.
+   */
+  indexImports?: boolean;
 }
 
 /** How long changes to one run are gathered into one notice. */
@@ -94,7 +99,12 @@ export class RetentionService {
     this.values = new Values(ctx);
     this.history = new History(ctx, this.retainer);
     this.inspection = new Inspection(ctx);
-    this.importer = new Importer(ctx, this.retainer, workspace, (runId) => this.inspection.prepare(runId));
+    this.importer = new Importer(
+      ctx,
+      this.retainer,
+      workspace,
+      options.indexImports === false ? undefined : (runId) => this.inspection.prepare(runId),
+    );
     this.cleaner = new Cleaner(ctx);
   }
 

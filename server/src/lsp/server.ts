@@ -50,15 +50,11 @@ import {
   WithholdRequest,
 } from '../../../shared/protocol';
 import { findMarkers, markerAt } from '../../../shared/stubText';
-import { warmTokenizer } from '../core/history/tokens';
 import { RunExists } from '../core/import/importer';
 import { Sessions } from '../core/import/sessions';
 import { RetentionService } from '../core/service';
 import { FrameReader } from './frames';
 import { escapedTexts } from './liftText';
-
-/** How long after the store opens the tokenizer's table is loaded. */
-const WARM_AFTER_MS = 1500;
 
 /** The stream broke: say why and end, so the client restarts a server that can hear it. */
 function fatal(reason: string): void {
@@ -108,8 +104,6 @@ async function open(options: ServerOptions | undefined): Promise<void> {
   serving = next;
   next.onChanged((runId) => void connection.sendNotification(ChangedNotification.type, { runId }));
   next.watch();
-  // While the editor is still starting, not when the first inspector opens.
-  setTimeout(warmTokenizer, WARM_AFTER_MS).unref();
   if (options?.sessionsRoot && options.sessionsRoot !== sessions?.service.store.root) {
     sessions?.service.dispose();
     const service = new RetentionService(options.sessionsRoot, {

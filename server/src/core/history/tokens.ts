@@ -20,14 +20,6 @@ function countO200k(text: string): number {
   return tokenizer(text);
 }
 
-/**
- * Loads the tokenizer's table now (about 0.3 s and 70 MB), so the first figures a long-lived
- * server computes (an inspector's cold open) do not wait for it. The CLI never calls this.
- */
-export function warmTokenizer(): void {
-  countO200k('');
-}
-
 const cache = new Map<string, number>();
 const CACHE_MAX_ENTRIES = 50_000;
 

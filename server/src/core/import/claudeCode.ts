@@ -25,12 +25,14 @@ import type {
   RunSource,
   TranscriptEvent,
 } from '../../../../shared/events';
+import { Turns } from '../turns';
 import { type Conversion, countKind, sessionInfo } from './conversion';
 import { type Json, recordKind } from './records';
 import {
   blocksOf,
   EventWriter,
   followRequests,
+  Messages,
   messageHash,
   normalHash,
   otherForm,
@@ -68,10 +70,21 @@ class Session implements SessionFacts {
   private readonly merged = new Map<string, WireMessage>();
   private byHash: Map<string, string> | undefined;
 
-  constructor(readonly records: readonly Json[]) {
+  private constructor(readonly records: readonly Json[]) {
     this.lines = records.filter(isLine);
+  }
+
+  /** The session's lines indexed, a slice at a time. */
+  static async of(records: readonly Json[], turns: Turns): Promise<Session> {
+    const session = new Session(records);
+    await session.index(turns);
+    return session;
+  }
+
+  private async index(turns: Turns): Promise<void> {
     const responseOfCall = new Map<string, string>();
     for (const line of this.lines) {
+      await turns.maybe();
       const message = messageOf(line);
       if (line.type === 'assistant') {
         const id = typeof message.id === 'string' ? message.id : `line-${String(line.uuid)}`;
@@ -229,19 +242,27 @@ function callOf(record: Json): SentRequest['call'] {
  * no record holds is guessed from the lines written since the request before, and the request
  * (and every later one that keeps the guess) says so.
  */
-function rebuildRequests(session: Session): Rebuilt[] {
+async function rebuildRequests(session: Session, turns: Turns): Promise<Rebuilt[]> {
   const candidates = new Map<string, WireMessage>();
+  // A message under the hash of its block form (its normal hash, kept with it), and of its string
+  // form when it has one: the two forms the API reads alike, either of which Claude Code hashed.
   const add = (message: WireMessage) => {
+    const hash = normalHash(message);
+    if (!candidates.has(hash)) candidates.set(hash, message);
     const other = otherForm(message);
-    for (const form of other ? [message, other] : [message]) {
-      const hash = messageHash(form);
-      if (!candidates.has(hash)) candidates.set(hash, form);
+    if (other && typeof other.content === 'string') {
+      const text = messageHash(other);
+      if (!candidates.has(text)) candidates.set(text, message);
+    } else if (typeof message.content === 'string') {
+      const text = messageHash(message);
+      if (!candidates.has(text)) candidates.set(text, message);
     }
   };
   for (const r of session.records)
     if (r.type === 'api-request-blob' && typeof r.hash === 'string' && isObject(r.message))
       candidates.set(r.hash, r.message as WireMessage);
   for (const id of session.responses.keys()) {
+    await turns.maybe();
     add(session.response(id));
     // Its results as one user message, in the order they were written (finished).
     const calls = new Set(session.callsOf(id));
@@ -268,6 +289,7 @@ function rebuildRequests(session: Session): Rebuilt[] {
     run = [];
   };
   for (const line of session.lines) {
+    await turns.maybe();
     if (line.type === 'user' && line.isCompactSummary !== true) run.push(line);
     else stretches();
   }
@@ -279,31 +301,35 @@ function rebuildRequests(session: Session): Rebuilt[] {
   /** User lines written since the last request record: where a missing message is guessed from. */
   let since: WireMessage[] = [];
   for (const r of session.records) {
+    await turns.maybe();
     if (isLine(r) && r.type === 'user') since.push({ role: 'user', content: messageOf(r).content });
     if (r.type !== 'api-request' || typeof r.id !== 'string' || !Array.isArray(r.tail)) continue;
     if (requests.length >= REQUESTS_MAX) break;
     const base = typeof r.base === 'string' ? built.get(r.base) : undefined;
     const keep =
       base && Number.isInteger(r.keep) && (r.keep as number) > 0 ? Math.min(r.keep as number, base.messages.length) : 0;
-    const messages = base ? base.messages.slice(0, keep) : [];
     const guessed = new Set([...(base?.guessed ?? [])].filter((i) => i < keep));
     let unresolved = typeof r.base === 'string' && !base ? `it builds on a request the file does not have` : undefined;
     if (guessed.size) unresolved ??= `it keeps a message of an earlier request that was rebuilt from the conversation`;
+    const tail: WireMessage[] = [];
+    let taken: Set<string> | undefined;
     for (const [i, hash] of (r.tail as unknown[]).entries()) {
-      if (messages.length >= REQUEST_MESSAGES_MAX) break;
+      if (keep + tail.length >= REQUEST_MESSAGES_MAX) break;
       const found = typeof hash === 'string' ? candidates.get(hash) : undefined;
       if (found) {
-        messages.push(found);
+        tail.push(found);
         continue;
       }
       unresolved ??= `message ${keep + i + 1} (hash ${String(hash).slice(0, 12)}) is in no record of the file`;
-      const taken = new Set(messages.map(normalHash));
-      const guess = since.find((m) => !taken.has(normalHash(m)));
+      taken ??= new Set([...Array(keep).keys()].map((j) => normalHash(base!.messages.at(j))));
+      for (const m of tail) taken.add(normalHash(m));
+      const guess = since.find((m) => !taken!.has(normalHash(m)));
       if (guess) {
-        guessed.add(messages.length);
-        messages.push(guess);
+        guessed.add(keep + tail.length);
+        tail.push(guess);
       }
     }
+    const messages = base ? base.messages.then(keep, tail) : Messages.of(tail);
     since = [];
     const shape = typeof r.shapeHash === 'string' ? shapes.get(r.shapeHash) : undefined;
     const request: Rebuilt = {
@@ -321,7 +347,12 @@ function rebuildRequests(session: Session): Rebuilt[] {
   return requests;
 }
 
-function exactConversion(session: Session, requests: readonly Rebuilt[], start: TranscriptEvent): Conversion {
+async function exactConversion(
+  session: Session,
+  requests: readonly Rebuilt[],
+  start: TranscriptEvent,
+  turns: Turns,
+): Promise<Conversion> {
   const writer = new EventWriter(session);
   writer.push(start);
   const responsesOf = new Map<string, string[]>();
@@ -330,10 +361,10 @@ function exactConversion(session: Session, requests: readonly Rebuilt[], start: 
     if (typeof ref === 'string') responsesOf.set(ref, [...(responsesOf.get(ref) ?? []), id]);
   }
   const boundaryBetween = boundaries(session.records);
-  const { exact } = followRequests(writer, requests, {
+  const { exact } = await followRequests(writer, requests, turns, {
     restart(request, previous) {
       // The history restarted: a compaction (its summary comes first), or a rewind.
-      const first = request.messages[0];
+      const first = request.messages.length ? request.messages.at(0) : undefined;
       const summary = first && summaryOf(session, first);
       const boundary = boundaryBetween(previous?.id, request.id);
       const reason = (boundary?.compactMetadata as Json | undefined)?.trigger;
@@ -460,7 +491,12 @@ function chainOf(session: Session): Set<Json> {
   return chain;
 }
 
-function conversationConversion(session: Session, start: TranscriptEvent, why: string | undefined): Conversion {
+async function conversationConversion(
+  session: Session,
+  start: TranscriptEvent,
+  why: string | undefined,
+  turns: Turns,
+): Promise<Conversion> {
   const writer = new EventWriter(session);
   writer.push(start);
   const chain = chainOf(session);
@@ -484,6 +520,7 @@ function conversationConversion(session: Session, start: TranscriptEvent, why: s
     } else if (line.isCompactSummary !== true) writer.message(messageOf(line), ts, { continues: true });
   };
   for (const record of session.records) {
+    await turns.maybe();
     if (!chain.has(record)) continue;
     if (record.type === 'system' && record.subtype === 'compact_boundary') {
       const summary = session.summaries.get(String(record.uuid));
@@ -539,8 +576,38 @@ const USED = new Set([
   'api-request-shape',
 ]);
 
-export function convertClaudeCode(records: readonly Json[], path: string): Conversion {
-  const session = new Session(records);
+/**
+ * A record as the import holds it: whole when the conversion uses its kind, else only what
+ * counting it, dating the run and following the chain of lines through it need.
+ */
+export function claudeCodeRecord(record: Json): Json {
+  if (record.type === 'user' && 'toolUseResult' in record) {
+    // The tool's own answer, a second copy of the result the message holds: not needed.
+    const { toolUseResult: _copy, ...line } = record;
+    return line;
+  }
+  if (USED.has(recordKind(record)) || USED.has(String(record.type))) return record;
+  const slim: Json = { type: record.type };
+  for (const key of [
+    'subtype',
+    'uuid',
+    'parentUuid',
+    'logicalParentUuid',
+    'isSidechain',
+    'timestamp',
+    'sessionId',
+    'version',
+  ])
+    if (record[key] !== undefined && typeof record[key] !== 'object') slim[key] = record[key];
+  for (const key of ['attachment', 'data', 'payload'])
+    if (isObject(record[key]) && typeof (record[key] as Json).type === 'string')
+      slim[key] = { type: (record[key] as Json).type };
+  return slim;
+}
+
+export async function convertClaudeCode(records: readonly Json[], path: string): Promise<Conversion> {
+  const turns = new Turns();
+  const session = await Session.of(records, turns);
   const model = session.lines
     .map((l) => l.message as Json)
     .find((m) => m.role === 'assistant' && typeof m.model === 'string');
@@ -553,18 +620,19 @@ export function convertClaudeCode(records: readonly Json[], path: string): Conve
     source: { format: 'claude-code', path, ...info, fidelity },
     ...firstTimestamp(records),
   });
-  const requests = records.some((r) => r.type === 'api-request') ? rebuildRequests(session) : [];
-  const exact = requests.length ? exactConversion(session, requests, start('exact')) : undefined;
+  const requests = records.some((r) => r.type === 'api-request') ? await rebuildRequests(session, turns) : [];
+  const exact = requests.length ? await exactConversion(session, requests, start('exact'), turns) : undefined;
   // A file whose request records resolve to nothing (a format this version does not know) is read as a conversation.
   const conversion =
     exact && exact.fidelity !== 'conversation'
       ? exact
-      : conversationConversion(
+      : await conversationConversion(
           session,
           start('conversation'),
           exact
             ? `none of its ${requests.length} request records could be rebuilt (${exact.notes[0] ?? 'no reason given'})`
             : undefined,
+          turns,
         );
   for (const r of records) {
     const kind = recordKind(r);

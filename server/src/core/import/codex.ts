@@ -7,6 +7,7 @@
  */
 
 import type { Thinking, TranscriptEvent } from '../../../../shared/events';
+import { Turns } from '../turns';
 import { type Conversion, countKind, type ResponseBlock, responseEvents, sessionInfo } from './conversion';
 import { type Json, recordKind } from './records';
 
@@ -165,7 +166,16 @@ class CodexWriter {
   }
 }
 
-export function convertCodex(records: readonly Json[], path: string): Conversion {
+/** A record as the import holds it: the kinds the conversion reads, whole; any other is only counted. */
+export function codexRecord(record: Json): Json | undefined {
+  const payload = record.payload as Json | undefined;
+  if (['session_meta', 'turn_context', 'response_item', 'compacted'].includes(String(record.type))) return record;
+  if (record.type === 'event_msg' && payload?.type === 'turn_aborted') return record;
+  return undefined;
+}
+
+export async function convertCodex(records: readonly Json[], path: string): Promise<Conversion> {
+  const turns = new Turns();
   const writer = new CodexWriter();
   const skipped: Record<string, number> = {};
   const notes: string[] = [];
@@ -176,6 +186,7 @@ export function convertCodex(records: readonly Json[], path: string): Conversion
     'cli_version',
   );
   for (const r of records) {
+    await turns.maybe();
     const payload = r.payload as Json | undefined;
     const ts = typeof r.timestamp === 'string' && !Number.isNaN(Date.parse(r.timestamp)) ? r.timestamp : undefined;
     if (r.type === 'turn_context' || r.type === 'session_meta') {

@@ -7,11 +7,13 @@
  */
 
 import type { TranscriptEvent } from '../../../../shared/events';
+import { Turns } from '../turns';
 import { type Conversion, countKind } from './conversion';
 import type { Json } from './records';
 import {
   EventWriter,
   followRequests,
+  Messages,
   type SentRequest,
   type SessionFacts,
   type WireBlock,
@@ -110,7 +112,7 @@ export function isCopilotReplay(value: unknown): boolean {
   return typeof value === 'object' && value !== null && Array.isArray((value as Json).prompts);
 }
 
-export function convertCopilot(data: Json, path: string): Conversion {
+export async function convertCopilot(data: Json, path: string): Promise<Conversion> {
   const skipped: Record<string, number> = {};
   const notes = new Set<string>();
   const prompts = (Array.isArray(data.prompts) ? data.prompts : []) as Json[];
@@ -132,7 +134,7 @@ export function convertCopilot(data: Json, path: string): Conversion {
       const messages = ((log.requestMessages as Json | undefined)?.messages ?? []) as CopilotMessage[];
       const response = (log.response as Json | undefined)?.message;
       requests.push({
-        messages: grouped(messages.map((m) => toWire(m, notes))),
+        messages: Messages.of(grouped(messages.map((m) => toWire(m, notes)))),
         ts: typeof meta.startTime === 'string' ? meta.startTime : undefined,
         response: Array.isArray(response) ? response.map(String) : [],
       });
@@ -165,7 +167,7 @@ export function convertCopilot(data: Json, path: string): Conversion {
   };
   const writer = new EventWriter(facts);
   writer.push(start);
-  const { exact } = followRequests(writer, requests, {
+  const { exact } = await followRequests(writer, requests, new Turns(), {
     // Each prompt's requests carry the conversation so far; one that does not starts it anew.
     restart: () => ({ compaction: { type: 'compaction', reason: 'rewind' }, summaryMessage: false }),
     answered: () => undefined,
@@ -174,7 +176,7 @@ export function convertCopilot(data: Json, path: string): Conversion {
   const last = requests[requests.length - 1];
   if (last) {
     const text = last.response.join('');
-    const answered = last.messages.filter((m) => m.role === 'assistant').length;
+    const answered = last.messages.assistantsBefore(last.messages.length);
     if (text) writer.push({ type: 'assistant', text, response: `copilot-response-${answered + 1}` });
   }
   const fidelity = exact === requests.length ? 'exact' : exact > 0 ? 'partial' : 'conversation';

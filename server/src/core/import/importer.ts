@@ -16,8 +16,9 @@ import { marker } from '../../../../shared/stubText';
 import type { Context } from '../context';
 import type { Retainer } from '../retain/retainer';
 import { readEvents, writeEvents } from '../store/transcript';
-import { convertClaudeCode } from './claudeCode';
-import { convertCodex } from './codex';
+import { Turns } from '../turns';
+import { claudeCodeRecord, convertClaudeCode } from './claudeCode';
+import { codexRecord, convertCodex } from './codex';
 import type { Conversion } from './conversion';
 import { convertCopilot, isCopilotReplay } from './copilot';
 import { type Json, readSessionJson, readSessionRecords, UnreadableSession } from './records';
@@ -49,11 +50,6 @@ export class Importer {
     /** Computes what opening an imported run shows first (its index), after the answer. */
     private readonly prepare: (runId: string) => Promise<void> = async () => undefined,
   ) {}
-
-  /** Resolves when the runs imported so far are prepared (a command line waits for it before it exits). */
-  prepared(): Promise<void> {
-    return this.preparing;
-  }
 
   /**
    * Imports a session (and its subagents' sessions). With `signal`, it can be cancelled: what it
@@ -256,7 +252,9 @@ export class Importer {
     let retained = 0;
     let toolCalls = 0;
     const called = new Set<string>();
+    const turns = new Turns();
     for (const event of conversion.events) {
+      await turns.maybe();
       if (event.type === 'assistant') {
         for (const call of event.toolCalls ?? []) called.add(call.id);
         toolCalls += event.toolCalls?.length ?? 0;
@@ -351,26 +349,34 @@ async function convert(
     if (format === 'copilot' || (format === undefined && path.endsWith('.json'))) {
       const data = await readSessionJson(path);
       if (!isCopilotReplay(data)) throw new InvalidInput(`${path} is not a Copilot chat replay (no "prompts")`);
-      return { conversion: convertCopilot(data as Json, path), skippedLines: [] };
+      return { conversion: await convertCopilot(data as Json, path), skippedLines: [] };
     }
-    const read = await readSessionRecords(path);
-    const detected = format ?? detectFormat(read.records);
-    if (!detected || detected === 'copilot')
+    // The format, when not given, is the first record's that tells; records are held as that format needs them.
+    let detected: ImportFormat | undefined = format;
+    const read = await readSessionRecords(path, (record) => {
+      detected ??= detectFormat([record]);
+      return detected === 'codex'
+        ? codexRecord(record)
+        : detected === 'claude-code'
+          ? claudeCodeRecord(record)
+          : record;
+    });
+    if (!detected || (detected as ImportFormat) === 'copilot')
       throw new InvalidInput(`path is neither a Claude Code session nor a Codex rollout: ${path}`);
-    return {
-      conversion: detected === 'codex' ? convertCodex(read.records, path) : convertClaudeCode(read.records, path),
-      skippedLines: read.skippedLines,
-    };
+    const conversion =
+      detected === 'codex' ? await convertCodex(read.records, path) : await convertClaudeCode(read.records, path);
+    for (const [kind, count] of Object.entries(read.dropped))
+      conversion.skipped[kind] = (conversion.skipped[kind] ?? 0) + count;
+    if (read.skippedLineCount > read.skippedLines.length)
+      conversion.notes.push(
+        `${read.skippedLineCount} lines were not records; the first ${read.skippedLines.length} are listed`,
+      );
+    return { conversion, skippedLines: read.skippedLines };
   } catch (err) {
     throw err instanceof UnreadableSession ? new InvalidInput(`path ${err.message}`) : err;
   }
 }
 
-/**
- * Reads the full outputs the agent kept beside the session into their results. Only files
- * in the session's own `tool-results/` folder, by name: the path in the file is not followed.
- * Returns how many are gone.
- */
 /**
  * Where the full outputs the agent kept beside the session are: only files of the session's own
  * `tool-results/` folder, by name (the path in the file is not followed), the folders on the way

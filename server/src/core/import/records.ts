@@ -13,21 +13,38 @@ export const READ_NOW = constants.O_RDONLY | constants.O_NONBLOCK;
 /** The largest session file an import reads. */
 export const IMPORT_MAX_BYTES = 1 << 30;
 /** The longest line kept; a longer one is skipped (no agent writes one record that big). */
-export const RECORD_MAX_BYTES = 256 << 20;
+export const RECORD_MAX_BYTES = 64 << 20;
+/** The most line numbers an answer lists of the lines that were not records (all are counted). */
+const SKIPPED_LINES_LISTED = 1000;
+/** The largest session file that is one JSON document (a Copilot chat replay), parsed whole. */
+export const JSON_SESSION_MAX_BYTES = 64 << 20;
 
 export type Json = Record<string, unknown>;
 
 export interface SessionRecords {
+  /** The records wanted, in file order. */
   records: Json[];
-  /** 1-based numbers of lines that were not JSON objects (torn, foreign, or too long). */
+  /** 1-based numbers of the first lines that were not JSON objects (torn, foreign, or too long). */
   skippedLines: number[];
+  /** How many lines were not JSON objects. */
+  skippedLineCount: number;
+  /** Records not wanted, counted by kind: they are never held. */
+  dropped: Record<string, number>;
   bytes: number;
 }
 
 /** Why a file cannot be imported; the message names the path and the reason. */
 export class UnreadableSession extends Error {}
 
-export async function readSessionRecords(path: string): Promise<SessionRecords> {
+/**
+ * Reads the records of a JSON Lines session; each is held as `wanted` gives it back (the whole
+ * record, or what of it the import needs), and one it gives nothing for is counted by kind and
+ * not held: a file of records the import does not use costs no memory.
+ */
+export async function readSessionRecords(
+  path: string,
+  wanted: (record: Json) => Json | undefined = (record) => record,
+): Promise<SessionRecords> {
   let handle: FileHandle;
   try {
     handle = await open(path, READ_NOW);
@@ -39,7 +56,10 @@ export async function readSessionRecords(path: string): Promise<SessionRecords> 
     if (!stat.isFile()) throw new UnreadableSession(`${path} is not a regular file`);
     if (stat.size > IMPORT_MAX_BYTES)
       throw new UnreadableSession(`${path} is ${stat.size} bytes, over the import limit of ${IMPORT_MAX_BYTES}`);
-    const out: SessionRecords = { records: [], skippedLines: [], bytes: 0 };
+    const out: SessionRecords = { records: [], skippedLines: [], skippedLineCount: 0, dropped: {}, bytes: 0 };
+    const skip = (line: number) => {
+      if (out.skippedLineCount++ < SKIPPED_LINES_LISTED) out.skippedLines.push(line);
+    };
     let pending: Buffer[] = [];
     let pendingBytes = 0;
     let lineNo = 0;
@@ -49,16 +69,21 @@ export async function readSessionRecords(path: string): Promise<SessionRecords> 
       const line = oversized ? undefined : Buffer.concat(pending, pendingBytes);
       pending = [];
       pendingBytes = 0;
-      if (!line) return void out.skippedLines.push(lineNo);
+      if (!line) return skip(lineNo);
       let text = line.toString('utf8');
       if (lineNo === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
       if (text.trim() === '') return;
       try {
         const value = JSON.parse(text) as unknown;
-        if (typeof value === 'object' && value !== null && !Array.isArray(value)) out.records.push(value as Json);
-        else out.skippedLines.push(lineNo);
+        if (typeof value !== 'object' || value === null || Array.isArray(value)) return skip(lineNo);
+        const kept = wanted(value as Json);
+        if (kept) out.records.push(kept);
+        else {
+          const kind = recordKind(value as Json);
+          out.dropped[kind] = (out.dropped[kind] ?? 0) + 1;
+        }
       } catch {
-        out.skippedLines.push(lineNo);
+        skip(lineNo);
       }
     };
     const chunk = Buffer.allocUnsafe(1 << 20);
@@ -101,8 +126,10 @@ export async function readSessionJson(path: string): Promise<unknown> {
   try {
     const stat = await handle.stat();
     if (!stat.isFile()) throw new UnreadableSession(`${path} is not a regular file`);
-    if (stat.size > IMPORT_MAX_BYTES)
-      throw new UnreadableSession(`${path} is ${stat.size} bytes, over the import limit of ${IMPORT_MAX_BYTES}`);
+    if (stat.size > JSON_SESSION_MAX_BYTES)
+      throw new UnreadableSession(
+        `${path} is ${stat.size} bytes, over the limit of ${JSON_SESSION_MAX_BYTES} for a session that is one JSON document`,
+      );
     let text = await handle.readFile('utf8');
     if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
     try {

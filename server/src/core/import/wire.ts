@@ -23,6 +23,7 @@ import type {
 import type { Message } from '../../../../shared/history';
 import { toAnthropic } from '../history/providers';
 import { Replayer } from '../history/replay';
+import type { Turns } from '../turns';
 import { type ResponseBlock, responseEvents } from './conversion';
 import type { Json } from './records';
 
@@ -34,16 +35,28 @@ export interface WireMessage {
   [field: string]: unknown;
 }
 
-/** Canonical JSON: sorted keys, no cache_control (caching is not content). */
+/** Canonical JSON: sorted keys, no cache_control (caching is not content). Written in one walk, no copies. */
 export function canonical(value: unknown): string {
-  return JSON.stringify(sortKeys(value));
+  return canon(value) ?? 'null';
 }
-function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys);
-  if (value === null || typeof value !== 'object') return value;
-  const out: Json = {};
-  for (const key of Object.keys(value).sort()) if (key !== 'cache_control') out[key] = sortKeys((value as Json)[key]);
-  return out;
+function canon(value: unknown): string | undefined {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i++) out += (i ? ',' : '') + (canon(value[i]) ?? 'null');
+    return `${out}]`;
+  }
+  const keys = Object.keys(value).sort();
+  let out = '{';
+  let first = true;
+  for (const key of keys) {
+    if (key === 'cache_control') continue;
+    const item = canon((value as Json)[key]);
+    if (item === undefined) continue;
+    out += `${first ? '' : ','}${JSON.stringify(key)}:${item}`;
+    first = false;
+  }
+  return `${out}}`;
 }
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -85,6 +98,58 @@ export function sameMessage(a: WireMessage, b: WireMessage): boolean {
   return normalHash(a) === normalHash(b);
 }
 
+/**
+ * A request's messages: the first `length` of an array that a chain of requests shares, each
+ * keeping its base's messages and adding its own (so n requests of a session hold n messages,
+ * not n histories). A request that keeps fewer than its base has, or branches off a base another
+ * request grew already, gets a copy of what it keeps.
+ */
+export class Messages {
+  private constructor(
+    private readonly array: WireMessage[],
+    readonly length: number,
+  ) {}
+
+  static of(list: readonly WireMessage[]): Messages {
+    return new Messages([...list], list.length);
+  }
+
+  /** The first `keep` of these, then `more`. */
+  then(keep: number, more: readonly WireMessage[]): Messages {
+    const kept = Math.min(keep, this.length);
+    const grows = kept === this.length && this.array.length === this.length;
+    const array = grows ? this.array : this.array.slice(0, kept);
+    array.push(...more);
+    return new Messages(array, kept + more.length);
+  }
+
+  at(i: number): WireMessage {
+    return this.array[i]!;
+  }
+
+  /** How many leading messages two lists share, as the same objects. */
+  shared(other: Messages | undefined): number {
+    if (!other) return 0;
+    const end = Math.min(this.length, other.length);
+    if (other.array === this.array) return end;
+    let i = 0;
+    while (i < end && this.array[i] === other.array[i]) i++;
+    return i;
+  }
+
+  /** How many assistant messages come before message `i` (kept per array, counted once). */
+  assistantsBefore(i: number): number {
+    let counts = ordinals.get(this.array);
+    if (!counts) ordinals.set(this.array, (counts = [0]));
+    while (counts.length <= i) {
+      const n = counts.length - 1;
+      counts.push(counts[n]! + (this.array[n]!.role === 'assistant' ? 1 : 0));
+    }
+    return counts[i]!;
+  }
+}
+const ordinals = new WeakMap<WireMessage[], number[]>();
+
 /** What the events need to know that the messages alone do not say, from the agent's file. */
 export interface SessionFacts {
   /** True for text the user typed (else it is text the agent added: a reminder, a record). */
@@ -111,8 +176,9 @@ export class EventWriter {
   readonly outputs = new Map<string, string>();
   readonly notes: string[] = [];
   private readonly replayer = new Replayer(AS_SENT);
-  /** Hashes of replayed messages that can no longer change (all but the last). */
-  private readonly hashes = new WeakMap<Message, string>();
+  /** Hashes of the replayed messages that can no longer change (all but the last), of the history `settledOf`. */
+  private settled: string[] = [];
+  private settledOf: readonly Message[] | undefined;
 
   constructor(private readonly facts: SessionFacts) {}
 
@@ -126,29 +192,35 @@ export class EventWriter {
   /**
    * The history a request would send now, as hashes in wire form (results still open included,
    * interrupted ones not), and the last message itself (the one a request may add blocks to).
+   * The hashes of messages that can no longer change are kept from one call to the next.
    */
-  history(): { hashes: string[]; last: WireMessage | undefined } {
+  history(): HistoryHashes {
     const messages = this.replayer.messages;
+    if (messages !== this.settledOf) {
+      // A compaction or a rewind: a new history.
+      this.settledOf = messages;
+      this.settled = [];
+    }
     const pending = this.replayer.pending();
-    const hashes: string[] = [];
+    const settled = pending ? messages.length : Math.max(0, messages.length - 1);
+    while (this.settled.length < settled) this.settled.push(normalHash(toWire(messages[this.settled.length]!)));
+    const rest: string[] = [];
     let last: WireMessage | undefined;
-    for (let i = 0; i < messages.length; i++) {
-      const settled = i < messages.length - 1 || pending !== undefined;
-      let hash = settled ? this.hashes.get(messages[i]!) : undefined;
-      if (hash === undefined) {
-        const wire = toWire(messages[i]!);
-        hash = normalHash(wire);
-        if (settled) this.hashes.set(messages[i]!, hash);
-        else last = wire;
-      }
-      hashes.push(hash);
+    if (settled < messages.length) {
+      last = toWire(messages[messages.length - 1]!);
+      rest.push(normalHash(last));
     }
     if (pending) {
       last = toWire(pending);
-      hashes.push(normalHash(last));
+      rest.push(normalHash(last));
     }
     if (!last && messages.length) last = toWire(messages[messages.length - 1]!);
-    return { hashes, last };
+    const kept = this.settled;
+    return {
+      length: kept.length + rest.length,
+      hashAt: (i) => (i < kept.length ? kept[i]! : rest[i - kept.length]!),
+      last,
+    };
   }
 
   /** Events for one message; `continues` when its blocks join the message before (a request added them to it). */
@@ -262,20 +334,29 @@ function toWire(message: Message): WireMessage {
   return toAnthropic([message])[0] as unknown as WireMessage;
 }
 
+/** The history a request is compared with: its messages' hashes, and its last message. */
+export interface HistoryHashes {
+  length: number;
+  hashAt(i: number): string;
+  last: WireMessage | undefined;
+}
+
 /**
  * What a request adds to the history the events replay: the new blocks of its last message and
- * the messages after it; undefined when the request does not continue that history.
+ * the messages after it; undefined when the request does not continue that history. The first
+ * `known` messages are known to be the history's (the previous request's own, checked then).
  */
 function added(
-  history: { hashes: readonly string[]; last: WireMessage | undefined },
-  request: readonly WireMessage[],
+  history: HistoryHashes,
+  request: Messages,
+  known: number,
 ): { blocks: WireBlock[]; role: string; from: number } | undefined {
-  const { hashes, last } = history;
-  if (request.length < hashes.length) return undefined;
-  for (let i = 0; i < hashes.length - 1; i++) if (hashes[i] !== normalHash(request[i]!)) return undefined;
+  const { length, last } = history;
+  if (request.length < length) return undefined;
+  for (let i = known; i < length - 1; i++) if (history.hashAt(i) !== normalHash(request.at(i))) return undefined;
   if (!last) return { blocks: [], role: '', from: 0 };
-  const at = request[hashes.length - 1]!;
-  if (hashes[hashes.length - 1] === normalHash(at)) return { blocks: [], role: last.role, from: hashes.length };
+  const at = request.at(length - 1);
+  if (history.hashAt(length - 1) === normalHash(at)) return { blocks: [], role: last.role, from: length };
   const mine = blocksOf(last);
   const theirs = blocksOf(at);
   if (at.role !== last.role || theirs.length < mine.length) return undefined;
@@ -284,17 +365,11 @@ function added(
   const { content: _a, ...mineRest } = last;
   const { content: _b, ...theirsRest } = at;
   if (canonical(mineRest) !== canonical(theirsRest)) return undefined;
-  return { blocks: theirs.slice(mine.length), role: last.role, from: hashes.length };
-}
-
-/** For each message, how many assistant messages come before it. */
-function assistantOrdinals(messages: readonly WireMessage[]): number[] {
-  let seen = 0;
-  return messages.map((m) => (m.role === 'assistant' ? seen++ : seen));
+  return { blocks: theirs.slice(mine.length), role: last.role, from: length };
 }
 
 export interface SentRequest {
-  messages: WireMessage[];
+  messages: Messages;
   ts: string | undefined;
   /** The system prompt and tools it sent, when the file records them: written once per change. */
   shape?: RequestShapeEvent;
@@ -315,20 +390,25 @@ export interface Follow<R extends SentRequest> {
  * Turns requests into events, checking that the replay gives each one back. A request it does
  * not give back is marked on its model_call (`rebuilt`, with why); returns how many were exact.
  */
-export function followRequests<R extends SentRequest>(
+export async function followRequests<R extends SentRequest>(
   writer: EventWriter,
   requests: readonly R[],
+  turns: Turns,
   follow: Follow<R>,
-): { exact: number } {
+): Promise<{ exact: number }> {
   let previous: R | undefined;
+  /** The last request the replay gave back exactly: its messages are the history's. */
+  let matched: Messages | undefined;
   let exact = 0;
   let shape: string | undefined;
   for (const [k, request] of requests.entries()) {
-    const more = added(writer.history(), request.messages);
-    const ordinals = assistantOrdinals(request.messages);
+    await turns.maybe();
+    const { messages } = request;
+    const known = messages.shared(matched);
+    const more = added(writer.history(), messages, Math.max(0, known - 1));
     const write = (from: number) => {
-      for (let i = from; i < request.messages.length; i++)
-        writer.message(request.messages[i]!, request.ts, { ordinal: ordinals[i]! });
+      for (let i = from; i < messages.length; i++)
+        writer.message(messages.at(i), request.ts, { ordinal: messages.assistantsBefore(i) });
     };
     if (more) {
       if (more.blocks.length)
@@ -339,13 +419,19 @@ export function followRequests<R extends SentRequest>(
       writer.push(compaction);
       write(summaryMessage ? 1 : 0);
     }
-    const check = writer.history().hashes;
+    const check = writer.history();
+    // Messages it shares with the last request given back are unchanged, unless the history restarted.
+    const from = more ? Math.max(0, known - 1) : 0;
+    const differs = firstDifference(check, messages, from);
     const problem =
       request.unresolved ??
-      (check.length !== request.messages.length || check.some((h, i) => h !== normalHash(request.messages[i]!))
-        ? `request ${k + 1} could not be rebuilt from its messages (message ${firstDifference(check, request.messages) + 1} differs)`
+      (check.length !== messages.length || differs < messages.length
+        ? `request ${k + 1} could not be rebuilt from its messages (message ${differs + 1} differs)`
         : undefined);
-    if (!problem) exact++;
+    if (!problem) {
+      exact++;
+      matched = messages;
+    } else matched = undefined;
     if (request.shape && request.shape.hash !== shape) {
       writer.push(request.shape);
       shape = request.shape.hash;
@@ -363,8 +449,9 @@ export function followRequests<R extends SentRequest>(
   return { exact };
 }
 
-function firstDifference(hashes: readonly string[], messages: readonly WireMessage[]): number {
-  let i = 0;
-  while (i < hashes.length && i < messages.length && hashes[i] === normalHash(messages[i]!)) i++;
+/** The index of the first message where the history and the request differ (their shorter length when none). */
+function firstDifference(history: HistoryHashes, messages: Messages, from: number): number {
+  let i = from;
+  while (i < history.length && i < messages.length && history.hashAt(i) === normalHash(messages.at(i))) i++;
   return i;
 }

@@ -159,7 +159,7 @@ export class Inspection {
     const entry = await this.entry(runId);
     // Figures need every result's tokens: counted once per content, then only looked at.
     await countValueTokens(this.store, runId, entry.events);
-    const { outline, modelCall, model, computed } = this.compute(entry, params);
+    const { outline, modelCall, model, computed } = await this.compute(entry, params);
     if (computed) this.remember(runId);
     const rows: InspectRow[] = [];
     if (model && from < entry.events.length) {
@@ -173,10 +173,10 @@ export class Inspection {
    * The outline a request asks for and, when it asks for rows, the model's side of every event
    * at its model call: from the copy's caches, or computed into them (`computed`).
    */
-  private compute(
+  private async compute(
     entry: Entry,
     params: InspectParams,
-  ): { outline: Outline; modelCall: number; model: ModelView | undefined; computed: boolean } {
+  ): Promise<{ outline: Outline; modelCall: number; model: ModelView | undefined; computed: boolean }> {
     const { events, existingValues } = entry;
     const view = params.view ?? 'sent';
     const policy = this.policyOf(params, isImported(events));
@@ -184,7 +184,7 @@ export class Inspection {
     let computed = false;
     let outline = entry.outlines.get(key);
     if (!outline) {
-      outline = buildOutline(events, existingValues, { view, policy });
+      outline = await buildOutline(events, existingValues, { view, policy });
       entry.outlines.set(key, outline);
       computed = true;
     }
@@ -217,7 +217,7 @@ export class Inspection {
     if (outline && current.pages[`${key}@${outline.modelCalls.length}`]) return;
     const entry = this.settled.get(runId) ?? (await this.catchUp(runId));
     await countValueTokens(this.store, runId, entry.events);
-    this.compute(entry, first);
+    await this.compute(entry, first);
     const index = indexOf(entry);
     if (index) await this.indexes.put(runId, index);
   }

@@ -20,6 +20,7 @@ import { type ArchiveNeed, applyHistoryPolicy, resultInfos } from '../history/po
 import { replayStructured, resultText, type Segment, type StructuredReplay } from '../history/replay';
 import { bodySizes, countTokens, TOKENIZER } from '../history/tokens';
 import { countLines, cutToBytes, utf8Bytes } from '../text';
+import { Turns } from '../turns';
 
 export const CELL_MAX_BYTES = 8192;
 export const CELL_MAX_LINES = 200;
@@ -187,15 +188,18 @@ function fullResultSizes(
  * Bytes and tokens per event over histories (a replay's segments), as prefix sums (index i:
  * events before i): the blocks as sent, or (`full`) with every result in full, the same history.
  */
-function prefixSizes(
+async function prefixSizes(
   events: readonly TranscriptEvent[],
   segments: readonly Segment[],
   full: boolean,
-): { bytes: Float64Array; tokens: Float64Array } {
+  turns: Turns,
+): Promise<{ bytes: Float64Array; tokens: Float64Array }> {
   const bytes = new Float64Array(events.length + 1);
   const tokens = new Float64Array(events.length + 1);
   for (const { messages, owners } of segments) {
-    messages.forEach((message, i) => {
+    for (const [i, message] of messages.entries()) {
+      // Counting tokens is the slow part: the server answers others between slices.
+      await turns.maybe();
       message.content.forEach((block, j) => {
         const owner = owners[i]![j]!;
         const event = events[owner.event]!;
@@ -208,7 +212,7 @@ function prefixSizes(
         bytes[owner.event + 1]! += size.bytes;
         tokens[owner.event + 1]! += size.tokens;
       });
-    });
+    }
   }
   for (let i = 1; i <= events.length; i++) {
     bytes[i]! += bytes[i - 1]!;
@@ -253,19 +257,20 @@ export interface OutlineOptions {
  * an estimate of the request body sent to the provider; tokens of bodies over 64 KiB are scaled from a sample.
  * "Full" is the same history with every result in full; "sent" is the view asked for.
  */
-export function buildOutline(
+export async function buildOutline(
   events: readonly TranscriptEvent[],
   existingValues: ReadonlySet<string>,
   options: OutlineOptions = {},
-): Outline {
+  turns = new Turns(),
+): Promise<Outline> {
   const { view, policy } = options;
   const replay = replayStructured({ events, existingValues, ...(view ? { view } : {}) });
-  const naive = prefixSizes(events, segmentsOf(replay), true);
-  const sent = prefixSizes(events, segmentsOf(replay), false);
+  const naive = await prefixSizes(events, segmentsOf(replay), true, turns);
+  const sent = await prefixSizes(events, segmentsOf(replay), false, turns);
   const infos = policy ? resultInfos(events, existingValues) : undefined;
   const older =
     policy && infos
-      ? prefixSizes(
+      ? await prefixSizes(
           events,
           segmentsOf(replay).map((segment) => ({
             ...segment,
@@ -273,6 +278,7 @@ export function buildOutline(
               .messages,
           })),
           false,
+          turns,
         )
       : undefined;
   const called = new Set(events.flatMap((e) => (e.type === 'assistant' ? (e.toolCalls ?? []).map((c) => c.id) : [])));

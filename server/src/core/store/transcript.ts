@@ -97,14 +97,32 @@ export async function writeEvents(
   const handle = await openFile(root, tmp, CREATE_NEW);
   try {
     try {
+      // Lines gathered into writes of about 1 MiB: one system call per batch, not per event.
+      let batch: Buffer[] = [];
+      let batched = 0;
+      const flush = async () => {
+        for (let rest = batch; rest.length; ) {
+          const { bytesWritten } = await handle.writev(rest);
+          let left = bytesWritten;
+          while (rest.length && left >= rest[0]!.length) left -= rest.shift()!.length;
+          if (left > 0) rest[0] = rest[0]!.subarray(left);
+          if (bytesWritten === 0) throw new Error(`${tmp} took no bytes`);
+        }
+        batch = [];
+        batched = 0;
+      };
       for (const event of events) {
         const parts = encodeLine(event.ts ? event : { ...event, ts: new Date().toISOString() });
-        if (parts.reduce((n, b) => n + b.length, 0) > EVENT_LINE_MAX_BYTES)
+        const size = parts.reduce((n, b) => n + b.length, 0);
+        if (size > EVENT_LINE_MAX_BYTES)
           throw new LineTooLong(
             `an event of the run is over the ${EVENT_LINE_MAX_BYTES}-byte limit of one transcript line`,
           );
-        await handle.writev(parts);
+        batch.push(...parts);
+        batched += size;
+        if (batched >= 1 << 20 || batch.length >= 512) await flush();
       }
+      await flush();
       await handle.sync();
     } finally {
       await handle.close();

@@ -1,0 +1,19 @@
+/**
+ * A long loop of pure work (converting a big session) that gives the event loop a turn every few
+ * milliseconds, so a server in the middle of it still answers other requests.
+ */
+import { setImmediate as nextTurn } from 'node:timers/promises';
+
+/** How long work goes on before it lets the event loop run. */
+const SLICE_MS = 8;
+
+export class Turns {
+  private since = performance.now();
+
+  /** Yields when the slice is spent; cheap to call on every step of a loop. */
+  async maybe(): Promise<void> {
+    if (performance.now() - this.since < SLICE_MS) return;
+    await nextTurn();
+    this.since = performance.now();
+  }
+}

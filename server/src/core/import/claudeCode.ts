@@ -329,7 +329,7 @@ async function rebuildRequests(session: Session, turns: Turns): Promise<Rebuilt[
         tail.push(guess);
       }
     }
-    const messages = base ? base.messages.then(keep, tail) : Messages.of(tail);
+    const messages = base ? base.messages.keeping(keep, tail) : Messages.of(tail);
     since = [];
     const shape = typeof r.shapeHash === 'string' ? shapes.get(r.shapeHash) : undefined;
     const request: Rebuilt = {

@@ -114,8 +114,8 @@ export class Messages {
     return new Messages([...list], list.length);
   }
 
-  /** The first `keep` of these, then `more`. */
-  then(keep: number, more: readonly WireMessage[]): Messages {
+  /** The first `keep` of these, followed by `more`. */
+  keeping(keep: number, more: readonly WireMessage[]): Messages {
     const kept = Math.min(keep, this.length);
     const grows = kept === this.length && this.array.length === this.length;
     const array = grows ? this.array : this.array.slice(0, kept);
@@ -140,7 +140,10 @@ export class Messages {
   /** How many assistant messages come before message `i` (kept per array, counted once). */
   assistantsBefore(i: number): number {
     let counts = ordinals.get(this.array);
-    if (!counts) ordinals.set(this.array, (counts = [0]));
+    if (!counts) {
+      counts = [0];
+      ordinals.set(this.array, counts);
+    }
     while (counts.length <= i) {
       const n = counts.length - 1;
       counts.push(counts[n]! + (this.array[n]!.role === 'assistant' ? 1 : 0));

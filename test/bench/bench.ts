@@ -10,16 +10,19 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { RetentionService } from '../../server/src/core/service';
 import {
   AppendRequest,
+  ImportRequest,
   InspectRequest,
   PeekRequest,
   ReplayRequest,
   RetainFileRequest,
   RetainRequest,
   SearchRunRequest,
+  StatusRequest,
   TranscriptRequest,
   ValuesRequest,
 } from '../../shared/protocol';
 import { BIG_RUN, recordBigRun } from '../helpers/bigRun';
+import { writeBigSession } from '../helpers/bigSession';
 import { SERVER_JS, ServerProcess } from '../helpers/serverProcess';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
 import { contextEconomy, measureRetrievable, RETRIEVABLE } from './contextEconomy';
@@ -561,6 +564,53 @@ async function benchDedupe(): Promise<void> {
   }
 }
 
+/**
+ * Importing Claude Code sessions of 1, 10 and 50 MB (exact-format, every request rebuilt), each
+ * into a fresh server: the time to its answer, the rate, the server's peak memory over what it
+ * held before, and how long a status request waited while the 50 MB one imported; beside the
+ * floor for any importer in Node: the same file read and every line JSON-parsed, in one process.
+ */
+async function benchImport(): Promise<void> {
+  const dir = tempDir('retained-bench-import-');
+  for (const mb of [1, 10, 50]) {
+    const file = join(dir, `session-${mb}.jsonl`);
+    const calls = await writeBigSession(file, mb * MB);
+    const parse = await measured(process.execPath, [
+      '-e',
+      `const fs=require('fs');let n=0;for(const l of fs.readFileSync(${JSON.stringify(file)},'utf8').split('\\n'))if(l)JSON.parse(l),n++;console.log(n)`,
+    ]);
+    const server = await ServerProcess.start({ workspace: dir });
+    try {
+      const before = server.peakRssBytes();
+      const waits: number[] = [];
+      let answered = false;
+      const started = Date.now();
+      const importing = server.request(ImportRequest.type, { path: file }).then((r) => {
+        answered = true;
+        return r;
+      });
+      while (mb === 50 && !answered) {
+        const t = Date.now();
+        await server.request(StatusRequest.type, {});
+        waits.push(Date.now() - t);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      const result = await importing;
+      const ms = Date.now() - started;
+      const peak = server.peakRssBytes();
+      rows.push([
+        `import a Claude Code session (${result.fidelity}, ${calls.toLocaleString('en-US')} model calls)`,
+        `${mb} MB`,
+        `${fmt(ms, 0)} ms, ${fmt(mb / (ms / 1000), 1)} MB/s, peak ${fmt(peak / MB, 0)} MB RSS (${fmt((peak - before) / (mb * MB), 1)}× the file over the ${fmt(before / MB, 0)} MB before)${waits.length ? `; retained/status meanwhile: at most ${Math.max(...waits)} ms over ${waits.length}` : ''}`,
+        `read and JSON.parse of every line: ${fmt(parse.ms, 0)} ms, peak ${fmt(parse.peakBytes / MB, 0)} MB`,
+        `${fmt(ms / parse.ms, 1)}× its time`,
+      ]);
+    } finally {
+      await server.stop();
+    }
+  }
+}
+
 function markdownTable(header: string[], body: string[][]): string {
   return [header, header.map(() => '---'), ...body].map((r) => `| ${r.join(' | ')} |`).join('\n');
 }
@@ -607,6 +657,7 @@ async function main(): Promise<void> {
   if (wanted('tree')) await benchTree();
   if (wanted('dedupe')) await benchDedupe();
   if (wanted('limits')) await benchLimits();
+  if (wanted('import')) await benchImport();
   const table = markdownTable(['what', 'input', 'Retained Outputs', 'baseline', 'ratio'], rows);
   console.log(table);
   mkdirSync('test-output', { recursive: true });

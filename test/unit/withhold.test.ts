@@ -3,6 +3,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { RetentionService, type ServiceOptions } from '../../server/src/core/service';
 import { WITHHELD_NOTICE } from '../../server/src/core/withhold/notice';
+import { SecretGuard, SecretScan } from '../../server/src/core/withhold/secrets';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
 
 async function service(options: ServiceOptions = {}) {
@@ -148,6 +149,21 @@ describe('results a guard withholds', () => {
     const own = await s.retainer.retain({ runId: 'r', callId: 'c5', tool: 'Bash', text: 'ticket internal-123456' });
     assert.equal(own.withheld?.outcome, 'written');
     assert.equal(readdirSync(join(s.store.root, 'withheld')).length, 4);
+  });
+
+  it('a user pattern matches anywhere on a line, however long; and in a stream split anywhere', () => {
+    const guard = new SecretGuard(['INTERNAL-[0-9]{6}']);
+    for (const at of [0, 4090, 4100, 70_000, 1_000_000]) {
+      const line = `${'x'.repeat(at)}INTERNAL-123456${'y'.repeat(500)}`;
+      assert.equal(guard.find(`first\n${line}\nlast`), 'retained.guard.patterns[0]', `at column ${at}`);
+      for (const cut of [at + 3, at + 9, Math.floor(at / 2) + 1]) {
+        const scan = new SecretScan(guard);
+        scan.push(line.slice(0, cut));
+        scan.push(line.slice(cut));
+        assert.equal(scan.found, 'retained.guard.patterns[0]', `at column ${at}, split at ${cut}`);
+      }
+    }
+    assert.equal(guard.find(`${'x'.repeat(100_000)}INTERNAL-12345`), undefined, 'no match, no withholding');
   });
 
   it('peek_value reads a withheld original only when the setting allows it', async () => {

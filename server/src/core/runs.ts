@@ -31,8 +31,12 @@ export class Runs {
   async writable(given: string, startedAt?: string): Promise<string> {
     const runId = await this.key(given);
     if (!this.named.has(runId)) {
-      await this.store.ensureRunMeta(runId, given, startedAt);
-      this.named.add(runId);
+      // The name is a nicety: a store that cannot take it now (no descriptor, no room) is tried again later.
+      const named = await this.store.ensureRunMeta(runId, given, startedAt).then(
+        () => true,
+        () => false,
+      );
+      if (named) this.named.add(runId);
     }
     return runId;
   }

@@ -5,7 +5,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 
 /** How long work goes on before it lets the event loop run. */
-const SLICE_MS = 8;
+const SLICE_MS = 4;
 
 export class Turns {
   private since = performance.now();

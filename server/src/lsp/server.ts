@@ -130,7 +130,15 @@ function serve<P, R>(
   request: { type: RequestType<P, R, void> },
   run: (service: RetentionService, params: P, signal: AbortSignal) => Promise<R>,
 ): void {
-  const handler = async (params: P, token: CancellationToken): Promise<R | ResponseError<void>> => {
+  // The library hands positional params over as separate arguments, the cancellation token last.
+  const handler = async (...args: unknown[]): Promise<R | ResponseError<void>> => {
+    const token = args[args.length - 1] as CancellationToken;
+    const params = (args.length > 1 ? args[0] : undefined) as P;
+    if (args.length > 2)
+      return new ResponseError(
+        ErrorCodes.InvalidParams,
+        `params must be an object (got an array of ${args.length - 1} items)`,
+      );
     // A client's $/cancelRequest reaches the work as an AbortSignal (an import stops and undoes itself).
     const cancel = new AbortController();
     const listening = token.onCancellationRequested(() => cancel.abort());

@@ -580,13 +580,15 @@ const USED = new Set([
  * A record as the import holds it: whole when the conversion uses its kind, else only what
  * counting it, dating the run and following the chain of lines through it need.
  */
-export function claudeCodeRecord(record: Json): Json {
+export function claudeCodeRecord(record: Json): Json | undefined {
   if (record.type === 'user' && 'toolUseResult' in record) {
     // The tool's own answer, a second copy of the result the message holds: not needed.
     const { toolUseResult: _copy, ...line } = record;
     return line;
   }
   if (USED.has(recordKind(record)) || USED.has(String(record.type))) return record;
+  // A record on no chain of lines is only counted.
+  if (typeof record.uuid !== 'string') return undefined;
   const slim: Json = { type: record.type };
   for (const key of [
     'subtype',

@@ -6,6 +6,7 @@
  */
 import { constants } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
+import { Turns } from '../turns';
 
 /** Opens for reading without waiting: a FIFO would otherwise block the open until a writer comes. */
 export const READ_NOW = constants.O_RDONLY | constants.O_NONBLOCK;
@@ -60,33 +61,41 @@ export async function readSessionRecords(
     const skip = (line: number) => {
       if (out.skippedLineCount++ < SKIPPED_LINES_LISTED) out.skippedLines.push(line);
     };
+    /** A line begun in an earlier chunk: its parts (copies), and its size so far. */
     let pending: Buffer[] = [];
     let pendingBytes = 0;
     let lineNo = 0;
-    const finishLine = () => {
+    const record = (text: string) => {
       lineNo++;
-      const oversized = pendingBytes > RECORD_MAX_BYTES;
-      const line = oversized ? undefined : Buffer.concat(pending, pendingBytes);
-      pending = [];
-      pendingBytes = 0;
-      if (!line) return skip(lineNo);
-      let text = line.toString('utf8');
       if (lineNo === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-      if (text.trim() === '') return;
+      if (text.length === 0 || text.trim() === '') return;
+      let value: unknown;
       try {
-        const value = JSON.parse(text) as unknown;
-        if (typeof value !== 'object' || value === null || Array.isArray(value)) return skip(lineNo);
-        const kept = wanted(value as Json);
-        if (kept) out.records.push(kept);
-        else {
-          const kind = recordKind(value as Json);
-          out.dropped[kind] = (out.dropped[kind] ?? 0) + 1;
-        }
+        value = JSON.parse(text);
       } catch {
-        skip(lineNo);
+        return skip(lineNo);
+      }
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) return skip(lineNo);
+      const kept = wanted(value as Json);
+      if (kept) out.records.push(kept);
+      else {
+        const kind = recordKind(value as Json);
+        out.dropped[kind] = (out.dropped[kind] ?? 0) + 1;
       }
     };
+    /** Ends the line whose last part is `chunk[from, to)`: decoded in place when it lies in one chunk. */
+    const endLine = (chunk: Buffer, from: number, to: number) => {
+      const bytes = pendingBytes + (to - from);
+      if (bytes > RECORD_MAX_BYTES) {
+        lineNo++;
+        skip(lineNo);
+      } else if (pendingBytes === 0) record(chunk.toString('utf8', from, to));
+      else record(Buffer.concat([...pending, chunk.subarray(from, to)], bytes).toString('utf8'));
+      pending = [];
+      pendingBytes = 0;
+    };
     const chunk = Buffer.allocUnsafe(1 << 20);
+    const turns = new Turns();
     for (;;) {
       const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
       if (bytesRead === 0) break;
@@ -95,21 +104,20 @@ export async function readSessionRecords(
       if (out.bytes > IMPORT_MAX_BYTES)
         throw new UnreadableSession(`${path} grew past the import limit of ${IMPORT_MAX_BYTES} bytes`);
       let from = 0;
-      for (let nl = chunk.indexOf(0x0a, from); nl !== -1 && nl < bytesRead; nl = chunk.indexOf(0x0a, from)) {
-        keep(chunk.subarray(from, nl));
-        finishLine();
+      for (let nl = chunk.indexOf(0x0a, 0); nl !== -1 && nl < bytesRead; nl = chunk.indexOf(0x0a, from)) {
+        endLine(chunk, from, nl);
         from = nl + 1;
+        if ((lineNo & 255) === 0) await turns.maybe();
       }
-      if (from < bytesRead) keep(chunk.subarray(from, bytesRead));
+      if (from < bytesRead) {
+        pendingBytes += bytesRead - from;
+        // Past the cap, only count: the line is skipped whole.
+        if (pendingBytes <= RECORD_MAX_BYTES) pending.push(Buffer.from(chunk.subarray(from, bytesRead)));
+        else pending = [];
+      }
     }
-    if (pendingBytes > 0) finishLine();
+    if (pendingBytes > 0) endLine(Buffer.alloc(0), 0, 0);
     return out;
-
-    function keep(part: Buffer): void {
-      pendingBytes += part.length;
-      // Past the cap, only count: the line is skipped whole.
-      if (pendingBytes <= RECORD_MAX_BYTES) pending.push(Buffer.from(part));
-    }
   } finally {
     await handle.close();
   }

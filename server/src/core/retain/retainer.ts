@@ -27,7 +27,7 @@ import type { NewValue } from '../store/store';
 import { LineTooLong } from '../store/transcript';
 import { countLines, utf8Bytes, utf8Slices } from '../text';
 import { SecretScan } from '../withhold/secrets';
-import { BATCH_DEADLINE_MS, type Withheld, type Withholder } from '../withhold/withholder';
+import type { Withheld, Withholder } from '../withhold/withholder';
 import { BadEscape, type EscapedText } from './escapedText';
 import { fileChunks } from './fileSource';
 import { Scan, type ScanResult } from './scan';
@@ -49,7 +49,7 @@ export class Retainer {
    */
   async retain(input: RetainParams, door: Door = {}): Promise<RetainResult> {
     const params = check(RetainParams, input);
-    const deadline = Date.now() + BATCH_DEADLINE_MS;
+    const deadline = this.withholder.deadline();
     const runId = await this.ctx.runs.writable(params.runId);
     return this.ctx.writing(runId, async () => {
       const { text, isError = false } = params;
@@ -160,7 +160,7 @@ export class Retainer {
           return await this.withheld(
             runId,
             { ...ended, isError, reason, original: { file: staged.tmp, bytes: staged.bytes, sha256: staged.sha256 } },
-            Date.now() + BATCH_DEADLINE_MS,
+            this.withholder.deadline(),
             scan.bytes,
             scan.lines,
           );

@@ -65,7 +65,7 @@ export async function openFile(root: string, path: string, flags: number, mode =
 export async function openRegular(path: string, flags = READ, mode = 0o644): Promise<fs.FileHandle> {
   let handle: fs.FileHandle;
   try {
-    handle = await fs.open(path, flags | NOFOLLOW | NONBLOCK, mode);
+    handle = await openRetrying(path, flags | NOFOLLOW | NONBLOCK, mode);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ELOOP')
       throw new StoreEscape(`${path} is a symbolic link: links are not followed`);
@@ -80,6 +80,26 @@ export async function openRegular(path: string, flags = READ, mode = 0o644): Pro
     throw new StoreEscape(`${path} is not a regular file (a FIFO, a device or a folder is never read or written)`);
   }
   return handle;
+}
+
+/** How long an open waits for a descriptor when the process has none left (EMFILE), before it fails. */
+const DESCRIPTOR_WAIT_MS = 5000;
+
+/**
+ * An open that waits, a little at a time, while the process is out of file descriptors: many
+ * retains at once under a low `ulimit -n` each get one as others finish, rather than an error.
+ */
+async function openRetrying(path: string, flags: number, mode: number): Promise<fs.FileHandle> {
+  const deadline = Date.now() + DESCRIPTOR_WAIT_MS;
+  for (let wait = 1; ; wait = Math.min(wait * 2, 50)) {
+    try {
+      return await fs.open(path, flags, mode);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if ((code !== 'EMFILE' && code !== 'ENFILE') || Date.now() > deadline) throw err;
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+  }
 }
 
 export const READ = constants.O_RDONLY;

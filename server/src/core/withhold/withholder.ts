@@ -44,6 +44,8 @@ export interface Withheld {
 export interface WithholderOptions {
   /** Tests only: awaited before an original is written, to hold the write past its deadline. */
   beforeWrite?: (path: string) => Promise<void>;
+  /** The deadline of a batch a retain makes (default 30 s); `retained/withhold` names its own. */
+  deadlineMs?: number;
 }
 
 export class Withholder {
@@ -61,6 +63,11 @@ export class Withholder {
     const key = JSON.stringify(patterns);
     if (this.guardFor?.key !== key) this.guardFor = { key, guard: new SecretGuard(patterns) };
     return this.guardFor.guard;
+  }
+
+  /** The deadline of a batch queued now. */
+  deadline(): number {
+    return Date.now() + (this.options.deadlineMs ?? BATCH_DEADLINE_MS);
   }
 
   get dir(): string {

@@ -19,7 +19,8 @@ const node = {
 
 const builds = [
   // The language server bundles all of its dependencies: it runs under VS Code's own Node.
-  { ...node, entryPoints: { server: 'server/src/lsp/server.ts' }, outdir: 'dist' },
+  // Its entry starts the server, or an import on a thread of its own.
+  { ...node, entryPoints: { server: 'server/src/lsp/main.ts' }, outdir: 'dist' },
   // The command line (`retained`), with the MCP server and the Claude Code hook: the same core.
   { ...node, entryPoints: { cli: 'server/src/cli/main.ts' }, outdir: 'dist', banner: { js: '#!/usr/bin/env node' } },
   // The extension: everything but `vscode`, which the extension host provides.

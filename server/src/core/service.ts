@@ -176,6 +176,11 @@ export class RetentionService {
     }
   }
 
+  /** Another thread or process changed a run (an import on a thread of its own): as the watcher would say. */
+  changedElsewhere(runId: string): void {
+    this.changed(runId, false);
+  }
+
   /** A run changed: what is cached about it goes now; the notice goes once the burst is over. */
   private changed(runId: string, own: boolean): void {
     this.runs.forget(runId, !own);

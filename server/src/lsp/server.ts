@@ -31,6 +31,7 @@ import {
   ChangedNotification,
   CleanupRequest,
   DeleteRequest,
+  ImportParams,
   ImportRequest,
   InspectRequest,
   MAX_MESSAGE_BYTES,
@@ -54,6 +55,7 @@ import { RunExists } from '../core/import/importer';
 import { Sessions } from '../core/import/sessions';
 import { RetentionService } from '../core/service';
 import { FrameReader } from './frames';
+import { importOnThread } from './importThread';
 import { escapedTexts } from './liftText';
 
 /** The stream broke: say why and end, so the client restarts a server that can hear it. */
@@ -235,7 +237,8 @@ serve(WithholdRequest, (s, p) => s.withholder.withhold(p));
 serve(ReplayRequest, (s, p) => s.history.replay(p));
 serve(InspectRequest, (s, p) => s.inspection.inspect(p));
 serve(SearchRunRequest, (s, p) => s.inspection.search(p));
-serve(ImportRequest, (s, p, signal) => s.importer.import(p, signal));
+// Off the server's thread: a big session's parsing and its garbage never hold the other requests.
+serve(ImportRequest, (s, p, signal) => importOnThread(s, check(ImportParams, p), workspaceRoot, signal));
 serve(SessionRequest, (_s, p) => {
   if (!sessions) throw new InvalidInput('retained/session needs a sessionsRoot in initializationOptions');
   return sessions.cache.open(p);

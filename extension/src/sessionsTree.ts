@@ -3,7 +3,7 @@
  * first, read where the agents keep them and refreshed while the view is visible. Opening one
  * shows it in the inspector, followed live; nothing goes into the store unless it is imported.
  * A session whose run is in the store already (the hook wrote it as the agent ran, or it was
- * imported) is that run: it says so, and opens the run, so one conversation is one run.
+ * imported) says so: importing it enriches that run, never a second one.
  */
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
@@ -71,13 +71,11 @@ export class SessionsTree implements vscode.TreeDataProvider<AgentSession>, vsco
       `**${AGENT_NAMES[session.agent]}** session\n\n${session.title}\n\n\`${session.path}\``,
     );
     item.command = { command: 'retained.openSession', title: 'Open in Inspector', arguments: [session] };
-    const runId = this.stored.get(basename(session.path, '.jsonl'));
-    if (runId) {
+    if (this.stored.has(basename(session.path, '.jsonl'))) {
       item.description += ' · in Runs';
       item.tooltip.appendMarkdown(
-        '\n\nIts run is in the store: opening it opens that run. Import it to bring in the requests the session file records; every value the run holds is kept.',
+        "\n\nIts run is in Runs (Retained Outputs' hook wrote it as the agent ran). Import the session to bring its requests into that run: one run, every value it holds kept.",
       );
-      item.command = { command: 'retained.openInspector', title: 'Open in Inspector', arguments: [runId] };
     }
     return item;
   }

@@ -1,8 +1,9 @@
 /** Human-readable sizes, ages and token counts, for the extension and the inspector alike. */
 
+/** Sizes in binary units, named as they are (KiB, MiB): the same figure everywhere it is shown. */
 export function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
-  const units = ['KB', 'MB', 'GB', 'TB'];
+  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
   let value = bytes / 1024;
   let unit = 0;
   while (value >= 1024 && unit < units.length - 1) {
@@ -39,10 +40,17 @@ export function formatWhen(iso: string, now = new Date()): string {
   return sameDay ? at.toLocaleTimeString() : at.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 }
 
-/** How much smaller `sent` is than `full`, as "−87 %" (or "±0 %"). */
+/**
+ * How much smaller `sent` is than `full`: "−87 %"; near the ends with a decimal, so 272 of
+ * 114k tokens reads "−99.8 %" and a small saving "−0.3 %"; "±0 %" only when they are equal.
+ */
 export function formatSaving(sent: number, full: number): string {
-  if (full <= 0 || sent >= full) return '±0 %';
-  return `−${Math.round((1 - sent / full) * 100)} %`;
+  if (full <= 0 || sent === full) return '±0 %';
+  const percent = ((full - sent) / full) * 100;
+  const sign = percent > 0 ? '−' : '+';
+  const size = Math.abs(percent);
+  const shown = size < 1 || size > 99 ? Math.min(size, 99.9).toFixed(1) : String(Math.round(size));
+  return `${sign}${shown} %`;
 }
 
 /** A count with its noun, singular or plural: "1 line", "3,400 lines", "1 value". */

@@ -664,8 +664,17 @@ export type InspectQuery = z.infer<typeof InspectQuery>;
 export const InspectParams = InspectQuery.extend({ runId: id, store });
 export type InspectParams = z.infer<typeof InspectParams>;
 
+/** An imported run's other view, its figures only: as its agent sent it, or with Retained Outputs. */
+export interface Compare {
+  view: View;
+  totals: Outline['totals'];
+  modelCalls: Pick<ModelCallFigures, 'tokensSent' | 'bytesSent'>[];
+}
+
 export interface InspectResult {
   outline: Outline;
+  /** For an imported run: the other view's figures, so the two are read side by side in either view. */
+  compare?: Compare;
   /** The model call the rows show, after clamping. */
   modelCall: number;
   rows: InspectRow[];

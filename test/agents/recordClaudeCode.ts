@@ -103,6 +103,29 @@ function png(): Buffer {
   ]);
 }
 
+/** An Elixir module of `functions` clauses (~34 bytes a line), with `{:error, _} ->` in its code: not an error a command printed. */
+const elixir = (functions: number) =>
+  [
+    'defmodule Worker do',
+    ...Array.from({ length: functions }, (_, i) =>
+      [
+        `  def step_${i}(input) do`,
+        `    case fetch(input, ${i}) do`,
+        '      {:ok, value} -> {:ok, value}',
+        '      {:error, _} -> :retry',
+        '    end',
+        '  end',
+        '',
+      ].join('\n'),
+    ),
+    'end',
+    '',
+  ].join('\n');
+
+/** A JSON catalogue of `items` entries (~90 bytes each). */
+const catalog = (items: number) =>
+  `${JSON.stringify({ items: Array.from({ length: items }, (_, i) => ({ id: i + 1, name: `item ${i + 1}`, tags: ['a', 'b'], price: i * 1.5 })) }, null, 2)}\n`;
+
 /** A text file of `lines` numbered rows, about 36 bytes each. */
 const rows = (lines: number) =>
   Array.from({ length: lines }, (_, i) => `row ${String(i + 1).padStart(6, '0')}: the quick brown fox\n`).join('');
@@ -383,6 +406,22 @@ const scenarios: Scenario[] = [
         ],
       },
       { prompt: 'after the resume', reply: [text('Resumed, thoughts kept.')] },
+    ],
+  },
+  {
+    name: 'read-code',
+    files: { 'lib/worker.ex': elixir(150), 'data/catalog.json': catalog(250) },
+    allowedTools: ['Read'],
+    steps: [{ prompt: 'Scenario read-code: read the worker and the catalogue.' }],
+    rules: [
+      {
+        prompt: 'read-code',
+        reply: [
+          tool('toolu_rc1', 'Read', { file_path: work('read-code', 'lib/worker.ex') }),
+          tool('toolu_rc2', 'Read', { file_path: work('read-code', 'data/catalog.json') }),
+        ],
+      },
+      { after: 'toolu_rc2', reply: [text('The worker retries on every error; the catalogue has 250 items.')] },
     ],
   },
   {

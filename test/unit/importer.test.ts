@@ -253,6 +253,27 @@ describe('importing agent sessions', () => {
       assert.match(stub, /Landmarks: error at line 10001/);
     });
 
+    it("file reads: each value is named after the file its call read, and a file's code gives no landmarks", async () => {
+      const s = await freshService();
+      const result = await importFile(s, recorded('read-code'));
+      assert.equal(result.retained, 2);
+      const values = await s.store.listValues(result.runId);
+      assert.deepEqual(values.map((v) => [v.callId, v.subject?.isFile, v.subject?.text.split('/').pop()]).sort(), [
+        ['toolu_rc1', true, 'worker.ex'],
+        ['toolu_rc2', true, 'catalog.json'],
+      ]);
+      const { events } = await s.transcript({ runId: result.runId });
+      const existing = new Set(values.map((v) => v.valueId));
+      const messages = rebuilt(events, 2, 'retained', existing);
+      const stubs = messages
+        .flatMap((m) => m.content)
+        .flatMap((b) => (b.type === 'tool_result' ? [resultText(b)] : []))
+        .filter((t) => t.startsWith('[retained #'));
+      assert.equal(stubs.length, 2);
+      // The Elixir file has `{:error, _} ->` on 150 lines: code, not an error a command printed.
+      for (const stub of stubs) assert.doesNotMatch(stub, /Landmarks/, stub.slice(0, 300));
+    });
+
     it('a full output whose file is gone is marked lost, the preview kept', async () => {
       const s = await freshService();
       const copy = tempDir();

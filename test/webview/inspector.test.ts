@@ -127,11 +127,14 @@ describe('inspector webview', () => {
     assert.ok(result.querySelector('.cell.model.form-stub'), 'the stub is highlighted');
     assert.match(
       rowText(result, 'model'),
-      /^.*stub.*saved \d+(\.\d)? KB.*\[retained #c1\] read result: \d+ bytes, 1501 lines/s,
+      /^.*stub.*saved \d+(\.\d)? KiB.*\[retained #c1\] read result: \d+ bytes, 1501 lines/s,
     );
     assert.match(rowText(all[0], 'model'), /not a message/);
     assert.match(view.container.querySelector('.header')!.textContent!, /8 events · 2 tool calls · 1 retained/);
-    assert.match(view.container.querySelector('.header')!.textContent!, /Model call 4/);
+    // Three model calls made; the fourth is the next, not counted as made.
+    assert.match(view.container.querySelector('.header')!.textContent!, /The next model call.*3 made so far/);
+    assert.match(view.container.querySelector('.header')!.textContent!, /All 3 model calls/);
+    assert.match(view.container.querySelector('.columns-head')!.textContent!, /the next model call$/);
   });
 
   it('selects a model call: later events are shown as not sent yet, and the choice is saved', async () => {
@@ -140,7 +143,7 @@ describe('inspector webview', () => {
     await act(async () => fireEvent.click(previous));
     await waitFor(() => assert.match(view.container.querySelector('.columns-head')!.textContent!, /model call 3$/));
     await waitFor(() =>
-      assert.match(rowText(rows()[6], 'model'), /not in this model call: first sent in model call 4/),
+      assert.match(rowText(rows()[6], 'model'), /not in this model call: first sent in the next model call/),
     );
     assert.match(rowText(rows()[5], 'model'), /notes\.html|<script>/, 'the hostile result was sent in model call 3');
     assert.equal((fake.state() as { modelCall?: number }).modelCall, 3);
@@ -186,7 +189,7 @@ describe('inspector webview', () => {
     const file = join(session, readdirSync(session).find((f) => f.endsWith('.jsonl'))!);
     const { rows, view, fake } = await mount(undefined, async (s) => (await s.importer.import({ path: file })).runId);
     const head = () => view.container.querySelector('.columns-head')!.textContent!;
-    assert.match(head(), /As Claude Code sent it · model call 4/);
+    assert.match(head(), /As Claude Code sent it · the next model call/);
     assert.match(
       view.container.querySelector('.header')!.textContent!,
       /exactly as Claude Code 2\.1\.332 sent it, from the request records its session file keeps/,
@@ -200,13 +203,13 @@ describe('inspector webview', () => {
       rows().find((r) => /toolu_bigD/.test(rowText(r, 'full')) && r.querySelector('.cell.full.kind-tool_result'))!;
     await waitFor(() => assert.ok(big()));
     assert.match(rowText(big(), 'model'), /agent's cut.*<persisted-output>/s);
-    assert.match(rowText(big(), 'full'), /The agent sent the model 2\.\d KB of it/);
+    assert.match(rowText(big(), 'full'), /The agent sent the model 2\.\d KiB of it/);
 
     const retained = [...view.container.querySelectorAll('.view-row vscode-button')].find((b) =>
       /With Retained Outputs/.test(b.textContent ?? ''),
     )!;
     await act(async () => fireEvent.click(retained));
-    await waitFor(() => assert.match(head(), /With Retained Outputs \(simulated\) · model call 4/));
+    await waitFor(() => assert.match(head(), /With Retained Outputs \(simulated\) · the next model call/));
     await waitFor(() =>
       assert.match(
         rowText(big(), 'model'),
@@ -215,6 +218,99 @@ describe('inspector webview', () => {
     );
     assert.equal((fake.state() as { view?: string }).view, 'retained');
     assert.ok(view.container.querySelector('vscode-checkbox.policy'), 'the policy applies to the simulation');
+  });
+
+  it('an imported run shows both figures, on one baseline, in either view', async () => {
+    const session = join(__dirname, '../fixtures/claude-code/parallel-and-big/project');
+    const file = join(session, readdirSync(session).find((f) => f.endsWith('.jsonl'))!);
+    const { view } = await mount(undefined, async (s) => (await s.importer.import({ path: file })).runId);
+    const totals = () => {
+      const row = [...view.container.querySelectorAll('.figures')].find((f) =>
+        /^All \d+ model calls/.test(f.textContent ?? ''),
+      )!;
+      return {
+        theirs: row.querySelector('.full')!.textContent!,
+        ours: row.querySelector('.sent')!.textContent!,
+        saving: row.querySelector('.saving')!.textContent!,
+      };
+    };
+    await waitFor(() => assert.ok(totals()));
+    const asSent = totals();
+    assert.match(asSent.theirs, /^as Claude Code sent it [\d.]+k? tokens/);
+    assert.match(asSent.ours, /^with Retained Outputs [\d.]+k? tokens/);
+    assert.notEqual(
+      asSent.theirs.replace(/^as Claude Code sent it /, ''),
+      asSent.ours.replace(/^with Retained Outputs /, ''),
+    );
+    assert.match(asSent.saving, /^−\d/, 'Retained Outputs sends less than Claude Code did on this session');
+    const retained = [...view.container.querySelectorAll('.view-row vscode-button')].find((b) =>
+      /With Retained Outputs/.test(b.textContent ?? ''),
+    )!;
+    await act(async () => fireEvent.click(retained));
+    await waitFor(() =>
+      assert.match(view.container.querySelector('.columns-head')!.textContent!, /With Retained Outputs \(simulated\)/),
+    );
+    await waitFor(() => assert.deepEqual(totals(), asSent, 'the same two numbers in the other view'));
+  });
+
+  it('the keyboard alone: one tab stop per row, arrows between rows, Enter into a row, Escape out', async () => {
+    const { rows, view } = await mount();
+    const grid = view.container.querySelector('[role="grid"]')!;
+    assert.deepEqual(
+      [...grid.querySelectorAll('[role="columnheader"]')].map((h) => h.textContent),
+      ['Full transcript', "Model's view · the next model call"],
+    );
+    const stops = () => rows().filter((r) => r.tabIndex === 0);
+    assert.equal(stops().length, 1, 'one row takes Tab');
+    const tabbableInside = (row: HTMLElement) =>
+      [...row.querySelectorAll<HTMLElement>('button, summary')].filter((b) => b.tabIndex >= 0);
+    assert.deepEqual(rows().flatMap(tabbableInside), [], "no row's links take Tab until it is entered");
+    assert.match(rows()[3]!.getAttribute('aria-label')!, /^Event 3: Tool result read; the model got a stub$/);
+
+    let row = stops()[0]!;
+    act(() => row.focus());
+    for (let i = 0; i < 3; i++) {
+      await act(async () => fireEvent.keyDown(document.activeElement!, { key: 'ArrowDown' }));
+    }
+    await waitFor(() => assert.equal(document.activeElement?.getAttribute('data-index'), '3'));
+    row = document.activeElement as HTMLElement;
+    assert.equal(row.tabIndex, 0, 'the focused row is the tab stop');
+    await act(async () => fireEvent.keyDown(row, { key: 'Enter' }));
+    assert.ok(row.contains(document.activeElement) && document.activeElement !== row, 'Enter focuses its first link');
+    assert.ok(tabbableInside(row).length > 3, "the entered row's links take Tab");
+    await act(async () => fireEvent.keyDown(document.activeElement!, { key: 'Escape' }));
+    assert.equal(document.activeElement, row, 'Escape goes back to the row');
+    await waitFor(() => assert.deepEqual(tabbableInside(row), []));
+    // Right into the model's cell, Enter into its links: the stub's id first.
+    await act(async () => fireEvent.keyDown(row, { key: 'ArrowRight' }));
+    await act(async () => fireEvent.keyDown(document.activeElement!, { key: 'ArrowRight' }));
+    assert.equal(document.activeElement, row.querySelector('.cell.model'));
+    await act(async () => fireEvent.keyDown(document.activeElement!, { key: 'Enter' }));
+    assert.equal(document.activeElement?.textContent, '[retained #c1]');
+    await act(async () => fireEvent.keyDown(document.activeElement!, { key: 'Escape' }));
+    assert.equal(document.activeElement, row.querySelector('.cell.model'), 'back to the cell it was in');
+    await act(async () => fireEvent.keyDown(document.activeElement!, { key: 'ArrowDown' }));
+    await waitFor(() =>
+      assert.equal(document.activeElement, rows()[4]!.querySelector('.cell.model'), 'down keeps the column'),
+    );
+    await act(async () => fireEvent.keyDown(document.activeElement!, { key: 'ArrowLeft' }));
+    await act(async () => fireEvent.keyDown(document.activeElement!, { key: 'ArrowLeft' }));
+    row = rows()[4]!;
+    assert.equal(document.activeElement, row);
+    await act(async () => fireEvent.keyDown(row, { key: 'End' }));
+    await waitFor(() => assert.equal(document.activeElement?.getAttribute('data-index'), '7'));
+    await act(async () => fireEvent.keyDown(document.activeElement!, { key: 'Home' }));
+    await waitFor(() => assert.equal(document.activeElement?.getAttribute('data-index'), '0'));
+  });
+
+  it('"first sent in model call k" is a link to that model call, keeping the row in view', async () => {
+    const { rows, view } = await mount({ runId: 'run-1', policy: false, modelCall: 1 });
+    await waitFor(() => assert.match(view.container.querySelector('.columns-head')!.textContent!, /model call 1$/));
+    const link = rows()[3]!.querySelector<HTMLButtonElement>('.first-sent-link')!;
+    assert.equal(link.textContent, 'model call 2');
+    await act(async () => fireEvent.click(link));
+    await waitFor(() => assert.match(view.container.querySelector('.columns-head')!.textContent!, /model call 2$/));
+    await waitFor(() => assert.match(rowText(rows()[3], 'model'), /\[retained #c1\]/));
   });
 
   it('switches the history policy on: older results become references', async () => {
@@ -240,7 +336,7 @@ describe('inspector webview', () => {
       (checkbox as HTMLElement & { checked: boolean }).checked = true;
       checkbox.dispatchEvent(new window.Event('change', { bubbles: true }));
     });
-    await waitFor(() => assert.ok(rows()[9]!.querySelector('.cell.model.form-reference')));
+    await waitFor(() => assert.ok(rows()[9]!.querySelector('.cell.model.form-reference')), { timeout: 3000 });
     assert.match(
       rowText(rows()[9], 'model'),
       /\[retained #c3\] read result: 5000 bytes, 1000 lines, an earlier result/,

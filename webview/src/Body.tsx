@@ -19,15 +19,25 @@ export interface BodyProps {
 
 export const Body = memo(function Body({ clip, links, highlight, onOpen, valueId, onOpenAll }: BodyProps) {
   const shownLines = clip.text.length === 0 ? 0 : clip.text.split('\n').length;
+  const parts = segments(clip.text, { links: links ?? false, ...(highlight ? { highlight } : {}) });
+  // Each match knows its line, so a search hit's line can be scrolled to.
+  let line = 1;
+  const lineOf = parts.map((s) => {
+    const at = line;
+    for (let i = s.text.indexOf('\n'); i >= 0; i = s.text.indexOf('\n', i + 1)) line++;
+    return at;
+  });
   return (
     <>
       <pre className="body">
-        {segments(clip.text, { links: links ?? false, ...(highlight ? { highlight } : {}) }).map((s, i) =>
+        {parts.map((s, i) =>
           s.kind === 'text' ? (
             s.text
           ) : s.kind === 'match' ? (
             // biome-ignore lint/suspicious/noArrayIndexKey: a segment is its position in the text, which does not change.
-            <mark key={i}>{s.text}</mark>
+            <mark key={i} data-line={lineOf[i]}>
+              {s.text}
+            </mark>
           ) : (
             <LinkButton
               // biome-ignore lint/suspicious/noArrayIndexKey: as above.

@@ -5,6 +5,7 @@ import type { CallCell, InspectRow } from '../../shared/protocol';
 import { Body } from './Body';
 import { LinkButton } from './LinkButton';
 import type { Highlight } from './segments';
+import { useTabIndex } from './tabbable';
 
 /** What became of a withheld result's original, for its badge. */
 const WITHHELD_TITLE = {
@@ -20,7 +21,10 @@ export interface CellProps {
   onOpen: (valueId: string, line?: number, endLine?: number) => void;
   /** Opens an event's whole body (or one call's arguments) from the transcript. */
   onOpenEvent: (index: number, callId?: string) => void;
-  onSelectModelCall: (modelCall: number) => void;
+  /** Selects a model call: the list lands where its history ends, or on event `at`. */
+  onSelectModelCall: (modelCall: number, at?: number) => void;
+  /** How many model calls the run made: a later one is the next, not made yet. */
+  made: number;
 }
 
 const KIND_ICON: Record<InspectRow['full']['kind'], string> = {
@@ -46,6 +50,31 @@ const KIND_LABEL: Record<InspectRow['full']['kind'], string> = {
   turn_ended: 'Turn ended',
 };
 
+const FORM_WORDS = {
+  stub: 'a stub',
+  reference: 'a reference',
+  truncated: "the agent's cut",
+  verbatim: 'as it is',
+} as const;
+
+/** What a screen reader says for a row: the event, and what the model got of it. */
+export function rowLabel(row: InspectRow): string {
+  const { full, model } = row;
+  const what = [
+    `Event ${row.index}: ${full.injected ? 'added by the agent' : KIND_LABEL[full.kind]}`,
+    full.tool,
+    full.isError ? 'error' : undefined,
+  ]
+    .filter(Boolean)
+    .join(' ');
+  const got = !model.sent
+    ? 'not in this model call'
+    : model.form
+      ? `the model got ${FORM_WORDS[model.form]}`
+      : 'sent as it is';
+  return `${what}; ${got}`;
+}
+
 function Calls({
   calls,
   links,
@@ -59,7 +88,7 @@ function Calls({
   return (
     <>
       {calls.map((call) => (
-        <div className="call" key={call.id}>
+        <div className="call" key={call.id} data-call={call.id}>
           <div className="call-title">
             <span className="codicon codicon-tools" aria-hidden="true" /> <strong>{call.name}</strong>{' '}
             <code>{call.id}</code>
@@ -86,8 +115,9 @@ export const FullCellView = memo(function FullCellView({
 }: CellProps) {
   const { full } = row;
   const time = full.ts ? formatWhen(full.ts) : undefined;
+  const tabIndex = useTabIndex();
   return (
-    <div className={`cell full kind-${full.kind}${full.isError ? ' is-error' : ''}`}>
+    <div role="gridcell" tabIndex={-1} className={`cell full kind-${full.kind}${full.isError ? ' is-error' : ''}`}>
       <div className="cell-title">
         <span className={`codicon codicon-${full.isError ? 'error' : KIND_ICON[full.kind]}`} aria-hidden="true" />
         <span
@@ -160,7 +190,9 @@ export const FullCellView = memo(function FullCellView({
       {full.kind === 'model_call' && full.reason && <div className="meta">{full.reason}</div>}
       {full.thinkingText && (
         <details className="thinking">
-          <summary>Thinking ({full.thinking === 1 ? '1 block' : `${full.thinking} blocks`})</summary>
+          <summary tabIndex={tabIndex}>
+            Thinking ({full.thinking === 1 ? '1 block' : `${full.thinking} blocks`})
+          </summary>
           <Body clip={full.thinkingText} highlight={highlight} onOpen={onOpen} />
         </details>
       )}
@@ -197,21 +229,41 @@ export const FullCellView = memo(function FullCellView({
   );
 });
 
-export const ModelCellView = memo(function ModelCellView({ row, highlight, onOpen }: CellProps) {
+export const ModelCellView = memo(function ModelCellView({
+  row,
+  highlight,
+  onOpen,
+  onSelectModelCall,
+  made,
+}: CellProps) {
   const { model, full } = row;
   if (!model.sent) {
-    const why =
-      full.kind === 'model_call'
-        ? `model call ${row.firstModelCall - 1} was sent here: the history above, from the last compaction`
-        : full.kind === 'run_started' || full.kind === 'turn_ended'
-          ? 'not a message: nothing sent'
-          : `not in this model call: first sent in model call ${row.firstModelCall}`;
-    return <div className="cell model unsent">{why}</div>;
+    const first = row.firstModelCall;
+    return (
+      <div role="gridcell" tabIndex={-1} className="cell model unsent">
+        {full.kind === 'model_call' ? (
+          `model call ${first - 1} was sent here: the history above, from the last compaction`
+        ) : full.kind === 'run_started' || full.kind === 'turn_ended' ? (
+          'not a message: nothing sent'
+        ) : (
+          <>
+            not in this model call: first sent in{' '}
+            <LinkButton
+              className="first-sent-link"
+              title="Show the model's view of that model call, here"
+              onClick={() => onSelectModelCall(first, row.index)}
+            >
+              {first > made ? 'the next model call' : `model call ${first}`}
+            </LinkButton>
+          </>
+        )}
+      </div>
+    );
   }
   const linked = model.form === 'stub' || model.form === 'reference';
   const marked = linked || model.form === 'truncated';
   return (
-    <div className={`cell model${model.form ? ` form-${model.form}` : ''}`}>
+    <div role="gridcell" tabIndex={-1} className={`cell model${model.form ? ` form-${model.form}` : ''}`}>
       {(marked || model.savedBytes > 0) && (
         <div className="cell-title">
           <span className={`codicon codicon-${linked ? 'archive' : 'symbol-string'}`} aria-hidden="true" />

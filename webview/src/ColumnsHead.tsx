@@ -1,14 +1,17 @@
 import type { View } from '../../shared/history';
 import type { Outline } from '../../shared/protocol';
-import { viewLabel } from './Header';
+import { madeCalls, viewLabel } from './viewLabels';
 
-/** The heads of the two columns: the full transcript, and which view of which model call. */
+/** The heads of the two columns, the grid's first row: the full transcript, and which view of which model call. */
 export function ColumnsHead({ outline, view, modelCall }: { outline: Outline; view: View; modelCall: number }) {
   return (
-    <div className="columns-head" aria-hidden="true">
-      <span>Full transcript</span>
-      <span>
-        {viewLabel(outline, view)} · model call {modelCall}
+    <div className="columns-head" role="row" aria-rowindex={1} tabIndex={-1}>
+      <span role="columnheader" tabIndex={-1}>
+        Full transcript
+      </span>
+      <span role="columnheader" tabIndex={-1}>
+        {viewLabel(outline, view)} ·{' '}
+        {modelCall > madeCalls(outline) ? 'the next model call' : `model call ${modelCall}`}
       </span>
     </div>
   );

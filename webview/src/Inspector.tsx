@@ -14,6 +14,7 @@ import { useScrollTarget } from './hooks/useScrollTarget';
 import type { Host } from './host';
 import { Loading } from './Loading';
 import { Timeline } from './Timeline';
+import { madeCalls } from './viewLabels';
 
 export function Inspector({
   host,
@@ -96,9 +97,10 @@ export function Inspector({
   const choose = (k: number | undefined) => setModelCall(k === undefined || k >= total ? undefined : Math.max(1, k));
   /** The last event model call k was sent: its history ends below it. */
   const historyEndOf = (k: number) => (loaded.outline.modelCalls[k - 1]?.cut ?? 0) - 1;
-  /** From a response's "model call k": that call, landing where its history ends. */
-  const landOn = (k: number) => {
+  /** From a "model call k" link: that call, landing on event `at`, or else where its history ends. */
+  const landOn = (k: number, at?: number) => {
     choose(k);
+    if (at !== undefined) return scrollTo(at);
     const end = historyEndOf(k);
     if (end >= 0) scrollTo(Math.max(0, end - 1));
   };
@@ -114,6 +116,7 @@ export function Inspector({
       <Header
         runId={runId}
         outline={loaded.outline}
+        compare={loaded.compare}
         modelCall={loaded.modelCall}
         following={modelCall === undefined}
         policy={policy}
@@ -141,13 +144,17 @@ export function Inspector({
       )}
       {policy && loaded.unwritten > 0 && (
         <div className="note-banner" role="note">
-          <span className="codicon codicon-info" aria-hidden="true" /> {loaded.unwritten.toLocaleString()}{' '}
-          {loaded.unwritten === 1 ? 'reference names a value' : 'references name values'} that a replay writes before it
-          is sent. This view writes nothing to the store.
+          <span className="codicon codicon-info" aria-hidden="true" />{' '}
+          {loaded.unwritten === 1
+            ? '1 older result shown as a reference is not stored yet'
+            : `${loaded.unwritten.toLocaleString()} older results shown as references are not stored yet`}
+          : a real replay stores them before it sends the history, so the model can read them back. Looking stores
+          nothing.
         </div>
       )}
-      <ColumnsHead outline={loaded.outline} view={view} modelCall={loaded.modelCall} />
       <Timeline
+        head={<ColumnsHead outline={loaded.outline} view={view} modelCall={loaded.modelCall} />}
+        made={madeCalls(loaded.outline)}
         count={rows.count}
         rowAt={rows.rowAt}
         version={rows.version}

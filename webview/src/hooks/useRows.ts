@@ -1,7 +1,7 @@
 /**
  * The rows of the run as the inspector shows them, fetched in pages as they scroll into view. A
- * new view (run, model call, policy) starts over from what is on screen; a change to the run
- * refetches what is on screen while the old rows stay, and follows the end when it was shown.
+ * new view (model call, view, policy) or a change to the run refetches what is on screen while
+ * the old rows stay until theirs arrive; after a change it follows the end when it was shown.
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { INSPECT_PAGE_ROWS, type View } from '../../../shared/history';
@@ -12,6 +12,7 @@ const PAGE = INSPECT_PAGE_ROWS;
 
 export interface Loaded {
   outline: InspectResult['outline'];
+  compare: InspectResult['compare'];
   modelCall: number;
   skipped: number;
   unwritten: number;
@@ -49,6 +50,7 @@ export function useRows(host: Host, query: RowsQuery, follow: (index: number) =>
           for (const row of result.rows) rows.current.set(row.index, row);
           setLoaded({
             outline: result.outline,
+            compare: result.compare,
             modelCall: result.modelCall,
             skipped: result.skipped,
             unwritten: result.unwritten,
@@ -70,11 +72,10 @@ export function useRows(host: Host, query: RowsQuery, follow: (index: number) =>
     for (let page = Math.floor(first / PAGE); page <= Math.floor(last / PAGE); page++) fetchPage(page);
   }, [fetchPage]);
 
+  // A new view keeps the rows shown until theirs arrive, so the list neither blanks nor jumps.
   useEffect(() => {
     generation.current++;
     asked.current.clear();
-    rows.current.clear();
-    setVersion((v) => v + 1);
     fetchVisible();
   }, [fetchVisible]);
 

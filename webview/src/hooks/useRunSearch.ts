@@ -1,6 +1,6 @@
 /** The run search: the query, its hits, the current one, and stepping through them. */
 import { useCallback, useState } from 'react';
-import type { RunSearchResult } from '../../../shared/protocol';
+import type { RunSearchHit, RunSearchResult } from '../../../shared/protocol';
 import type { Host } from '../host';
 
 export interface SearchState {
@@ -14,7 +14,7 @@ export interface SearchState {
   current: number;
 }
 
-export function useRunSearch(host: Host, initialQuery: string, goTo: (index: number) => void) {
+export function useRunSearch(host: Host, initialQuery: string, goTo: (index: number, hit: RunSearchHit) => void) {
   const [search, setSearch] = useState<SearchState>({
     query: initialQuery,
     ignoreCase: true,
@@ -31,7 +31,7 @@ export function useRunSearch(host: Host, initialQuery: string, goTo: (index: num
         .then((result) => {
           setSearch({ ...next, result, current: 0 });
           const hit = result.hits[0];
-          if (hit) goTo(hit.index);
+          if (hit) goTo(hit.index, hit);
         })
         .catch((err: Error) => setSearch({ ...next, error: err.message, current: 0 }));
     },
@@ -44,7 +44,7 @@ export function useRunSearch(host: Host, initialQuery: string, goTo: (index: num
       if (hits.length === 0) return;
       const current = (search.current + delta + hits.length) % hits.length;
       setSearch({ ...search, current });
-      goTo(hits[current]!.index);
+      goTo(hits[current]!.index, hits[current]!);
     },
     [search, goTo],
   );

@@ -251,12 +251,13 @@ export class Importer {
     const events: TranscriptEvent[] = [];
     let retained = 0;
     let toolCalls = 0;
-    const called = new Set<string>();
+    /** Each call's arguments, from the response that made it: what its value is named after. */
+    const called = new Map<string, unknown>();
     const turns = new Turns();
     for (const event of conversion.events) {
       await turns.maybe();
       if (event.type === 'assistant') {
-        for (const call of event.toolCalls ?? []) called.add(call.id);
+        for (const call of event.toolCalls ?? []) called.set(call.id, call.arguments);
         toolCalls += event.toolCalls?.length ?? 0;
       }
       if (event.type !== 'tool_call_finished') {
@@ -269,11 +270,13 @@ export class Importer {
       const stored = skip.has(event.callId)
         ? event
         : file
-          ? await this.retainer.retainImportedFile(runId, event, file).catch((err: Error) => ({
-              ...event,
-              lost: `the full output could not be read: ${err.message}; only the preview the model got is kept`,
-            }))
-          : await this.retainer.retainImported(runId, event);
+          ? await this.retainer
+              .retainImportedFile(runId, event, file, called.get(event.callId))
+              .catch((err: Error) => ({
+                ...event,
+                lost: `the full output could not be read: ${err.message}; only the preview the model got is kept`,
+              }))
+          : await this.retainer.retainImported(runId, event, called.get(event.callId));
       if (stored.valueId) retained++;
       events.push(stored);
     }

@@ -7,8 +7,9 @@
 import { promises as fs } from 'node:fs';
 import { check } from '../../../../shared/check';
 import type { TranscriptEvent } from '../../../../shared/events';
-import { INSPECT_PAGE_ROWS } from '../../../../shared/history';
+import { INSPECT_PAGE_ROWS, type View } from '../../../../shared/history';
 import {
+  type Compare,
   InspectParams,
   type InspectResult,
   type InspectRow,
@@ -159,14 +160,21 @@ export class Inspection {
     const entry = await this.entry(runId);
     // Figures need every result's tokens: counted once per content, then only looked at.
     await countValueTokens(this.store, runId, entry.events);
-    const { outline, modelCall, model, computed } = await this.compute(entry, params);
+    const { outline, modelCall, model, computed, compare } = await this.compute(entry, params);
     if (computed) this.remember(runId);
     const rows: InspectRow[] = [];
     if (model && from < entry.events.length) {
       const page = entry.events.slice(from, Math.min(entry.events.length, from + limit));
       rows.push(...(await this.rows(runId, page, from, entry.existingValues, entry.firstModelCalls, model.cells)));
     }
-    return { outline, modelCall, rows, skipped: entry.skipped, unwritten: model?.archive.length ?? 0 };
+    return {
+      outline,
+      modelCall,
+      rows,
+      skipped: entry.skipped,
+      unwritten: model?.archive.length ?? 0,
+      ...(compare ? { compare } : {}),
+    };
   }
 
   /**
@@ -176,20 +184,37 @@ export class Inspection {
   private async compute(
     entry: Entry,
     params: InspectParams,
-  ): Promise<{ outline: Outline; modelCall: number; model: ModelView | undefined; computed: boolean }> {
+  ): Promise<{
+    outline: Outline;
+    modelCall: number;
+    model: ModelView | undefined;
+    computed: boolean;
+    compare?: Compare;
+  }> {
     const { events, existingValues } = entry;
     const view = params.view ?? 'sent';
-    const policy = this.policyOf(params, isImported(events));
-    const key = viewKey(view, policy);
+    const imported = isImported(events);
+    const policy = this.policyOf(params, imported);
     let computed = false;
-    let outline = entry.outlines.get(key);
-    if (!outline) {
-      outline = await buildOutline(events, existingValues, { view, policy });
-      entry.outlines.set(key, outline);
-      computed = true;
-    }
+    const outlineOf = async (v: View, p: typeof policy) => {
+      const key = viewKey(v, p);
+      let found = entry.outlines.get(key);
+      if (!found) {
+        found = await buildOutline(events, existingValues, { view: v, policy: p });
+        entry.outlines.set(key, found);
+        computed = true;
+      }
+      return found;
+    };
+    const outline = await outlineOf(view, policy);
+    // An imported run's two views, side by side: as its agent sent it, and with Retained Outputs.
+    const other = otherView(view);
+    const compare = imported
+      ? compareOf(await outlineOf(other, this.policyOf({ ...params, view: other }, imported)))
+      : undefined;
+    const key = viewKey(view, policy);
     const modelCall = Math.min(params.modelCall ?? outline.modelCalls.length, outline.modelCalls.length);
-    if (!params.limit) return { outline, modelCall, model: undefined, computed };
+    if (!params.limit) return { outline, modelCall, model: undefined, computed, ...(compare ? { compare } : {}) };
     const pageKey = `${key}@${modelCall}`;
     let model = entry.views.get(pageKey);
     if (!model) {
@@ -199,7 +224,7 @@ export class Inspection {
       while (entry.views.size > 4) entry.views.delete(entry.views.keys().next().value!);
       computed = true;
     }
-    return { outline, modelCall, model, computed };
+    return { outline, modelCall, model, computed, ...(compare ? { compare } : {}) };
   }
 
   /**
@@ -222,9 +247,13 @@ export class Inspection {
     if (index) await this.indexes.put(runId, index);
   }
 
-  /** The history policy a view applies: the one in force, unless the run was imported (its agent never applied it). */
+  /**
+   * The history policy a view applies: the one in force; for an imported run only in the view
+   * with Retained Outputs (its agent never applied it, so what it sent stays as it was).
+   */
   private policyOf(params: InspectParams, imported: boolean) {
-    return params.policy && (params.view ?? 'sent') === 'sent' && !imported ? this.ctx.settings().history : undefined;
+    if (!params.policy || (imported && (params.view ?? 'sent') === 'sent')) return undefined;
+    return this.ctx.settings().history;
   }
 
   /** Rows of the events `page` (from position `from`): each beside its model cell; a result kept in a value from its first bytes. */
@@ -262,9 +291,19 @@ export class Inspection {
     const key = viewKey(view, this.policyOf(params, index.imported));
     const outline = index.outlines[key];
     if (!outline) return undefined;
+    const otherKey = viewKey(otherView(view), this.policyOf({ ...params, view: otherView(view) }, index.imported));
+    const other = index.imported ? index.outlines[otherKey] : undefined;
+    if (index.imported && !other) return undefined;
     const { from = 0, limit = 0 } = params;
     const modelCall = Math.min(params.modelCall ?? outline.modelCalls.length, outline.modelCalls.length);
-    const result = { outline, modelCall, rows: [] as InspectRow[], skipped: index.skipped, unwritten: 0 };
+    const result = {
+      outline,
+      modelCall,
+      rows: [] as InspectRow[],
+      skipped: index.skipped,
+      unwritten: 0,
+      ...(other ? { compare: compareOf(other) } : {}),
+    };
     const events = index.offsets.length;
     if (limit === 0 || from >= events) return result;
     const page = index.pages[`${key}@${modelCall}`];
@@ -305,6 +344,17 @@ export class Inspection {
       return { lines, total: found.total };
     });
   }
+}
+
+const otherView = (view: View): View => (view === 'sent' ? 'retained' : 'sent');
+
+/** The other view's figures of an imported run, for the two to be read side by side. */
+function compareOf(outline: Outline): Compare {
+  return {
+    view: outline.view,
+    totals: outline.totals,
+    modelCalls: outline.modelCalls.map(({ tokensSent, bytesSent }) => ({ tokensSent, bytesSent })),
+  };
 }
 
 /** What a run's copy was read from; undefined when the run had no transcript. */

@@ -314,8 +314,9 @@ export async function buildOutline(
       ...(call?.rebuilt ? { rebuilt: call.rebuilt } : {}),
     };
   });
+  // The calls made: the last entry is the next one, not made yet.
   const sum = (key: 'bytesFull' | 'bytesSent' | 'tokensFull' | 'tokensSent') =>
-    modelCalls.reduce((n, r) => n + r[key], 0);
+    modelCalls.slice(0, -1).reduce((n, r) => n + r[key], 0);
 
   let toolCalls = 0;
   let errors = 0;

@@ -314,11 +314,12 @@ export class Retainer {
    * event keeps what the agent sent, so the run as sent needs no value. A value that cannot be
    * written leaves the result in the event.
    */
-  async retainImported(runId: string, event: ToolCallFinishedEvent): Promise<ToolCallFinishedEvent> {
+  async retainImported(runId: string, event: ToolCallFinishedEvent, args?: unknown): Promise<ToolCallFinishedEvent> {
     const text = event.result ?? '';
     if (utf8Bytes(text) <= this.ctx.settings().thresholdBytes) return event;
     try {
-      const { meta, scan } = await this.writeText(runId, event, text);
+      // The call's arguments name what it worked on: the value is named after it (and a file read gets no landmarks).
+      const { meta, scan } = await this.writeText(runId, { ...event, arguments: args ?? event.arguments }, text);
       const { result: _result, ...rest } = event;
       return { ...rest, ...retainedFields(meta, scan), sent: event.sent ?? text };
     } catch {
@@ -331,7 +332,12 @@ export class Retainer {
    * streamed from it into a value, never read whole; a small one is read into the event. The
    * event keeps what the agent sent (its preview). Throws when the file cannot be read.
    */
-  async retainImportedFile(runId: string, event: ToolCallFinishedEvent, path: string): Promise<ToolCallFinishedEvent> {
+  async retainImportedFile(
+    runId: string,
+    event: ToolCallFinishedEvent,
+    path: string,
+    args?: unknown,
+  ): Promise<ToolCallFinishedEvent> {
     const preview = this.preview({});
     const scanner = scanOf(preview);
     const staged = await this.ctx.store.stageValue(runId, fileChunks(path), (part) => scanner.pushBytes(part));
@@ -344,7 +350,7 @@ export class Retainer {
     const scan = withTokens(scanner.figures());
     const meta = await this.ctx.store.placeValue(
       staged,
-      this.newValue(runId, event, event.isError ?? false, scan, preview),
+      this.newValue(runId, { ...event, arguments: args ?? event.arguments }, event.isError ?? false, scan, preview),
     );
     const { result: _result, ...rest } = event;
     return { ...rest, ...retainedFields(meta, { jsonBytes: scan.jsonBytes }), sent };

@@ -539,8 +539,11 @@ async function record(scenario: Scenario, binary: string): Promise<void> {
   cpSync(projectDir(home, cwd), join(out, 'project'), { recursive: true });
   // Claude Code's own memory folder is not part of a session.
   rmSync(join(out, 'project', 'memory'), { recursive: true, force: true });
-  if (scenario.retained && existsSync(join(cwd, '.retained')))
+  if (scenario.retained && existsSync(join(cwd, '.retained'))) {
     cpSync(join(cwd, '.retained'), join(out, 'store'), { recursive: true });
+    // The store keeps itself out of version control; a fixture's copy must be in it.
+    rmSync(join(out, 'store', '.gitignore'), { force: true });
+  }
   // Only the model calls: the agent's other traffic (hello, token counts) says nothing here.
   const calls = readFileSync(log, 'utf8')
     .split('\n')

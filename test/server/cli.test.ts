@@ -81,7 +81,7 @@ describe('the retained command line', function () {
     );
     assert.match(retained(cwd, ['ls', 'build']).stdout, new RegExp(`\trun_command\t${bytes} bytes\t100000 lines\t`));
     const status = retained(cwd, ['status']).stdout;
-    assert.match(status, /^1 run, 1 value, \d+(\.\d)? KB \(/m);
+    assert.match(status, /^1 run, 1 value, \d+(\.\d)? KiB \(/m);
     const du = Number(execFileSync('du', ['-sb', join(cwd, '.retained')], { encoding: 'utf8' }).split('\t')[0]);
     assert.equal(
       (JSON.parse(retained(cwd, ['status', '--json']).stdout) as { storeBytes: number; valueBytes: number }).storeBytes,

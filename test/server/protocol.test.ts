@@ -312,7 +312,7 @@ describe('language server over stdio', () => {
       textDocument: { uri },
       position: { line: 1, character: 5 },
     });
-    assert.match(hover.contents.value, /\*\*Retained value #toolu_9\*\*: grep, \d+(\.\d)? KB, 5,000 lines/);
+    assert.match(hover.contents.value, /\*\*Retained value #toolu_9\*\*: grep, \d+(\.\d)? KiB, 5,000 lines/);
     assert.match(hover.contents.value, /1: hit 0\n2: hit 1/);
   });
 });

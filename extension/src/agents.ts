@@ -1,19 +1,20 @@
 /**
  * Agents outside the extension: the MCP server offered to VS Code itself (so Copilot agent mode
  * lists peek_value, run_command and list_retained with no setup), and "Set Up Claude Code /
- * Codex…", which shows the exact configuration it will add and writes it only when confirmed.
+ * Codex…", which shows the exact configuration it will add in a read-only preview and writes it
+ * only when confirmed. What it writes names the command line's stable copy (cliInstall.ts).
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import * as vscode from 'vscode';
 import { claudeCodeChanges, codexChanges, type FileChange, type Launcher } from './agentConfig';
+import type { ReadOnlyText } from './readOnlyText';
 
 export const MCP_PROVIDER_ID = 'retained.mcp';
 
 /** A Node on PATH when there is one (it outlives an editor update); else the editor's own, as Node. */
-export function launcher(context: vscode.ExtensionContext): Launcher {
-  const cli = context.asAbsolutePath('dist/cli.js');
+export function launcher(cli: string): Launcher {
   for (const dir of (process.env.PATH ?? '').split(delimiter)) {
     const node = join(dir, process.platform === 'win32' ? 'node.exe' : 'node');
     if (dir && existsSync(node)) return { node, cli };
@@ -49,7 +50,30 @@ export function registerMcpServer(context: vscode.ExtensionContext, storeRoot: (
 
 const readText = (path: string) => (existsSync(path) ? readFileSync(path, 'utf8') : undefined);
 
-export function registerSetUpCommand(context: vscode.ExtensionContext, isTrusted: () => boolean): vscode.Disposable {
+/** What Set Up will write, as a document to read: each file whole, new or changed. */
+function previewText(agent: string, changes: FileChange[], write: string, moving: boolean): string {
+  const files = changes.map(
+    (c) => `## ${c.path} (${c.before === undefined ? 'a new file' : 'changed'})\n\n\`\`\`json\n${c.after}\`\`\`\n`,
+  );
+  const warning = moving
+    ? [
+        "\n> The command line's stable copy could not be made: these paths name the extension's own folder, which changes with each update.\n",
+      ]
+    : [];
+  return [
+    `# Set up ${agent} for Retained Outputs\n`,
+    `Nothing is written until you choose **${write}** in the notification. This preview is read-only.\n`,
+    ...warning,
+    ...files,
+  ].join('\n');
+}
+
+export function registerSetUpCommand(
+  context: vscode.ExtensionContext,
+  isTrusted: () => boolean,
+  cli: () => Promise<string>,
+  texts: ReadOnlyText,
+): vscode.Disposable {
   return vscode.commands.registerCommand('retained.setUpAgents', async () => {
     if (!isTrusted()) {
       void vscode.window.showWarningMessage(
@@ -77,8 +101,10 @@ export function registerSetUpCommand(context: vscode.ExtensionContext, isTrusted
     );
     if (!picked) return;
     let changes: FileChange[];
+    const bundled = context.asAbsolutePath('dist/cli.js');
+    const stable = await cli().catch(() => bundled);
     try {
-      const run = launcher(context);
+      const run = launcher(stable);
       changes =
         picked.agent === 'claude-code'
           ? claudeCodeChanges(folder!, run, readText)
@@ -91,21 +117,27 @@ export function registerSetUpCommand(context: vscode.ExtensionContext, isTrusted
       void vscode.window.showInformationMessage(`Retained Outputs: ${picked.label} is set up already.`);
       return;
     }
-    const preview = changes.map((c) => `# ${c.path}${c.before === undefined ? ' (new)' : ''}\n\n${c.after}`).join('\n');
-    await vscode.window.showTextDocument(
-      await vscode.workspace.openTextDocument({ content: preview, language: 'plaintext' }),
-      { preview: true },
-    );
     const write = `Write ${changes.length === 1 ? 'It' : `${changes.length} Files`}`;
+    const uri = await texts.show(
+      `Set up ${picked.label}.md`,
+      previewText(picked.label, changes, write, stable === bundled),
+    );
+    // Not modal: the preview stays readable while the question waits.
     const answer = await vscode.window.showInformationMessage(
       `Add Retained Outputs to ${picked.label}? The editor shows exactly what will be written.`,
-      { modal: true },
       write,
+      'Cancel',
     );
+    await texts.close(uri);
     if (answer !== write) return;
-    for (const change of changes) {
-      mkdirSync(dirname(change.path), { recursive: true });
-      writeFileSync(change.path, change.after);
+    try {
+      for (const change of changes) {
+        mkdirSync(dirname(change.path), { recursive: true });
+        writeFileSync(change.path, change.after);
+      }
+    } catch (err) {
+      void vscode.window.showErrorMessage(`Retained Outputs: could not write the set-up: ${(err as Error).message}`);
+      return;
     }
     void vscode.window.showInformationMessage(
       `Retained Outputs: ${picked.label} is set up. Start a new session for it to take effect.`,

@@ -160,7 +160,7 @@ describe('Agents outside VS Code, in a real VS Code', () => {
   it('Set Up Claude Code shows what it will add, and writes it when confirmed', async () => {
     // The live inspector of the last test could take the focus, and a quick pick closes on losing it.
     await vs.runCommand('View: Close All Editors');
-    await vs.runCommand('Retained: Set Up Claude Code / Codex…');
+    await vs.runCommand('Retained Outputs: Set Up Claude Code / Codex…');
     await vs.page
       .locator('.quick-input-title', { hasText: 'Set Up an Agent for Retained Outputs' })
       .waitFor({ timeout: 20_000 });
@@ -171,6 +171,13 @@ describe('Agents outside VS Code, in a real VS Code', () => {
     await vs.page.keyboard.press('Enter');
     const write = vs.page.getByRole('button', { name: 'Write 2 Files' });
     await write.waitFor({ timeout: 20_000 });
+    // The preview: a read-only document beside a notification, not a dirty Untitled under a modal.
+    assert.deepEqual(await vs.tabTitles(), ['Set up Claude Code.md']);
+    assert.equal(await vs.page.locator('.monaco-dialog-box').count(), 0, 'no modal dialog covers it');
+    assert.match(
+      (await vs.page.locator('.editor-instance .view-lines').first().innerText()).replace(/\u00a0/g, ' '),
+      /Nothing is written until you choose/,
+    );
     await vs.screenshot('agent-setup');
     await write.click();
     await poll(
@@ -178,10 +185,26 @@ describe('Agents outside VS Code, in a real VS Code', () => {
       () => existsSync(join(workspace, '.claude', 'settings.json')),
       (ok) => ok,
     );
+    await poll(
+      'the preview closed, nothing left to save',
+      () => vs.tabTitles(),
+      (tabs) => tabs.length === 0,
+    );
+    // The command line's stable copy: a path with no version in it, which the next update keeps.
     const mcp = JSON.parse(readFileSync(join(workspace, '.mcp.json'), 'utf8'));
     assert.deepEqual(mcp.mcpServers.retained.args.slice(1), ['mcp']);
-    assert.match(mcp.mcpServers.retained.args[0], /dist\/cli\.js$/);
+    const cli = mcp.mcpServers.retained.args[0] as string;
+    assert.match(cli, /globalStorage\/retained-outputs\.retained-outputs\/cli\/cli\.js$/);
+    assert.doesNotMatch(cli, /\d+\.\d+\.\d+/);
+    assert.ok(existsSync(cli) && existsSync(join(cli, '..', 'scanKernel.wasm')), 'the copy is there, kernel beside it');
     const settings = JSON.parse(readFileSync(join(workspace, '.claude', 'settings.json'), 'utf8'));
-    assert.match(settings.hooks.PostToolUse[0].hooks[0].command, /dist\/cli\.js hook claude-code$/);
+    const hook = settings.hooks.PostToolUse[0].hooks[0].command as string;
+    assert.ok(hook.endsWith(`${cli} hook claude-code`), hook);
+    // The copy runs, and is the command line this extension bundles.
+    const { execFileSync } = await import('node:child_process');
+    assert.equal(
+      execFileSync(process.execPath, [cli, '--version'], { encoding: 'utf8' }).trim(),
+      execFileSync(process.execPath, [CLI, '--version'], { encoding: 'utf8' }).trim(),
+    );
   });
 });

@@ -1,0 +1,35 @@
+/**
+ * The `retained` command line at a path that outlives the extension's updates. The extension's
+ * own folder is named after its version (`…/retained-outputs-0.1.0/`), so a hook written with
+ * that path would fail after the next update. On activation the bundled cli.js and the scan
+ * kernel beside it are copied into the extension's global storage (`…/cli/`), again only when
+ * the bundle changed; what Set Up writes names that copy.
+ */
+import { promises as fs } from 'node:fs';
+import { basename, join } from 'node:path';
+import type * as vscode from 'vscode';
+
+/**
+ * Copies the bundle into the stable folder unless the copy there is of this bundle (its version
+ * and the bundle's size and time). Each file lands whole (written aside, then renamed), so a hook
+ * running meanwhile starts either the old command line or the new one.
+ */
+export async function installCli(context: vscode.ExtensionContext): Promise<string> {
+  const target = join(context.globalStorageUri.fsPath, 'cli');
+  // The files the command line needs, side by side.
+  const files = [context.asAbsolutePath('dist/cli.js'), context.asAbsolutePath('dist/scanKernel.wasm')];
+  const bundle = await fs.stat(files[0]!);
+  const stamp = `${String(context.extension.packageJSON.version)} ${bundle.size} ${Math.round(bundle.mtimeMs)}\n`;
+  const marker = join(target, 'installed');
+  const installed = await fs.readFile(marker, 'utf8').catch(() => undefined);
+  if (installed === stamp) return join(target, 'cli.js');
+  await fs.mkdir(target, { recursive: true });
+  for (const file of files) {
+    const name = basename(file);
+    const aside = join(target, `.${name}.${process.pid}.tmp`);
+    await fs.copyFile(file, aside);
+    await fs.rename(aside, join(target, name));
+  }
+  await fs.writeFile(marker, stamp);
+  return join(target, 'cli.js');
+}

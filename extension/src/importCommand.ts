@@ -1,5 +1,5 @@
 /**
- * `Retained: Import Agent Session…`: a Claude Code session, a Codex rollout or a Copilot chat
+ * `Retained Outputs: Import Agent Session…`: a Claude Code session, a Codex rollout or a Copilot chat
  * replay becomes a run. A file
  * imported before offers a way on (open the run, replace it, or import it as a new run); the
  * message says what came in, what was left out, and opens the inspector. The file picker starts
@@ -9,6 +9,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
+import { agentName } from '../../shared/agents';
 import { formatCount } from '../../shared/format';
 import { type IfExists, ImportRequest, type ImportResult } from '../../shared/protocol';
 import { claudeCodeDir, codexDir } from './sessionFiles';
@@ -21,19 +22,47 @@ function existingRun(err: unknown): string | undefined {
     : undefined;
 }
 
+/** A kind of record in words: `progress/hook_progress` is "hook progress". */
+const inWords = (kind: string) => (kind.split('/').pop() ?? kind).replace(/[-_]+/g, ' ');
+
+function leftOut(skipped: Record<string, number>): string | undefined {
+  const kinds = Object.entries(skipped).sort((a, b) => b[1] - a[1]);
+  const total = kinds.reduce((n, [, k]) => n + k, 0);
+  if (total === 0) return undefined;
+  const named = [...new Set(kinds.map(([kind]) => inWords(kind)))];
+  const shown = `${named.slice(0, 3).join(', ')}${named.length > 3 ? ', …' : ''}`;
+  return `${formatCount(total, 'record')} beside the conversation ${total === 1 ? 'was' : 'were'} left out (${shown})`;
+}
+
+/** The import in a few sentences: what came in, how exact it is, and what was not. */
 function summary(result: ImportResult): string {
-  const agent = result.format === 'codex' ? 'Codex' : 'Claude Code';
-  const parts = [
-    `Imported the ${agent} session as run "${result.name}": ${formatCount(result.toolCalls, 'tool call')}, ${formatCount(result.retained, 'big result')} kept as values`,
-    result.fidelity === 'exact' ? 'its requests rebuilt exactly' : 'its requests rebuilt from the conversation',
+  const agent = agentName(result.format);
+  const sentences = [
+    `Imported the ${agent} session "${result.name}": ${formatCount(result.toolCalls, 'tool call')}, ${formatCount(result.retained, 'big result')} kept as values${result.subagents.length ? `, and ${formatCount(result.subagents.length, 'subagent')} as runs of their own` : ''}.`,
+    result.fidelity === 'exact'
+      ? `What ${agent} sent the model is rebuilt exactly.`
+      : `What ${agent} sent the model is rebuilt from the conversation, not exactly.`,
   ];
-  if (result.subagents.length) parts.push(formatCount(result.subagents.length, 'subagent run'));
   if (result.lostOutputs)
-    parts.push(`${formatCount(result.lostOutputs, 'full output')} missing (only the preview survives)`);
+    sentences.push(
+      `${formatCount(result.lostOutputs, 'full output')} had been deleted: only what the model got is kept.`,
+    );
+  const skipped = leftOut(result.skipped);
+  if (skipped) sentences.push(`${skipped[0]!.toUpperCase()}${skipped.slice(1)}.`);
+  if (result.skippedLines.length)
+    sentences.push(`${formatCount(result.skippedLines.length, 'line')} could not be read (torn or not JSON).`);
+  return sentences.join(' ');
+}
+
+/** Everything the import reports, for the log: each kind of record left out by its own name. */
+function details(path: string, result: ImportResult): string {
   const skipped = Object.entries(result.skipped).sort((a, b) => b[1] - a[1]);
-  if (skipped.length) parts.push(`not imported: ${skipped.map(([kind, n]) => `${kind} ×${n}`).join(', ')}`);
-  if (result.skippedLines.length) parts.push(formatCount(result.skippedLines.length, 'unreadable line'));
-  return `${parts.join('; ')}.`;
+  return [
+    `Imported ${path} as run ${result.runId} (${result.events} events, fidelity ${result.fidelity}).`,
+    ...(skipped.length ? [`Left out: ${skipped.map(([kind, n]) => `${kind} ×${n}`).join(', ')}.`] : []),
+    ...(result.skippedLines.length ? [`Unreadable lines: ${result.skippedLines.slice(0, 50).join(', ')}.`] : []),
+    ...result.notes,
+  ].join('\n');
 }
 
 /** Where the picker starts: this workspace's Claude Code sessions, else Codex's, else the workspace. */
@@ -46,6 +75,7 @@ function startFolder(): vscode.Uri | undefined {
 
 export function registerImportCommand(
   client: LanguageClient,
+  output: vscode.LogOutputChannel,
   isTrusted: () => boolean,
   reveal: (runId: string) => Promise<void>,
 ): vscode.Disposable {
@@ -105,8 +135,11 @@ export function registerImportCommand(
       }
     }
     if (!result) return;
+    output.info(details(file.fsPath, result));
+    // Selected in Runs, so the way to it stays once the message is gone.
     await reveal(result.runId).catch(() => undefined);
-    const open = await vscode.window.showInformationMessage(summary(result), 'Open Inspector');
-    if (open) await vscode.commands.executeCommand('retained.openInspector', result.runId);
+    const choice = await vscode.window.showInformationMessage(summary(result), 'Open Inspector', 'Details');
+    if (choice === 'Open Inspector') await vscode.commands.executeCommand('retained.openInspector', result.runId);
+    if (choice === 'Details') output.show(true);
   });
 }

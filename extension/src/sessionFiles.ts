@@ -14,12 +14,16 @@ export interface AgentSession {
   agent: Agent;
   path: string;
   mtimeMs: number;
+  /** When its last record was written, by the record's own time (a copied file is new, its session old); else mtimeMs. */
+  lastAt: number;
   /** The first thing the user asked, cut short. */
   title: string;
 }
 
 /** How much of a session file is read to name it. */
 const HEAD_BYTES = 256 * 1024;
+/** How much of its end is read for the time of its last record. */
+const TAIL_BYTES = 64 * 1024;
 const TITLE_CHARS = 80;
 /** Sessions listed, newest first. */
 export const SESSIONS_MAX = 50;
@@ -40,6 +44,25 @@ function headLines(path: string): string[] {
     const lines = buffer.subarray(0, read).toString('utf8').split('\n');
     if (read === HEAD_BYTES) lines.pop(); // cut short
     return lines;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The time of the last record with a `timestamp` (both agents stamp their records), from the file's end. */
+export function lastRecordTime(path: string, size: number): number | undefined {
+  const fd = openSync(path, 'r');
+  try {
+    const length = Math.min(size, TAIL_BYTES);
+    const buffer = Buffer.alloc(length);
+    const read = readSync(fd, buffer, 0, length, size - length);
+    const text = buffer.subarray(0, read).toString('utf8');
+    const stamps = [...text.matchAll(/"timestamp"\s*:\s*"([^"]{10,40})"/g)];
+    for (let i = stamps.length - 1; i >= 0; i--) {
+      const at = Date.parse(stamps[i]![1]!);
+      if (Number.isFinite(at)) return at;
+    }
+    return undefined;
   } finally {
     closeSync(fd);
   }
@@ -108,7 +131,13 @@ const list = (dir: string) => {
 };
 
 /** What a file's first lines said (its title, its workspace): they do not change as it grows. */
-export type FactsCache = Map<string, { title?: string | undefined; cwd?: string | undefined }>;
+export type FactsCache = Map<string, { title?: string | undefined; cwd?: string | undefined; last?: Last }>;
+/** The time of a file's last record, for the size and mtime it was read at. */
+interface Last {
+  size: number;
+  mtimeMs: number;
+  at: number;
+}
 
 /** This workspace's sessions of both agents, newest first. */
 export function findSessions(workspace: string, env = process.env, cache: FactsCache = new Map()): AgentSession[] {
@@ -120,13 +149,24 @@ export function findSessions(workspace: string, env = process.env, cache: FactsC
     }
     return known;
   };
+  /** The file's times, its last record's read again only when it changed. */
+  const times = (path: string) => {
+    const { size, mtimeMs } = statSync(path);
+    const known = cache.get(path);
+    let last = known?.last;
+    if (!last || last.size !== size || last.mtimeMs !== mtimeMs) {
+      last = { size, mtimeMs, at: lastRecordTime(path, size) ?? mtimeMs };
+      if (known) known.last = last;
+    }
+    return { mtimeMs, lastAt: last.at };
+  };
   const found: AgentSession[] = [];
   const claude = claudeCodeDir(workspace, env);
   for (const entry of list(claude)) {
     if (!entry.isFile() || !entry.name.endsWith('.jsonl')) continue;
     const path = join(claude, entry.name);
     const { title } = facts(path, (lines) => ({ title: claudeCodeTitle(lines) }));
-    if (title) found.push({ agent: 'claude-code', path, mtimeMs: statSync(path).mtimeMs, title });
+    if (title) found.push({ agent: 'claude-code', path, ...times(path), title });
   }
   // Codex keeps every workspace's rollouts together, by day: the newest days first, a bounded number of files.
   const root = codexDir(env);
@@ -153,10 +193,9 @@ export function findSessions(workspace: string, env = process.env, cache: FactsC
       if (!entry.isFile() || !/^rollout-.*\.jsonl$/.test(entry.name) || looked++ > 500) continue;
       const path = join(day, entry.name);
       const { cwd, title } = facts(path, codexFacts);
-      if (cwd === workspace)
-        found.push({ agent: 'codex', path, mtimeMs: statSync(path).mtimeMs, title: title ?? entry.name });
+      if (cwd === workspace) found.push({ agent: 'codex', path, ...times(path), title: title ?? entry.name });
     }
     if (looked > 500) break;
   }
-  return found.sort((a, b) => b.mtimeMs - a.mtimeMs).slice(0, SESSIONS_MAX);
+  return found.sort((a, b) => b.lastAt - a.lastAt).slice(0, SESSIONS_MAX);
 }

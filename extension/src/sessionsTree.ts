@@ -7,12 +7,14 @@
  */
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
+import { AGENT_NAMES } from '../../shared/agents';
 import { formatAge } from '../../shared/format';
 import { type AgentSession, type FactsCache, findSessions } from './sessionFiles';
 
-const AGENT_NAMES = { 'claude-code': 'Claude Code', codex: 'Codex' } as const;
 /** How often a visible view looks for new and growing sessions. */
 const POLL_MS = 3000;
+/** How often it shows again regardless, so the ages it shows move on. */
+const AGES_MS = 60_000;
 
 export class SessionsTree implements vscode.TreeDataProvider<AgentSession>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<AgentSession | undefined>();
@@ -20,6 +22,7 @@ export class SessionsTree implements vscode.TreeDataProvider<AgentSession>, vsco
   private readonly cache: FactsCache = new Map();
   private timer: NodeJS.Timeout | undefined;
   private shown = '';
+  private shownAt = 0;
 
   /** The store's runs by name, as last listed: a session named like one is that run. */
   private stored = new Map<string, string>();
@@ -45,7 +48,7 @@ export class SessionsTree implements vscode.TreeDataProvider<AgentSession>, vsco
     const now = this.list()
       .map((s) => `${s.path}:${s.mtimeMs}`)
       .join('|');
-    if (now !== this.shown) this.changed.fire(undefined);
+    if (now !== this.shown || Date.now() - this.shownAt > AGES_MS) this.changed.fire(undefined);
   }
 
   private list(): AgentSession[] {
@@ -57,6 +60,7 @@ export class SessionsTree implements vscode.TreeDataProvider<AgentSession>, vsco
     this.stored = await this.runs().catch(() => this.stored);
     const sessions = this.list();
     this.shown = sessions.map((s) => `${s.path}:${s.mtimeMs}`).join('|');
+    this.shownAt = Date.now();
     void vscode.commands.executeCommand('setContext', 'retained.noSessions', sessions.length === 0);
     return sessions;
   }
@@ -66,7 +70,7 @@ export class SessionsTree implements vscode.TreeDataProvider<AgentSession>, vsco
     item.id = `session:${session.path}`;
     item.contextValue = 'session';
     item.iconPath = new vscode.ThemeIcon(session.agent === 'codex' ? 'terminal' : 'comment-discussion');
-    item.description = `${AGENT_NAMES[session.agent]} · ${formatAge(new Date(session.mtimeMs).toISOString())}`;
+    item.description = `${AGENT_NAMES[session.agent]} · ${formatAge(new Date(session.lastAt).toISOString())}`;
     item.tooltip = new vscode.MarkdownString(
       `**${AGENT_NAMES[session.agent]}** session\n\n${session.title}\n\n\`${session.path}\``,
     );

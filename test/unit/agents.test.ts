@@ -111,5 +111,9 @@ describe('finding agent sessions', () => {
       ],
     );
     assert.deepEqual(findSessions('/another/workspace', env), []);
+    // Aged by its last record, not by when the file was copied here.
+    const codex = found.find((s) => s.agent === 'codex')!;
+    assert.equal(new Date(codex.lastAt).toISOString().slice(0, 10), '2025-11-17');
+    assert.notEqual(codex.lastAt, codex.mtimeMs);
   });
 });

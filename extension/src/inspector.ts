@@ -23,6 +23,7 @@ import {
   TranscriptRequest,
   ValueRequest,
 } from '../../shared/protocol';
+import type { ReadOnlyText } from './readOnlyText';
 import { openValue } from './valueCommands';
 
 export const INSPECTOR_VIEW_TYPE = 'retained.inspector';
@@ -71,6 +72,7 @@ export class Inspectors implements vscode.WebviewPanelSerializer, vscode.Disposa
     private readonly extensionUri: vscode.Uri,
     private readonly client: LanguageClient,
     private readonly log: vscode.LogOutputChannel,
+    private readonly texts: ReadOnlyText,
   ) {}
 
   /** Opens (or reveals) the inspector of `runId`; without one, asks which run. */
@@ -244,11 +246,8 @@ export class Inspectors implements vscode.WebviewPanelSerializer, vscode.Disposa
             );
             return;
           }
-          const document = await vscode.workspace.openTextDocument({
-            content: bodyOf(event, message.callId),
-            language: 'plaintext',
-          });
-          await vscode.window.showTextDocument(document, { preview: true, viewColumn: besides(panel) });
+          const name = `${runId} #${message.index}${message.callId ? ` ${message.callId}` : ''}.txt`;
+          await this.texts.show(name, bodyOf(event, message.callId), { viewColumn: besides(panel) });
         } catch (err) {
           void vscode.window.showErrorMessage(`Retained Outputs: ${(err as Error).message}`);
         }

@@ -5,7 +5,7 @@
  * and a 10,000-event run with 50 MB results, timed. Screenshots go to test-output/e2e/.
  */
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FrameLocator, Locator } from 'playwright-core';
 import { recordDemoRun } from '../../scripts/demoRun';
@@ -122,7 +122,7 @@ describe('The inspector in a real VS Code', () => {
 
   /** Opens the run's inspector from the command palette; resolves with when the run was picked (Date.now()). */
   async function openFromPalette(runId: string): Promise<number> {
-    await vs.runCommand('Retained: Open Inspector');
+    await vs.runCommand('Retained Outputs: Open Inspector');
     const pick = vs.page.locator('.quick-input-list .monaco-list-row', { hasText: runId }).first();
     await pick.waitFor({ timeout: 20_000 });
     const picked = Date.now();
@@ -149,12 +149,15 @@ describe('The inspector in a real VS Code', () => {
 
     const header = await frame().locator('.header').innerText();
     assert.match(header, /14 events · 5 tool calls · 1 retained/);
-    assert.match(header, /Model call 7/);
+    // Six model calls made; the seventh is the next one, not counted as made.
+    assert.match(header, /The next model call/);
+    assert.match(header, /6 made so far/);
+    assert.match(header, /All 6 model calls/);
     assert.match(header, /sent \d.* tokens/);
     assert.match(await rowAt(1).locator('.cell.full').innerText(), /Which version of mocha/);
     assert.match(await rowAt(1).locator('.cell.model').innerText(), /Which version of mocha/);
     const lock = rowAt(3);
-    assert.match(await lock.locator('.cell.full').innerText(), /read_file.*toolu_lock.*KB/s);
+    assert.match(await lock.locator('.cell.full').innerText(), /read_file.*toolu_lock.*KiB/s);
     assert.match(await lock.locator('.cell.full').innerText(), /"name": "retained-outputs"/);
     assert.match(await lock.locator('.cell.model.form-stub').innerText(), /\[retained #toolu_lock\] read_file result/);
     await vs.screenshot('inspector');
@@ -212,13 +215,13 @@ describe('The inspector in a real VS Code', () => {
     await poll(
       'the last answer not sent yet',
       () => rowAt(12).locator('.cell.model').innerText(),
-      (t) => /not in this model call: first sent in model call 7/.test(t),
+      (t) => /not in this model call: first sent in the next model call/.test(t),
     );
     await frame().locator('vscode-button', { hasText: 'Latest' }).click();
     await poll(
       'the latest model call again',
       () => frame().locator('.columns-head').innerText(),
-      (t) => /model call 7$/.test(t.trim()),
+      (t) => /the next model call$/.test(t.trim()),
     );
     // The policy: the 5 KB test output of an older round becomes a reference, and nothing is written.
     const valuesBefore = valueFiles(workspace, 'demo-run');
@@ -233,7 +236,7 @@ describe('The inspector in a real VS Code', () => {
       await frame().locator('.cell.model.form-reference').first().innerText(),
       /reference.*\[retained #toolu_test\] run_command result: .*an earlier result/s,
     );
-    assert.match(await frame().locator('.note-banner').innerText(), /a replay writes before it is sent/);
+    assert.match(await frame().locator('.note-banner').innerText(), /a real replay stores them before it sends/);
     assert.deepEqual(valueFiles(workspace, 'demo-run'), valuesBefore, 'the policy view wrote no value');
     await vs.screenshot('inspector-policy');
     await frame().locator('vscode-checkbox.policy').click();
@@ -256,6 +259,99 @@ describe('The inspector in a real VS Code', () => {
     assert.ok((await frame().locator('mark').count()) > 0);
     assert.match(await frame().locator('.hit-where').innerText(), /event #\d+, (result|arguments) line \d+/);
     await vs.screenshot('inspector-search');
+  });
+
+  it('is usable with the keyboard alone: Tab reaches the list, arrows every row and back, Enter into a row, Escape out', async () => {
+    const active = () =>
+      frame()
+        .locator('body')
+        .evaluate(() => {
+          const el = document.activeElement;
+          return {
+            role: el?.getAttribute('role') ?? el?.tagName.toLowerCase() ?? '',
+            index: Number(el?.getAttribute('data-index') ?? -1),
+            label: el?.getAttribute('aria-label') ?? el?.textContent?.slice(0, 40) ?? '',
+          };
+        });
+    const count = Number(await frame().locator('[role="grid"]').getAttribute('aria-rowcount')) - 1;
+    assert.ok(count > 10, `${count} events`);
+    // From the search field, Tab goes through the header's few controls into the list: not 14 stops a stub.
+    await frame().locator('vscode-textfield.search-input input').focus();
+    let presses = 0;
+    while ((await active()).role !== 'row' && presses < 12) {
+      await vs.page.keyboard.press('Tab');
+      presses++;
+    }
+    const first = await active();
+    assert.equal(first.role, 'row', `Tab reached the list in ${presses} presses`);
+    await vs.page.keyboard.press('Home');
+    await poll('the first row', active, (a) => a.index === 0);
+    const labels: string[] = [];
+    for (let i = 1; i < count; i++) {
+      await vs.page.keyboard.press('ArrowDown');
+      const at = await poll(`row ${i}`, active, (a) => a.index === i);
+      labels.push(at.label);
+    }
+    assert.ok(
+      labels.every((l) => /^Event \d+: /.test(l)),
+      'each row says what it is',
+    );
+    await vs.page.keyboard.press('Home');
+    await poll('back at the first row', active, (a) => a.index === 0);
+    // Into the stub's row: Enter focuses its first link, Escape goes back to the row.
+    for (let i = 0; i < 3; i++) await vs.page.keyboard.press('ArrowDown');
+    await poll('the stub row', active, (a) => a.index === 3);
+    await vs.page.keyboard.press('ArrowRight');
+    await vs.page.keyboard.press('ArrowRight');
+    await poll('the model cell', active, (a) => a.role === 'gridcell');
+    await vs.page.keyboard.press('Enter');
+    await poll('a link in the stub', active, (a) => a.role === 'button' && a.label.includes('retained #toolu_lock'));
+    await vs.page.keyboard.press('Escape');
+    await poll('back to the cell', active, (a) => a.role === 'gridcell');
+    await vs.page.keyboard.press('ArrowLeft');
+    await vs.page.keyboard.press('ArrowLeft');
+    await poll('back to the row', active, (a) => a.role === 'row' && a.index === 3);
+    // Shift+Tab leaves the list for the header, never for the page's body.
+    await vs.page.keyboard.press('Shift+Tab');
+    const out = await active();
+    assert.notEqual(out.role, 'body');
+    assert.notEqual(out.role, 'row');
+    await vs.screenshot('inspector-keyboard');
+  });
+
+  /** axe-core's violations on the inspector shown now, written to test-output/e2e/axe-<name>.json. */
+  async function axeViolations(name: string): Promise<{ id: string; impact: string; help: string }[]> {
+    const violationsBefore = cspViolations.length;
+    const outer = await (await vs.page.locator('iframe.webview.ready').elementHandle())!.contentFrame();
+    const inner = await (await outer!.locator('iframe#active-frame').elementHandle())!.contentFrame();
+    // Evaluated through the debugger, as a page's own script could not be (the webview's CSP allows none).
+    await inner!.evaluate(`${readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8')}\n;true`);
+    const violations = (await inner!.evaluate(`window.axe.run(document, { resultTypes: ['violations'] }).then((r) =>
+      r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => n.target.join(' ') + ': ' + n.failureSummary) })))`)) as {
+      id: string;
+      impact: string;
+      help: string;
+    }[];
+    writeFileSync(join(OUTPUT, `axe-${name}.json`), JSON.stringify(violations, null, 2));
+    // axe's own probes set style attributes, which the webview's CSP refuses: those reports are axe's, not ours.
+    await vs.page.waitForTimeout(300);
+    cspViolations.splice(violationsBefore);
+    return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  }
+
+  it('axe-core finds no serious or critical accessibility violation in the real webview', async () => {
+    assert.deepEqual(await axeViolations('demo-run'), []);
+    // A run with a withheld result: its badges and notices too.
+    await openFromPalette('guarded-run');
+    await poll(
+      'the guarded run',
+      () => frame().locator('.withheld-badge').count(),
+      (n) => n > 0,
+    );
+    assert.deepEqual(await axeViolations('guarded-run'), []);
+    await vs.runCommand('View: Close Editor');
+    await vs.page.locator('.tab', { hasText: 'Inspector: demo-run' }).first().click();
+    await rows().first().waitFor();
   });
 
   it('follows a live run: events appended by an agent appear without a reload', async () => {
@@ -316,22 +412,23 @@ describe('The inspector in a real VS Code', () => {
       (n) => n === 1,
     );
     await cut.click();
-    // An untitled editor is titled by its first line.
+    // A read-only document named after the event: never dirty, never asks to be saved.
     await poll(
-      'an untitled editor with the whole message',
+      'a read-only editor with the whole message',
       () => vs.tabTitles(),
-      (tabs) => tabs.some((t) => /^pasted line 1 • Untitled-\d+$/.test(t)),
+      (tabs) => tabs.some((t) => /^demo-run #\d+\.txt$/.test(t)),
     );
+    assert.ok(!(await vs.page.locator('.tabs-container .tab.active').first().getAttribute('class'))?.includes('dirty'));
     const text = await vs.page
       .locator('.editor-group-container.active .editor-instance .view-lines')
       .first()
       .innerText();
     assert.match(text.replace(/\u00a0/g, ' '), /pasted line 1\s+pasted line 2/);
-    await vs.runCommand('View: Revert and Close Editor');
+    await vs.runCommand('View: Close Editor');
     await poll(
-      'the untitled editor to close',
+      'the editor to close, asking nothing',
       () => vs.tabTitles(),
-      (tabs) => !tabs.some((t) => /Untitled-\d+/.test(t)),
+      (tabs) => !tabs.some((t) => /^demo-run #\d+\.txt$/.test(t)),
     );
   });
 
@@ -436,7 +533,7 @@ describe('The inspector in a real VS Code', () => {
     );
     // The 1 MB single line: shown cut, with its whole size.
     const oneLine = rowAt(4).locator('.cell.full');
-    assert.match(await oneLine.innerText(), /1\.0 MB · 1 lines/);
+    assert.match(await oneLine.innerText(), /1\.0 MiB · 1 line\b/);
     assert.ok((await oneLine.locator('pre.body').innerText()).length <= 8192);
     await vs.screenshot('inspector-hostile');
     // Nothing ran: the page and both frames are untouched, and no CSP violation was reported.
@@ -486,7 +583,7 @@ describe('The inspector in a real VS Code', () => {
     const firstRenderFromPick = Date.now() - picked;
     assert.match(
       await frame().locator('.header .counts').innerText(),
-      /^10,000 events · 4,999 tool calls · 3 retained \(150 MB kept out\)/,
+      /^10,000 events · 4,999 tool calls · 3 retained values \(150 MiB kept out\)/,
     );
     // Scroll to the end and to the middle; each lands on rendered rows.
     const timing: Record<string, number> = { firstRenderMs: firstRender, firstRenderFromPickMs: firstRenderFromPick };
@@ -538,13 +635,32 @@ describe('The inspector in a real VS Code', () => {
       120_000,
     );
     timing.searchMs = Date.now() - t0;
+    // The jump lands on the hit's line, a third of the way down the list, and stays there as the rows around it load.
+    const offset = () =>
+      frame()
+        .locator('.timeline')
+        .evaluate((el) => {
+          const row = el.querySelector<HTMLElement>('.row.current');
+          const mark = row?.querySelector<HTMLElement>('mark[data-line]');
+          return row && mark
+            ? {
+                index: Number(row.dataset.index),
+                off: mark.getBoundingClientRect().top - el.getBoundingClientRect().top - el.clientHeight / 3,
+              }
+            : undefined;
+        });
+    const there = (o: { index: number; off: number } | undefined) => o?.index === 2002 && Math.abs(o.off) <= 2;
+    await poll('the hit a third of the way down', offset, there, 30_000);
+    await vs.page.waitForTimeout(1500);
+    const settled = await offset();
+    assert.ok(there(settled), `still there: ${JSON.stringify(settled)}`);
     const bigRow = rowAt(2003);
     await bigRow.locator('.cell.model.form-stub').waitFor({ timeout: 60_000 });
-    assert.match(await bigRow.locator('.cell.full').innerText(), /50 MB · 524,288 lines/);
+    assert.match(await bigRow.locator('.cell.full').innerText(), /50 MiB · 524,288 lines/);
     await vs.screenshot('inspector-big-run');
     // Reopened after the language server restarts (as after reopening VS Code): from the run index.
     await closeEditors();
-    await vs.runCommand('Retained: Restart Language Server');
+    await vs.runCommand('Retained Outputs: Restart Language Server');
     await vs.page
       .locator('.notification-toast', { hasText: 'the language server restarted' })
       .first()

@@ -1,6 +1,6 @@
 /** The two cells of a row: the event as recorded (left) and what the chosen model call sent (right). */
 import { memo } from 'react';
-import { formatBytes, formatWhen } from '../../shared/format';
+import { formatBytes, formatCount, formatWhen } from '../../shared/format';
 import type { CallCell, InspectRow } from '../../shared/protocol';
 import { Body } from './Body';
 import { LinkButton } from './LinkButton';
@@ -135,7 +135,7 @@ export const FullCellView = memo(function FullCellView({
         {full.callId && <code className="call-id">{full.callId}</code>}
         {full.kind === 'tool_result' && full.text && (
           <span className="size">
-            {formatBytes(full.text.bytes)} · {full.text.lines.toLocaleString()} lines
+            {formatBytes(full.text.bytes)} · {formatCount(full.text.lines, 'line')}
           </span>
         )}
         {full.durationMs !== undefined && <span className="duration">{full.durationMs.toLocaleString()} ms</span>}

@@ -112,7 +112,7 @@ export function Inspector({
       : undefined;
 
   return (
-    <div className="inspector">
+    <main className="inspector">
       <Header
         runId={runId}
         outline={loaded.outline}
@@ -171,6 +171,6 @@ export function Inspector({
             : undefined
         }
       />
-    </div>
+    </main>
   );
 }

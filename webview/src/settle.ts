@@ -1,15 +1,13 @@
 /**
  * Scrolls a virtualized list to a row and keeps it there while the rows around it arrive and
- * are measured (their heights replace the estimate, which moves the row): frame by frame, until
- * nothing above it is loading and it has not moved for a while, or the user scrolls. With a
- * search hit, it lands on the hit's line inside the row rather than on the row's top.
+ * are measured (their heights replace the estimate, which moves the row): frame by frame, for a
+ * few seconds or until the user scrolls, clicks or presses a key. With a search hit, it lands on
+ * the hit's line inside the row rather than on the row's top.
  */
 import type { ScrollTarget } from './hooks/useScrollTarget';
 
-/** Frames the target must stay put, with nothing loading, before the list lets go (~0.3 s). */
-const STILL_FRAMES = 20;
-/** The longest it keeps the target in place (~3 s at 60 frames a second). */
-const MAX_FRAMES = 180;
+/** How long it keeps the target in place (~5 s at 60 frames a second): rows measured late move it too. */
+const MAX_FRAMES = 300;
 
 /** Where inside the row the target is: the hit's line when the row shows it, else the row's top. */
 function spotOf(row: HTMLElement, target: ScrollTarget): HTMLElement {
@@ -32,7 +30,6 @@ export function settleOn(
   scrollToIndex: (index: number) => void,
 ): () => void {
   let frame = 0;
-  let still = 0;
   let id = 0;
   const stop = () => {
     cancelAnimationFrame(id);
@@ -44,22 +41,15 @@ export function settleOn(
     element.addEventListener(type, stop, { passive: true });
   const step = () => {
     const row = element.querySelector<HTMLElement>(`[role="row"][data-index="${target.index}"]`);
-    if (!row) {
-      scrollToIndex(target.index);
-      still = 0;
-    } else {
+    if (!row) scrollToIndex(target.index);
+    else {
       const spot = spotOf(row, target);
-      const top = element.getBoundingClientRect().top;
       // A row's top goes to the top; a line inside it, a third of the way down.
       const want = spot === row ? 0 : element.clientHeight / 3;
-      const off = spot.getBoundingClientRect().top - top - want;
-      const before = element.scrollTop;
-      if (Math.abs(off) > 1) element.scrollTop = before + off;
-      const moved = Math.abs(element.scrollTop - before) > 1;
-      const loading = element.querySelector('.row.loading') !== null;
-      still = moved || loading ? 0 : still + 1;
+      const off = spot.getBoundingClientRect().top - element.getBoundingClientRect().top - want;
+      if (Math.abs(off) > 1) element.scrollTop += off;
     }
-    if (still >= STILL_FRAMES || ++frame >= MAX_FRAMES) return stop();
+    if (++frame >= MAX_FRAMES) return stop();
     id = requestAnimationFrame(step);
   };
   scrollToIndex(target.index);

@@ -28,16 +28,21 @@ export function registerCleanupCommands(client: LanguageClient, isTrusted: () =>
           { location: vscode.ProgressLocation.Window, title: 'Retained Outputs: measuring the store' },
           () => client.sendRequest(CleanupRequest.type, { dryRun: true }),
         );
-        const spared = `Kept: ${formatCount(plan.spared.pinned, 'pinned run')}, and ${formatCount(plan.spared.recent, 'run')} written in the last hour.`;
+        // A run's age is its time in the store: an import of an old session counts from the import.
+        const kept = [
+          plan.spared.pinned ? formatCount(plan.spared.pinned, 'pinned run') : '',
+          plan.spared.recent ? `${formatCount(plan.spared.recent, 'run')} stored or written to in the last hour` : '',
+        ].filter(Boolean);
+        const spared = kept.length ? `Kept: ${kept.join(' and ')}.` : '';
         if (plan.removed.length === 0)
           return void vscode.window.showInformationMessage(
-            `Retained Outputs: nothing to clean up. The store holds ${formatBytes(plan.storeBytesBefore)}${plan.quotaBytes ? ` of a ${formatBytes(plan.quotaBytes)} quota` : ''}. ${spared}`,
+            `Retained Outputs: nothing to clean up (the store holds ${formatBytes(plan.storeBytesBefore)}${plan.quotaBytes ? ` of ${formatBytes(plan.quotaBytes)}` : ''}). ${spared}`.trim(),
           );
         const list = plan.removed
           .slice(0, 12)
           .map(
             (r) =>
-              `${r.name}: ${formatBytes(r.bytes)}, ${r.reason === 'age' ? `not written since ${new Date(r.lastWrite).toLocaleDateString()}` : 'oldest while over the quota'}`,
+              `${r.name}: ${formatBytes(r.bytes)}, ${r.reason === 'age' ? `not written to since ${new Date(r.lastWrite).toLocaleDateString()}` : 'oldest while over the quota'}`,
           );
         if (plan.removed.length > 12) list.push(`… and ${plan.removed.length - 12} more`);
         const answer = await vscode.window.showWarningMessage(

@@ -65,7 +65,7 @@ export function createClient(
         while (restarts.length && now - restarts[0]! > RESTART_WINDOW_MS) restarts.shift();
         if (restarts.length > MAX_RESTARTS) {
           output.error(
-            `The language server stopped ${restarts.length} times in 3 minutes; not restarting it. Run "Retained: Restart Language Server" to try again.`,
+            `The language server stopped ${restarts.length} times in 3 minutes; not restarting it. Run "Retained Outputs: Restart Language Server" to try again.`,
           );
           return {
             action: CloseAction.DoNotRestart,

@@ -10,11 +10,14 @@ import { registerMcpServer, registerSetUpCommand } from './agents';
 import { createApi, type RetainedApi } from './api';
 import { registerCleanupCommands } from './cleanupCommands';
 import { createClient, sendSettings } from './client';
+import { installCli } from './cliInstall';
 import { readServerOptions, SECTION, storeRootOf } from './config';
+import { registerGuideCommand } from './guide';
 import { registerImportCommand } from './importCommand';
 import { INSPECTOR_VIEW_TYPE, Inspectors } from './inspector';
 import { registerPaste } from './paste';
 import { PeekTool } from './peekTool';
+import { ReadOnlyText } from './readOnlyText';
 import { type MoreNode, type RunNode, RunsTree } from './runsTree';
 import type { AgentSession } from './sessionFiles';
 import { SessionsTree } from './sessionsTree';
@@ -29,6 +32,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<Retain
   const output = vscode.window.createOutputChannel('Retained Outputs', { log: true });
   context.subscriptions.push(output);
   const isTrusted = () => vscode.workspace.isTrusted;
+  // The command line's stable copy, for what Set Up writes; made in the background.
+  const cli = installCli(context);
+  cli.catch((err: Error) => output.warn(`The command line's stable copy could not be made: ${err.message}`));
 
   // Agents' sessions opened in the inspector are converted here, not into the workspace's store.
   const sessionsRoot = vscode.Uri.joinPath(context.globalStorageUri, 'sessions').fsPath;
@@ -47,7 +53,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<Retain
   const tree = new RunsTree(client);
   const statusBar = new RetainedStatusBar(client);
   const view = vscode.window.createTreeView('retained.runs', { treeDataProvider: tree, showCollapseAll: true });
-  const inspectors = new Inspectors(context.extensionUri, client, output);
+  const texts = new ReadOnlyText();
+  const inspectors = new Inspectors(context.extensionUri, client, output, texts);
   const sessions = new SessionsTree(vscode.workspace.workspaceFolders?.[0]?.uri.fsPath, async () => {
     const { runs } = await client.sendRequest(RunsRequest.type, {});
     return new Map(runs.map((r) => [r.name, r.runId]));
@@ -56,6 +63,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Retain
   sessions.setVisible(sessionsView.visible);
 
   context.subscriptions.push(
+    texts,
     runChanged,
     tree,
     statusBar,
@@ -68,7 +76,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<Retain
     ...registerValueCommands(client, isTrusted),
     ...registerCleanupCommands(client, isTrusted),
     registerValueDocuments(() => [storeRootOf(current), sessionsRoot]),
-    registerImportCommand(client, isTrusted, async (runId) => {
+    registerImportCommand(client, output, isTrusted, async (runId) => {
+      // The view first (it may be behind the Explorer), then the run, once the list holds it.
+      await vscode.commands.executeCommand('retained.runs.focus');
       const node = await tree.runNode(runId);
       if (node) await view.reveal(node, { select: true, focus: false, expand: true });
     }),
@@ -86,13 +96,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<Retain
       vscode.commands.executeCommand('retained.importTranscript', vscode.Uri.file(session.path)),
     ),
     registerMcpServer(context, () => storeRootOf(current)),
-    registerSetUpCommand(context, isTrusted),
+    registerSetUpCommand(context, isTrusted, () => cli, texts),
     vscode.commands.registerCommand('retained.showMoreValues', (node: MoreNode) => tree.showMore(node)),
     vscode.commands.registerCommand('retained.refresh', () => tree.refresh()),
     vscode.commands.registerCommand('retained.showOutput', () => output.show()),
-    vscode.commands.registerCommand('retained.openReadme', () =>
-      vscode.commands.executeCommand('markdown.showPreview', vscode.Uri.joinPath(context.extensionUri, 'README.md')),
-    ),
+    registerGuideCommand(context),
     vscode.commands.registerCommand('retained.restartServer', async () => {
       await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Window, title: 'Retained Outputs: restarting the language server' },

@@ -1,9 +1,9 @@
 /**
  * Values open read-only: the stored original must not change by accident. A value's document is
- * `retained-value:<file path>/<name>`, served from the value's file by a read-only file system;
- * the name is the file the call read (so a `.json` read opens as JSON) or `<id>.txt`. Only files
- * of a `.values` folder or of `withheld/` (a guard's originals), under the store or the sessions
- * cache, are served.
+ * `retained-value:/<run>/<name>?<file path>`, served from the value's file by a read-only file
+ * system; the name is the file the call read (so a `.json` read opens as JSON) or `<id>.txt`, and
+ * the breadcrumb reads run › name. Only files of a `.values` folder or of `withheld/` (a guard's
+ * originals), under the store or the sessions cache, are served.
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
@@ -16,7 +16,8 @@ export const VALUE_SCHEME = 'retained-value';
 export function valueDocumentUri(file: vscode.Uri, value: { valueId: string; subject?: CallSubject }): vscode.Uri {
   const name = subjectFileName(value.subject);
   const shown = name ? `${value.valueId} · ${name}` : path.basename(file.fsPath);
-  return vscode.Uri.from({ scheme: VALUE_SCHEME, path: `${file.path}/${shown}` });
+  const run = path.basename(path.dirname(file.fsPath)).replace(/\.values$/, '');
+  return vscode.Uri.from({ scheme: VALUE_SCHEME, path: `/${run}/${shown}`, query: file.fsPath });
 }
 
 class ValueFileSystem implements vscode.FileSystemProvider {
@@ -27,14 +28,15 @@ class ValueFileSystem implements vscode.FileSystemProvider {
 
   /** The value file a document stands for; refuses anything else. */
   private file(uri: vscode.Uri): string {
-    const file = path.dirname(uri.path);
+    const file = uri.query;
     const inside = this.roots().some((root) => {
       const rel = path.relative(path.resolve(root), file);
       return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
     });
     const folder = path.dirname(file);
     const known = folder.endsWith('.values') || path.basename(folder) === 'withheld';
-    if (!inside || !file.endsWith('.txt') || !known) throw vscode.FileSystemError.FileNotFound(uri);
+    if (!path.isAbsolute(file) || !inside || !file.endsWith('.txt') || !known)
+      throw vscode.FileSystemError.FileNotFound(uri);
     return file;
   }
 

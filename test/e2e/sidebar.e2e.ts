@@ -36,7 +36,8 @@ describe('Retained Outputs in a real VS Code', () => {
     ageRun(altStore, 'old-run', 40);
     writeNote(workspace, 'notes.md', `# Notes\n\nThe agent got this stub:\n\n${demo.stub.content}\n`);
     copyFileSync(
-      join(ROOT, 'test/fixtures/transcripts/claude-code_spotter_tool_heavy.jsonl'),
+      // A real Claude Code 2.1.332 session: two big file reads (an Elixir module and a JSON catalogue).
+      join(ROOT, 'test/fixtures/claude-code/read-code/project/ebe262b4-ddd9-4a74-8811-8cb905a40d09.jsonl'),
       join(workspace, 'session.jsonl'),
     );
     vs = await VSCode.start({ workspace });
@@ -81,7 +82,7 @@ describe('Retained Outputs in a real VS Code', () => {
     await expandDemoRun();
     const label = await row(/read_file package-lock\.json/).innerText();
     assert.match(label, /read_file package-lock\.json/);
-    assert.match(label, /\d+(\.\d)? KB · [\d,]+ lines/);
+    assert.match(label, /\d+(\.\d)? KiB · [\d,]+ lines/);
     // The small results were kept verbatim: only the lock file is a value.
     assert.equal(
       await view()
@@ -193,7 +194,7 @@ describe('Retained Outputs in a real VS Code', () => {
     await poll(
       'the hover preview',
       () => hover.innerText(),
-      (text) => /read_file, \d+(\.\d)? KB, [\d,]+ lines/.test(text) && text.includes('1: {'),
+      (text) => /read_file, \d+(\.\d)? KiB, [\d,]+ lines/.test(text) && text.includes('1: {'),
     );
     await vs.screenshot('stub-link-hover');
     await vs.page.keyboard.press('Escape');
@@ -231,7 +232,7 @@ describe('Retained Outputs in a real VS Code', () => {
       () => item.innerText().catch(() => ''),
       (t) => /1 retained/.test(t),
     );
-    assert.match(text, /1 retained · \d+(\.\d)? KB kept out/);
+    assert.match(text, /1 retained · \d+(\.\d)? KiB kept out/);
     await item.click();
     await vs.page.locator('.quick-input-list .monaco-list-row', { hasText: 'demo-run' }).first().waitFor();
     await vs.screenshot('status-bar');
@@ -296,6 +297,36 @@ describe('Retained Outputs in a real VS Code', () => {
     await vs.screenshot('import-inspector');
     await vs.runCommand('View: Close All Editors');
     await openSidebar();
+    // Its values are named after the files the calls read, and open in their language.
+    const run = row(/^session/);
+    if ((await run.getAttribute('aria-expanded')) !== 'true') await run.click();
+    await row(/^Read .*catalog\.json/).click();
+    await poll(
+      'the imported value, named after its file',
+      () => vs.tabTitles(),
+      (tabs) => tabs.includes('toolu_rc2 · catalog.json'),
+    );
+    await poll(
+      'the language of the imported value',
+      () => vs.page.locator('#status\\.editor\\.mode').innerText(),
+      (t) => t.trim() === 'JSON',
+    );
+    assert.ok(await row(/^Read .*worker\.ex/).isVisible(), 'the other read is named after its file too');
+    await vs.runCommand('View: Close All Editors');
+  });
+
+  it('Open the Guide shows the README the installed extension holds', async () => {
+    await vs.runCommand('Retained Outputs: Open the Guide (README)');
+    await poll(
+      'the guide',
+      () => vs.tabTitles(),
+      (tabs) => tabs.some((t) => /^Preview readme\.md$/i.test(t)),
+    );
+    assert.equal(
+      await vs.page.locator('.notification-toast', { hasText: /cannot be found|not in the installed/ }).count(),
+      0,
+    );
+    await vs.runCommand('View: Close All Editors');
   });
 
   it('a plain paste leaves "200: OK" alone and drops the gutters of a peeked range; the command does too', async () => {
@@ -319,7 +350,7 @@ describe('Retained Outputs in a real VS Code', () => {
       await vs.page.keyboard.press('Delete');
       // The editor takes input in its focused element (a textarea, or an EditContext div).
       await vs.page.locator('.editor-group-container.active .view-lines').first().click();
-      if (how === 'command') return vs.runCommand('Retained: Paste without Line Numbers');
+      if (how === 'command') return vs.runCommand('Retained Outputs: Paste without Line Numbers');
       // What Ctrl+V does: a paste event carrying the clipboard's text (headless Chromium has no
       // system clipboard for the key itself to read).
       await vs.page.evaluate((text) => {
@@ -407,12 +438,12 @@ describe('Retained Outputs in a real VS Code', () => {
       (n) => n === 1,
     );
     ageRun(altStore, 'other-run', 60); // older still, but kept
-    await vs.runCommand('Retained: Clean Up Store…');
+    await vs.runCommand('Retained Outputs: Clean Up Store…');
     const dialog = vs.page.locator('.monaco-dialog-box');
     await dialog.waitFor({ timeout: 30_000 });
     const text = await dialog.innerText();
-    assert.match(text, /Remove 1 run, freeing \d+(\.\d)? KB\?/);
-    assert.match(text, /old-run: .*not written since/);
+    assert.match(text, /Remove 1 run, freeing \d+(\.\d)? KiB\?/);
+    assert.match(text, /old-run: .*not written to since/);
     assert.doesNotMatch(text, /other-run/);
     assert.match(text, /Kept: 1 pinned run/);
     await vs.screenshot('cleanup-confirm');

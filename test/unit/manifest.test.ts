@@ -101,4 +101,25 @@ describe('the README', () => {
     for (const items of Object.values(NOT_IN_SESSION_FILES))
       for (const item of items) assert.ok(readme.includes(item), `README lists: ${item}`);
   });
+
+  it('names only commands there are, by their palette names (one prefix for all of them)', () => {
+    const commands = (manifest.contributes.commands as { command: string; title: string; category?: string }[]).filter(
+      (c) => !c.command.startsWith('retained.test.'),
+    );
+    assert.deepEqual([...new Set(commands.map((c) => c.category))], ['Retained Outputs']);
+    const titles = new Set(commands.map((c) => c.title));
+    const texts = [
+      readFileSync(resolve(ROOT, 'README.md'), 'utf8'),
+      ...['extension/src', 'server/src'].flatMap((dir) =>
+        readdirSync(resolve(ROOT, dir), { recursive: true, encoding: 'utf8' })
+          .filter((f) => f.endsWith('.ts'))
+          .map((f) => readFileSync(resolve(ROOT, dir, f), 'utf8')),
+      ),
+    ];
+    const named = texts.flatMap((t) =>
+      [...t.matchAll(/Retained(?: Outputs)?: ([A-Z][\w /]*(?:…|\b))/g)].map((m) => m[1]!),
+    );
+    assert.ok(named.length >= 5, `found ${named.length}`);
+    for (const name of named) assert.ok(titles.has(name.trim()), `a command is titled "${name}"`);
+  });
 });

@@ -52,6 +52,8 @@ export function runCodex(
       `[mcp_servers.${name}]`,
       `command = ${toml(server.command)}`,
       `args = [${server.args.map(toml).join(', ')}]`,
+      // Codex gives a server 10 s to list its tools; on a loaded machine a late list leaves the tool out of the request.
+      'startup_timeout_sec = 60',
     );
   writeFileSync(join(run.codexHome, 'config.toml'), `${lines.join('\n')}\n`);
   return new Promise((done, fail) => {

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { RetentionService } from '../server/src/core/service';
 import type { TranscriptEvent } from '../shared/events';
 import type { RetainResult } from '../shared/protocol';
+import { STORE_DIR } from '../shared/settings';
 import { ROOT } from './tools';
 
 export interface DemoRun {
@@ -22,7 +23,7 @@ export interface DemoRun {
  */
 export async function recordDemoRun(workspace: string, storeRoot?: string, runId = 'demo-run'): Promise<DemoRun> {
   const lock = readFileSync(join(ROOT, 'package-lock.json'), 'utf8');
-  const service = new RetentionService(storeRoot ?? join(workspace, '.retained'), { workspace });
+  const service = new RetentionService(storeRoot ?? join(workspace, STORE_DIR), { workspace });
   await service.init();
   let stub: RetainResult;
   try {

@@ -7,6 +7,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { STORE_DIR } from '../shared/settings';
 import { recordDemoRun } from './demoRun';
 import { ensureTools, packageExtension, ROOT } from './tools';
 
@@ -54,7 +55,7 @@ async function main(): Promise<void> {
   const extensions = join(home, 'extensions');
   for (const dir of [workspace, join(userData, 'User'), extensions]) mkdirSync(dir, { recursive: true });
   writeFileSync(join(workspace, 'README.md'), DEMO_README);
-  if (!existsSync(join(workspace, '.retained', 'runs', 'demo-run.jsonl'))) {
+  if (!existsSync(join(workspace, STORE_DIR, 'runs', 'demo-run.jsonl'))) {
     const { stub } = await recordDemoRun(workspace);
     writeFileSync(join(workspace, 'notes.md'), `# A stub is a link\n\nCtrl+click or hover it:\n\n${stub.content}\n`);
   }

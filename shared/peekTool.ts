@@ -4,9 +4,11 @@
  * test), the MCP server, and the hint every stub ends with.
  */
 import { z } from 'zod';
+import type { TranscriptEvent } from './events';
+import { PEEK_TOOL } from './history';
 import { PeekInput, type PeekParams } from './protocol';
 
-export { PEEK_TOOL } from './history';
+export { PEEK_TOOL };
 
 export const PEEK_TOOL_DESCRIPTION =
   'Reads a retained value: a large tool result that was replaced in your context by a stub beginning "[retained #ID]". Pass the ID from the stub as "id". ' +
@@ -55,4 +57,10 @@ export function peekToolJsonSchema(): Record<string, unknown> {
     if (property.maximum === Number.MAX_SAFE_INTEGER) delete property.maximum;
   }
   return schema;
+}
+
+/** A run offers peek_value unless its run_started event lists tools without it. */
+export function offersPeek(events: readonly TranscriptEvent[]): boolean {
+  const started = events.find((e) => e.type === 'run_started');
+  return started?.type === 'run_started' ? started.tools.includes(PEEK_TOOL) : true;
 }

@@ -232,6 +232,25 @@ export namespace ValueRequest {
   export const type = new RequestType<ValueParams, ValueMeta & { uri: string }, void>(method);
 }
 
+export const ValueFileParams = z.strictObject({
+  valueId: id.optional(),
+  runId: id.optional(),
+  /** Instead of valueId: the event of the run whose result a guard withheld. */
+  event: z.number().int().min(0).optional(),
+  store,
+});
+export type ValueFileParams = z.infer<typeof ValueFileParams>;
+/**
+ * Client → server: the file a value's document reads (shared/valueDocument.ts): a run's value,
+ * a guard's withheld original by the name its notice gives, or the one an event withheld. The
+ * server resolves ids; no client parses a store path.
+ */
+export namespace ValueFileRequest {
+  export const method = 'retained/valueFile';
+  export const params = ValueFileParams;
+  export const type = new RequestType<ValueFileParams, { uri: string; bytes: number; valueId: string }, void>(method);
+}
+
 export const DeleteParams = z.strictObject({ runId: id, valueId: id.optional() });
 export type DeleteParams = z.infer<typeof DeleteParams>;
 /** Client → server: delete one value (with valueId) or a whole run (without). */

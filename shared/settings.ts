@@ -10,6 +10,9 @@ import { check } from './check';
 import { InvalidInput } from './invalidInput';
 import { compileQuery } from './query';
 
+/** The store's folder in a workspace (or above a command's folder) when no setting names another. */
+export const STORE_DIR = '.retained';
+
 export type LandmarkKind = 'error' | 'failure' | 'warning' | 'trace';
 export const LANDMARK_KINDS: readonly LandmarkKind[] = ['error', 'failure', 'warning', 'trace'];
 

@@ -2,7 +2,6 @@
  * Starts the language server over IPC and keeps it running: the client restarts a crashed
  * server, and every step is in the "Retained Outputs" output channel.
  */
-import * as path from 'node:path';
 import * as vscode from 'vscode';
 import {
   CloseAction,
@@ -13,8 +12,7 @@ import {
   type ServerOptions as ProcessOptions,
   TransportKind,
 } from 'vscode-languageclient/node';
-import { type ServerOptions, ValueRequest } from '../../shared/protocol';
-import { valueDocumentUri } from './valueDocuments';
+import type { ServerOptions } from '../../shared/protocol';
 
 const MAX_RESTARTS = 5;
 const RESTART_WINDOW_MS = 3 * 60 * 1000;
@@ -35,18 +33,6 @@ export function createClient(
     documentSelector: [{ scheme: 'file' }, { scheme: 'untitled' }],
     initializationOptions: options,
     outputChannel: output,
-    middleware: {
-      // A stub's link opens its value read-only, as the sidebar does.
-      provideDocumentLinks: async (document, token, next) => {
-        const links = await next(document, token);
-        return Promise.all(
-          (links ?? []).map(async (link) => {
-            if (link.target?.scheme === 'file') link.target = await readOnlyTarget(client, link.target);
-            return link;
-          }),
-        );
-      },
-    },
     initializationFailedHandler: (error) => {
       output.error(`The language server did not start: ${error instanceof Error ? error.message : String(error)}`);
       void vscode.window.showErrorMessage(
@@ -84,12 +70,4 @@ export function createClient(
 /** Sends changed settings to a running server; it applies them without a restart. */
 export function sendSettings(client: LanguageClient, options: ServerOptions): Promise<void> {
   return client.sendNotification(DidChangeConfigurationNotification.type, { settings: { retained: options } });
-}
-
-/** A link's value file as its read-only document, named after what the call read. */
-async function readOnlyTarget(client: LanguageClient, file: vscode.Uri): Promise<vscode.Uri> {
-  const valueId = path.basename(file.fsPath, '.txt');
-  const runId = path.basename(path.dirname(file.fsPath)).replace(/\.values$/, '');
-  const meta = await client.sendRequest(ValueRequest.type, { runId, valueId }).catch(() => undefined);
-  return valueDocumentUri(file, meta ?? { valueId });
 }

@@ -12,6 +12,7 @@ import {
   HistoryPolicySchema,
   resolveSettings,
   SettingsSchema,
+  STORE_DIR,
 } from '../../shared/settings';
 
 export const SECTION = 'retained';
@@ -43,5 +44,5 @@ export function readServerOptions(sessionsRoot?: string): ServerOptions {
 /** The store's folder as the server opens it: the setting, else `.retained` in the workspace. */
 export function storeRootOf(options: ServerOptions): string {
   const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-  return options.storeRoot ?? path.join(folder ?? process.cwd(), '.retained');
+  return options.storeRoot ?? path.join(folder ?? process.cwd(), STORE_DIR);
 }

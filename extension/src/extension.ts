@@ -75,7 +75,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Retain
     ),
     ...registerValueCommands(client, isTrusted),
     ...registerCleanupCommands(client, isTrusted),
-    registerValueDocuments(() => [storeRootOf(current), sessionsRoot]),
+    registerValueDocuments(client),
     registerImportCommand(client, output, isTrusted, async (runId) => {
       // The view first (it may be behind the Explorer), then the run, once the list holds it.
       await vscode.commands.executeCommand('retained.runs.focus');

@@ -5,7 +5,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import { watch } from 'node:fs';
-import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import type { TranscriptEvent } from '../../shared/events';
@@ -19,8 +18,8 @@ import {
   RunsRequest,
   SearchRunRequest,
   SessionRequest,
-  StatusRequest,
   TranscriptRequest,
+  ValueFileRequest,
   ValueRequest,
 } from '../../shared/protocol';
 import type { ReadOnlyText } from './readOnlyText';
@@ -224,7 +223,7 @@ export class Inspectors implements vscode.WebviewPanelSerializer, vscode.Disposa
           const lines = message.line
             ? { start: Math.min(message.line, last), end: Math.min(message.endLine ?? message.line, last) }
             : undefined;
-          await openValue(meta, lines, besides(panel));
+          await openValue({ ...meta, ...store }, lines, besides(panel));
         } catch (err) {
           void vscode.window.showErrorMessage(`Retained Outputs: ${(err as Error).message}`);
         }
@@ -237,13 +236,12 @@ export class Inspectors implements vscode.WebviewPanelSerializer, vscode.Disposa
           if (!event) throw new Error(`run ${runId} has no event #${message.index}`);
           // A withheld result's original is in the store's withheld/ folder: it opens read-only.
           if (event.type === 'tool_call_finished' && event.withheld?.file) {
-            const { root } = await this.client.sendRequest(StatusRequest.type, {});
-            const file = vscode.Uri.file(path.join(root, event.withheld.file));
-            await openValue(
-              { uri: file.toString(), valueId: path.basename(file.fsPath, '.txt') },
-              undefined,
-              besides(panel),
-            );
+            const { valueId } = await this.client.sendRequest(ValueFileRequest.type, {
+              runId,
+              event: message.index,
+              ...store,
+            });
+            await openValue({ runId, valueId, ...store }, undefined, besides(panel));
             return;
           }
           const name = `${runId} #${message.index}${message.callId ? ` ${message.callId}` : ''}.txt`;

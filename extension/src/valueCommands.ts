@@ -4,16 +4,17 @@ import type { LanguageClient } from 'vscode-languageclient/node';
 import type { CallSubject } from '../../shared/callSubject';
 import { formatBytes, formatCount } from '../../shared/format';
 import { DeleteRequest, PeekRequest, ValueRequest } from '../../shared/protocol';
+import type { ValueDocument } from '../../shared/valueDocument';
 import type { Node, RunNode, ValueNode } from './runsTree';
-import { valueDocumentUri } from './valueDocuments';
+import { valueDocument } from './valueDocuments';
 
 /** Opens a value's original text, read-only, optionally selecting lines (1-based, inclusive). */
 export async function openValue(
-  value: { uri: string; valueId: string; subject?: CallSubject },
+  value: ValueDocument & { subject?: CallSubject | undefined },
   lines?: { start: number; end: number },
   viewColumn?: vscode.ViewColumn,
 ): Promise<vscode.TextEditor> {
-  const document = await vscode.workspace.openTextDocument(valueDocumentUri(vscode.Uri.parse(value.uri), value));
+  const document = await vscode.workspace.openTextDocument(valueDocument(value));
   const options: vscode.TextDocumentShowOptions = { preview: true, ...(viewColumn ? { viewColumn } : {}) };
   if (lines) {
     const last = Math.min(lines.end, document.lineCount) - 1;

@@ -1,47 +1,37 @@
 /**
- * Values open read-only: the stored original must not change by accident. A value's document is
- * `retained-value:/<run>/<name>?<file path>`, served from the value's file by a read-only file
- * system; the name is the file the call read (so a `.json` read opens as JSON) or `<id>.txt`, and
- * the breadcrumb reads run › name. Only files of a `.values` folder or of `withheld/` (a guard's
- * originals), under the store or the sessions cache, are served.
+ * Values open read-only: the stored original must not change by accident. A value's document
+ * (shared/valueDocument.ts) holds the value's ids; this read-only file system asks the language
+ * server which file they are and serves it. The extension never reads a store path out of a URI.
  */
 import { promises as fs } from 'node:fs';
-import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { type CallSubject, subjectFileName } from '../../shared/callSubject';
+import type { LanguageClient } from 'vscode-languageclient/node';
+import type { CallSubject } from '../../shared/callSubject';
+import { ValueFileRequest } from '../../shared/protocol';
+import { parseValueDocument, VALUE_SCHEME, type ValueDocument, valueDocumentParts } from '../../shared/valueDocument';
 
-export const VALUE_SCHEME = 'retained-value';
-
-/** The read-only document of a value's file (a `file:` URI), named after what the call read. */
-export function valueDocumentUri(file: vscode.Uri, value: { valueId: string; subject?: CallSubject }): vscode.Uri {
-  const name = subjectFileName(value.subject);
-  const shown = name ? `${value.valueId} · ${name}` : path.basename(file.fsPath);
-  const run = path.basename(path.dirname(file.fsPath)).replace(/\.values$/, '');
-  return vscode.Uri.from({ scheme: VALUE_SCHEME, path: `/${run}/${shown}`, query: file.fsPath });
+/** The read-only document of a value, named after what its call read. */
+export function valueDocument(value: ValueDocument & { subject?: CallSubject | undefined }): vscode.Uri {
+  return vscode.Uri.from(valueDocumentParts(value));
 }
 
 class ValueFileSystem implements vscode.FileSystemProvider {
   private readonly changed = new vscode.EventEmitter<vscode.FileChangeEvent[]>();
   readonly onDidChangeFile = this.changed.event;
 
-  constructor(private readonly roots: () => string[]) {}
+  constructor(private readonly client: LanguageClient) {}
 
-  /** The value file a document stands for; refuses anything else. */
-  private file(uri: vscode.Uri): string {
-    const file = uri.query;
-    const inside = this.roots().some((root) => {
-      const rel = path.relative(path.resolve(root), file);
-      return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
-    });
-    const folder = path.dirname(file);
-    const known = folder.endsWith('.values') || path.basename(folder) === 'withheld';
-    if (!path.isAbsolute(file) || !inside || !file.endsWith('.txt') || !known)
-      throw vscode.FileSystemError.FileNotFound(uri);
-    return file;
+  /** The file the server says the document's value is; a document that names none is not found. */
+  private async file(uri: vscode.Uri): Promise<string> {
+    const value = parseValueDocument(uri.query);
+    if (!value) throw vscode.FileSystemError.FileNotFound(uri);
+    const found = await this.client.sendRequest(ValueFileRequest.type, value).catch(() => undefined);
+    if (!found) throw vscode.FileSystemError.FileNotFound(uri);
+    return vscode.Uri.parse(found.uri).fsPath;
   }
 
   async stat(uri: vscode.Uri): Promise<vscode.FileStat> {
-    const stat = await fs.lstat(this.file(uri)).catch(() => undefined);
+    const stat = await fs.lstat(await this.file(uri)).catch(() => undefined);
     if (!stat?.isFile()) throw vscode.FileSystemError.FileNotFound(uri);
     return {
       type: vscode.FileType.File,
@@ -53,8 +43,9 @@ class ValueFileSystem implements vscode.FileSystemProvider {
   }
 
   async readFile(uri: vscode.Uri): Promise<Uint8Array> {
-    await this.stat(uri);
-    return fs.readFile(this.file(uri));
+    const file = await this.file(uri);
+    if (!(await fs.lstat(file).catch(() => undefined))?.isFile()) throw vscode.FileSystemError.FileNotFound(uri);
+    return fs.readFile(file);
   }
 
   watch(): vscode.Disposable {
@@ -77,9 +68,9 @@ class ValueFileSystem implements vscode.FileSystemProvider {
   }
 }
 
-/** Serves value documents from the folders `roots` gives (the store and the sessions cache). */
-export function registerValueDocuments(roots: () => string[]): vscode.Disposable {
-  return vscode.workspace.registerFileSystemProvider(VALUE_SCHEME, new ValueFileSystem(roots), {
+/** Serves value documents, each resolved by the language server. */
+export function registerValueDocuments(client: LanguageClient): vscode.Disposable {
+  return vscode.workspace.registerFileSystemProvider(VALUE_SCHEME, new ValueFileSystem(client), {
     isReadonly: new vscode.MarkdownString('A retained value is the original output, kept as it was: read-only.'),
     isCaseSensitive: true,
   });

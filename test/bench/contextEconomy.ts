@@ -14,8 +14,8 @@ const withPolicy = (replay: StructuredReplay, infos: Map<number, ResultInfo>, po
 
 import { toAnthropic } from '../../server/src/core/history/providers';
 import { replayStructured, resultText, type StructuredReplay } from '../../server/src/core/history/replay';
-import { measureMessages } from '../../server/src/core/history/tokens';
 import { RetentionService } from '../../server/src/core/service';
+import { measureMessages } from '../../server/src/core/text/tokens';
 import type { TranscriptEvent } from '../../shared/events';
 import type { Message } from '../../shared/history';
 import { findMarkers } from '../../shared/stubText';

@@ -15,9 +15,11 @@ import {
   RunsRequest,
   StatusRequest,
   TranscriptRequest,
+  ValueFileRequest,
   ValuesRequest,
 } from '../../shared/protocol';
 import { stripGutters } from '../../shared/stubText';
+import { parseValueDocument } from '../../shared/valueDocument';
 import { ServerProcess } from '../helpers/serverProcess';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
 
@@ -290,12 +292,8 @@ describe('language server over stdio', () => {
   });
 
   it('makes [retained #id] in an open document a link to the value, with a hover preview', async () => {
-    const r = await server.request(RetainRequest.type, {
-      runId: 'r',
-      callId: 'toolu_9',
-      tool: 'grep',
-      text: Array.from({ length: 5000 }, (_, i) => `hit ${i}`).join('\n'),
-    });
+    const output = Array.from({ length: 5000 }, (_, i) => `hit ${i}`).join('\n');
+    const r = await server.request(RetainRequest.type, { runId: 'r', callId: 'toolu_9', tool: 'grep', text: output });
     const uri = pathToFileURL(join(workspace, 'notes.md')).href;
     const text = `Earlier the agent saw:\n${r.content}\nand [retained #unknown_id] too.`;
     await server.connection.sendNotification('textDocument/didOpen', {
@@ -306,7 +304,11 @@ describe('language server over stdio', () => {
       { textDocument: { uri } },
     );
     assert.equal(links.length, 1);
-    assert.equal(links[0]!.target, r.uri);
+    // The value's read-only document, by its ids; the server resolves them to the file.
+    assert.equal(links[0]!.target, `retained-value:/r/toolu_9.txt?run=r&value=toolu_9`);
+    const file = await server.request(ValueFileRequest.type, parseValueDocument(links[0]!.target.split('?')[1]!)!);
+    assert.deepEqual(file, { uri: r.uri, bytes: Buffer.byteLength(output), valueId: 'toolu_9' });
+    assert.equal(readFileSync(fileURLToPath(file.uri), 'utf8'), output);
     assert.deepEqual(links[0]!.range.start, { line: 1, character: 0 });
     const hover = await server.raw<{ contents: { value: string } }>('textDocument/hover', {
       textDocument: { uri },

@@ -3,7 +3,8 @@
  * and nothing of Node or VS Code; the core imports no VS Code, no LSP and no front end; the
  * webview imports no `vscode` and no `node:`, and only types from the shared modules built on
  * zod or the LSP library (a browser page needs neither); the extension imports nothing of the
- * server. A rule is a folder, what it may not import, and why.
+ * server. A rule is a folder, what it may not import, and why. Inside the core, every import
+ * points down one stack (STACK); the tsconfig references allow no more than the rules do.
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -48,16 +49,45 @@ const RULES: Rule[] = [
   },
 ];
 
+/**
+ * The core's stack, top first: a part imports only the parts below it (and its own files).
+ * Parts on one line are peers and import nothing of each other.
+ */
+const STACK: string[][] = [
+  ['service.ts'],
+  ['import', 'inspection'],
+  ['history'],
+  ['retain'],
+  ['values'],
+  ['withhold'],
+  ['cleanup'],
+  ['context.ts'],
+  ['runs.ts'],
+  ['store'],
+  ['text'],
+  ['kernel', 'turns.ts'],
+];
+const CORE = 'server/src/core';
+
+/** A core file's part (its folder, or its name at the top of the core) and that part's level. */
+function partOf(file: string): { part: string; level: number } | undefined {
+  const rel = relative(CORE, file.replace(/\.(ts|tsx)$/, ''));
+  if (rel.startsWith('..')) return undefined;
+  const part = rel.includes('/') ? rel.split('/')[0]! : `${rel}.ts`;
+  const level = STACK.findIndex((parts) => parts.includes(part));
+  return level < 0 ? undefined : { part, level };
+}
+
 /** Every import of a file: bare package names as they are, our own files as root-relative paths. */
 function importsOf(root: string, file: string): { target: string; typeOnly: boolean }[] {
   const source = readFileSync(join(root, file), 'utf8');
   const found = [
     ...source.matchAll(
-      /(?:^|\n)\s*(import|export)(\s+type)?\b[^'";]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|require\(\s*['"]([^'"]+)['"]\s*\)/g,
+      /(?:^|\n)\s*(import|export)(\s+type)?\b[^'";]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|require\(\s*['"]([^'"]+)['"]\s*\)|(?:^|\n)\s*import\s*['"]([^'"]+)['"]/g,
     ),
   ];
   return found.map((m) => {
-    const spec = m[3] ?? m[4] ?? m[5]!;
+    const spec = m[3] ?? m[4] ?? m[5] ?? m[6]!;
     return {
       target: spec.startsWith('.') ? relative(root, resolve(join(root, dirname(file)), spec)) : spec,
       typeOnly: m[2] !== undefined,
@@ -90,7 +120,27 @@ function violations(root: string): string[] {
       }
     }
   }
+  for (const file of sourceFiles(root, CORE)) {
+    const from = partOf(file);
+    if (!from) {
+      found.push(`${file} is in no part of the core's stack`);
+      continue;
+    }
+    for (const { target } of importsOf(root, file)) {
+      const to = partOf(target);
+      if (to && to.part !== from.part && to.level <= from.level)
+        found.push(`${file} imports ${target} (${to.part} is not below ${from.part} in the core's stack)`);
+    }
+  }
   return found;
+}
+
+/** What a tsconfig's references name, as root-relative folders. */
+function references(root: string, folder: string): string[] {
+  const config = JSON.parse(readFileSync(join(root, folder, 'tsconfig.json'), 'utf8')) as {
+    references?: { path: string }[];
+  };
+  return (config.references ?? []).map((r) => relative(root, resolve(root, folder, r.path))).sort();
 }
 
 describe('boundaries of the import graph', () => {
@@ -98,6 +148,13 @@ describe('boundaries of the import graph', () => {
 
   it('hold on the tree', () => {
     assert.deepEqual(violations(ROOT), []);
+  });
+
+  it("the build's references allow what the rules allow and no more", () => {
+    assert.deepEqual(references(ROOT, 'shared'), []);
+    assert.deepEqual(references(ROOT, 'server'), ['shared']);
+    assert.deepEqual(references(ROOT, 'webview'), ['shared']);
+    assert.deepEqual(references(ROOT, 'extension'), ['shared']);
   });
 
   it('catch a deliberate violation of each rule', () => {
@@ -112,13 +169,27 @@ describe('boundaries of the import graph', () => {
       'webview/src/c.tsx',
       "import { readFileSync } from 'node:fs';\nimport type { InspectResult } from '../../shared/protocol';\nimport { parseState } from '../../shared/messages';\n",
     );
-    write('extension/src/d.ts', "const core = require('../../server/src/core/service');\n");
+    write(
+      'extension/src/d.ts',
+      "const core = require('../../server/src/core/service');\nimport '../../webview/src/e';\n",
+    );
+    write('server/src/core/text/f.ts', "import { Store } from '../store/store';\n");
+    write(
+      'server/src/core/import/g.ts',
+      "import type { Rows } from '../inspection/rows';\nimport { x } from '../history/h';\n",
+    );
+    write('server/src/core/stray.ts', '');
     for (const folder of ['server/src/core', 'shared', 'webview', 'extension'])
       mkdirSync(join(root, folder), { recursive: true });
     assert.deepEqual(violations(root).sort(), [
       'extension/src/d.ts imports server/src/core/service (the extension is a thin client of the language server)',
+      'extension/src/d.ts imports webview/src/e (the extension is a thin client of the language server)',
       'server/src/core/b.ts imports server/src/lsp/server (the core is plain TypeScript behind thin front ends)',
       'server/src/core/b.ts imports vscode (the core is plain TypeScript behind thin front ends)',
+      "server/src/core/b.ts is in no part of the core's stack",
+      "server/src/core/import/g.ts imports server/src/core/inspection/rows (inspection is not below import in the core's stack)",
+      "server/src/core/stray.ts is in no part of the core's stack",
+      "server/src/core/text/f.ts imports server/src/core/store/store (store is not below text in the core's stack)",
       'shared/a.ts imports server/src/core/store/store (shared is imported by every side)',
       'webview/src/c.tsx imports node:fs (the webview is a browser page)',
       'webview/src/c.tsx imports shared/messages (the page checks nothing itself: the extension does)',

@@ -2,12 +2,12 @@ import assert from 'node:assert/strict';
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { jsonStringBytes } from '../../server/src/core/history/jsonSize';
 import { CELL_MAX_BYTES, clip } from '../../server/src/core/inspection/rows';
 import { FORMAT } from '../../server/src/core/inspection/runIndex';
 import { searchRun } from '../../server/src/core/inspection/runSearch';
 import { RetentionService } from '../../server/src/core/service';
 import { readEventsFrom } from '../../server/src/core/store/transcript';
+import { jsonStringBytes } from '../../server/src/core/text/sizes';
 import type { TranscriptEvent } from '../../shared/events';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
 

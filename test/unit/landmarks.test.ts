@@ -9,8 +9,8 @@ import {
   landmarksLine,
   landmarkTest,
   needleMask,
-} from '../../server/src/core/retain/landmarks';
-import { Scan, scanText } from '../../server/src/core/retain/scan';
+} from '../../server/src/core/text/landmarks';
+import { Scan, scanText } from '../../server/src/core/text/scan';
 import { LANDMARK_KINDS, type LandmarkKind } from '../../shared/settings';
 
 const findLandmarks = (text: string) => scanText(text, 0, 0).landmarks;
@@ -21,9 +21,9 @@ function pieces(length: number, cuts: readonly number[]): [number, number][] {
   return at.slice(1).map((to, i) => [at[i]!, to]);
 }
 
-import { jsonStringBytes } from '../../server/src/core/history/jsonSize';
-import { STUB_MAX_BYTES, stubFor } from '../../server/src/core/retain/stub';
 import { indexBuffer } from '../../server/src/core/store/lineIndex';
+import { jsonStringBytes } from '../../server/src/core/text/sizes';
+import { STUB_MAX_BYTES, stubFor } from '../../server/src/core/text/stub';
 import { peekValue } from '../../server/src/core/values/peek';
 import { DEFAULT_SETTINGS } from '../../shared/settings';
 import { removeTempDirs, tempDir } from '../helpers/tmp';

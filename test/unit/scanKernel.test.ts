@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { compileKernel, KERNEL } from '../../scripts/kernel';
 import { scanKernel, WINDOW_BYTES } from '../../server/src/core/kernel/scanKernel';
-import { CANDIDATE_NEEDLES, candidateTables, KERNEL_PLACES } from '../../server/src/core/retain/landmarks';
+import { CANDIDATE_NEEDLES, candidateTables, KERNEL_PLACES } from '../../server/src/core/text/landmarks';
 
 const kernel = scanKernel();
 kernel.setNeedles(candidateTables());

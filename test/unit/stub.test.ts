@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { STUB_MAX_BYTES, stubFor } from '../../server/src/core/retain/stub';
+import { STUB_MAX_BYTES, stubFor } from '../../server/src/core/text/stub';
 
 const preview = { previewHeadLines: 6, previewTailLines: 6 };
 const numbered = (n: number) => `${Array.from({ length: n }, (_, i) => `line ${i + 1}`).join('\n')}\n`;

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { RetentionService, type ServiceOptions } from '../../server/src/core/service';
 import { WITHHELD_NOTICE } from '../../server/src/core/withhold/notice';
 import { SecretGuard, SecretScan } from '../../server/src/core/withhold/secrets';
@@ -149,6 +150,29 @@ describe('results a guard withholds', () => {
     const own = await s.retainer.retain({ runId: 'r', callId: 'c5', tool: 'Bash', text: 'ticket internal-123456' });
     assert.equal(own.withheld?.outcome, 'written');
     assert.equal(readdirSync(join(s.store.root, 'withheld')).length, 4);
+  });
+
+  it("an editor opens a withheld original by its event's index, or by its name; the server resolves it, never the client", async () => {
+    const s = await service();
+    await s.retainer.retain({ runId: 'r', callId: 'c1', tool: 'Bash', text: 'plain' });
+    const held = await s.retainer.retain({
+      runId: 'r',
+      callId: 'c2',
+      tool: 'Bash',
+      text: 'the original',
+      withheld: {},
+    });
+    const { events } = await s.transcript({ runId: 'r' });
+    const index = events.findIndex((e) => e.type === 'tool_call_finished' && e.callId === 'c2');
+    const byEvent = await s.valueFile({ runId: 'r', event: index });
+    assert.equal(readFileSync(fileURLToPath(byEvent.uri), 'utf8'), 'the original');
+    assert.equal(byEvent.bytes, 'the original'.length);
+    assert.equal(`withheld/${byEvent.valueId}.txt`, held.withheld!.file);
+    assert.deepEqual(await s.valueFile({ valueId: byEvent.valueId }), byEvent);
+    const plain = events.findIndex((e) => e.type === 'tool_call_finished' && e.callId === 'c1');
+    await assert.rejects(s.valueFile({ runId: 'r', event: plain }), /event \d+ of run r has no withheld original/);
+    await assert.rejects(s.valueFile({ runId: 'r' }), /needs valueId, or runId and event/);
+    await assert.rejects(s.valueFile({ valueId: '2026-01-01-withheld-0123456789ab-0-gone' }), /no withheld original/);
   });
 
   it('a user pattern matches anywhere on a line, however long; and in a stream split anywhere', () => {

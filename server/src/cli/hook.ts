@@ -17,7 +17,7 @@ import { fileChunks } from '../core/retain/fileSource';
 import type { Door } from '../core/retain/retainer';
 import type { RetentionService } from '../core/service';
 import { APPEND, openFile } from '../core/store/safeFs';
-import { utf8Bytes } from '../core/text';
+import { utf8Bytes } from '../core/text/bytes';
 
 /** The name the model knows peek_value by in Claude Code, through the MCP server named `retained`. */
 export const CLAUDE_CODE_PEEK_TOOL = 'mcp__retained__peek_value';

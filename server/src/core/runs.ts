@@ -2,10 +2,11 @@
  * Runs: their identity (an id as given names the run it sanitizes to, once, where it enters),
  * their names, summaries and deletion. Summaries are cached per run until it changes.
  */
+
 import { isSanitizedId, sanitizeId } from '../../../shared/ids';
 import { InvalidInput } from '../../../shared/invalidInput';
+import { offersPeek } from '../../../shared/peekTool';
 import type { RunSummary } from '../../../shared/protocol';
-import { offersPeek } from './history/replay';
 import type { Store } from './store/store';
 import { readFirstEvent } from './store/transcript';
 

@@ -11,6 +11,7 @@
 import { EventEmitter } from 'node:events';
 import { stat } from 'node:fs/promises';
 import { check } from '../../../shared/check';
+import { InvalidInput } from '../../../shared/invalidInput';
 import {
   type CleanupResult,
   DeleteParams,
@@ -20,6 +21,7 @@ import {
   StatusParams,
   type StatusResult,
   TranscriptParams,
+  ValueFileParams,
 } from '../../../shared/protocol';
 import { resolveSettings, type Settings, type SettingsInput } from '../../../shared/settings';
 import { Cleaner } from './cleanup/cleaner';
@@ -29,6 +31,7 @@ import { Importer } from './import/importer';
 import { Inspection } from './inspection/inspection';
 import { Retainer } from './retain/retainer';
 import { Runs } from './runs';
+import { withheldName } from './store/layout';
 import { Store } from './store/store';
 import { readEvents } from './store/transcript';
 import { StoreWatcher } from './store/watcher';
@@ -242,6 +245,18 @@ export class RetentionService {
   async transcript(input: TranscriptParams): Promise<ReadResult> {
     const { runId, from, limit } = check(TranscriptParams, input);
     return readEvents(this.store.root, this.store.transcriptPath(await this.runs.key(runId)), from, limit);
+  }
+
+  /** The file a value's document reads, by the value's id or by the event whose result a guard withheld. */
+  async valueFile(input: ValueFileParams): Promise<{ uri: string; bytes: number; valueId: string }> {
+    const { valueId, runId, event } = check(ValueFileParams, input);
+    if (valueId !== undefined) return this.values.file({ valueId, runId });
+    if (event === undefined || runId === undefined)
+      throw new InvalidInput('valueFile needs valueId, or runId and event');
+    const [found] = (await this.transcript({ runId, from: event, limit: 1 })).events;
+    const name = found?.type === 'tool_call_finished' ? withheldName(found.withheld?.file) : undefined;
+    if (!name) throw new InvalidInput(`event ${event} of run ${runId} has no withheld original`);
+    return this.values.file({ valueId: name });
   }
 
   /** Deletes one value (with valueId) or a whole run. */

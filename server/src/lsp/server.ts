@@ -46,17 +46,20 @@ import {
   SessionRequest,
   StatusRequest,
   TranscriptRequest,
+  ValueFileRequest,
   ValueRequest,
   ValuesRequest,
   WithholdRequest,
 } from '../../../shared/protocol';
+import { STORE_DIR } from '../../../shared/settings';
 import { findMarkers, markerAt } from '../../../shared/stubText';
+import { valueDocumentUri } from '../../../shared/valueDocument';
 import { RunExists } from '../core/import/importer';
-import { Sessions } from '../core/import/sessions';
 import { RetentionService } from '../core/service';
 import { FrameReader } from './frames';
 import { importOnThread } from './importThread';
 import { escapedTexts } from './liftText';
+import { Sessions } from './sessions';
 
 /** The stream broke: say why and end, so the client restarts a server that can hear it. */
 function fatal(reason: string): void {
@@ -92,7 +95,7 @@ let initFailure: string | undefined;
 let workspaceRoot = process.cwd();
 
 function storeRootFor(options: ServerOptions | undefined): string {
-  return options?.storeRoot || join(workspaceRoot, '.retained');
+  return options?.storeRoot || join(workspaceRoot, STORE_DIR);
 }
 
 async function open(options: ServerOptions | undefined): Promise<void> {
@@ -221,6 +224,7 @@ serve(AppendRequest, async (s, p) => {
 serve(PeekRequest, (s, p) => s.values.peek(p));
 serve(ValuesRequest, (s, p) => s.values.list(p));
 serve(ValueRequest, (s, p) => s.values.meta(p));
+serve(ValueFileRequest, (s, p) => s.valueFile(p));
 serve(DeleteRequest, async (s, p) => {
   await s.delete(p);
   return { ok: true as const };
@@ -252,9 +256,11 @@ connection.onDocumentLinks(async ({ textDocument }) => {
   for (const ref of findMarkers(document.getText())) {
     const target = await service.values.locate(ref.valueId);
     if (!target) continue;
+    // Opens read-only, named after what the call read, as the sidebar opens it.
+    const { subject } = await service.store.readMeta(target.runId, target.valueId);
     links.push({
       range: { start: document.positionAt(ref.start), end: document.positionAt(ref.end) },
-      target: service.values.uri(target),
+      target: valueDocumentUri({ ...target, subject }),
       tooltip: `Open retained value #${target.valueId} (run ${target.runId})`,
     });
   }

@@ -6,6 +6,7 @@
 import { lstatSync, readdirSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import { setImmediate as turn } from 'node:timers/promises';
+import { isPin, RUN_DATA, RUNS_DIR, runFile, WITHHELD_DIR } from '../store/layout';
 
 export interface FileUse {
   /** `dev:ino`: the same bytes under several names are one file. */
@@ -29,7 +30,6 @@ export interface StoreUse {
 }
 
 /** A run's own names under runs/: its transcript, meta, pin marker and values folder. */
-const RUN_NAME = /^(.+?)\.(jsonl|meta\.json|pinned|values)$/;
 /** Entries looked at between turns of the event loop. */
 const SLICE = 512;
 
@@ -67,22 +67,22 @@ export async function measureStore(root: string): Promise<StoreUse> {
   await count(rootStat);
   for (const name of safeReaddir(root)) {
     const path = join(root, name);
-    if (name === 'runs') continue;
+    if (name === RUNS_DIR) continue;
     const { files } = await walk(path);
-    if (name === 'withheld') use.withheld = files.length - 1;
+    if (name === WITHHELD_DIR) use.withheld = files.length - 1;
   }
-  const runsDir = join(root, 'runs');
+  const runsDir = join(root, RUNS_DIR);
   const runsStat = lstatSync(runsDir, { throwIfNoEntry: false });
   if (!runsStat?.isDirectory()) return use;
   await count(runsStat);
   for (const name of safeReaddir(runsDir)) {
     const { files, newest } = await walk(join(runsDir, name));
-    const runId = RUN_NAME.exec(name)?.[1];
+    const runId = RUN_DATA.exec(name)?.[1];
     if (!runId) continue; // a temp file or something foreign: counted, owned by no run
     const run = use.runs.get(runId) ?? { runId, lastWriteMs: 0, pinned: false, files: [] };
     run.files.push(...files);
     // The pin marker's own time says nothing of the run's writes.
-    if (name.endsWith('.pinned')) run.pinned = true;
+    if (isPin(name)) run.pinned = true;
     else run.lastWriteMs = Math.max(run.lastWriteMs, newest);
     use.runs.set(runId, run);
   }
@@ -102,7 +102,7 @@ function safeReaddir(dir: string): string[] {
  * clean-up, so a run written to or pinned since the plan was made is not removed).
  */
 export async function runNow(root: string, runId: string): Promise<{ lastWriteMs: number; pinned: boolean }> {
-  const runsDir = join(root, 'runs');
+  const runsDir = join(root, RUNS_DIR);
   let lastWriteMs = 0;
   const newest = async (path: string): Promise<void> => {
     const stat = lstatSync(path, { throwIfNoEntry: false });
@@ -115,9 +115,9 @@ export async function runNow(root: string, runId: string): Promise<{ lastWriteMs
       await newest(join(path, name));
     }
   };
-  for (const ext of ['jsonl', 'meta.json', 'values']) await newest(join(runsDir, `${runId}.${ext}`));
+  for (const kind of ['transcript', 'meta', 'values'] as const) await newest(runFile(runsDir, runId, kind));
   return {
     lastWriteMs,
-    pinned: lstatSync(join(runsDir, `${runId}.pinned`), { throwIfNoEntry: false })?.isFile() === true,
+    pinned: lstatSync(runFile(runsDir, runId, 'pin'), { throwIfNoEntry: false })?.isFile() === true,
   };
 }

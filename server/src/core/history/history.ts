@@ -11,12 +11,12 @@ import { resolveHistoryPolicy } from '../../../../shared/settings';
 import type { Context } from '../context';
 import type { Retainer } from '../retain/retainer';
 import { readEvents } from '../store/transcript';
+import { measureMessages, TOKENIZER } from '../text/tokens';
 import { cutOf, modelCallEvent } from './modelCalls';
 import { type ArchiveNeed, applyHistoryPolicy, resultInfos } from './policy';
 import { toAnthropic, toOpenAIChat, toOpenAIResponses } from './providers';
 import { replayStructured, replayText, type StructuredReplay } from './replay';
 import { anthropicBody, requestParts, wireInput } from './request';
-import { measureMessages, TOKENIZER } from './tokens';
 import { countValueTokens } from './valueTokens';
 
 export class History {

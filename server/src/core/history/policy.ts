@@ -14,7 +14,7 @@ import type { Message } from '../../../../shared/history';
 import { sanitizeId } from '../../../../shared/ids';
 import type { HistoryPolicy } from '../../../../shared/settings';
 import { inputReference, resultReference } from '../../../../shared/stubText';
-import { countLines, sha256Hex, utf8Bytes } from '../text';
+import { countLines, sha256Hex, utf8Bytes } from '../text/bytes';
 import { type BlockOwner, resultText } from './replay';
 
 /** What the policy needs to know of each result. */

@@ -14,9 +14,10 @@
 
 import { blockText, contentText } from '../../../../shared/blocks';
 import type { StopReason, ToolCall, ToolCallFinishedEvent, TranscriptEvent } from '../../../../shared/events';
-import { type Block, type Message, PEEK_TOOL, type ResultContent, type View } from '../../../../shared/history';
+import type { Block, Message, ResultContent, View } from '../../../../shared/history';
+import { offersPeek } from '../../../../shared/peekTool';
 import { deletedNotice, INTERRUPTED_RESULT } from '../../../../shared/stubText';
-import { stubFor } from '../retain/stub';
+import { stubFor } from '../text/stub';
 
 export interface ReplayInput {
   events: readonly TranscriptEvent[];
@@ -50,12 +51,6 @@ export interface BlockOwner {
 export interface Segment {
   messages: Message[];
   owners: BlockOwner[][];
-}
-
-/** A run offers peek_value unless its run_started event lists tools without it. */
-export function offersPeek(events: readonly TranscriptEvent[]): boolean {
-  const started = events.find((e) => e.type === 'run_started');
-  return started?.type === 'run_started' ? started.tools.includes(PEEK_TOOL) : true;
 }
 
 /** True for a run imported from an agent's session file: the agent never got our stubs. */

@@ -6,8 +6,8 @@
  */
 import type { TranscriptEvent } from '../../../../shared/events';
 import type { Store } from '../store/store';
-import { TOKEN_SAMPLE_CHARS } from './jsonSize';
-import { tokensOf } from './tokens';
+import { TOKEN_SAMPLE_CHARS } from '../text/sizes';
+import { tokensOf } from '../text/tokens';
 
 /** Counts by value content (its sha256): the same output in many runs is counted once. */
 const counted = new Map<string, number>();

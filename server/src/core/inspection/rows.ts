@@ -14,12 +14,12 @@ import type { ModelCallEvent, ToolCallFinishedEvent, TranscriptEvent } from '../
 import type { Block, View } from '../../../../shared/history';
 import type { CallCell, Clip, FullCell, ModelCallFigures, ModelCell, Outline } from '../../../../shared/protocol';
 import type { HistoryPolicy } from '../../../../shared/settings';
-import { TOKEN_SAMPLE_CHARS } from '../history/jsonSize';
 import { cutOf, responseStarts } from '../history/modelCalls';
 import { type ArchiveNeed, applyHistoryPolicy, resultInfos } from '../history/policy';
 import { replayStructured, resultText, type Segment, type StructuredReplay } from '../history/replay';
-import { bodySizes, countTokens, TOKENIZER } from '../history/tokens';
-import { countLines, cutToBytes, utf8Bytes } from '../text';
+import { countLines, cutToBytes, utf8Bytes } from '../text/bytes';
+import { TOKEN_SAMPLE_CHARS } from '../text/sizes';
+import { bodySizes, countTokens, TOKENIZER } from '../text/tokens';
 import { Turns } from '../turns';
 
 export const CELL_MAX_BYTES = 8192;

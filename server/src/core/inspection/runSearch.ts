@@ -8,7 +8,7 @@
 import type { TranscriptEvent } from '../../../../shared/events';
 import type { RunSearchHit, RunSearchResult } from '../../../../shared/protocol';
 import { compileQuery, type LineMatcher, type QueryOptions } from '../../../../shared/query';
-import { cutToBytes } from '../text';
+import { cutToBytes } from '../text/bytes';
 
 export interface RunSearchOptions extends QueryOptions {
   /** Most hits returned; counting goes on to `COUNT_MAX`. */

@@ -46,7 +46,7 @@ export class ScanKernel {
     this.view = new Uint8Array(exports.memory.buffer);
   }
 
-  /** The needles `candidate` looks for, as tables (see scanKernel.wat; retain/landmarks.ts makes them). */
+  /** The needles `candidate` looks for, as tables (see scanKernel.wat; text/landmarks.ts makes them). */
   setNeedles(tables: Uint8Array): void {
     if (tables.length !== this.text) throw new Error(`needle tables are ${this.text} bytes`);
     this.view.set(tables, 0);

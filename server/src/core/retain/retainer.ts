@@ -21,17 +21,17 @@ import {
 } from '../../../../shared/protocol';
 import { INTERRUPTED_RESULT } from '../../../../shared/stubText';
 import type { Context } from '../context';
-import { withTokens } from '../history/tokens';
 import { StoreEscape } from '../store/safeFs';
 import type { NewValue } from '../store/store';
 import { LineTooLong } from '../store/transcript';
-import { countLines, utf8Bytes, utf8Slices } from '../text';
+import { countLines, utf8Bytes, utf8Slices } from '../text/bytes';
+import { Scan, type ScanResult } from '../text/scan';
+import { type PreviewSettings, previewOf, stubOf } from '../text/stub';
+import { withTokens } from '../text/tokens';
 import { SecretScan } from '../withhold/secrets';
 import type { Withheld, Withholder } from '../withhold/withholder';
 import { BadEscape, type EscapedText } from './escapedText';
 import { fileChunks } from './fileSource';
-import { Scan, type ScanResult } from './scan';
-import { type PreviewSettings, previewOf, stubOf } from './stub';
 
 export class Retainer {
   constructor(

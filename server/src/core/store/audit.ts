@@ -6,10 +6,9 @@
  */
 import { join } from 'node:path';
 import type { AuditRecord } from '../../../../shared/protocol';
+import { AUDIT_FILE } from './layout';
 import type { Store } from './store';
 import { appendParts } from './transcript';
-
-export const AUDIT_FILE = 'audit.jsonl';
 
 export function auditPath(store: Store): string {
   return join(store.root, AUDIT_FILE);

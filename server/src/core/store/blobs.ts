@@ -12,19 +12,16 @@
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import { join, relative, sep } from 'node:path';
-import { ID_CHARS } from '../../../../shared/ids';
-import { tempPath } from './layout';
+import { BLOBS_DIR, tempPath, VALUE_FILE } from './layout';
 import { CREATE_NEW, makeDir, openFile, READ, readFile, realDir } from './safeFs';
 
 const SHA256 = /^[0-9a-f]{64}$/;
-/** What a record may name: a value file of a run, relative to the store. */
-const VALUE_FILE = new RegExp(`^runs/${ID_CHARS}+\\.values/${ID_CHARS}+\\.txt$`);
 
 export class Blobs {
   readonly dir: string;
 
   constructor(private readonly root: string) {
-    this.dir = join(root, 'blobs');
+    this.dir = join(root, BLOBS_DIR);
   }
 
   /** A value file already holding these bytes (its hash checked), to link a new value from; else undefined. */

@@ -1,18 +1,5 @@
 /**
- * The on-disk store. Layout under the root:
- *
- *   .gitignore                          `*`, so the store never reaches version control
- *   runs/<runId>.jsonl                  the run's transcript (see transcript.ts)
- *   runs/<runId>.meta.json              the run's name as its writer gave it, and when it began
- *   runs/<runId>.values/<valueId>.txt   a retained value, byte-identical to the result
- *   runs/<runId>.values/<valueId>.idx   its line index (rebuilt when missing or stale)
- *   runs/<runId>.values/<valueId>.meta.json   tool, call id, counts, hash, the stub
- *   runs/<runId>.pinned                 present while the run is kept from clean-ups
- *   blobs/<sha256>                      names the value file holding these bytes: identical values are hard links (blobs.ts)
- *   withheld/<date>-withheld-…txt       originals a guard withheld from the model (withhold/)
- *   audit.jsonl                         every withheld outcome and every clean-up removal, appended
- *
- * Nothing is created before the first write. A value is written once: to a temp file in its
+ * The on-disk store, laid out as layout.ts says. Nothing is created before the first write. A value is written once: to a temp file in its
  * folder (named after the writing process, so a crash's leftovers are known as such), fsynced,
  * then linked to its final name, which fails if the name is taken: a reader never sees a
  * partial value, and no writer, in this process or another, replaces a value a stub points at.
@@ -26,9 +13,20 @@ import type { CallSubject } from '../../../../shared/callSubject';
 import type { TranscriptEvent } from '../../../../shared/events';
 import { isSanitizedId, sanitizeId } from '../../../../shared/ids';
 import type { RunSummary, ValueMeta } from '../../../../shared/protocol';
-import { utf8Bytes } from '../text';
+import { utf8Bytes } from '../text/bytes';
 import { Blobs, fileSha256 } from './blobs';
-import { isTemp, RUN_FILE, tempPath, tempWriter, VALUE_EXT } from './layout';
+import {
+  GITIGNORE,
+  isTemp,
+  isValuesDir,
+  RUN_FILE,
+  RUNS_DIR,
+  runFile,
+  tempPath,
+  tempWriter,
+  VALUE_EXT,
+  valueFileName,
+} from './layout';
 import { indexFile, type LineIndex, LineIndexBuilder, parseIndex, serializeIndex } from './lineIndex';
 import { RunLocks } from './runLock';
 import {
@@ -92,7 +90,7 @@ export class Store {
   private readonly locks: RunLocks;
 
   constructor(readonly root: string) {
-    this.runsDir = join(root, 'runs');
+    this.runsDir = join(root, RUNS_DIR);
     this.blobs = new Blobs(root);
     this.locks = new RunLocks(root);
   }
@@ -106,7 +104,7 @@ export class Store {
   async ensureWritable(): Promise<void> {
     await fs.mkdir(this.root, { recursive: true });
     await makeDir(this.root, this.runsDir);
-    const gitignore = join(this.root, '.gitignore');
+    const gitignore = join(this.root, GITIGNORE);
     const handle = await openFile(this.root, gitignore, CREATE_NEW).catch((err: NodeJS.ErrnoException) => {
       if (err.code !== 'EEXIST') throw err;
       return undefined;
@@ -119,23 +117,23 @@ export class Store {
 
   /** Run ids are sanitized once, where they enter; here they must already be. */
   transcriptPath(runId: string): string {
-    return join(this.runsDir, `${checkedId(runId, 'run')}.jsonl`);
+    return runFile(this.runsDir, checkedId(runId, 'run'), 'transcript');
   }
 
   valuesDir(runId: string): string {
-    return join(this.runsDir, `${checkedId(runId, 'run')}.values`);
+    return runFile(this.runsDir, checkedId(runId, 'run'), 'values');
   }
 
   private runMetaPath(runId: string): string {
-    return join(this.runsDir, `${checkedId(runId, 'run')}.meta.json`);
+    return runFile(this.runsDir, checkedId(runId, 'run'), 'meta');
   }
 
   valuePath(runId: string, valueId: string): string {
-    return join(this.valuesDir(runId), `${checkedId(valueId, 'value')}${VALUE_EXT}`);
+    return join(this.valuesDir(runId), valueFileName(checkedId(valueId, 'value'), 'text'));
   }
 
-  private sidecar(runId: string, valueId: string, ext: '.idx' | '.meta.json'): string {
-    return join(this.valuesDir(runId), `${checkedId(valueId, 'value')}${ext}`);
+  private sidecar(runId: string, valueId: string, kind: 'index' | 'meta'): string {
+    return join(this.valuesDir(runId), valueFileName(checkedId(valueId, 'value'), kind));
   }
 
   /** The run's meta; a run written before metas existed is named by its id. */
@@ -312,10 +310,10 @@ export class Store {
         };
         if (placed) {
           // Sidecars are derivable from the value, so they skip the fsyncs.
-          await this.writeSidecar(value.runId, this.sidecar(value.runId, valueId, '.idx'), serializeIndex(index));
+          await this.writeSidecar(value.runId, this.sidecar(value.runId, valueId, 'index'), serializeIndex(index));
           await this.writeSidecar(
             value.runId,
-            this.sidecar(value.runId, valueId, '.meta.json'),
+            this.sidecar(value.runId, valueId, 'meta'),
             Buffer.from(JSON.stringify(meta)),
           );
           this.indexCache.set(target, index);
@@ -363,7 +361,7 @@ export class Store {
     if (!stat?.isFile()) throw new Error(`value ${valueId} of run ${runId} is not there`);
     const cached = this.indexCache.get(path);
     if (cached && cached.bytes === stat.size) return cached;
-    const idxPath = this.sidecar(runId, valueId, '.idx');
+    const idxPath = this.sidecar(runId, valueId, 'index');
     let index = await readFile(this.root, idxPath).then(
       (data) => parseIndex(data, stat.size),
       () => undefined,
@@ -388,7 +386,7 @@ export class Store {
     if (!stat?.isFile()) throw new Error(`value ${valueId} of run ${runId} is not there`);
     try {
       const meta = sidecarMeta(
-        (await readFile(this.root, this.sidecar(runId, valueId, '.meta.json'))).toString('utf8'),
+        (await readFile(this.root, this.sidecar(runId, valueId, 'meta'))).toString('utf8'),
         runId,
         valueId,
         stat.size,
@@ -491,7 +489,7 @@ export class Store {
     const sidecars = await statFilesIn(
       this.root,
       dir,
-      shared.map((i) => `${ids[i]}.meta.json`),
+      shared.map((i) => valueFileName(ids[i]!, 'meta')),
     );
     const times = new Map(shared.map((i, k) => [i, sidecars[k]?.mtimeMs]));
     const out: { valueId: string; bytes: number; mtimeMs: number }[] = [];
@@ -514,7 +512,7 @@ export class Store {
     const sidecars = await readFilesIn(
       this.root,
       this.valuesDir(runId),
-      files.map((f) => `${f.valueId}.meta.json`),
+      files.map((f) => valueFileName(f.valueId, 'meta')),
       META_MAX_BYTES,
     );
     return Promise.all(
@@ -538,7 +536,7 @@ export class Store {
     this.indexCache.delete(path);
     // rm removes a link itself, never what it points at.
     await Promise.all(
-      [path, this.sidecar(runId, valueId, '.idx'), this.sidecar(runId, valueId, '.meta.json')].map((p) =>
+      [path, this.sidecar(runId, valueId, 'index'), this.sidecar(runId, valueId, 'meta')].map((p) =>
         fs.rm(p, { force: true }),
       ),
     );
@@ -556,7 +554,7 @@ export class Store {
    */
   async locked<T>(runId: string, work: () => Promise<T>): Promise<T> {
     await this.ensureWritable();
-    return this.locks.with(join(this.runsDir, `${checkedId(runId, 'run')}.lock`), work);
+    return this.locks.with(runFile(this.runsDir, checkedId(runId, 'run'), 'lock'), work);
   }
 
   /** Appends one event to the run's transcript, under its lock. */
@@ -601,11 +599,11 @@ export class Store {
 
   /** The run's inspector index (inspection/runIndex.ts): derived, rebuilt when missing. */
   runIndexPath(runId: string): string {
-    return join(this.runsDir, `${checkedId(runId, 'run')}.index.json`);
+    return runFile(this.runsDir, checkedId(runId, 'run'), 'index');
   }
 
   pinPath(runId: string): string {
-    return join(this.runsDir, `${checkedId(runId, 'run')}.pinned`);
+    return runFile(this.runsDir, checkedId(runId, 'run'), 'pin');
   }
 
   async isPinned(runId: string): Promise<boolean> {
@@ -633,7 +631,7 @@ export class Store {
         const path = join(dir, name);
         const stat = await fs.lstat(path).catch(() => undefined);
         if (!stat) continue;
-        if (stat.isDirectory() && name.endsWith('.values')) await visit(path);
+        if (stat.isDirectory() && isValuesDir(name)) await visit(path);
         else if (stat.isFile() && isTemp(name)) {
           out.push({
             path,

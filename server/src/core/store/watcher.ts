@@ -5,8 +5,8 @@
  * never watches through a link (a store may come from a cloned repository).
  */
 import { type FSWatcher, lstatSync, readdirSync, watch } from 'node:fs';
-import { dirname, join, relative, sep } from 'node:path';
-import { isTemp, RUN_FILE } from './layout';
+import { dirname, relative, sep } from 'node:path';
+import { isTemp, RUN_FILE, runFile } from './layout';
 
 export class StoreWatcher {
   private readonly watchers = new Map<string, FSWatcher>();
@@ -38,7 +38,7 @@ export class StoreWatcher {
 
   /** Starts watching a run's values folder (idempotent); values written there count as changes. */
   watchValues(runId: string): void {
-    const dir = join(this.runsDir, `${runId}.values`);
+    const dir = runFile(this.runsDir, runId, 'values');
     if (this.watchers.has(dir) || !isRealDir(dir)) return;
     this.watchDir(dir, (name) => {
       if (name && !isTemp(name)) this.onRunChanged(runId);

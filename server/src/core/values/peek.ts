@@ -9,10 +9,10 @@ import type { PeekAnswer, PeekInput } from '../../../../shared/protocol';
 import type { Settings } from '../../../../shared/settings';
 import { LANDMARK_KINDS } from '../../../../shared/settings';
 import { gutterLine, NO_FINAL_NEWLINE, peekNotice } from '../../../../shared/stubText';
-import { landmarkTest } from '../retain/landmarks';
 import type { LineIndex } from '../store/lineIndex';
 import { type ReadLine, readLines } from '../store/lineReader';
-import { utf8Bytes, withCutMark } from '../text';
+import { utf8Bytes, withCutMark } from '../text/bytes';
+import { landmarkTest } from '../text/landmarks';
 import { type LineMatch, lineMatch, searchLines } from './lineSearch';
 
 /** Context shown around landmarks unless the request asks for other. */

@@ -17,9 +17,10 @@ import {
   ValuesParams,
 } from '../../../../shared/protocol';
 import type { Context } from '../context';
+import { VALUE_EXT, WITHHELD_DIR } from '../store/layout';
 import { indexFile } from '../store/lineIndex';
 import { openFile, READ } from '../store/safeFs';
-import { WITHHELD_DIR, WITHHELD_NAME } from '../withhold/withholder';
+import { WITHHELD_NAME } from '../withhold/withholder';
 import { peekValue } from './peek';
 
 export interface ValueRef {
@@ -77,13 +78,33 @@ export class Values {
         `${name} is a result a guard withheld from the model; reading it through peek_value is off (retained.guard.peekOriginals)`,
       );
     const { store } = this.ctx;
-    const path = join(store.root, WITHHELD_DIR, `${checkedName(name)}.txt`);
+    const path = join(store.root, WITHHELD_DIR, `${checkedName(name)}${VALUE_EXT}`);
     const handle = await openFile(store.root, path, READ).catch(() => {
       throw new InvalidInput(`no withheld original ${JSON.stringify(name)} in this store`);
     });
     const index = await indexFile(handle).finally(() => handle.close());
     const answer = await peekValue(path, index, name, request, this.ctx.settings());
     return { runId: WITHHELD_DIR, valueId: name, ...answer };
+  }
+
+  /** The file a value's document reads: a run's value, or a withheld original by its name. */
+  async file({ valueId, runId }: { valueId: string; runId?: string | undefined }): Promise<{
+    uri: string;
+    bytes: number;
+    valueId: string;
+  }> {
+    const { store } = this.ctx;
+    if (WITHHELD_NAME.test(valueId)) {
+      const path = join(store.root, WITHHELD_DIR, `${checkedName(valueId)}${VALUE_EXT}`);
+      const handle = await openFile(store.root, path, READ).catch(() => {
+        throw new InvalidInput(`no withheld original ${JSON.stringify(valueId)} in this store`);
+      });
+      const { size } = await handle.stat().finally(() => handle.close());
+      return { uri: pathToFileURL(path).href, bytes: size, valueId };
+    }
+    const ref = await this.resolve(valueId, runId);
+    const { bytes } = await store.readMeta(ref.runId, ref.valueId);
+    return { uri: this.uri(ref), bytes, valueId: ref.valueId };
   }
 
   uri({ runId, valueId }: ValueRef): string {

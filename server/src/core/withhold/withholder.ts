@@ -19,14 +19,14 @@ import { sanitizeId } from '../../../../shared/ids';
 import { type WithheldOutcome, WithholdParams, type WithholdResult } from '../../../../shared/protocol';
 import type { Context } from '../context';
 import { audit, auditPath } from '../store/audit';
+import { VALUE_EXT, WITHHELD_DIR } from '../store/layout';
 import { CREATE_NEW, makeDir, openFile } from '../store/safeFs';
-import { sha256Hex, utf8Bytes } from '../text';
+import { sha256Hex, utf8Bytes } from '../text/bytes';
 import { withheldNotice } from './notice';
 import { SecretGuard } from './secrets';
 
 /** One deadline per batch, from when it is queued. */
 export const BATCH_DEADLINE_MS = 30_000;
-export const WITHHELD_DIR = 'withheld';
 /** A withheld original's name: what peek_value knows it by, when it may read it. */
 export const WITHHELD_NAME = /^\d{4}-\d{2}-\d{2}-withheld-[0-9a-f]{12}-\d+-/;
 
@@ -95,7 +95,7 @@ export class Withholder {
     const date = new Date().toISOString().slice(0, 10);
     const out: WithholdResult['results'] = [];
     for (const [index, result] of results.entries()) {
-      const name = `${sanitizeId(`${date}-withheld-${batch}-${index}-${result.callId}`)}.txt`;
+      const name = `${sanitizeId(`${date}-withheld-${batch}-${index}-${result.callId}`)}${VALUE_EXT}`;
       const file = `${WITHHELD_DIR}/${name}`;
       const path = join(this.dir, name);
       const line = { runId, callId: result.callId, batch, index };

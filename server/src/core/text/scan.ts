@@ -6,9 +6,8 @@
  */
 import { StringDecoder } from 'node:string_decoder';
 import { LANDMARK_KINDS, type LandmarkKind } from '../../../../shared/settings';
-import { jsonStringBytes, TOKEN_SAMPLE_CHARS } from '../history/jsonSize';
 import { type ScanKernel, scanKernel, WINDOW_BYTES } from '../kernel/scanKernel';
-import { utf8Bytes } from '../text';
+import { utf8Bytes } from './bytes';
 import {
   BUILT_IN_CANDIDATES,
   candidateTables,
@@ -21,6 +20,7 @@ import {
   landmarkTest,
   needleMask,
 } from './landmarks';
+import { jsonStringBytes, TOKEN_SAMPLE_CHARS } from './sizes';
 
 /** The start of a line (enough for any preview and landmark test) and its whole size. */
 export interface LineHead {

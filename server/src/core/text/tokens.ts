@@ -3,9 +3,10 @@
  * bundled): OpenAI's o200k_base. Other providers' tokenizers differ by a few percent; the
  * method is named in every result so the figures are never mistaken for billing.
  */
-import type { ScanFigures, ScanResult } from '../retain/scan';
-import { utf8Bytes } from '../text';
-import { jsonStringBytes, TOKEN_SAMPLE_CHARS } from './jsonSize';
+
+import { utf8Bytes } from './bytes';
+import type { ScanFigures, ScanResult } from './scan';
+import { jsonStringBytes, TOKEN_SAMPLE_CHARS } from './sizes';
 
 export const TOKENIZER = 'o200k_base (gpt-tokenizer), counted on each message as JSON';
 

@@ -5,7 +5,7 @@
  */
 import type { PreviewSettings } from '../../../../shared/events';
 import { gutterLine, omission, peekHint, readLine, readRest, stubHeader } from '../../../../shared/stubText';
-import { cutToBytes, withCutMark } from '../text';
+import { cutToBytes, withCutMark } from './bytes';
 import { landmarksLine } from './landmarks';
 import { type LineHead, type ScanResult, scanText } from './scan';
 

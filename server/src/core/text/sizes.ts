@@ -2,7 +2,7 @@
  * A body's size as a JSON string, counted without building it, and the sample its tokens are
  * counted on. Apart from the tokenizer, so a scan never loads its tables.
  */
-import { utf8Bytes } from '../text';
+import { utf8Bytes } from './bytes';
 
 /** A body longer than this is tokenized on a sample and scaled: an estimate, said so where shown. */
 export const TOKEN_SAMPLE_CHARS = 65_536;

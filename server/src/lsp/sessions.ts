@@ -5,9 +5,9 @@
  */
 import { stat } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
-import { check } from '../../../../shared/check';
-import { SessionParams, type SessionResult } from '../../../../shared/protocol';
-import type { RetentionService } from '../service';
+import { check } from '../../../shared/check';
+import { SessionParams, type SessionResult } from '../../../shared/protocol';
+import type { RetentionService } from '../core/service';
 
 export class Sessions {
   /** What each file was when last converted, and its run. */

@@ -2,7 +2,13 @@
  * The agents Retained Outputs knows, named once: their import formats and the names people
  * read. The core, the extension's views and the inspector all say an agent's name from here.
  */
+import { PEEK_TOOL } from './history';
 import type { ImportFormat } from './protocol';
+
+/** The name our MCP server goes by in every agent's configuration. */
+export const MCP_SERVER = 'retained';
+/** peek_value as Claude Code's model knows it: an MCP tool is `mcp__<server>__<tool>`. */
+export const CLAUDE_CODE_PEEK_TOOL = `mcp__${MCP_SERVER}__${PEEK_TOOL}`;
 
 export const AGENT_NAMES: Record<ImportFormat, string> = {
   'claude-code': 'Claude Code',

@@ -33,6 +33,10 @@ export interface Message {
  * run, a simulation, labelled as one).
  */
 export const VIEWS = ['sent', 'retained'] as const;
+/** The inspector's view when none is asked for: what was sent. */
+export const INSPECT_VIEW: View = 'sent';
+/** A replay's view when none is asked for: the history with Retained Outputs (what a harness sends next). */
+export const REPLAY_VIEW: View = 'retained';
 /** The inspector's page: the rows it asks for at a time, and the first page a run's index keeps. */
 export const INSPECT_PAGE_ROWS = 100;
 export type View = (typeof VIEWS)[number];

@@ -8,9 +8,10 @@
 import { z } from 'zod';
 import { check } from './check';
 import { VIEWS } from './history';
-import { InspectQuery, type InspectResult, type RunSearchResult, SearchQuery } from './protocol';
+import { ID_MAX, InspectQuery, type InspectResult, PATH_MAX, type RunSearchResult, SearchQuery } from './protocol';
+import { MAX_QUERY_LENGTH } from './query';
 
-const id = z.string().min(1).max(256);
+const id = z.string().min(1).max(ID_MAX);
 const line = z.number().int().min(1);
 
 /** What the webview keeps with `setState`, and the panel serializer restores. */
@@ -21,11 +22,11 @@ export const InspectorState = z.object({
   policy: z.boolean().default(false),
   /** For an imported run: as the agent sent it, or with Retained Outputs. */
   view: z.enum(VIEWS).optional(),
-  query: z.string().max(1000).optional(),
+  query: z.string().max(MAX_QUERY_LENGTH).optional(),
   /** The event index at the top of the list. */
   scrollIndex: z.number().int().min(0).optional(),
   /** For an agent's session followed live: its file. */
-  session: z.string().max(4096).optional(),
+  session: z.string().max(PATH_MAX).optional(),
 });
 export type InspectorState = z.infer<typeof InspectorState>;
 

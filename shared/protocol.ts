@@ -13,8 +13,8 @@ import { MAX_QUERY_LENGTH } from './query';
 import { HistoryPolicySchema, LANDMARK_KINDS, type LandmarkKind, type Settings, SettingsSchema } from './settings';
 
 /** Ids, names and paths are bounded, so no request can make the server hold a huge key. */
-const ID_MAX = 1024;
-const PATH_MAX = 4096;
+export const ID_MAX = 1024;
+export const PATH_MAX = 4096;
 const id = z.string().min(1).max(ID_MAX);
 const whole = (min: number, max?: number) =>
   max === undefined ? z.number().int().min(min) : z.number().int().min(min).max(max);
@@ -145,6 +145,9 @@ export namespace AppendRequest {
 // ─── Values and peek ───────────────────────────────────────────────────────────────────────
 
 /** The reads `peek_value` offers: a line range, a search, or a landmark, always bounded (see peekTool.ts for the model's side). */
+/** The most lines of context a search may ask for around each match. */
+export const PEEK_CONTEXT_MAX = 20;
+
 export const PeekInput = z.strictObject({
   start: whole(1).optional().describe('First line to read (1-based). With query: the line to start searching from.'),
   end: whole(1).optional().describe('Last line to read (inclusive).'),
@@ -154,7 +157,7 @@ export const PeekInput = z.strictObject({
     .boolean()
     .optional()
     .describe('Treat the query as a regular expression (RE2 syntax: no lookaround or backreferences).'),
-  context: whole(0, 20).optional().describe('Lines of context to show before and after each match.'),
+  context: whole(0, PEEK_CONTEXT_MAX).optional().describe('Lines of context to show before and after each match.'),
   landmark: z
     .enum(LANDMARK_KINDS as [LandmarkKind, ...LandmarkKind[]])
     .optional()

@@ -4,6 +4,7 @@
  * the files' text, so what the command shows is exactly what it writes, and a second run
  * changes nothing.
  */
+import { MCP_SERVER } from '../../shared/agents';
 
 /** How to start the `retained` command line: a Node and the bundled cli.js. */
 export interface Launcher {
@@ -45,7 +46,7 @@ export function claudeCodeChanges(
   const mcpBefore = read(mcpPath);
   const mcp = parseObject(mcpBefore, mcpPath);
   const servers = { ...(mcp.mcpServers as Record<string, unknown> | undefined) };
-  servers.retained = {
+  servers[MCP_SERVER] = {
     command: launcher.node,
     args: [launcher.cli, 'mcp'],
     ...(launcher.env ? { env: launcher.env } : {}),
@@ -63,7 +64,7 @@ export function claudeCodeChanges(
     .map((m) => ({ ...m, hooks: (m.hooks ?? []).filter((h) => !/\bhook claude-code$/.test(h.command ?? '')) }))
     .filter((m) => m.hooks.length > 0);
   hooks.PostToolUse = [...others, { matcher: '*', hooks: [{ type: 'command', command }] }];
-  const enabled = new Set([...((settings.enabledMcpjsonServers as string[] | undefined) ?? []), 'retained']);
+  const enabled = new Set([...((settings.enabledMcpjsonServers as string[] | undefined) ?? []), MCP_SERVER]);
   const settingsAfter = `${JSON.stringify({ ...settings, hooks, enabledMcpjsonServers: [...enabled] }, null, 2)}\n`;
 
   return [
@@ -79,10 +80,10 @@ export function codexChanges(
   read: (path: string) => string | undefined,
 ): FileChange[] {
   const before = read(configPath);
-  if (before !== undefined && /^\s*\[mcp_servers\.retained\]\s*$/m.test(before)) return [];
+  if (before !== undefined && new RegExp(`^\\s*\\[mcp_servers\\.${MCP_SERVER}\\]\\s*$`, 'm').test(before)) return [];
   const toml = (s: string) => JSON.stringify(s); // a TOML basic string is a JSON string
   const lines = [
-    '[mcp_servers.retained]',
+    `[mcp_servers.${MCP_SERVER}]`,
     `command = ${toml(launcher.node)}`,
     `args = [${[launcher.cli, 'mcp'].map(toml).join(', ')}]`,
   ];

@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import * as vscode from 'vscode';
+import { AGENT_NAMES } from '../../shared/agents';
 import { claudeCodeChanges, codexChanges, type FileChange, type Launcher } from './agentConfig';
 import type { ReadOnlyText } from './readOnlyText';
 
@@ -88,14 +89,19 @@ export function registerSetUpCommand(
         ...(folder
           ? [
               {
-                label: 'Claude Code',
+                label: AGENT_NAMES['claude-code'],
                 description: 'this project',
                 detail: 'The MCP server in .mcp.json, and the PostToolUse hook in .claude/settings.json',
                 agent: 'claude-code' as const,
               },
             ]
           : []),
-        { label: 'Codex', description: codexHome, detail: 'The MCP server in config.toml', agent: 'codex' as const },
+        {
+          label: AGENT_NAMES.codex,
+          description: codexHome,
+          detail: 'The MCP server in config.toml',
+          agent: 'codex' as const,
+        },
       ],
       { title: 'Set Up an Agent for Retained Outputs', placeHolder: 'Which agent?' },
     );

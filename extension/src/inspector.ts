@@ -9,7 +9,7 @@ import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import type { TranscriptEvent } from '../../shared/events';
 import { formatBytes } from '../../shared/format';
-import { INSPECT_PAGE_ROWS, type View } from '../../shared/history';
+import { INSPECT_PAGE_ROWS, INSPECT_VIEW, type View } from '../../shared/history';
 import { type HostToView, parseState, parseViewMessage, type ViewToHost } from '../../shared/messages';
 import {
   type InspectQuery,
@@ -146,7 +146,7 @@ export class Inspectors implements vscode.WebviewPanelSerializer, vscode.Disposa
     panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'retained.svg');
     // While the page loads, the server answers the page's first request (the view it will ask
     // for: the saved one, or the default), so the answer is there when the page asks.
-    const first = { view: target.view?.view ?? 'sent', policy: target.view?.policy ?? false };
+    const first = { view: target.view?.view ?? INSPECT_VIEW, policy: target.view?.policy ?? false };
     const answer = this.client.sendRequest(InspectRequest.type, {
       runId,
       ...first,
@@ -282,7 +282,7 @@ export class Inspectors implements vscode.WebviewPanelSerializer, vscode.Disposa
       !params.from &&
       params.limit === INSPECT_PAGE_ROWS &&
       params.modelCall === undefined &&
-      (params.view ?? 'sent') === first.view &&
+      (params.view ?? INSPECT_VIEW) === first.view &&
       (params.policy ?? false) === first.policy;
     return same ? first.answer : undefined;
   }

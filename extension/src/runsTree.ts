@@ -6,7 +6,14 @@
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { formatAge, formatBytes, formatCount } from '../../shared/format';
-import { type RunSummary, RunsRequest, ValueRequest, type ValueSummary, ValuesRequest } from '../../shared/protocol';
+import {
+  type RunSummary,
+  RunsRequest,
+  VALUES_PAGE_MAX,
+  ValueRequest,
+  type ValueSummary,
+  ValuesRequest,
+} from '../../shared/protocol';
 
 export type RunNode = { kind: 'run'; run: RunSummary; shown?: number };
 export type ValueNode = { kind: 'value'; value: ValueSummary };
@@ -48,7 +55,7 @@ export class RunsTree implements vscode.TreeDataProvider<Node> {
       const shown = element.shown ?? VALUES_PAGE;
       const { values, total } = await this.client.sendRequest(ValuesRequest.type, {
         runId: element.run.runId,
-        limit: Math.min(shown, 1000),
+        limit: Math.min(shown, VALUES_PAGE_MAX),
       });
       const nodes: Node[] = values.map((value) => ({ kind: 'value', value }));
       if (total > values.length) nodes.push({ kind: 'more', run: element, shown: values.length, total });
@@ -66,7 +73,7 @@ export class RunsTree implements vscode.TreeDataProvider<Node> {
 
   /** Lists more of a run's values. */
   showMore(node: MoreNode): void {
-    node.run.shown = Math.min(1000, node.shown + VALUES_PAGE * 4);
+    node.run.shown = Math.min(VALUES_PAGE_MAX, node.shown + VALUES_PAGE * 4);
     this.changed.fire(node.run);
   }
 
@@ -104,10 +111,10 @@ export class RunsTree implements vscode.TreeDataProvider<Node> {
       more.id = `more:${element.run.run.runId}:${element.shown}`;
       more.iconPath = new vscode.ThemeIcon('ellipsis');
       more.tooltip =
-        element.shown >= 1000
+        element.shown >= VALUES_PAGE_MAX
           ? 'The first 1,000 are listed here; the command line (retained ls) and the inspector show them all.'
           : 'List more of them';
-      if (element.shown < 1000)
+      if (element.shown < VALUES_PAGE_MAX)
         more.command = { command: 'retained.showMoreValues', title: 'Show More', arguments: [element] };
       return more;
     }

@@ -326,6 +326,17 @@ describe('attacks, third round', function () {
       assert.equal(readFileSync(victim, 'utf8'), 'untouched\n');
     });
 
+    it('hook input of the wrong shape is named in the log, field by field; the agent gets no answer and goes on', () => {
+      const cwd = tempDir();
+      const wrong = JSON.stringify({ session_id: 7, tool_name: 'Bash', tool_use_id: '', duration_ms: -1, cwd: '/x' });
+      const r = retained(cwd, ['hook', 'claude-code'], wrong);
+      assert.deepEqual([r.code, r.stdout], [0, '']);
+      const log = readFileSync(join(cwd, '.retained', 'hook.log'), 'utf8');
+      for (const field of ['session_id', 'tool_use_id', 'duration_ms'])
+        assert.match(log, new RegExp(`the hook input\\.${field}`), `names ${field}`);
+      assert.doesNotMatch(log, /\bcwd\b/, 'a field Claude Code adds is not an error');
+    });
+
     it('with no store yet, a hook failure is still logged', () => {
       const cwd = tempDir();
       assert.equal(retained(cwd, ['hook', 'claude-code'], 'not json').code, 0);

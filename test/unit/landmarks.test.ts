@@ -25,6 +25,8 @@ import { indexBuffer } from '../../server/src/core/store/lineIndex';
 import { jsonStringBytes } from '../../server/src/core/text/sizes';
 import { STUB_MAX_BYTES, stubFor } from '../../server/src/core/text/stub';
 import { peekValue } from '../../server/src/core/values/peek';
+import { check } from '../../shared/check';
+import { PeekInput } from '../../shared/protocol';
 import { DEFAULT_SETTINGS } from '../../shared/settings';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
 
@@ -89,9 +91,9 @@ describe('landmarks', () => {
         '[peek: 1 matching line]',
       ].join('\n'),
     );
-    await assert.rejects(
-      peekValue(path, indexBuffer(readFileSync(path)), 'v', { landmark: 'oops' as never }, DEFAULT_SETTINGS),
-      /landmark must be one of error, failure, warning, trace/,
+    assert.throws(
+      () => check(PeekInput, { landmark: 'oops' }),
+      /params\.landmark must be one of "error", "failure", "warning", "trace"/,
     );
   });
 });

@@ -9,6 +9,7 @@ import { resolve } from 'node:path';
 import { NOT_IN_SESSION_FILES } from '../../shared/fidelity';
 import { PEEK_TOOL, PEEK_TOOL_DESCRIPTION, peekToolJsonSchema } from '../../shared/peekTool';
 import { CLEANUP_BOUNDS, DEFAULT_SETTINGS, HISTORY_BOUNDS, SETTING_BOUNDS } from '../../shared/settings';
+import { VERSION } from '../../shared/version';
 
 interface Bounds {
   min: number;
@@ -46,6 +47,10 @@ describe('package.json', () => {
       [],
       'every declared setting is one the server knows, or the extension reads itself',
     );
+  });
+
+  it('reports one version everywhere: the CLI, the MCP server and the language server say what package.json says', () => {
+    assert.equal(VERSION, manifest.version);
   });
 
   it('offers peek_value with the description and input schema shared/peekTool.ts has', () => {

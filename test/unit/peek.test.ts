@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { indexBuffer, LineIndexBuilder, parseIndex, serializeIndex } from '../../server/src/core/store/lineIndex';
 import { peekValue } from '../../server/src/core/values/peek';
-import type { PeekInput as PeekRequest } from '../../shared/protocol';
+import { check } from '../../shared/check';
+import { PeekInput, type PeekInput as PeekRequest } from '../../shared/protocol';
 import { DEFAULT_SETTINGS } from '../../shared/settings';
 import { isPeekRange, NO_FINAL_NEWLINE, stripGutters } from '../../shared/stubText';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
@@ -133,7 +134,9 @@ describe('peek by range', () => {
   it('says clearly when start is past the end or end before start', async () => {
     await assert.rejects(peek(text, { start: 3001 }), /start \(3001\) is past the end: the value has 3000 lines/);
     await assert.rejects(peek(text, { start: 5, end: 4 }), /end \(4\) must not be before start \(5\)/);
-    await assert.rejects(peek(text, { start: 0 }), /start must be a whole number of at least 1/);
+    // A field of the wrong kind is refused where the request comes in, naming it.
+    assert.throws(() => check(PeekInput, { start: 0 }), /params\.start must be a whole number of at least 1 \(got 0\)/);
+    assert.throws(() => check(PeekInput, { context: 21 }), /params\.context must be a whole number from 0 to 20/);
   });
 
   it("keeps a value that already has a gutter: both show; stripGutters removes the peek's, or both when stacked", async () => {

@@ -336,7 +336,7 @@ describe('inspector webview', () => {
       (checkbox as HTMLElement & { checked: boolean }).checked = true;
       checkbox.dispatchEvent(new window.Event('change', { bubbles: true }));
     });
-    await waitFor(() => assert.ok(rows()[9]!.querySelector('.cell.model.form-reference')), { timeout: 3000 });
+    await waitFor(() => assert.ok(rows()[9]!.querySelector('.cell.model.form-reference')), { timeout: 10_000 });
     assert.match(
       rowText(rows()[9], 'model'),
       /\[retained #c3\] read result: 5000 bytes, 1000 lines, an earlier result/,

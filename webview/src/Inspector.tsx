@@ -4,7 +4,7 @@
  * messages, and saves what a reload should restore.
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type { View } from '../../shared/history';
+import { INSPECT_VIEW, type View } from '../../shared/history';
 import type { InspectorState } from '../../shared/messages';
 import { ColumnsHead } from './ColumnsHead';
 import { Header } from './Header';
@@ -29,7 +29,7 @@ export function Inspector({
 }) {
   const [policy, setPolicy] = useState(saved?.policy ?? false);
   /** For an imported run: as the agent sent it (the default), or with Retained Outputs. */
-  const [view, setView] = useState<View>(saved?.view ?? 'sent');
+  const [view, setView] = useState<View>(saved?.view ?? INSPECT_VIEW);
   /** undefined: follow the latest model call. */
   const [modelCall, setModelCall] = useState(saved?.modelCall);
   const [scrollTarget, scrollTo] = useScrollTarget(saved?.scrollIndex);

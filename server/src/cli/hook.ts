@@ -12,6 +12,10 @@
  */
 import { lstat, mkdir } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
+import { z } from 'zod';
+import { CLAUDE_CODE_PEEK_TOOL } from '../../../shared/agents';
+import { check } from '../../../shared/check';
+import { ID_MAX, PATH_MAX } from '../../../shared/protocol';
 import { readContent } from '../../../shared/stubText';
 import { fileChunks } from '../core/retain/fileSource';
 import type { Door } from '../core/retain/retainer';
@@ -19,20 +23,23 @@ import type { RetentionService } from '../core/service';
 import { APPEND, openFile } from '../core/store/safeFs';
 import { utf8Bytes } from '../core/text/bytes';
 
-/** The name the model knows peek_value by in Claude Code, through the MCP server named `retained`. */
-export const CLAUDE_CODE_PEEK_TOOL = 'mcp__retained__peek_value';
 /** The most a hook reads from stdin: a Bash output past Claude Code's cut is in a file instead. */
 const STDIN_MAX_BYTES = 64 << 20;
 
-interface HookInput {
-  session_id?: unknown;
-  transcript_path?: unknown;
-  tool_name?: unknown;
-  tool_use_id?: unknown;
-  tool_input?: unknown;
-  tool_response?: unknown;
-  duration_ms?: unknown;
-}
+/**
+ * What Claude Code sends a PostToolUse hook, checked as every input is; loose, because each
+ * release adds fields (cwd, permission_mode, hook_event_name) that the hook has no use for.
+ */
+const HookInput = z.looseObject({
+  session_id: z.string().min(1).max(ID_MAX),
+  transcript_path: z.string().max(PATH_MAX).optional(),
+  tool_name: z.string().min(1).max(ID_MAX),
+  tool_use_id: z.string().min(1).max(ID_MAX),
+  tool_input: z.unknown().optional(),
+  tool_response: z.unknown().optional(),
+  duration_ms: z.number().min(0).optional(),
+});
+type HookInput = z.infer<typeof HookInput>;
 
 /**
  * A tool's output, as text or as the file Claude Code saved it to (streamed, never read whole)
@@ -52,7 +59,7 @@ export async function runHook(
   stdin: NodeJS.ReadableStream = process.stdin,
 ): Promise<number> {
   try {
-    const input = JSON.parse(await readAll(stdin)) as HookInput;
+    const input = check(HookInput, JSON.parse(await readAll(stdin)), 'the hook input');
     const answer = await hook(service, input);
     if (answer !== undefined) process.stdout.write(`${JSON.stringify(answer)}\n`);
   } catch (err) {
@@ -64,9 +71,6 @@ export async function runHook(
 /** The hook's answer for one tool result, or undefined to leave it as it is. */
 export async function hook(service: RetentionService, input: HookInput): Promise<unknown> {
   const { session_id: session, tool_name: tool, tool_use_id: callId } = input;
-  if (typeof session !== 'string' || typeof tool !== 'string' || typeof callId !== 'string') {
-    throw new Error('the input has no session_id, tool_name or tool_use_id: not a PostToolUse hook call');
-  }
   const shaped = shapeOf(tool, input.tool_response);
   if (!shaped) return undefined;
   // Claude Code's saved output is read only from its own folder for this session, and only a
@@ -94,7 +98,7 @@ export async function hook(service: RetentionService, input: HookInput): Promise
     callId,
     tool,
     ...(input.tool_input !== undefined ? { arguments: input.tool_input } : {}),
-    ...(typeof input.duration_ms === 'number' && input.duration_ms >= 0 ? { durationMs: input.duration_ms } : {}),
+    ...(input.duration_ms !== undefined ? { durationMs: input.duration_ms } : {}),
   };
   const door: Door = { peekTool: CLAUDE_CODE_PEEK_TOOL, ...shaped.door };
   const result = shaped.file

@@ -13,12 +13,11 @@ import { REPLAY_SHAPES, type ReplayShape, VIEWS, type View } from '../../../shar
 import { InvalidInput } from '../../../shared/invalidInput';
 import { IF_EXISTS, type IfExists, IMPORT_FORMATS, type ImportFormat, VALUES_PAGE_MAX } from '../../../shared/protocol';
 import { LANDMARK_KINDS, type LandmarkKind } from '../../../shared/settings';
+import { VERSION } from '../../../shared/version';
 import { runCommand } from '../core/retain/command';
 import { RetentionService } from '../core/service';
 import { runHook } from './hook';
 import { findStore } from './store';
-
-const VERSION = '0.1.0';
 
 const HELP = `retained ${VERSION}: keeps big tool outputs out of coding agents' context, without losing a byte
 

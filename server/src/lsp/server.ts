@@ -54,6 +54,7 @@ import {
 import { STORE_DIR } from '../../../shared/settings';
 import { findMarkers, markerAt } from '../../../shared/stubText';
 import { valueDocumentUri } from '../../../shared/valueDocument';
+import { VERSION } from '../../../shared/version';
 import { RunExists } from '../core/import/importer';
 import { RetentionService } from '../core/service';
 import { FrameReader } from './frames';
@@ -192,7 +193,7 @@ connection.onInitialize(async (params) => {
       documentLinkProvider: { resolveProvider: false },
       hoverProvider: true,
     },
-    serverInfo: { name: 'Retained Outputs', version: '0.1.0' },
+    serverInfo: { name: 'Retained Outputs', version: VERSION },
   };
 });
 

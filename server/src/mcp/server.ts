@@ -13,6 +13,8 @@ import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mc
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { z } from 'zod';
 import { PEEK_TOOL, PEEK_TOOL_DESCRIPTION, PeekToolInput, toPeekParams } from '../../../shared/peekTool';
+import { marker } from '../../../shared/stubText';
+import { VERSION } from '../../../shared/version';
 import { runCommand } from '../core/retain/command';
 import type { RetentionService } from '../core/service';
 import { LineLimit, MCP_LINE_MAX_BYTES } from './lineLimit';
@@ -29,6 +31,7 @@ const RESOURCE_MAX_BYTES = 1 << 20;
 /** Values a resource list names, newest runs first. */
 const RESOURCE_LIST_MAX = 500;
 const RUN_COMMAND_TIMEOUT_MAX_SECONDS = 3600;
+const RUN_COMMAND_TIMEOUT_SECONDS = 600;
 
 const RunCommandInput = z.strictObject({
   command: z.string().min(1).max(100_000).describe('A shell command line (run with sh -c).'),
@@ -39,7 +42,7 @@ const RunCommandInput = z.strictObject({
     .min(1)
     .max(RUN_COMMAND_TIMEOUT_MAX_SECONDS)
     .optional()
-    .describe('Kill it after this many seconds (default 600).'),
+    .describe(`Kill it after this many seconds (default ${RUN_COMMAND_TIMEOUT_SECONDS}).`),
 });
 
 const ListInput = z.strictObject({
@@ -58,7 +61,7 @@ function peekToolFor(clientName: string | undefined): string {
 
 export function createMcpServer(service: RetentionService, options: McpOptions): McpServer {
   const server = new McpServer(
-    { name: 'retained', version: '0.1.0' },
+    { name: 'retained', version: VERSION },
     { capabilities: { resources: { listChanged: false } } },
   );
   const clientName = () => server.server.getClientVersion()?.name;
@@ -80,8 +83,7 @@ export function createMcpServer(service: RetentionService, options: McpOptions):
     'run_command',
     {
       title: 'Run Command',
-      description:
-        'Runs a shell command in the workspace. Its output (stdout and stderr) is kept whole; a large one comes back as a stub "[retained #ID]" with its head, tail and the lines of its errors, to read further with peek_value. The first line of the answer is the exit status.',
+      description: `Runs a shell command in the workspace. Its output (stdout and stderr) is kept whole; a large one comes back as a stub "${marker('ID')}" with its head, tail and the lines of its errors, to read further with ${PEEK_TOOL}. The first line of the answer is the exit status.`,
       inputSchema: RunCommandInput,
     },
     async (input) => {
@@ -93,13 +95,13 @@ export function createMcpServer(service: RetentionService, options: McpOptions):
             callId: `cmd-${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`,
             command: input.command,
             cwd: input.cwd ?? options.workspace,
-            timeoutMs: (input.timeoutSeconds ?? 600) * 1000,
+            timeoutMs: (input.timeoutSeconds ?? RUN_COMMAND_TIMEOUT_SECONDS) * 1000,
             arguments: input,
           },
           { peekTool: peekToolFor(clientName()) },
         );
         const status = result.timedOut
-          ? `[killed after ${input.timeoutSeconds ?? 600} s]`
+          ? `[killed after ${input.timeoutSeconds ?? RUN_COMMAND_TIMEOUT_SECONDS} s]`
           : result.signal
             ? `[killed by ${result.signal}]`
             : `[exit code ${result.exitCode}]`;

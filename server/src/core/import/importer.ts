@@ -7,6 +7,7 @@
  */
 import { lstat, readdir } from 'node:fs/promises';
 import { basename, extname, isAbsolute, join, resolve } from 'node:path';
+import { agentName } from '../../../../shared/agents';
 import { contentText } from '../../../../shared/blocks';
 import { check } from '../../../../shared/check';
 import type { ToolCallFinishedEvent, TranscriptEvent } from '../../../../shared/events';
@@ -83,7 +84,7 @@ export class Importer {
     const format = conversion.format;
     if (!conversion.events.some((e) => e.type === 'user' || e.type === 'assistant')) {
       throw new InvalidInput(
-        `${path} holds no ${AGENTS[format]} conversation${params.format ? ' (is the format right?)' : ''}`,
+        `${path} holds no ${agentName(format)} conversation${params.format ? ' (is the format right?)' : ''}`,
       );
     }
     const { runId, name, live } = await this.claimRunId(
@@ -336,12 +337,6 @@ function pick<T extends object, K extends keyof T>(from: T, keys: readonly K[]):
   for (const key of keys) if (from[key] !== undefined) out[key] = from[key];
   return out;
 }
-
-const AGENTS: Record<ImportFormat, string> = {
-  'claude-code': 'Claude Code',
-  codex: 'Codex',
-  copilot: 'Copilot chat replay',
-};
 
 /** Reads and converts the file: JSON Lines (Claude Code, Codex), or one JSON document (a Copilot chat replay). */
 async function convert(

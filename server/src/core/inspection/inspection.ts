@@ -7,7 +7,7 @@
 import { promises as fs } from 'node:fs';
 import { check } from '../../../../shared/check';
 import type { TranscriptEvent } from '../../../../shared/events';
-import { INSPECT_PAGE_ROWS, type View } from '../../../../shared/history';
+import { INSPECT_PAGE_ROWS, INSPECT_VIEW, type View } from '../../../../shared/history';
 import {
   type Compare,
   InspectParams,
@@ -192,7 +192,7 @@ export class Inspection {
     compare?: Compare;
   }> {
     const { events, existingValues } = entry;
-    const view = params.view ?? 'sent';
+    const view = params.view ?? INSPECT_VIEW;
     const imported = isImported(events);
     const policy = this.policyOf(params, imported);
     let computed = false;
@@ -237,7 +237,7 @@ export class Inspection {
     const first = { runId, from: 0, limit: INSPECT_PAGE_ROWS };
     // An index that already holds it (one written after an import, then the run's quiet time) stands.
     const current = await this.indexes.read(runId).catch(() => undefined);
-    const key = viewKey('sent', undefined);
+    const key = viewKey(INSPECT_VIEW, undefined);
     const outline = current?.outlines[key];
     if (outline && current.pages[`${key}@${outline.modelCalls.length}`]) return;
     const entry = this.settled.get(runId) ?? (await this.catchUp(runId));
@@ -252,7 +252,7 @@ export class Inspection {
    * with Retained Outputs (its agent never applied it, so what it sent stays as it was).
    */
   private policyOf(params: InspectParams, imported: boolean) {
-    if (!params.policy || (imported && (params.view ?? 'sent') === 'sent')) return undefined;
+    if (!params.policy || (imported && (params.view ?? INSPECT_VIEW) === 'sent')) return undefined;
     return this.ctx.settings().history;
   }
 
@@ -287,7 +287,7 @@ export class Inspection {
 
   /** The answer from the run's index, when it is current and holds the view and page asked for. */
   private async fromIndex(runId: string, index: RunIndex, params: InspectParams): Promise<InspectResult | undefined> {
-    const view = params.view ?? 'sent';
+    const view = params.view ?? INSPECT_VIEW;
     const key = viewKey(view, this.policyOf(params, index.imported));
     const outline = index.outlines[key];
     if (!outline) return undefined;

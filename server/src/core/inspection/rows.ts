@@ -11,7 +11,7 @@
 
 import { blockText, contentText } from '../../../../shared/blocks';
 import type { ModelCallEvent, ToolCallFinishedEvent, TranscriptEvent } from '../../../../shared/events';
-import type { Block, View } from '../../../../shared/history';
+import { type Block, REPLAY_VIEW, type View } from '../../../../shared/history';
 import type { CallCell, Clip, FullCell, ModelCallFigures, ModelCell, Outline } from '../../../../shared/protocol';
 import type { HistoryPolicy } from '../../../../shared/settings';
 import { cutOf, responseStarts } from '../history/modelCalls';
@@ -349,7 +349,7 @@ export async function buildOutline(
     },
     tokenizer: `${TOKENIZER}; per block, bodies over 64 KiB scaled from a sample`,
     ...sourceOf(events),
-    view: view ?? 'retained',
+    view: view ?? REPLAY_VIEW,
   };
 }
 

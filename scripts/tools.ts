@@ -41,6 +41,23 @@ export function ensureTools(): Tools {
   return tools;
 }
 
+/**
+ * The end-to-end tests' probe (test/e2e/probe): a second extension that calls peek_value as an
+ * agent in VS Code would. Packaged once per process; never part of the product.
+ */
+let probe: string | undefined;
+export function packageProbe(): string {
+  if (!probe) {
+    probe = join(ROOT, 'dist', 'retained-test-probe.vsix');
+    execFileSync(
+      join(ROOT, 'node_modules', '.bin', 'vsce'),
+      ['package', '--no-dependencies', '--allow-missing-repository', '--skip-license', '-o', probe],
+      { cwd: join(ROOT, 'test', 'e2e', 'probe'), stdio: ['ignore', 'ignore', 'inherit'] },
+    );
+  }
+  return probe;
+}
+
 /** Builds the .vsix once per process (esbuild bundles + vsce). */
 let packaged = false;
 export function packageExtension(): string {

@@ -10,7 +10,8 @@ import { delimiter, dirname, join } from 'node:path';
 import * as vscode from 'vscode';
 import { AGENT_NAMES } from '../../shared/agents';
 import { claudeCodeChanges, codexChanges, type FileChange, type Launcher } from './agentConfig';
-import type { ReadOnlyText } from './readOnlyText';
+import type { Commands } from './commands';
+import type { Ctx } from './ctx';
 
 export const MCP_PROVIDER_ID = 'retained.mcp';
 
@@ -69,84 +70,79 @@ function previewText(agent: string, changes: FileChange[], write: string, moving
   ].join('\n');
 }
 
-export function registerSetUpCommand(
-  context: vscode.ExtensionContext,
-  isTrusted: () => boolean,
-  cli: () => Promise<string>,
-  texts: ReadOnlyText,
-): vscode.Disposable {
-  return vscode.commands.registerCommand('retained.setUpAgents', async () => {
-    if (!isTrusted()) {
-      void vscode.window.showWarningMessage(
-        'Retained Outputs: trust the workspace to set up agents: it writes their configuration.',
-      );
-      return;
+/** Set Up: which agent, what will be written (a read-only preview), then the question; writes only on yes. */
+async function setUp({ extension: context, cli, texts }: Ctx): Promise<void> {
+  const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+  const codexHome = process.env.CODEX_HOME ?? join(homedir(), '.codex');
+  const picked = await vscode.window.showQuickPick(
+    [
+      ...(folder
+        ? [
+            {
+              label: AGENT_NAMES['claude-code'],
+              description: 'this project',
+              detail: 'The MCP server in .mcp.json, and the PostToolUse hook in .claude/settings.json',
+              agent: 'claude-code' as const,
+            },
+          ]
+        : []),
+      {
+        label: AGENT_NAMES.codex,
+        description: codexHome,
+        detail: 'The MCP server in config.toml',
+        agent: 'codex' as const,
+      },
+    ],
+    { title: 'Set Up an Agent for Retained Outputs', placeHolder: 'Which agent?' },
+  );
+  if (!picked) return;
+  let changes: FileChange[];
+  const bundled = context.asAbsolutePath('dist/cli.js');
+  const stable = await cli.catch(() => bundled);
+  try {
+    const run = launcher(stable);
+    changes =
+      picked.agent === 'claude-code'
+        ? claudeCodeChanges(folder!, run, readText)
+        : codexChanges(join(codexHome, 'config.toml'), run, readText);
+  } catch (err) {
+    void vscode.window.showErrorMessage(`Retained Outputs: ${(err as Error).message}`);
+    return;
+  }
+  if (changes.length === 0) {
+    void vscode.window.showInformationMessage(`Retained Outputs: ${picked.label} is set up already.`);
+    return;
+  }
+  const write = `Write ${changes.length === 1 ? 'It' : `${changes.length} Files`}`;
+  const uri = await texts.show(
+    `Set up ${picked.label}.md`,
+    previewText(picked.label, changes, write, stable === bundled),
+  );
+  // Not modal: the preview stays readable while the question waits.
+  const answer = await vscode.window.showInformationMessage(
+    `Add Retained Outputs to ${picked.label}? The editor shows exactly what will be written.`,
+    write,
+    'Cancel',
+  );
+  await texts.close(uri);
+  if (answer !== write) return;
+  try {
+    for (const change of changes) {
+      mkdirSync(dirname(change.path), { recursive: true });
+      writeFileSync(change.path, change.after);
     }
-    const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-    const codexHome = process.env.CODEX_HOME ?? join(homedir(), '.codex');
-    const picked = await vscode.window.showQuickPick(
-      [
-        ...(folder
-          ? [
-              {
-                label: AGENT_NAMES['claude-code'],
-                description: 'this project',
-                detail: 'The MCP server in .mcp.json, and the PostToolUse hook in .claude/settings.json',
-                agent: 'claude-code' as const,
-              },
-            ]
-          : []),
-        {
-          label: AGENT_NAMES.codex,
-          description: codexHome,
-          detail: 'The MCP server in config.toml',
-          agent: 'codex' as const,
-        },
-      ],
-      { title: 'Set Up an Agent for Retained Outputs', placeHolder: 'Which agent?' },
-    );
-    if (!picked) return;
-    let changes: FileChange[];
-    const bundled = context.asAbsolutePath('dist/cli.js');
-    const stable = await cli().catch(() => bundled);
-    try {
-      const run = launcher(stable);
-      changes =
-        picked.agent === 'claude-code'
-          ? claudeCodeChanges(folder!, run, readText)
-          : codexChanges(join(codexHome, 'config.toml'), run, readText);
-    } catch (err) {
-      void vscode.window.showErrorMessage(`Retained Outputs: ${(err as Error).message}`);
-      return;
-    }
-    if (changes.length === 0) {
-      void vscode.window.showInformationMessage(`Retained Outputs: ${picked.label} is set up already.`);
-      return;
-    }
-    const write = `Write ${changes.length === 1 ? 'It' : `${changes.length} Files`}`;
-    const uri = await texts.show(
-      `Set up ${picked.label}.md`,
-      previewText(picked.label, changes, write, stable === bundled),
-    );
-    // Not modal: the preview stays readable while the question waits.
-    const answer = await vscode.window.showInformationMessage(
-      `Add Retained Outputs to ${picked.label}? The editor shows exactly what will be written.`,
-      write,
-      'Cancel',
-    );
-    await texts.close(uri);
-    if (answer !== write) return;
-    try {
-      for (const change of changes) {
-        mkdirSync(dirname(change.path), { recursive: true });
-        writeFileSync(change.path, change.after);
-      }
-    } catch (err) {
-      void vscode.window.showErrorMessage(`Retained Outputs: could not write the set-up: ${(err as Error).message}`);
-      return;
-    }
-    void vscode.window.showInformationMessage(
-      `Retained Outputs: ${picked.label} is set up. Start a new session for it to take effect.`,
-    );
-  });
+  } catch (err) {
+    void vscode.window.showErrorMessage(`Retained Outputs: could not write the set-up: ${(err as Error).message}`);
+    return;
+  }
+  void vscode.window.showInformationMessage(
+    `Retained Outputs: ${picked.label} is set up. Start a new session for it to take effect.`,
+  );
 }
+
+export const agentCommands: Commands = {
+  setUpAgents: {
+    untrusted: 'setting up agents (it writes their configuration) is off',
+    run: (ctx) => () => setUp(ctx),
+  },
+};

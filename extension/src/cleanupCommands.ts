@@ -3,27 +3,26 @@
  * (a dry run) and removes it only when confirmed; "Keep Run" and "Stop Keeping" pin a run.
  */
 import * as vscode from 'vscode';
-import type { LanguageClient } from 'vscode-languageclient/node';
 import { formatBytes, formatCount } from '../../shared/format';
 import { CleanupRequest, PinRequest } from '../../shared/protocol';
+import type { Command, Commands } from './commands';
 import type { Node } from './runsTree';
 
-export function registerCleanupCommands(client: LanguageClient, isTrusted: () => boolean): vscode.Disposable[] {
-  const pin = (pinned: boolean) => async (node?: Node) => {
-    if (node?.kind !== 'run') return;
-    try {
-      await client.sendRequest(PinRequest.type, { runId: node.run.runId, pinned });
-    } catch (err) {
-      void vscode.window.showErrorMessage(`Retained Outputs: ${(err as Error).message}`);
-    }
+const pin =
+  (pinned: boolean): Command['run'] =>
+  ({ client }) =>
+  async (node?: Node) => {
+    if (node?.kind === 'run') await client.sendRequest(PinRequest.type, { runId: node.run.runId, pinned });
   };
-  return [
-    vscode.commands.registerCommand('retained.pinRun', pin(true)),
-    vscode.commands.registerCommand('retained.unpinRun', pin(false)),
-    vscode.commands.registerCommand('retained.cleanup', async () => {
-      if (!isTrusted())
-        return void vscode.window.showErrorMessage('Retained Outputs: clean-ups are off in an untrusted workspace.');
-      try {
+
+export const cleanupCommands: Commands = {
+  pinRun: { run: pin(true) },
+  unpinRun: { run: pin(false) },
+  cleanup: {
+    untrusted: 'clean-ups are off',
+    run:
+      ({ client }) =>
+      async () => {
         const plan = await vscode.window.withProgress(
           { location: vscode.ProgressLocation.Window, title: 'Retained Outputs: measuring the store' },
           () => client.sendRequest(CleanupRequest.type, { dryRun: true }),
@@ -61,9 +60,6 @@ export function registerCleanupCommands(client: LanguageClient, isTrusted: () =>
         void vscode.window.showInformationMessage(
           `Retained Outputs: removed ${formatCount(done.removed.length, 'run')}, freed ${formatBytes(done.freedBytes)}; the store holds ${formatBytes(done.storeBytesAfter)}.`,
         );
-      } catch (err) {
-        void vscode.window.showErrorMessage(`Retained Outputs: ${(err as Error).message}`);
-      }
-    }),
-  ];
-}
+      },
+  },
+};

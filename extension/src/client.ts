@@ -13,6 +13,7 @@ import {
   TransportKind,
 } from 'vscode-languageclient/node';
 import type { ServerOptions } from '../../shared/protocol';
+import type { Commands } from './commands';
 
 const MAX_RESTARTS = 5;
 const RESTART_WINDOW_MS = 3 * 60 * 1000;
@@ -71,3 +72,19 @@ export function createClient(
 export function sendSettings(client: LanguageClient, options: ServerOptions): Promise<void> {
   return client.sendNotification(DidChangeConfigurationNotification.type, { settings: { retained: options } });
 }
+
+export const serverCommands: Commands = {
+  restartServer: {
+    run:
+      ({ client, runs, statusBar }) =>
+      async () => {
+        await vscode.window.withProgress(
+          { location: vscode.ProgressLocation.Window, title: 'Retained Outputs: restarting the language server' },
+          () => client.restart(),
+        );
+        void vscode.window.showInformationMessage('Retained Outputs: the language server restarted.');
+        await Promise.all([runs.refresh(), statusBar.refresh()]);
+      },
+  },
+  showOutput: { run: (ctx) => () => ctx.output.show() },
+};

@@ -6,24 +6,20 @@ import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { PEEK_TOOL } from '../../shared/peekTool';
 import { ChangedNotification, RunsRequest, type ServerOptions } from '../../shared/protocol';
-import { registerMcpServer, registerSetUpCommand } from './agents';
+import { registerMcpServer } from './agents';
 import { createApi, type RetainedApi } from './api';
-import { registerCleanupCommands } from './cleanupCommands';
 import { createClient, sendSettings } from './client';
 import { installCli } from './cliInstall';
+import { registerCommands } from './commands';
 import { readServerOptions, SECTION, storeRootOf } from './config';
-import { registerGuideCommand } from './guide';
-import { registerImportCommand } from './importCommand';
+import type { Ctx } from './ctx';
 import { INSPECTOR_VIEW_TYPE, Inspectors } from './inspector';
 import { registerPaste } from './paste';
 import { PeekTool } from './peekTool';
 import { ReadOnlyText } from './readOnlyText';
-import { type MoreNode, type RunNode, RunsTree } from './runsTree';
-import type { AgentSession } from './sessionFiles';
+import { RunsTree } from './runsTree';
 import { SessionsTree } from './sessionsTree';
 import { RetainedStatusBar } from './statusBar';
-import { registerTestHooks } from './testHooks';
-import { registerValueCommands } from './valueCommands';
 import { registerValueDocuments } from './valueDocuments';
 
 export type { RetainedApi };
@@ -31,7 +27,6 @@ export type { RetainedApi };
 export async function activate(context: vscode.ExtensionContext): Promise<RetainedApi> {
   const output = vscode.window.createOutputChannel('Retained Outputs', { log: true });
   context.subscriptions.push(output);
-  const isTrusted = () => vscode.workspace.isTrusted;
   // The command line's stable copy, for what Set Up writes; made in the background.
   const cli = installCli(context);
   cli.catch((err: Error) => output.warn(`The command line's stable copy could not be made: ${err.message}`));
@@ -50,72 +45,51 @@ export async function activate(context: vscode.ExtensionContext): Promise<Retain
   let current = options;
   const client: LanguageClient = createClient(context, output, options);
   const runChanged = new vscode.EventEmitter<{ runId: string }>();
-  const tree = new RunsTree(client);
-  const statusBar = new RetainedStatusBar(client);
-  const view = vscode.window.createTreeView('retained.runs', { treeDataProvider: tree, showCollapseAll: true });
+  const runs = new RunsTree(client);
   const texts = new ReadOnlyText();
-  const inspectors = new Inspectors(context.extensionUri, client, output, texts);
   const sessions = new SessionsTree(vscode.workspace.workspaceFolders?.[0]?.uri.fsPath, async () => {
     const { runs } = await client.sendRequest(RunsRequest.type, {});
     return new Map(runs.map((r) => [r.name, r.runId]));
   });
+  const ctx: Ctx = {
+    extension: context,
+    client,
+    output,
+    isTrusted: () => vscode.workspace.isTrusted,
+    texts,
+    runs,
+    runsView: vscode.window.createTreeView('retained.runs', { treeDataProvider: runs, showCollapseAll: true }),
+    sessions,
+    statusBar: new RetainedStatusBar(client),
+    inspectors: new Inspectors(context.extensionUri, client, output, texts),
+    cli,
+  };
   const sessionsView = vscode.window.createTreeView('retained.sessions', { treeDataProvider: sessions });
   sessions.setVisible(sessionsView.visible);
 
   context.subscriptions.push(
     texts,
     runChanged,
-    tree,
-    statusBar,
-    view,
-    inspectors,
-    vscode.window.registerWebviewPanelSerializer(INSPECTOR_VIEW_TYPE, inspectors),
-    vscode.commands.registerCommand('retained.openInspector', (arg?: RunNode | string) =>
-      inspectors.open(typeof arg === 'string' ? arg : arg?.run.runId),
-    ),
-    ...registerValueCommands(client, isTrusted),
-    ...registerCleanupCommands(client, isTrusted),
-    registerValueDocuments(client),
-    registerImportCommand(client, output, isTrusted, async (runId) => {
-      // The view first (it may be behind the Explorer), then the run, once the list holds it.
-      await vscode.commands.executeCommand('retained.runs.focus');
-      const node = await tree.runNode(runId);
-      if (node) await view.reveal(node, { select: true, focus: false, expand: true });
-    }),
-    ...registerPaste(),
-    vscode.lm.registerTool(PEEK_TOOL, new PeekTool(client)),
+    runs,
+    ctx.statusBar,
+    ctx.runsView,
+    ctx.inspectors,
     sessions,
     sessionsView,
+    vscode.window.registerWebviewPanelSerializer(INSPECTOR_VIEW_TYPE, ctx.inspectors),
+    ...registerCommands(ctx),
+    registerValueDocuments(client),
+    registerPaste(),
+    vscode.lm.registerTool(PEEK_TOOL, new PeekTool(client)),
     sessionsView.onDidChangeVisibility(({ visible }) => sessions.setVisible(visible)),
-    vscode.commands.registerCommand('retained.openSession', (session: AgentSession) =>
-      inspectors
-        .openSession(session.path, session.title)
-        .catch((err: Error) => vscode.window.showErrorMessage(`Retained Outputs: ${err.message}`)),
-    ),
-    vscode.commands.registerCommand('retained.importSession', (session: AgentSession) =>
-      vscode.commands.executeCommand('retained.importTranscript', vscode.Uri.file(session.path)),
-    ),
     registerMcpServer(context, () => storeRootOf(current)),
-    registerSetUpCommand(context, isTrusted, () => cli, texts),
-    vscode.commands.registerCommand('retained.showMoreValues', (node: MoreNode) => tree.showMore(node)),
-    vscode.commands.registerCommand('retained.refresh', () => tree.refresh()),
-    vscode.commands.registerCommand('retained.showOutput', () => output.show()),
-    registerGuideCommand(context),
-    vscode.commands.registerCommand('retained.restartServer', async () => {
-      await vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Window, title: 'Retained Outputs: restarting the language server' },
-        () => client.restart(),
-      );
-      void vscode.window.showInformationMessage('Retained Outputs: the language server restarted.');
-      await Promise.all([tree.refresh(), statusBar.refresh()]);
-    }),
     vscode.workspace.onDidChangeConfiguration(async (event) => {
       if (!event.affectsConfiguration(SECTION)) return;
       try {
         current = readServerOptions(sessionsRoot);
         await sendSettings(client, current);
         output.info('Settings sent to the language server.');
-        await Promise.all([tree.refresh(), statusBar.refresh()]);
+        await Promise.all([runs.refresh(), ctx.statusBar.refresh()]);
       } catch (err) {
         output.warn(`Settings refused: ${(err as Error).message}`);
         void vscode.window.showErrorMessage(
@@ -135,20 +109,18 @@ export async function activate(context: vscode.ExtensionContext): Promise<Retain
       runId,
       setTimeout(() => {
         pending.delete(runId);
-        void tree.refresh(runId);
-        void statusBar.refresh();
+        void runs.refresh(runId);
+        void ctx.statusBar.refresh();
         sessions.refresh();
-        inspectors.changed(runId);
+        ctx.inspectors.changed(runId);
       }, 150),
     );
   });
 
   await client.start();
   output.info(`Language server started (store: ${options.storeRoot ?? '.retained in the workspace'}).`);
-  void statusBar.refresh();
-  const api = createApi(client, runChanged.event, isTrusted);
-  context.subscriptions.push(...registerTestHooks(api));
-  return api;
+  void ctx.statusBar.refresh();
+  return createApi(client, runChanged.event, ctx.isTrusted);
 }
 
 export function deactivate(): void {

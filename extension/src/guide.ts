@@ -4,15 +4,15 @@
  * any case.
  */
 import * as vscode from 'vscode';
+import type { Commands } from './commands';
 
-export function registerGuideCommand(context: vscode.ExtensionContext): vscode.Disposable {
-  return vscode.commands.registerCommand('retained.openReadme', async () => {
-    const entries = await vscode.workspace.fs.readDirectory(context.extensionUri);
-    const name = entries.find(([file, type]) => type === vscode.FileType.File && /^readme\.md$/i.test(file))?.[0];
-    if (!name) {
-      void vscode.window.showErrorMessage('Retained Outputs: the guide (README) is not in the installed extension.');
-      return;
-    }
-    await vscode.commands.executeCommand('markdown.showPreview', vscode.Uri.joinPath(context.extensionUri, name));
-  });
+async function openGuide({ extensionUri }: vscode.ExtensionContext): Promise<void> {
+  const entries = await vscode.workspace.fs.readDirectory(extensionUri);
+  const name = entries.find(([file, type]) => type === vscode.FileType.File && /^readme\.md$/i.test(file))?.[0];
+  if (!name) throw new Error('the guide (README) is not in the installed extension.');
+  await vscode.commands.executeCommand('markdown.showPreview', vscode.Uri.joinPath(extensionUri, name));
 }
+
+export const guideCommands: Commands = {
+  openReadme: { run: (ctx) => () => openGuide(ctx.extension) },
+};

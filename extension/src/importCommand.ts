@@ -12,6 +12,8 @@ import type { LanguageClient } from 'vscode-languageclient/node';
 import { agentName } from '../../shared/agents';
 import { formatCount } from '../../shared/format';
 import { type IfExists, ImportRequest, type ImportResult } from '../../shared/protocol';
+import type { Commands } from './commands';
+import type { Ctx } from './ctx';
 import { claudeCodeDir, codexDir } from './sessionFiles';
 
 /** The run an import found already there, from the server's error. */
@@ -73,73 +75,77 @@ function startFolder(): vscode.Uri | undefined {
   return found ? vscode.Uri.file(found) : undefined;
 }
 
-export function registerImportCommand(
-  client: LanguageClient,
-  output: vscode.LogOutputChannel,
-  isTrusted: () => boolean,
-  reveal: (runId: string) => Promise<void>,
-): vscode.Disposable {
-  /** Imports with a progress notification whose Cancel stops the import; undefined when cancelled. */
-  const run = (path: string, ifExists?: IfExists) =>
-    vscode.window.withProgress(
-      {
-        location: vscode.ProgressLocation.Notification,
-        title: `Importing ${vscode.workspace.asRelativePath(path)}…`,
-        cancellable: true,
-      },
-      async (_progress, token) => {
-        try {
-          return await client.sendRequest(ImportRequest.type, { path, ...(ifExists ? { ifExists } : {}) }, token);
-        } catch (err) {
-          if (!token.isCancellationRequested) throw err;
-          // The server removes what the import wrote: nothing of it is kept.
-          void vscode.window.showInformationMessage('Retained Outputs: import cancelled; nothing of it was kept.');
-          return undefined;
-        }
-      },
-    );
-
-  return vscode.commands.registerCommand('retained.importTranscript', async (uri?: vscode.Uri) => {
-    if (!isTrusted())
-      return void vscode.window.showErrorMessage('Retained Outputs: importing is off in an untrusted workspace.');
-    const file =
-      uri ??
-      (
-        await vscode.window.showOpenDialog({
-          title: 'Import an agent session (Claude Code, Codex or a Copilot chat replay)',
-          openLabel: 'Import',
-          canSelectMany: false,
-          defaultUri: startFolder(),
-          filters: { 'Agent sessions': ['jsonl', 'json'] },
-        })
-      )?.[0];
-    if (!file) return;
-    let result: ImportResult | undefined;
-    try {
-      result = await run(file.fsPath);
-    } catch (err) {
-      const existing = existingRun(err);
-      if (!existing) return void vscode.window.showErrorMessage(`Retained Outputs: ${(err as Error).message}`);
-      const choice = await vscode.window.showWarningMessage(
-        `This session was imported before, as run ${existing}.`,
-        'Open',
-        'Replace',
-        'Import as New Run',
-      );
-      if (choice === 'Open') return void vscode.commands.executeCommand('retained.openInspector', existing);
-      if (choice !== 'Replace' && choice !== 'Import as New Run') return;
+/** Imports with a progress notification whose Cancel stops the import; undefined when cancelled. */
+function importWithProgress(client: LanguageClient, path: string, ifExists?: IfExists) {
+  return vscode.window.withProgress(
+    {
+      location: vscode.ProgressLocation.Notification,
+      title: `Importing ${vscode.workspace.asRelativePath(path)}…`,
+      cancellable: true,
+    },
+    async (_progress, token) => {
       try {
-        result = await run(file.fsPath, choice === 'Replace' ? 'replace' : 'new');
-      } catch (again) {
-        return void vscode.window.showErrorMessage(`Retained Outputs: ${(again as Error).message}`);
+        return await client.sendRequest(ImportRequest.type, { path, ...(ifExists ? { ifExists } : {}) }, token);
+      } catch (err) {
+        if (!token.isCancellationRequested) throw err;
+        // The server removes what the import wrote: nothing of it is kept.
+        void vscode.window.showInformationMessage('Retained Outputs: import cancelled; nothing of it was kept.');
+        return undefined;
       }
-    }
-    if (!result) return;
-    output.info(details(file.fsPath, result));
-    // Selected in Runs, so the way to it stays once the message is gone.
-    await reveal(result.runId).catch(() => undefined);
-    const choice = await vscode.window.showInformationMessage(summary(result), 'Open Inspector', 'Details');
-    if (choice === 'Open Inspector') await vscode.commands.executeCommand('retained.openInspector', result.runId);
-    if (choice === 'Details') output.show(true);
-  });
+    },
+  );
 }
+
+/** Selects the run in Runs (the view first: it may be behind the Explorer), so the way to it stays once the message is gone. */
+async function reveal({ runs, runsView }: Ctx, runId: string): Promise<void> {
+  await vscode.commands.executeCommand('retained.runs.focus');
+  const node = await runs.runNode(runId);
+  if (node) await runsView.reveal(node, { select: true, focus: false, expand: true });
+}
+
+async function importSession(ctx: Ctx, uri?: vscode.Uri): Promise<void> {
+  const { client, output } = ctx;
+  const run = (path: string, ifExists?: IfExists) => importWithProgress(client, path, ifExists);
+  const file =
+    uri ??
+    (
+      await vscode.window.showOpenDialog({
+        title: 'Import an agent session (Claude Code, Codex or a Copilot chat replay)',
+        openLabel: 'Import',
+        canSelectMany: false,
+        defaultUri: startFolder(),
+        filters: { 'Agent sessions': ['jsonl', 'json'] },
+      })
+    )?.[0];
+  if (!file) return;
+  let result: ImportResult | undefined;
+  try {
+    result = await run(file.fsPath);
+  } catch (err) {
+    const existing = existingRun(err);
+    if (!existing) return void vscode.window.showErrorMessage(`Retained Outputs: ${(err as Error).message}`);
+    const choice = await vscode.window.showWarningMessage(
+      `This session was imported before, as run ${existing}.`,
+      'Open',
+      'Replace',
+      'Import as New Run',
+    );
+    if (choice === 'Open') return void vscode.commands.executeCommand('retained.openInspector', existing);
+    if (choice !== 'Replace' && choice !== 'Import as New Run') return;
+    try {
+      result = await run(file.fsPath, choice === 'Replace' ? 'replace' : 'new');
+    } catch (again) {
+      return void vscode.window.showErrorMessage(`Retained Outputs: ${(again as Error).message}`);
+    }
+  }
+  if (!result) return;
+  output.info(details(file.fsPath, result));
+  await reveal(ctx, result.runId).catch(() => undefined);
+  const choice = await vscode.window.showInformationMessage(summary(result), 'Open Inspector', 'Details');
+  if (choice === 'Open Inspector') await vscode.commands.executeCommand('retained.openInspector', result.runId);
+  if (choice === 'Details') output.show(true);
+}
+
+export const importCommands: Commands = {
+  importTranscript: { untrusted: 'importing is off', run: (ctx) => (uri?: vscode.Uri) => importSession(ctx, uri) },
+};

@@ -22,7 +22,10 @@ import {
   ValueFileRequest,
   ValueRequest,
 } from '../../shared/protocol';
+import type { Commands } from './commands';
 import type { ReadOnlyText } from './readOnlyText';
+import type { RunNode } from './runsTree';
+import type { AgentSession } from './sessionFiles';
 import { openValue } from './valueCommands';
 
 export const INSPECTOR_VIEW_TYPE = 'retained.inspector';
@@ -333,3 +336,10 @@ export class Inspectors implements vscode.WebviewPanelSerializer, vscode.Disposa
 </html>`;
   }
 }
+
+export const inspectorCommands: Commands = {
+  openInspector: {
+    run: (ctx) => (arg?: RunNode | string) => ctx.inspectors.open(typeof arg === 'string' ? arg : arg?.run.runId),
+  },
+  openSession: { run: (ctx) => (session: AgentSession) => ctx.inspectors.openSession(session.path, session.title) },
+};

@@ -6,6 +6,7 @@
  */
 import * as vscode from 'vscode';
 import { isPeekRange, stripGutters } from '../../shared/stubText';
+import type { Commands } from './commands';
 import { SECTION } from './config';
 
 const KIND = vscode.DocumentDropOrPasteEditKind.Text.append('retained', 'withoutLineNumbers');
@@ -25,17 +26,22 @@ class StripGuttersPasteProvider implements vscode.DocumentPasteEditProvider {
   }
 }
 
-export function registerPaste(): vscode.Disposable[] {
-  return [
-    vscode.languages.registerDocumentPasteEditProvider({ pattern: '**' }, new StripGuttersPasteProvider(), {
-      providedPasteEditKinds: [KIND],
-      pasteMimeTypes: ['text/plain'],
-    }),
-    vscode.commands.registerTextEditorCommand('retained.pasteWithoutLineNumbers', async (editor) => {
+export function registerPaste(): vscode.Disposable {
+  return vscode.languages.registerDocumentPasteEditProvider({ pattern: '**' }, new StripGuttersPasteProvider(), {
+    providedPasteEditKinds: [KIND],
+    pasteMimeTypes: ['text/plain'],
+  });
+}
+
+export const pasteCommands: Commands = {
+  pasteWithoutLineNumbers: {
+    run: () => async () => {
+      const editor = vscode.window.activeTextEditor;
+      if (!editor) return;
       const text = stripGutters(await vscode.env.clipboard.readText());
       await editor.edit((edit) => {
         for (const selection of editor.selections) edit.replace(selection, text);
       });
-    }),
-  ];
-}
+    },
+  },
+};

@@ -14,6 +14,7 @@ import {
   type ValueSummary,
   ValuesRequest,
 } from '../../shared/protocol';
+import type { Commands } from './commands';
 
 export type RunNode = { kind: 'run'; run: RunSummary; shown?: number };
 export type ValueNode = { kind: 'value'; value: ValueSummary };
@@ -152,3 +153,8 @@ export class RunsTree implements vscode.TreeDataProvider<Node> {
     this.changed.dispose();
   }
 }
+
+export const runsCommands: Commands = {
+  showMoreValues: { run: (ctx) => (node: MoreNode) => ctx.runs.showMore(node) },
+  refresh: { run: (ctx) => () => ctx.runs.refresh() },
+};

@@ -9,6 +9,7 @@ import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import { AGENT_NAMES } from '../../shared/agents';
 import { formatAge } from '../../shared/format';
+import type { Commands } from './commands';
 import { type AgentSession, type FactsCache, findSessions } from './sessionFiles';
 
 /** How often a visible view looks for new and growing sessions. */
@@ -89,3 +90,10 @@ export class SessionsTree implements vscode.TreeDataProvider<AgentSession>, vsco
     this.changed.dispose();
   }
 }
+
+export const sessionCommands: Commands = {
+  importSession: {
+    run: () => (session: AgentSession) =>
+      vscode.commands.executeCommand('retained.importTranscript', vscode.Uri.file(session.path)),
+  },
+};

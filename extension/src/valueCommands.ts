@@ -1,10 +1,10 @@
 /** The commands on a retained value or run: open, peek, search, copy, reveal, delete. */
 import * as vscode from 'vscode';
-import type { LanguageClient } from 'vscode-languageclient/node';
 import type { CallSubject } from '../../shared/callSubject';
 import { formatBytes, formatCount } from '../../shared/format';
 import { DeleteRequest, PeekRequest, ValueRequest } from '../../shared/protocol';
 import type { ValueDocument } from '../../shared/valueDocument';
+import type { Commands } from './commands';
 import type { Node, RunNode, ValueNode } from './runsTree';
 import { valueDocument } from './valueDocuments';
 
@@ -33,24 +33,17 @@ function parseRange(input: string): { start: number; end: number } | string {
   return { start, end };
 }
 
-export function registerValueCommands(client: LanguageClient, isTrusted: () => boolean): vscode.Disposable[] {
-  const chosenValue = (node: Node | undefined): ValueNode['value'] => {
-    if (node?.kind !== 'value') throw new Error('Choose a retained value in the Retained Outputs view first.');
-    return node.value;
-  };
-  const command = (id: string, run: (node: Node) => Promise<unknown>) =>
-    vscode.commands.registerCommand(id, async (node: Node) => {
-      try {
-        await run(node);
-      } catch (err) {
-        void vscode.window.showErrorMessage(`Retained Outputs: ${(err as Error).message}`);
-      }
-    });
+/** The value a command was run on, from the Runs view. */
+function chosenValue(node: Node | undefined): ValueNode['value'] {
+  if (node?.kind !== 'value') throw new Error('Choose a retained value in the Retained Outputs view first.');
+  return node.value;
+}
 
-  return [
-    command('retained.openValue', async (node) => openValue(chosenValue(node))),
+export const valueCommands: Commands = {
+  openValue: { run: () => async (node: Node) => openValue(chosenValue(node)) },
 
-    command('retained.peekLines', async (node) => {
+  peekLines: {
+    run: () => async (node: Node) => {
       const value = chosenValue(node);
       const input = await vscode.window.showInputBox({
         title: `Peek lines of #${value.valueId} (${value.lines} lines)`,
@@ -63,78 +56,102 @@ export function registerValueCommands(client: LanguageClient, isTrusted: () => b
       });
       if (input === undefined) return;
       await openValue(value, parseRange(input) as { start: number; end: number });
-    }),
+    },
+  },
 
-    command('retained.searchValue', async (node) => {
-      const value = chosenValue(node);
-      const query = await vscode.window.showInputBox({
-        title: `Search in #${value.valueId}`,
-        prompt: 'Text to find (case-insensitive)',
-      });
-      if (!query) return;
-      const answer = await vscode.window.withProgress(
-        {
-          location: vscode.ProgressLocation.Notification,
-          title: `Searching ${formatBytes(value.bytes)} for "${query}"…`,
-        },
-        () =>
-          client.sendRequest(PeekRequest.type, { valueId: value.valueId, runId: value.runId, query, ignoreCase: true }),
-      );
-      const items = answer.text
-        .split('\n')
-        .map((line) => /^(\d+): (.*)$/.exec(line))
-        .filter((m): m is RegExpExecArray => m !== null)
-        .map((m) => ({ label: m[2]!.trim() || '(empty line)', description: `line ${m[1]}`, line: Number(m[1]) }));
-      if (items.length === 0)
-        return void vscode.window.showInformationMessage(`No line of #${value.valueId} contains "${query}".`);
-      const pick = await vscode.window.showQuickPick(items, {
-        title: `${formatCount(answer.matches ?? 0, 'matching line')} in #${value.valueId}${answer.truncated ? ` (showing ${items.length})` : ''}`,
-        matchOnDescription: true,
-      });
-      if (pick) await openValue(value, { start: pick.line, end: pick.line });
-    }),
+  searchValue: {
+    run:
+      ({ client }) =>
+      async (node: Node) => {
+        const value = chosenValue(node);
+        const query = await vscode.window.showInputBox({
+          title: `Search in #${value.valueId}`,
+          prompt: 'Text to find (case-insensitive)',
+        });
+        if (!query) return;
+        const answer = await vscode.window.withProgress(
+          {
+            location: vscode.ProgressLocation.Notification,
+            title: `Searching ${formatBytes(value.bytes)} for "${query}"…`,
+          },
+          () =>
+            client.sendRequest(PeekRequest.type, {
+              valueId: value.valueId,
+              runId: value.runId,
+              query,
+              ignoreCase: true,
+            }),
+        );
+        const items = answer.text
+          .split('\n')
+          .map((line) => /^(\d+): (.*)$/.exec(line))
+          .filter((m): m is RegExpExecArray => m !== null)
+          .map((m) => ({ label: m[2]!.trim() || '(empty line)', description: `line ${m[1]}`, line: Number(m[1]) }));
+        if (items.length === 0)
+          return void vscode.window.showInformationMessage(`No line of #${value.valueId} contains "${query}".`);
+        const pick = await vscode.window.showQuickPick(items, {
+          title: `${formatCount(answer.matches ?? 0, 'matching line')} in #${value.valueId}${answer.truncated ? ` (showing ${items.length})` : ''}`,
+          matchOnDescription: true,
+        });
+        if (pick) await openValue(value, { start: pick.line, end: pick.line });
+      },
+  },
 
-    command('retained.copyStub', async (node) => {
-      const value = chosenValue(node);
-      const meta = await client.sendRequest(ValueRequest.type, { runId: value.runId, valueId: value.valueId });
-      await vscode.env.clipboard.writeText(meta.stub);
-      void vscode.window.setStatusBarMessage(`Copied the stub of #${value.valueId}`, 3000);
-    }),
+  copyStub: {
+    run:
+      ({ client }) =>
+      async (node: Node) => {
+        const value = chosenValue(node);
+        const meta = await client.sendRequest(ValueRequest.type, { runId: value.runId, valueId: value.valueId });
+        await vscode.env.clipboard.writeText(meta.stub);
+        void vscode.window.setStatusBarMessage(`Copied the stub of #${value.valueId}`, 3000);
+      },
+  },
 
-    command('retained.copyPath', async (node) => {
+  copyPath: {
+    run: () => async (node: Node) => {
       await vscode.env.clipboard.writeText(vscode.Uri.parse(chosenValue(node).uri).fsPath);
       void vscode.window.setStatusBarMessage('Copied the path', 3000);
-    }),
+    },
+  },
 
-    command('retained.revealValue', async (node) => {
-      await vscode.commands.executeCommand('revealInExplorer', vscode.Uri.parse(chosenValue(node).uri));
-    }),
+  revealValue: {
+    run: () => (node: Node) =>
+      vscode.commands.executeCommand('revealInExplorer', vscode.Uri.parse(chosenValue(node).uri)),
+  },
 
-    command('retained.deleteValue', async (node) => {
-      const value = chosenValue(node);
-      if (!isTrusted()) throw new Error('deleting is off in an untrusted workspace');
-      const answer = await vscode.window.showWarningMessage(
-        `Delete retained value #${value.valueId} (${formatBytes(value.bytes)})?`,
-        {
-          modal: true,
-          detail: 'The transcript keeps the full result; replays will send it in full instead of the stub.',
-        },
-        'Delete',
-      );
-      if (answer === 'Delete')
-        await client.sendRequest(DeleteRequest.type, { runId: value.runId, valueId: value.valueId });
-    }),
+  deleteValue: {
+    untrusted: 'deleting is off',
+    run:
+      ({ client }) =>
+      async (node: Node) => {
+        const value = chosenValue(node);
+        const answer = await vscode.window.showWarningMessage(
+          `Delete retained value #${value.valueId} (${formatBytes(value.bytes)})?`,
+          {
+            modal: true,
+            detail: 'The transcript keeps the full result; replays will send it in full instead of the stub.',
+          },
+          'Delete',
+        );
+        if (answer === 'Delete')
+          await client.sendRequest(DeleteRequest.type, { runId: value.runId, valueId: value.valueId });
+      },
+  },
 
-    command('retained.deleteRun', async (node) => {
-      if (node?.kind !== 'run') throw new Error('Choose a run in the Retained Outputs view first.');
-      if (!isTrusted()) throw new Error('deleting is off in an untrusted workspace');
-      const { run } = node as RunNode;
-      const answer = await vscode.window.showWarningMessage(
-        `Delete run ${run.runId}, its transcript and its ${run.valueCount} values (${formatBytes(run.valueBytes)})?`,
-        { modal: true },
-        'Delete',
-      );
-      if (answer === 'Delete') await client.sendRequest(DeleteRequest.type, { runId: run.runId });
-    }),
-  ];
-}
+  deleteRun: {
+    untrusted: 'deleting is off',
+    run:
+      ({ client }) =>
+      async (node: Node) => {
+        if (node?.kind !== 'run') throw new Error('Choose a run in the Retained Outputs view first.');
+        const { run } = node as RunNode;
+        const answer = await vscode.window.showWarningMessage(
+          `Delete run ${run.runId}, its transcript and its ${run.valueCount} values (${formatBytes(run.valueBytes)})?`,
+          { modal: true },
+          'Delete',
+        );
+        if (answer === 'Delete') await client.sendRequest(DeleteRequest.type, { runId: run.runId });
+      },
+  },
+};

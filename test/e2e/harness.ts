@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
-import { CHROMIUM, ensureTools, packageExtension, ROOT } from '../../scripts/tools';
+import { CHROMIUM, ensureTools, packageExtension, packageProbe, ROOT } from '../../scripts/tools';
 
 export const OUTPUT = join(ROOT, 'test-output', 'e2e');
 
@@ -63,6 +63,7 @@ export class VSCode {
   static async start(options: VSCodeOptions): Promise<VSCode> {
     const { node24, codeServer } = ensureTools();
     const vsix = packageExtension();
+    const probe = packageProbe();
     // Short paths: unix socket paths are limited to ~107 characters.
     const runDir = mkdtempSync('/tmp/rte2e-');
     const dirs = Object.fromEntries(
@@ -102,11 +103,12 @@ export class VSCode {
       RETAINED_TEST_OUTPUT: dirs.out!,
       ...options.env,
     };
-    execFileSync(
-      node24,
-      [codeServer, '--user-data-dir', dirs.user!, '--extensions-dir', dirs.ext!, '--install-extension', vsix],
-      { env, stdio: 'ignore' },
-    );
+    for (const extension of [vsix, probe])
+      execFileSync(
+        node24,
+        [codeServer, '--user-data-dir', dirs.user!, '--extensions-dir', dirs.ext!, '--install-extension', extension],
+        { env, stdio: 'ignore' },
+      );
 
     const port = await freePort();
     writeFileSync(join(runDir, 'config.yaml'), 'auth: none\n');

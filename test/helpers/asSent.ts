@@ -9,13 +9,13 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { cutOf, responseStarts } from '../../server/src/core/history/modelCalls';
-import { validateHistory } from '../../server/src/core/history/pairing';
 import { toAnthropic, toOpenAIChat, toOpenAIResponses } from '../../server/src/core/history/providers';
 import { replayStructured } from '../../server/src/core/history/replay';
 import type { RetentionService } from '../../server/src/core/service';
 import { PROVIDER_SHAPES } from '../../shared/history';
 import type { ImportResult } from '../../shared/protocol';
 import { INTERRUPTED_RESULT } from '../../shared/stubText';
+import { validateHistory } from './pairing';
 
 export interface Logged {
   url: string;

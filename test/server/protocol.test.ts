@@ -3,7 +3,6 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { validateHistory } from '../../server/src/core/history/pairing';
 import { PROVIDER_SHAPES } from '../../shared/history';
 import {
   AppendRequest,
@@ -20,6 +19,7 @@ import {
 } from '../../shared/protocol';
 import { stripGutters } from '../../shared/stubText';
 import { parseValueDocument } from '../../shared/valueDocument';
+import { validateHistory } from '../helpers/pairing';
 import { ServerProcess } from '../helpers/serverProcess';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
 

@@ -7,7 +7,6 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { validateHistory } from '../../server/src/core/history/pairing';
 import { RetentionService } from '../../server/src/core/service';
 import {
   assertEveryRequestRebuilt,
@@ -18,6 +17,7 @@ import {
   rebuiltCodexBodies,
   sessionFile,
 } from '../helpers/asSent';
+import { validateHistory } from '../helpers/pairing';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
 
 const RECORDED = resolve(__dirname, '../fixtures/claude-code');

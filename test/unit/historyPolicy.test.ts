@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { validateHistory } from '../../server/src/core/history/pairing';
 import { resultText } from '../../server/src/core/history/replay';
 import { RetentionService } from '../../server/src/core/service';
 import { type Block, PROVIDER_SHAPES } from '../../shared/history';
+import { validateHistory } from '../helpers/pairing';
 import { makeReadOnly, makeWritable, removeTempDirs, tempDir } from '../helpers/tmp';
 
 const body = (tag: string) => Array.from({ length: 100 }, (_, i) => `${tag} line ${i}`).join('\n'); // ~1.5 KB: under the threshold

@@ -9,7 +9,6 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { cutOf, responseStarts } from '../../server/src/core/history/modelCalls';
-import { validateHistory } from '../../server/src/core/history/pairing';
 import { toAnthropic, toOpenAIChat, toOpenAIResponses } from '../../server/src/core/history/providers';
 import { replayStructured, resultText } from '../../server/src/core/history/replay';
 import { RetentionService } from '../../server/src/core/service';
@@ -17,6 +16,7 @@ import type { TranscriptEvent } from '../../shared/events';
 import type { View } from '../../shared/history';
 import type { ImportParams } from '../../shared/protocol';
 import { assertSound } from '../helpers/asSent';
+import { validateHistory } from '../helpers/pairing';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
 
 const TRANSCRIPTS = resolve(__dirname, '../fixtures/transcripts');

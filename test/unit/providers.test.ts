@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { validateHistory } from '../../server/src/core/history/pairing';
 import { toAnthropic, toOpenAIChat, toOpenAIResponses } from '../../server/src/core/history/providers';
 import { replayStructured, resultText } from '../../server/src/core/history/replay';
 import type { TranscriptEvent } from '../../shared/events';
 import { PROVIDER_SHAPES } from '../../shared/history';
 import { INTERRUPTED_RESULT } from '../../shared/stubText';
+import { validateHistory } from '../helpers/pairing';
 
 const project = { anthropic: toAnthropic, 'openai-chat': toOpenAIChat, 'openai-responses': toOpenAIResponses } as const;
 

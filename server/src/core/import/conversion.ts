@@ -1,7 +1,7 @@
 /**
  * What converting an agent's session yields, whatever the agent: the run's events in our
  * vocabulary, how faithfully its requests could be rebuilt, and an honest count of what was
- * left out. Pure data; `importRun.ts` writes it into the store.
+ * left out. Pure data; `importer.ts` writes it into the store.
  */
 
 import type { RunSource, Thinking, ToolCall, TranscriptEvent } from '../../../../shared/events';

@@ -87,9 +87,3 @@ export function cutToBytes(text: string, maxBytes: number): { kept: string; cutB
 export function withCutMark(kept: string, cutBytes: number): string {
   return cutBytes === 0 ? kept : `${kept}… [line cut: ${cutBytes} more bytes]`;
 }
-
-/** A line cut to `maxBytes` with a visible mark saying how much was cut. */
-export function markedCut(text: string, maxBytes: number): string {
-  const { kept, cutBytes } = cutToBytes(text, maxBytes);
-  return withCutMark(kept, cutBytes);
-}

@@ -1,4 +1,4 @@
-import type { AnthropicMessage, ChatMessage, ProviderShape, ResponsesItem } from '../../../../shared/history';
+import type { AnthropicMessage, ChatMessage, ProviderShape, ResponsesItem } from '../../shared/history';
 /**
  * Each provider's pairing rules for a model-facing history, encoded once, so every projection
  * in the tests (and any caller that wants to) can be checked before it is sent:

@@ -1,26 +1,27 @@
+// @ts-check
 /**
- * Test hooks, registered only when the end-to-end harness sets RETAINED_TEST_OUTPUT: a
- * command that invokes the peek_value language-model tool through `vscode.lm.invokeTool`,
- * as an in-editor agent would, and writes what came back to a file the test reads.
+ * A second extension, as any agent in VS Code is: it calls peek_value through
+ * `vscode.lm.invokeTool` and Retained Outputs' exported API, and writes what came back to
+ * $RETAINED_TEST_OUTPUT/lm-tool.json for the end-to-end test. Installed only by the test harness.
  */
-import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import * as vscode from 'vscode';
-import { PEEK_TOOL } from '../../shared/peekTool';
-import type { RetainedApi } from './api';
+const { writeFile } = require('node:fs/promises');
+const { join } = require('node:path');
+const vscode = require('vscode');
 
-export function registerTestHooks(api: RetainedApi): vscode.Disposable[] {
-  const outDir = process.env.RETAINED_TEST_OUTPUT;
-  if (!outDir) return [];
-  void vscode.commands.executeCommand('setContext', 'retained.testHooks', true);
-  return [
+const PEEK_TOOL = 'peek_value';
+
+/** @param {vscode.ExtensionContext} context */
+function activate(context) {
+  context.subscriptions.push(
     vscode.commands.registerCommand('retained.test.invokePeekTool', async () => {
+      const api = await vscode.extensions.getExtension('retained-outputs.retained-outputs')?.activate();
       const cases = [
         { name: 'range', input: { id: 'toolu_lock', start: 2, end: 4 } },
         { name: 'query', input: { id: 'toolu_lock', query: '"node_modules/mocha"', context: 2 } },
         { name: 'unknown', input: { id: 'no_such_id', start: 1 } },
       ];
-      const results: Record<string, unknown> = {
+      /** @type {Record<string, unknown>} */
+      const results = {
         registered: vscode.lm.tools.some((tool) => tool.name === PEEK_TOOL),
         api: (await api.peek({ valueId: 'toolu_lock', start: 2, end: 4 })).text,
       };
@@ -31,11 +32,13 @@ export function registerTestHooks(api: RetainedApi): vscode.Disposable[] {
             .map((part) => (part instanceof vscode.LanguageModelTextPart ? part.value : ''))
             .join('');
         } catch (err) {
-          results[name] = { error: (err as Error).message };
+          results[name] = { error: /** @type {Error} */ (err).message };
         }
       }
-      await writeFile(join(outDir, 'lm-tool.json'), JSON.stringify(results, null, 2));
+      await writeFile(join(process.env.RETAINED_TEST_OUTPUT ?? '.', 'lm-tool.json'), JSON.stringify(results, null, 2));
       void vscode.window.showInformationMessage('peek_value tool invoked');
     }),
-  ];
+  );
 }
+
+module.exports = { activate };

@@ -313,11 +313,11 @@ async function fixtureSessions(): Promise<Session[]> {
   for await (const { file, service, runId } of importedFixtures()) {
     const { events } = await service.transcript({ runId: runId });
     if (!events.some((e) => e.type === 'tool_call_finished')) continue;
-    const retained = new Set((await service.store.listValueFiles(runId)).map((v) => v.valueId));
+    const retained = new Set((await service.store.values.listFiles(runId)).map((v) => v.valueId));
     // The policies below are measured on whole messages: give each retained result its body back.
     for (const e of events)
       if (e.type === 'tool_call_finished' && e.result === undefined && e.valueId)
-        e.result = readFileSync(service.store.valuePath(runId, e.valueId), 'utf8');
+        e.result = readFileSync(service.store.values.path(runId, e.valueId), 'utf8');
     sessions.push({ name: file.replace(/\.jsonl$/, '').slice(0, 44), events, retained });
   }
   return sessions;

@@ -234,7 +234,7 @@ describe('importing agent sessions', () => {
       const original = readFileSync(join(recorded('parallel-and-big').replace(/\.jsonl$/, ''), 'tool-results', saved));
       assert.ok(original.length > 100_000);
       assert.equal(
-        readFileSync(s.store.valuePath(result.runId, big.valueId)).compare(original),
+        readFileSync(s.store.values.path(result.runId, big.valueId)).compare(original),
         0,
         'the value is the full output, byte for byte',
       );
@@ -257,7 +257,7 @@ describe('importing agent sessions', () => {
       const s = await freshService();
       const result = await importFile(s, recorded('read-code'));
       assert.equal(result.retained, 2);
-      const values = await s.store.listValues(result.runId);
+      const values = await s.store.values.list(result.runId);
       assert.deepEqual(values.map((v) => [v.callId, v.subject?.isFile, v.subject?.text.split('/').pop()]).sort(), [
         ['toolu_rc1', true, 'worker.ex'],
         ['toolu_rc2', true, 'catalog.json'],

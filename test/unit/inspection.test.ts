@@ -431,7 +431,7 @@ describe('run index', () => {
     await first.inspection.inspect(asked);
     await first.inspection.indexes.flush();
     const { rmSync } = await import('node:fs');
-    rmSync(first.store.valuePath('r', 'c1'), { force: true });
+    rmSync(first.store.values.path('r', 'c1'), { force: true });
     const fresh = new RetentionService(first.store.root);
     await fresh.init();
     const answer = await fresh.inspection.inspect(asked);

@@ -189,7 +189,7 @@ export class RetentionService {
     this.runs.forget(runId, !own);
     this.inspection.invalidate(runId);
     this.indexLater(runId);
-    if (!own) this.store.dropCachesFor(runId);
+    if (!own) this.store.values.dropCachesFor(runId);
     const pending = this.pending.get(runId);
     if (pending) clearTimeout(pending.timer);
     const entry = {

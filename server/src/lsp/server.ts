@@ -258,7 +258,7 @@ connection.onDocumentLinks(async ({ textDocument }) => {
     const target = await service.values.locate(ref.valueId);
     if (!target) continue;
     // Opens read-only, named after what the call read, as the sidebar opens it.
-    const { subject } = await service.store.readMeta(target.runId, target.valueId);
+    const { subject } = await service.store.values.readMeta(target.runId, target.valueId);
     links.push({
       range: { start: document.positionAt(ref.start), end: document.positionAt(ref.end) },
       target: valueDocumentUri({ ...target, subject }),
@@ -277,7 +277,7 @@ connection.onHover(async ({ textDocument, position }): Promise<Hover | null> => 
   const target = await service.values.locate(ref.valueId);
   if (!target)
     return { contents: { kind: MarkupKind.Markdown, value: `No retained value \`#${ref.valueId}\` in this store.` } };
-  const meta = await service.store.readMeta(target.runId, target.valueId);
+  const meta = await service.store.values.readMeta(target.runId, target.valueId);
   const preview = await service.values.peek({ valueId: target.valueId, runId: target.runId, start: 1, end: 12 });
   const fence = '`'.repeat(Math.max(3, longestBacktickRun(preview.text) + 1));
   return {

@@ -188,7 +188,7 @@ export function createMcpServer(service: RetentionService, options: McpOptions):
       const runId = String(variables.runId);
       const valueId = String(variables.valueId);
       const meta = await service.values.meta({ runId, valueId });
-      const head = await service.store.readHead(meta.runId, meta.valueId, RESOURCE_MAX_BYTES);
+      const head = await service.store.values.readHead(meta.runId, meta.valueId, RESOURCE_MAX_BYTES);
       const cut =
         meta.bytes > RESOURCE_MAX_BYTES
           ? `\n[cut: the first ${RESOURCE_MAX_BYTES} of ${meta.bytes} bytes; read the rest with peek_value {"id":"${meta.valueId}"}]`

@@ -43,7 +43,7 @@ export class History {
     // Model call k sent the events before its cut.
     const events = params.modelCall ? read.events.slice(0, cutOf(read.events, params.modelCall)) : read.events;
     const recorded = params.modelCall ? modelCallEvent(read.events, params.modelCall) : undefined;
-    const existingValues = new Set((await store.listValueFiles(runId)).map((v) => v.valueId));
+    const existingValues = new Set((await store.values.listFiles(runId)).map((v) => v.valueId));
     const replayInput = { events, existingValues, view: params.view ?? REPLAY_VIEW };
     if (params.shape === 'text') return { shape: 'text', text: replayText(replayInput), skipped };
 

@@ -22,7 +22,7 @@ export async function countValueTokens(store: Store, runId: string, events: read
     let tokens = counted.get(key);
     if (tokens === undefined) {
       // A sample's characters take at most 4 bytes each.
-      const head = await store.readHead(runId, event.valueId, TOKEN_SAMPLE_CHARS * 4).catch(() => undefined);
+      const head = await store.values.readHead(runId, event.valueId, TOKEN_SAMPLE_CHARS * 4).catch(() => undefined);
       if (head === undefined) continue;
       const sample = head.slice(0, TOKEN_SAMPLE_CHARS);
       // Whole when the file was read to its end and the sample took all of it.

@@ -66,7 +66,7 @@ export class Inspection {
   }
 
   private async valueIds(runId: string): Promise<Set<string>> {
-    return new Set((await this.store.listValueFiles(runId)).map((v) => v.valueId));
+    return new Set((await this.store.values.listFiles(runId)).map((v) => v.valueId));
   }
 
   /** Notes that a run changed: its copy catches up before it is used again. */
@@ -271,7 +271,7 @@ export class Inspection {
       const kept = event.type === 'tool_call_finished' && event.result === undefined ? event.valueId : undefined;
       const head =
         kept && (existingValues?.has(kept) ?? true)
-          ? await this.store.readHead(runId, kept, CELL_MAX_BYTES).catch(() => undefined)
+          ? await this.store.values.readHead(runId, kept, CELL_MAX_BYTES).catch(() => undefined)
           : undefined;
       // Without the list of values (an answer from the index), a value is there when its head reads.
       const existing = existingValues ?? new Set(head !== undefined && kept ? [kept] : []);
@@ -331,8 +331,8 @@ export class Inspection {
     const match = lineMatch({ query, ...options });
     const deadline = Date.now() + SEARCH_BUDGET_MS;
     return searchRun(events, query, { ...options, limit: SEARCH_HITS_MAX }, async (valueId, keep) => {
-      const path = this.store.valuePath(runId, valueId);
-      const index = await this.store.lineIndex(runId, valueId);
+      const path = this.store.values.path(runId, valueId);
+      const index = await this.store.values.lineIndex(runId, valueId);
       const found = await searchLines(path, index, match, 1, index.lines, keep, deadline);
       const lines: { line: number; text: string }[] = [];
       for (const line of found.lines) {

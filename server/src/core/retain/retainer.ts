@@ -22,8 +22,8 @@ import {
 import { INTERRUPTED_RESULT } from '../../../../shared/stubText';
 import type { Context } from '../context';
 import { StoreEscape } from '../store/safeFs';
-import type { NewValue } from '../store/store';
 import { LineTooLong } from '../store/transcript';
+import type { NewValue } from '../store/valueFiles';
 import { countLines, utf8Bytes, utf8Slices } from '../text/bytes';
 import { Scan, type ScanResult } from '../text/scan';
 import { type PreviewSettings, previewOf, stubOf } from '../text/stub';
@@ -146,7 +146,7 @@ export class Retainer {
       const guard = this.withholder.guard();
       const secrets = guard && !params.withheld ? new SecretScan(guard) : undefined;
       const decoder = new StringDecoder('utf8');
-      const staged = await this.ctx.store.stageValue(runId, source, (part) => {
+      const staged = await this.ctx.store.values.stage(runId, source, (part) => {
         secrets?.push(decoder.write(part));
         scanner.pushBytes(part);
       });
@@ -165,16 +165,16 @@ export class Retainer {
             scan.lines,
           );
         } finally {
-          await this.ctx.store.discardStaged(staged);
+          await this.ctx.store.values.discardStaged(staged);
         }
       }
       if (scan.bytes > this.ctx.settings().thresholdBytes && (await this.ctx.runs.offersPeek(runId))) {
-        const meta = await this.ctx.store.placeValue(staged, this.newValue(runId, ended, isError, scan, preview));
+        const meta = await this.ctx.store.values.place(staged, this.newValue(runId, ended, isError, scan, preview));
         // No token count: readers that show figures count it from the value (history/valueTokens.ts).
         return this.record(runId, { ...ended, isError }, scan, { meta, sizes: { jsonBytes: scan.jsonBytes } });
       }
-      const text = await this.ctx.store.readStaged(staged);
-      await this.ctx.store.discardStaged(staged);
+      const text = await this.ctx.store.values.readStaged(staged);
+      await this.ctx.store.values.discardStaged(staged);
       return this.record(runId, { ...ended, isError }, scan, { text });
     });
   }
@@ -268,7 +268,7 @@ export class Retainer {
     return {
       content,
       retained: kept_,
-      ...(kept_ ? { valueId: meta!.valueId, uri: pathToFileURL(store.valuePath(runId, meta!.valueId)).href } : {}),
+      ...(kept_ ? { valueId: meta!.valueId, uri: pathToFileURL(store.values.path(runId, meta!.valueId)).href } : {}),
       bytes: size.bytes,
       lines: size.lines,
       ...(warning ? { warning } : {}),
@@ -302,10 +302,10 @@ export class Retainer {
     valueId?: string,
   ): Promise<{ meta: ValueMeta; scan: ScanResult }> {
     const scanner = scanOf(preview);
-    const staged = await this.ctx.store.stageValue(runId, utf8Slices(text), (part) => scanner.pushBytes(part));
+    const staged = await this.ctx.store.values.stage(runId, utf8Slices(text), (part) => scanner.pushBytes(part));
     const scan = withTokens(scanner.figures());
     const value = this.newValue(runId, call, call.isError ?? false, scan, preview);
-    return { meta: await this.ctx.store.placeValue(staged, value, valueId), scan };
+    return { meta: await this.ctx.store.values.place(staged, value, valueId), scan };
   }
 
   /**
@@ -340,15 +340,15 @@ export class Retainer {
   ): Promise<ToolCallFinishedEvent> {
     const preview = this.preview({});
     const scanner = scanOf(preview);
-    const staged = await this.ctx.store.stageValue(runId, fileChunks(path), (part) => scanner.pushBytes(part));
+    const staged = await this.ctx.store.values.stage(runId, fileChunks(path), (part) => scanner.pushBytes(part));
     const sent = event.sent ?? event.result ?? '';
     if (staged.bytes <= this.ctx.settings().thresholdBytes) {
-      const result = await this.ctx.store.readStaged(staged);
-      await this.ctx.store.discardStaged(staged);
+      const result = await this.ctx.store.values.readStaged(staged);
+      await this.ctx.store.values.discardStaged(staged);
       return { ...event, result, sent };
     }
     const scan = withTokens(scanner.figures());
-    const meta = await this.ctx.store.placeValue(
+    const meta = await this.ctx.store.values.place(
       staged,
       this.newValue(runId, { ...event, arguments: args ?? event.arguments }, event.isError ?? false, scan, preview),
     );

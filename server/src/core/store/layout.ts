@@ -17,7 +17,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
-import { ID_CHARS } from '../../../../shared/ids';
+import { ID_CHARS, isSanitizedId } from '../../../../shared/ids';
 
 export const RUNS_DIR = 'runs';
 export const BLOBS_DIR = 'blobs';
@@ -91,4 +91,9 @@ export function isTemp(name: string): boolean {
 export function tempWriter(name: string): number | undefined {
   const pid = Number(/tmp-(\d+)-/.exec(name)?.[1]);
   return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+}
+
+export function checkedId(id: string, what: 'run' | 'value'): string {
+  if (!isSanitizedId(id)) throw new Error(`not a valid ${what} id: ${JSON.stringify(id.slice(0, 80))}`);
+  return id;
 }

@@ -37,8 +37,8 @@ export class Values {
     const candidates = valueIdCandidates(given);
     if (runIdGiven !== undefined) {
       const runId = await runs.key(runIdGiven);
-      for (const valueId of candidates) if (await store.valueExists(runId, valueId)) return { runId, valueId };
-      const known = (await store.listValueFiles(runId)).map((v) => v.valueId);
+      for (const valueId of candidates) if (await store.values.exists(runId, valueId)) return { runId, valueId };
+      const known = (await store.values.listFiles(runId)).map((v) => v.valueId);
       throw new InvalidInput(`no value ${JSON.stringify(given)} in run ${runId}; ${describeKnown(known)}`);
     }
     const found: ValueRef[] = [];
@@ -51,7 +51,7 @@ export class Values {
       );
     const known: string[] = [];
     for (const runId of (await store.listRunIds()).slice(0, 5))
-      known.push(...(await store.listValueFiles(runId)).map((v) => v.valueId));
+      known.push(...(await store.values.listFiles(runId)).map((v) => v.valueId));
     throw new InvalidInput(`no retained value ${JSON.stringify(given)}; ${describeKnown(known)}`);
   }
 
@@ -66,8 +66,8 @@ export class Values {
     if (WITHHELD_NAME.test(given)) return this.peekWithheld(given, request);
     const { runId, valueId } = await this.resolve(given, runGiven);
     const { store } = this.ctx;
-    const index = await store.lineIndex(runId, valueId);
-    const answer = await peekValue(store.valuePath(runId, valueId), index, valueId, request, this.ctx.settings());
+    const index = await store.values.lineIndex(runId, valueId);
+    const answer = await peekValue(store.values.path(runId, valueId), index, valueId, request, this.ctx.settings());
     return { runId, valueId, ...answer };
   }
 
@@ -103,33 +103,33 @@ export class Values {
       return { uri: pathToFileURL(path).href, bytes: size, valueId };
     }
     const ref = await this.resolve(valueId, runId);
-    const { bytes } = await store.readMeta(ref.runId, ref.valueId);
+    const { bytes } = await store.values.readMeta(ref.runId, ref.valueId);
     return { uri: this.uri(ref), bytes, valueId: ref.valueId };
   }
 
   uri({ runId, valueId }: ValueRef): string {
-    return pathToFileURL(this.ctx.store.valuePath(runId, valueId)).href;
+    return pathToFileURL(this.ctx.store.values.path(runId, valueId)).href;
   }
 
   /** One value's metadata with the stub the model got. */
   async meta(input: { valueId: string; runId?: string }): Promise<ValueMeta & { uri: string }> {
     const params = check(ValueParams, input);
     const ref = await this.resolve(params.valueId, params.runId);
-    return { ...(await this.ctx.store.readMeta(ref.runId, ref.valueId)), uri: this.uri(ref) };
+    return { ...(await this.ctx.store.values.readMeta(ref.runId, ref.valueId)), uri: this.uri(ref) };
   }
 
   /** A page of a run's values, oldest first, without their stubs; and how many there are. */
   async list(input: ValuesParams): Promise<{ values: ValueSummary[]; total: number }> {
     const { runId: given, from = 0, limit = VALUES_PAGE_MAX } = check(ValuesParams, input);
     const runId = await this.ctx.runs.key(given);
-    const files = await this.ctx.store.listValueFiles(runId);
-    const page = await this.ctx.store.readMetas(runId, files.slice(from, from + limit));
+    const files = await this.ctx.store.values.listFiles(runId);
+    const page = await this.ctx.store.values.readMetas(runId, files.slice(from, from + limit));
     return { values: page.map(({ stub: _stub, ...v }) => ({ ...v, uri: this.uri(v) })), total: files.length };
   }
 
   async delete(runId: string, given: string): Promise<void> {
     const ref = await this.resolve(given, runId);
-    await this.ctx.writing(ref.runId, () => this.ctx.store.deleteValue(ref.runId, ref.valueId));
+    await this.ctx.writing(ref.runId, () => this.ctx.store.values.delete(ref.runId, ref.valueId));
   }
 }
 

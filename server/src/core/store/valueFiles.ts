@@ -1,0 +1,453 @@
+/**
+ * A store's values, one folder per run: a value's bytes staged to a temp file (hashed, indexed
+ * and fsynced as they come), then placed once under its name by a link that fails if the name
+ * is taken, so a reader never sees a partial value and no writer replaces one a stub points at;
+ * its sidecars (line index, metadata) beside it; identical bytes shared through blobs.ts.
+ */
+import { createHash } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { CallSubject } from '../../../../shared/callSubject';
+import { isSanitizedId, sanitizeId } from '../../../../shared/ids';
+import type { ValueMeta } from '../../../../shared/protocol';
+import type { Blobs } from './blobs';
+import { fileSha256 } from './blobs';
+import { checkedId, tempPath, VALUE_EXT, valueFileName } from './layout';
+import { indexFile, type LineIndex, LineIndexBuilder, parseIndex, serializeIndex } from './lineIndex';
+import {
+  CREATE_NEW,
+  listDir,
+  makeDir,
+  openFile,
+  READ,
+  readFile,
+  readFilesIn,
+  realDir,
+  statFile,
+  statFilesIn,
+} from './safeFs';
+
+/** A value's bytes in a temp file, with what placing it needs. */
+export interface StagedValue {
+  runId: string;
+  tmp: string;
+  bytes: number;
+  sha256: string;
+  index: LineIndex;
+}
+
+/** What a value is placed as: its run and call, and the stub it stands for once its id is known. */
+export interface NewValue {
+  runId: string;
+  callId: string;
+  tool: string;
+  isError: boolean;
+  subject?: CallSubject;
+  stubFor: (valueId: string) => string;
+}
+
+/** Bytes of a staged value gathered into one write. */
+const STAGE_BATCH_BYTES = 1 << 20;
+/**
+ * Bytes of a staged value written between two flushes to disk, each started in the background
+ * as the writing goes on: the last sync of a big value then waits for its end only.
+ */
+const SYNC_EVERY_BYTES = 16 << 20;
+/** A value's metadata sidecar holds a stub of a few KB; a bigger one is not ours and is not read. */
+const META_MAX_BYTES = 1 << 20;
+
+/** What values need of the store they are in. */
+export interface ValueHome {
+  readonly root: string;
+  readonly runsDir: string;
+  readonly blobs: Blobs;
+  ensureWritable(): Promise<void>;
+  valuesDir(runId: string): string;
+}
+
+export class ValueFiles {
+  private readonly indexCache = new Map<string, LineIndex>();
+
+  constructor(private readonly store: ValueHome) {}
+
+  path(runId: string, valueId: string): string {
+    return join(this.store.valuesDir(runId), valueFileName(checkedId(valueId, 'value'), 'text'));
+  }
+
+  private sidecar(runId: string, valueId: string, kind: 'index' | 'meta'): string {
+    return join(this.store.valuesDir(runId), valueFileName(checkedId(valueId, 'value'), kind));
+  }
+
+  /**
+   * Writes a value's bytes to a temp file in its run's folder, fsynced, with its hash and line
+   * index, without placing it: the caller places it (or reads it back, or discards it) once it
+   * knows what it is. `onPart` sees every piece, in order (a scan of a streamed result); a piece
+   * must not change once given. Throws after removing what it wrote.
+   */
+  async stage(
+    runId: string,
+    parts: Iterable<Buffer> | AsyncIterable<Buffer>,
+    onPart?: (part: Buffer) => void | Promise<void>,
+  ): Promise<StagedValue> {
+    await this.store.ensureWritable();
+    const dir = this.store.valuesDir(runId);
+    await makeDir(this.store.root, dir);
+    const tmp = tempPath(dir);
+    const builder = new LineIndexBuilder();
+    const hash = createHash('sha256');
+    let bytes = 0;
+    const handle = await openFile(this.store.root, tmp, CREATE_NEW);
+    let writing: Promise<void> = Promise.resolve();
+    let syncing: Promise<void> = Promise.resolve();
+    let unsynced = 0;
+    try {
+      try {
+        // Each piece is hashed, indexed and scanned as it comes (a pipe gives 64 KiB at a time:
+        // the command goes on writing meanwhile), and written in batches, one while the next is
+        // gathered: the disk and the CPU both busy.
+        let batch: Buffer[] = [];
+        let batched = 0;
+        const flush = async () => {
+          if (batched === 0) return;
+          const pieces = batch;
+          const size = batched;
+          batch = [];
+          batched = 0;
+          await writing;
+          writing = writeAll(handle, pieces);
+          // Awaited by the next batch or the end; a failure meanwhile is not unhandled.
+          writing.catch(() => undefined);
+          unsynced += size;
+          if (unsynced >= SYNC_EVERY_BYTES) {
+            unsynced = 0;
+            await syncing;
+            syncing = writing.then(() => handle.datasync());
+            syncing.catch(() => undefined);
+          }
+        };
+        for await (const part of parts) {
+          if (part.length === 0) continue;
+          builder.push(part);
+          hash.update(part);
+          await onPart?.(part);
+          bytes += part.length;
+          batch.push(part);
+          batched += part.length;
+          if (batched >= STAGE_BATCH_BYTES) await flush();
+        }
+        await flush();
+        await writing;
+        await syncing;
+        // A value is never changed, and may share its bytes with others (blobs.ts): read-only.
+        await handle.chmod(0o444);
+        await handle.sync();
+      } finally {
+        await writing.catch(() => undefined);
+        await syncing.catch(() => undefined);
+        await handle.close();
+      }
+    } catch (err) {
+      await fs.rm(tmp, { force: true });
+      throw err;
+    }
+    return { runId, tmp, bytes, sha256: hash.digest('hex'), index: builder.finish() };
+  }
+
+  /** A staged value's text (a streamed result that turned out small); the temp file stays until placed or discarded. */
+  async readStaged(staged: StagedValue): Promise<string> {
+    return (await readFile(this.store.root, staged.tmp)).toString('utf8');
+  }
+
+  async discardStaged(staged: StagedValue): Promise<void> {
+    await fs.rm(staged.tmp, { force: true });
+  }
+
+  /**
+   * Places a staged value once, under the call's id; when that name holds other bytes (a call
+   * id used twice, or two writers at once), under a name made of the call id and the hash. The
+   * same bytes under a taken name are the same value: it is reused. With `valueId`, only that
+   * name. The temp file is gone afterwards, placed or not; throws when no name can be had.
+   */
+  async place(staged: StagedValue, value: NewValue, valueId?: string): Promise<ValueMeta> {
+    const { tmp, sha256, index, bytes } = staged;
+    const dir = this.store.valuesDir(value.runId);
+    try {
+      const names = valueId ? [valueId] : [sanitizeId(value.callId), sanitizeId(`${value.callId}\u0000${sha256}`)];
+      for (const valueId of names) {
+        const target = this.path(value.runId, valueId);
+        // Bytes the store already holds (a re-read lock file) are linked, not written again.
+        const shared = await this.store.blobs.find(sha256, bytes);
+        const placed = await linkValue(shared ?? tmp, tmp, target).then(
+          () => true,
+          (err: NodeJS.ErrnoException) => {
+            if (err.code === 'EEXIST') return false;
+            throw err;
+          },
+        );
+        if (!placed && (await fileSha256(this.store.root, target)) !== sha256) continue; // other bytes: the next name
+        if (placed) await syncDir(dir);
+        if (placed && !shared) await this.store.blobs.record(sha256, target);
+        const meta: ValueMeta = {
+          runId: value.runId,
+          valueId,
+          callId: value.callId,
+          tool: value.tool,
+          bytes,
+          lines: index.lines,
+          sha256,
+          isError: value.isError,
+          ...(value.subject ? { subject: value.subject } : {}),
+          createdAt: new Date().toISOString(),
+          stub: value.stubFor(valueId),
+        };
+        if (placed) {
+          // Sidecars are derivable from the value, so they skip the fsyncs.
+          await this.writeSidecar(value.runId, this.sidecar(value.runId, valueId, 'index'), serializeIndex(index));
+          await this.writeSidecar(
+            value.runId,
+            this.sidecar(value.runId, valueId, 'meta'),
+            Buffer.from(JSON.stringify(meta)),
+          );
+          this.indexCache.set(target, index);
+          return meta;
+        }
+        return this.readMeta(value.runId, valueId);
+      }
+      throw new Error(
+        `other bytes hold the value name${names.length > 1 ? 's' : ''} of call ${JSON.stringify(value.callId.slice(0, 80))}`,
+      );
+    } finally {
+      await fs.rm(tmp, { force: true });
+    }
+  }
+
+  /** Temp file → rename: a sidecar is whole or absent (it may be replaced: it is derived). */
+  private async writeSidecar(runId: string, target: string, data: Buffer): Promise<void> {
+    const tmp = tempPath(this.store.valuesDir(runId));
+    const handle = await openFile(this.store.root, tmp, CREATE_NEW);
+    try {
+      try {
+        await handle.writeFile(data);
+      } finally {
+        await handle.close();
+      }
+      await fs.rename(tmp, target);
+    } catch (err) {
+      await fs.rm(tmp, { force: true });
+      throw err;
+    }
+  }
+
+  async exists(runId: string, valueId: string): Promise<boolean> {
+    try {
+      return (await statFile(this.store.root, this.path(runId, valueId)))?.isFile() === true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** The value's line index: cached, else read from its sidecar, else rebuilt by streaming. */
+  async lineIndex(runId: string, valueId: string): Promise<LineIndex> {
+    const path = this.path(runId, valueId);
+    const stat = await statFile(this.store.root, path);
+    if (!stat?.isFile()) throw new Error(`value ${valueId} of run ${runId} is not there`);
+    const cached = this.indexCache.get(path);
+    if (cached && cached.bytes === stat.size) return cached;
+    const idxPath = this.sidecar(runId, valueId, 'index');
+    let index = await readFile(this.store.root, idxPath).then(
+      (data) => parseIndex(data, stat.size),
+      () => undefined,
+    );
+    if (!index) {
+      const handle = await openFile(this.store.root, path, READ);
+      try {
+        index = await indexFile(handle);
+      } finally {
+        await handle.close();
+      }
+      await this.writeSidecar(runId, idxPath, serializeIndex(index)).catch(() => undefined);
+    }
+    this.indexCache.set(path, index);
+    return index;
+  }
+
+  /** Metadata of one value; a value some other tool dropped in gets what the file itself tells. */
+  async readMeta(runId: string, valueId: string): Promise<ValueMeta> {
+    const path = this.path(runId, valueId);
+    const stat = await statFile(this.store.root, path);
+    if (!stat?.isFile()) throw new Error(`value ${valueId} of run ${runId} is not there`);
+    try {
+      const meta = sidecarMeta(
+        (await readFile(this.store.root, this.sidecar(runId, valueId, 'meta'))).toString('utf8'),
+        runId,
+        valueId,
+        stat.size,
+      );
+      if (meta) return meta;
+    } catch {
+      // fall through: describe the file as it is
+    }
+    const index = await this.lineIndex(runId, valueId);
+    return {
+      runId,
+      valueId,
+      callId: valueId,
+      tool: 'unknown',
+      bytes: stat.size,
+      lines: index.lines,
+      sha256: '',
+      isError: false,
+      createdAt: stat.mtime.toISOString(),
+      stub: '',
+    };
+  }
+
+  /** The first bytes and lines of a value, for a view that shows its start. */
+  async readHead(runId: string, valueId: string, maxBytes: number): Promise<string> {
+    const handle = await openFile(this.store.root, this.path(runId, valueId), READ);
+    try {
+      const buffer = Buffer.alloc(maxBytes + 4);
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+      return buffer.subarray(0, bytesRead).toString('utf8');
+    } finally {
+      await handle.close();
+    }
+  }
+
+  /** Value ids and sizes in a run, from the folder alone (cheap: one readdir and a stat each). */
+  async listFiles(runId: string): Promise<{ valueId: string; bytes: number; mtimeMs: number }[]> {
+    const dir = this.store.valuesDir(runId);
+    if (!(await realDir(this.store.runsDir).catch(() => false)) || !(await realDir(dir).catch(() => false))) return [];
+    const ids: string[] = [];
+    for (const name of await listDir(this.store.root, dir)) {
+      if (!name.endsWith(VALUE_EXT) || name.startsWith('.')) continue;
+      const valueId = name.slice(0, -VALUE_EXT.length);
+      if (isSanitizedId(valueId)) ids.push(valueId);
+    }
+    const stats = await statFilesIn(
+      this.store.root,
+      dir,
+      ids.map((valueId) => `${valueId}${VALUE_EXT}`),
+    );
+    // A value that shares its bytes with another (blobs.ts) shares its inode's times too: its own
+    // sidecar, written when it was placed, says when it came.
+    const shared: number[] = [];
+    stats.forEach((stat, i) => {
+      if ((stat?.nlink ?? 1) > 1) shared.push(i);
+    });
+    const sidecars = await statFilesIn(
+      this.store.root,
+      dir,
+      shared.map((i) => valueFileName(ids[i]!, 'meta')),
+    );
+    const times = new Map(shared.map((i, k) => [i, sidecars[k]?.mtimeMs]));
+    const out: { valueId: string; bytes: number; mtimeMs: number }[] = [];
+    ids.forEach((valueId, i) => {
+      const stat = stats[i];
+      if (stat) out.push({ valueId, bytes: stat.size, mtimeMs: times.get(i) ?? stat.mtimeMs });
+    });
+    return out.sort((a, b) => a.mtimeMs - b.mtimeMs || (a.valueId < b.valueId ? -1 : a.valueId > b.valueId ? 1 : 0));
+  }
+
+  async list(runId: string): Promise<ValueMeta[]> {
+    return this.readMetas(runId, await this.listFiles(runId));
+  }
+
+  /**
+   * The metadata of listed values, read together (a page of the tree). A value whose sidecar is
+   * missing or does not match its file is described from the file, as readMeta does.
+   */
+  async readMetas(runId: string, files: readonly { valueId: string; bytes: number }[]): Promise<ValueMeta[]> {
+    const sidecars = await readFilesIn(
+      this.store.root,
+      this.store.valuesDir(runId),
+      files.map((f) => valueFileName(f.valueId, 'meta')),
+      META_MAX_BYTES,
+    );
+    return Promise.all(
+      files.map(async (file, i) => {
+        const meta = sidecarMeta(sidecars[i]?.toString('utf8') ?? '', runId, file.valueId, file.bytes);
+        return meta ?? this.readMeta(runId, file.valueId);
+      }),
+    );
+  }
+
+  async delete(runId: string, valueId: string): Promise<void> {
+    const path = this.path(runId, valueId);
+    this.indexCache.delete(path);
+    // rm removes a link itself, never what it points at.
+    await Promise.all(
+      [path, this.sidecar(runId, valueId, 'index'), this.sidecar(runId, valueId, 'meta')].map((p) =>
+        fs.rm(p, { force: true }),
+      ),
+    );
+  }
+
+  /** Forgets cached indexes of a run, after another process changed it. */
+  dropCachesFor(runId: string): void {
+    const prefix = `${this.store.valuesDir(runId)}/`;
+    for (const key of this.indexCache.keys()) if (key.startsWith(prefix)) this.indexCache.delete(key);
+  }
+}
+
+/** Links a value's name to `source` (a shared blob), or to its own temp file when the blob went meanwhile. */
+async function linkValue(source: string, tmp: string, target: string): Promise<void> {
+  try {
+    await fs.link(source, target);
+  } catch (err) {
+    if (source === tmp || (err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    await fs.link(tmp, target);
+  }
+}
+
+async function syncDir(dir: string): Promise<void> {
+  const handle = await fs.open(dir, 'r').catch(() => undefined);
+  if (!handle) return;
+  await handle.sync().catch(() => undefined);
+  await handle.close();
+}
+
+/**
+ * A value's metadata from its sidecar, when it is well formed and describes a file of `bytes`:
+ * a store may come from anywhere, so each field is checked before a view shows it.
+ */
+function sidecarMeta(json: string, runId: string, valueId: string, bytes: number): ValueMeta | undefined {
+  let raw: Record<string, unknown>;
+  try {
+    raw = JSON.parse(json) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+  if (!raw || typeof raw !== 'object' || raw.bytes !== bytes) return undefined;
+  const { callId, tool, lines, sha256, isError, createdAt, stub, subject } = raw;
+  if (
+    typeof callId !== 'string' ||
+    typeof tool !== 'string' ||
+    typeof lines !== 'number' ||
+    typeof sha256 !== 'string' ||
+    typeof isError !== 'boolean' ||
+    typeof createdAt !== 'string' ||
+    typeof stub !== 'string'
+  )
+    return undefined;
+  const s = subject as Partial<CallSubject> | undefined;
+  const checked =
+    s && typeof s === 'object' && typeof s.text === 'string' && s.text.length <= 200
+      ? { subject: { text: s.text, isFile: s.isFile === true } }
+      : {};
+  return { runId, valueId, callId, tool, bytes, lines, sha256, isError, ...checked, createdAt, stub };
+}
+
+/** Writes all of `pieces` at the file's position: a write may take fewer bytes than it is given. */
+async function writeAll(handle: FileHandle, pieces: Buffer[]): Promise<void> {
+  for (let rest = pieces; rest.length > 0; ) {
+    let { bytesWritten } = await handle.writev(rest);
+    if (bytesWritten === 0) throw new Error('the file took no bytes');
+    while (rest.length > 0 && bytesWritten >= rest[0]!.length) {
+      bytesWritten -= rest[0]!.length;
+      rest = rest.slice(1);
+    }
+    if (bytesWritten > 0) rest = [rest[0]!.subarray(bytesWritten), ...rest.slice(1)];
+  }
+}

@@ -722,8 +722,8 @@ export namespace InspectRequest {
 
 export const SearchQuery = z.strictObject({ query, ignoreCase: z.boolean().optional(), regex: z.boolean().optional() });
 export type SearchQuery = z.infer<typeof SearchQuery>;
-export const SearchRunParams = SearchQuery.extend({ runId: id, store });
-export type SearchRunParams = z.infer<typeof SearchRunParams>;
+export const RunSearchParams = SearchQuery.extend({ runId: id, store });
+export type RunSearchParams = z.infer<typeof RunSearchParams>;
 
 export interface RunSearchHit {
   index: number;
@@ -745,10 +745,10 @@ export interface RunSearchResult {
 }
 
 /** Client → server: matching lines anywhere in a run (messages, arguments, full results), at most 1,000. */
-export namespace SearchRunRequest {
+export namespace RunSearchRequest {
   export const method = 'retained/search';
-  export const params = SearchRunParams;
-  export const type = new RequestType<SearchRunParams, RunSearchResult, void>(method);
+  export const params = RunSearchParams;
+  export const type = new RequestType<RunSearchParams, RunSearchResult, void>(method);
 }
 
 // ─── Starting ──────────────────────────────────────────────────────────────────────────────

@@ -15,8 +15,8 @@ import {
   type InspectQuery,
   InspectRequest,
   type InspectResult,
+  RunSearchRequest,
   RunsRequest,
-  SearchRunRequest,
   SessionRequest,
   TranscriptRequest,
   ValueFileRequest,
@@ -261,7 +261,7 @@ export class Inspectors implements vscode.WebviewPanelSerializer, vscode.Disposa
               ? await (this.takeFirstPage(panel, message.params) ?? Promise.reject()).catch(() =>
                   this.client.sendRequest(InspectRequest.type, { runId, ...message.params, ...store }),
                 )
-              : await this.client.sendRequest(SearchRunRequest.type, { runId, ...message.params, ...store });
+              : await this.client.sendRequest(RunSearchRequest.type, { runId, ...message.params, ...store });
           const ms = Date.now() - started;
           // A slow request, and every first page (one line per open: how long the panel waited).
           const firstPage = message.method === 'inspect' && !message.params.from && Boolean(message.params.limit);

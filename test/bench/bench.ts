@@ -16,7 +16,7 @@ import {
   ReplayRequest,
   RetainFileRequest,
   RetainRequest,
-  SearchRunRequest,
+  RunSearchRequest,
   StatusRequest,
   TranscriptRequest,
   ValuesRequest,
@@ -258,7 +258,7 @@ async function benchInspector(): Promise<void> {
     // A live run: one more event appended, then the page the inspector fetches on retained/changed.
     await server.request(AppendRequest.type, { runId, event: { type: 'user', text: 'And now?' } });
     const afterAppend = await timeMsAsync(() => server.request(InspectRequest.type, { runId, from: 9900, limit: 100 }));
-    const search = await timeMsAsync(() => server.request(SearchRunRequest.type, { runId, query: 'Step 1000.' }));
+    const search = await timeMsAsync(() => server.request(RunSearchRequest.type, { runId, query: 'Step 1000.' }));
     const grep = timeMs(() => execFileSync('grep', ['-c', '-F', 'Step 1000.', transcript]));
     const whole = await timeMsAsync(() => server.request(TranscriptRequest.type, { runId }));
     const input = '10,000 events, 3 × 50 MB';
@@ -484,7 +484,7 @@ async function benchLimits(): Promise<void> {
     { cwd: runWorkspace },
   );
   const reads: [string, (s: ServerProcess) => Promise<unknown>][] = [
-    ['search', (s) => s.request(SearchRunRequest.type, { runId: 'r500', query: 'NEEDLE' })],
+    ['search', (s) => s.request(RunSearchRequest.type, { runId: 'r500', query: 'NEEDLE' })],
     ['replay', (s) => s.request(ReplayRequest.type, { runId: 'r500', shape: 'anthropic', stats: true })],
     ['inspect', (s) => s.request(InspectRequest.type, { runId: 'r500', from: 0, limit: 100 })],
     ['transcript page', (s) => s.request(TranscriptRequest.type, { runId: 'r500', from: 0, limit: 100 })],

@@ -18,8 +18,8 @@ import {
   PeekRequest,
   ReplayRequest,
   RetainRequest,
+  RunSearchRequest,
   RunsRequest,
-  SearchRunRequest,
   StatusRequest,
   TranscriptRequest,
 } from '../../shared/protocol';
@@ -54,7 +54,7 @@ describe('hostile input', function () {
       await server.request(RetainRequest.type, { runId: 'h', callId: 'evil', tool: 't', text: evil });
       for (const work of [
         () => server.request(PeekRequest.type, { valueId: 'evil', runId: 'h', query: '(a+)+$', regex: true }),
-        () => server.request(SearchRunRequest.type, { runId: 'h', query: '(a+)+$', regex: true }),
+        () => server.request(RunSearchRequest.type, { runId: 'h', query: '(a+)+$', regex: true }),
         () =>
           server.request(PeekRequest.type, {
             valueId: 'evil',
@@ -115,7 +115,7 @@ describe('hostile input', function () {
       assert.equal(events.length, 1);
       assert.deepEqual(skipped, []);
       await server.request(InspectRequest.type, { runId: 'big', from: 0, limit: 10 });
-      await server.request(SearchRunRequest.type, { runId: 'big', query: 'small' });
+      await server.request(RunSearchRequest.type, { runId: 'big', query: 'small' });
       assert.ok(await server.stillServes('big', 'c3'));
     } finally {
       await server.stop();

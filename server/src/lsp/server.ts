@@ -40,8 +40,8 @@ import {
   ReplayRequest,
   RetainFileRequest,
   RetainRequest,
+  RunSearchRequest,
   RunsRequest,
-  SearchRunRequest,
   ServerOptions,
   SessionRequest,
   StatusRequest,
@@ -241,7 +241,7 @@ serve(CleanupRequest, (s, p) => s.cleaner.cleanup(p));
 serve(WithholdRequest, (s, p) => s.withholder.withhold(p));
 serve(ReplayRequest, (s, p) => s.history.replay(p));
 serve(InspectRequest, (s, p) => s.inspection.inspect(p));
-serve(SearchRunRequest, (s, p) => s.inspection.search(p));
+serve(RunSearchRequest, (s, p) => s.inspection.search(p));
 // Off the server's thread: a big session's parsing and its garbage never hold the other requests.
 serve(ImportRequest, (s, p, signal) => importOnThread(s, check(ImportParams, p), workspaceRoot, signal));
 serve(SessionRequest, (_s, p) => {

@@ -6,6 +6,7 @@
  */
 import { constants } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
+import { linesOf } from '../store/jsonLines';
 import { Turns } from '../turns';
 
 /** Opens for reading without waiting: a FIFO would otherwise block the open until a writer comes. */
@@ -61,62 +62,42 @@ export async function readSessionRecords(
     const skip = (line: number) => {
       if (out.skippedLineCount++ < SKIPPED_LINES_LISTED) out.skippedLines.push(line);
     };
-    /** A line begun in an earlier chunk: its parts (copies), and its size so far. */
-    let pending: Buffer[] = [];
-    let pendingBytes = 0;
     let lineNo = 0;
-    const record = (text: string) => {
+    const turns = new Turns();
+    const onRead = (bytes: number) => {
+      out.bytes += bytes;
+      // A file that grows past the limit while read (a FIFO pretending, a log being written) stops here.
+      if (out.bytes > IMPORT_MAX_BYTES)
+        throw new UnreadableSession(`${path} grew past the import limit of ${IMPORT_MAX_BYTES} bytes`);
+    };
+    for await (const line of linesOf(handle, { maxLineBytes: RECORD_MAX_BYTES, onRead })) {
       lineNo++;
+      if ((lineNo & 255) === 0) await turns.maybe();
+      if (!line.text) {
+        skip(lineNo);
+        continue;
+      }
+      let text = line.text.toString('utf8');
       if (lineNo === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-      if (text.length === 0 || text.trim() === '') return;
+      if (text.length === 0 || text.trim() === '') continue;
       let value: unknown;
       try {
         value = JSON.parse(text);
       } catch {
-        return skip(lineNo);
+        skip(lineNo);
+        continue;
       }
-      if (typeof value !== 'object' || value === null || Array.isArray(value)) return skip(lineNo);
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+        skip(lineNo);
+        continue;
+      }
       const kept = wanted(value as Json);
       if (kept) out.records.push(kept);
       else {
         const kind = recordKind(value as Json);
         out.dropped[kind] = (out.dropped[kind] ?? 0) + 1;
       }
-    };
-    /** Ends the line whose last part is `chunk[from, to)`: decoded in place when it lies in one chunk. */
-    const endLine = (chunk: Buffer, from: number, to: number) => {
-      const bytes = pendingBytes + (to - from);
-      if (bytes > RECORD_MAX_BYTES) {
-        lineNo++;
-        skip(lineNo);
-      } else if (pendingBytes === 0) record(chunk.toString('utf8', from, to));
-      else record(Buffer.concat([...pending, chunk.subarray(from, to)], bytes).toString('utf8'));
-      pending = [];
-      pendingBytes = 0;
-    };
-    const chunk = Buffer.allocUnsafe(1 << 20);
-    const turns = new Turns();
-    for (;;) {
-      const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
-      if (bytesRead === 0) break;
-      out.bytes += bytesRead;
-      // A file that grows past the limit while read (a FIFO pretending, a log being written) stops here.
-      if (out.bytes > IMPORT_MAX_BYTES)
-        throw new UnreadableSession(`${path} grew past the import limit of ${IMPORT_MAX_BYTES} bytes`);
-      let from = 0;
-      for (let nl = chunk.indexOf(0x0a, 0); nl !== -1 && nl < bytesRead; nl = chunk.indexOf(0x0a, from)) {
-        endLine(chunk, from, nl);
-        from = nl + 1;
-        if ((lineNo & 255) === 0) await turns.maybe();
-      }
-      if (from < bytesRead) {
-        pendingBytes += bytesRead - from;
-        // Past the cap, only count: the line is skipped whole.
-        if (pendingBytes <= RECORD_MAX_BYTES) pending.push(Buffer.from(chunk.subarray(from, bytesRead)));
-        else pending = [];
-      }
     }
-    if (pendingBytes > 0) endLine(Buffer.alloc(0), 0, 0);
     return out;
   } finally {
     await handle.close();

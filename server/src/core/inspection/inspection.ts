@@ -15,8 +15,8 @@ import {
   type InspectRow,
   type ModelCell,
   type Outline,
+  RunSearchParams,
   type RunSearchResult,
-  SearchRunParams,
 } from '../../../../shared/protocol';
 import type { Context } from '../context';
 import { isImported } from '../history/replay';
@@ -324,8 +324,8 @@ export class Inspection {
   }
 
   /** Finds text anywhere in a run: messages, call arguments and full results. */
-  async search(input: SearchRunParams): Promise<RunSearchResult> {
-    const { runId: given, query, ...options } = check(SearchRunParams, input);
+  async search(input: RunSearchParams): Promise<RunSearchResult> {
+    const { runId: given, query, ...options } = check(RunSearchParams, input);
     const runId = await this.ctx.runs.existing(given);
     const { events } = await this.entry(runId);
     const match = lineMatch({ query, ...options });

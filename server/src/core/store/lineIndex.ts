@@ -107,12 +107,17 @@ export async function indexFile(handle: FileHandle): Promise<LineIndex> {
 }
 
 /** The last checkpoint at or before `line`. */
-export function checkpointFor(index: LineIndex, line: number): { line: number; offset: number } {
+/** The last checkpoint at or before a line (`{ line }`) or a byte offset (`{ offset }`). */
+export function checkpointFor(
+  index: LineIndex,
+  at: { line: number } | { offset: number },
+): { line: number; offset: number } {
+  const [keys, key] = 'line' in at ? [index.checkpointLines, at.line] : [index.checkpointOffsets, at.offset];
   let lo = 0;
-  let hi = index.checkpointLines.length - 1;
+  let hi = keys.length - 1;
   while (lo < hi) {
     const mid = (lo + hi + 1) >> 1;
-    if (index.checkpointLines[mid]! <= line) lo = mid;
+    if (keys[mid]! <= key) lo = mid;
     else hi = mid - 1;
   }
   return { line: index.checkpointLines[lo]!, offset: index.checkpointOffsets[lo]! };

@@ -38,7 +38,7 @@ export async function readLines(
   // Never through a link (the store checked the folders on the way; see safeFs.ts).
   const handle = await openRegular(path);
   try {
-    const start = checkpointFor(index, fromLine);
+    const start = checkpointFor(index, { line: fromLine });
     let position = start.offset;
     let lineNumber = start.line;
     const chunk = Buffer.allocUnsafe(CHUNK_BYTES);

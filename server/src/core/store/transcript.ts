@@ -13,6 +13,7 @@ import { dirname } from 'node:path';
 import { check } from '../../../../shared/check';
 import { StoredEventSchema, type TranscriptEvent } from '../../../../shared/events';
 import type { ReadResult } from '../../../../shared/protocol';
+import { linesOf } from './jsonLines';
 import { tempPath } from './layout';
 import { APPEND, CREATE_NEW, openFile, READ } from './safeFs';
 
@@ -194,55 +195,34 @@ export async function readEventsFrom(
     throw err;
   }
   try {
-    const chunk = Buffer.allocUnsafe(1 << 20);
-    let pending: Buffer[] = [];
-    let pendingBytes = 0;
-    let position = start;
     let index = 0;
-    for (;;) {
-      const { bytesRead } = await handle.read(chunk, 0, chunk.length, position);
-      if (bytesRead === 0) break;
-      position += bytesRead;
-      let from = 0;
-      for (let nl = chunk.indexOf(0x0a, 0); nl !== -1 && nl < bytesRead; nl = chunk.indexOf(0x0a, from)) {
-        const lineBytes = pendingBytes + (nl - from);
-        const oversized = lineBytes > READ_LINE_MAX_BYTES;
-        const line = oversized ? undefined : Buffer.concat([...pending, chunk.subarray(from, nl)], lineBytes);
-        pending = [];
-        pendingBytes = 0;
-        const offset = result.end;
-        result.end += lineBytes + 1;
-        result.lines++;
-        from = nl + 1;
-        if (oversized) {
-          result.skipped.push({
-            line: lineBase + result.lines,
-            reason: `a line of ${lineBytes} bytes, over the ${READ_LINE_MAX_BYTES}-byte limit of a transcript line`,
-          });
-          continue;
+    for await (const line of linesOf(handle, { start, maxLineBytes: READ_LINE_MAX_BYTES })) {
+      if (line.unterminated) {
+        // A torn write, reported by a final read; a follower waits for its end.
+        if (page.final && line.text) {
+          const parsed = parseEvent(line.text.toString('utf8'));
+          if (typeof parsed === 'string') result.skipped.push({ line: lineBase + result.lines + 1, reason: parsed });
         }
-        const text = line!.toString('utf8');
-        if (text.trim() === '') continue;
-        const parsed = parseEvent(text);
-        if (typeof parsed === 'string') result.skipped.push({ line: lineBase + result.lines, reason: parsed });
-        else if (index++ >= page.from) {
-          result.events.push(parsed);
-          result.offsets.push(offset);
-        }
-        if (result.events.length >= page.limit) return result;
+        break;
       }
-      if (from < bytesRead) {
-        const part = chunk.subarray(from, bytesRead);
-        pendingBytes += part.length;
-        // Past the cap, only count the line's bytes: it is skipped whole.
-        if (pendingBytes <= READ_LINE_MAX_BYTES) pending.push(Buffer.from(part));
-        else pending = [];
+      result.end = line.offset + line.bytes + 1;
+      result.lines++;
+      if (!line.text) {
+        result.skipped.push({
+          line: lineBase + result.lines,
+          reason: `a line of ${line.bytes} bytes, over the ${READ_LINE_MAX_BYTES}-byte limit of a transcript line`,
+        });
+        continue;
       }
-    }
-    // A last line with no newline: a torn write, reported by a final read; a follower waits for its end.
-    if (page.final && pendingBytes > 0 && pendingBytes <= READ_LINE_MAX_BYTES) {
-      const parsed = parseEvent(Buffer.concat(pending, pendingBytes).toString('utf8'));
-      if (typeof parsed === 'string') result.skipped.push({ line: lineBase + result.lines + 1, reason: parsed });
+      const text = line.text.toString('utf8');
+      if (text.trim() === '') continue;
+      const parsed = parseEvent(text);
+      if (typeof parsed === 'string') result.skipped.push({ line: lineBase + result.lines, reason: parsed });
+      else if (index++ >= page.from) {
+        result.events.push(parsed);
+        result.offsets.push(line.offset);
+      }
+      if (result.events.length >= page.limit) return result;
     }
   } finally {
     await handle.close();

@@ -69,7 +69,7 @@ export async function searchLines(
     result.total++;
     if (result.lines.length < keep) result.lines.push(line);
   };
-  const start = checkpointFor(index, fromLine);
+  const start = checkpointFor(index, { line: fromLine });
   // Never through a link (the store checked the folders on the way; see safeFs.ts).
   const handle = await openRegular(path);
   try {
@@ -177,7 +177,7 @@ async function searchLiteral(
     for (const hit of hits) {
       if (hit < resumeAt) continue;
       // From the nearest checkpoint at or before the hit, if it is past what is known.
-      const cp = checkpointAtOffset(index, hit);
+      const cp = checkpointFor(index, { offset: hit });
       if (cp.offset > known.offset) known = cp;
       const line = known.line + (await newlinesBetween(known.offset, hit, data));
       if (line > last) return last;
@@ -198,18 +198,6 @@ async function searchLiteral(
     chunkStart += bytesRead;
     if (resumeAt < chunkStart - tail.length) resumeAt = chunkStart - tail.length;
   }
-}
-
-/** The index checkpoint at or before a byte offset. */
-function checkpointAtOffset(index: LineIndex, offset: number): { line: number; offset: number } {
-  let lo = 0;
-  let hi = index.checkpointOffsets.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if (index.checkpointOffsets[mid]! <= offset) lo = mid;
-    else hi = mid - 1;
-  }
-  return { line: index.checkpointLines[lo]!, offset: index.checkpointOffsets[lo]! };
 }
 
 /** Tests each line that ends in `data`; returns the unfinished line's start (at most LINE_TEST_MAX_BYTES). */

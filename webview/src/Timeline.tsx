@@ -90,6 +90,8 @@ export function Timeline({
     initialRect: { width: 1200, height: 800 },
   });
   const items = virtualizer.getVirtualItems();
+  /** What both cells of a row are given besides the row. */
+  const cellProps = { highlight, onOpen, onOpenEvent, onSelectModelCall, made };
   const first = items[0]?.index ?? 0;
   const last = items[items.length - 1]?.index ?? -1;
   const shownFrom = virtualizer.range?.startIndex ?? first;
@@ -220,22 +222,8 @@ export function Timeline({
               >
                 {row ? (
                   <Tabbable.Provider value={entered === item.index}>
-                    <FullCellView
-                      row={row}
-                      highlight={highlight}
-                      onOpen={onOpen}
-                      onOpenEvent={onOpenEvent}
-                      onSelectModelCall={onSelectModelCall}
-                      made={made}
-                    />
-                    <ModelCellView
-                      row={row}
-                      highlight={highlight}
-                      onOpen={onOpen}
-                      onOpenEvent={onOpenEvent}
-                      onSelectModelCall={onSelectModelCall}
-                      made={made}
-                    />
+                    <FullCellView row={row} {...cellProps} />
+                    <ModelCellView row={row} {...cellProps} />
                   </Tabbable.Provider>
                 ) : (
                   <div role="gridcell" tabIndex={-1} aria-colspan={2} className="placeholder">

@@ -15,6 +15,8 @@ const node = {
   sourcemap: !production,
   minify: production,
   logLevel: 'warning',
+  // jsonc-parser's main build is UMD with requires esbuild cannot follow; its ES module build bundles.
+  alias: { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' },
 };
 
 const builds = [

@@ -8,8 +8,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import * as vscode from 'vscode';
+import { type FileChange, type Launcher, setupChanges } from '../../shared/agentSetup';
 import { AGENT_NAMES } from '../../shared/agents';
-import { claudeCodeChanges, codexChanges, type FileChange, type Launcher } from './agentConfig';
 import type { Commands } from './commands';
 import type { Ctx } from './ctx';
 
@@ -55,7 +55,8 @@ const readText = (path: string) => (existsSync(path) ? readFileSync(path, 'utf8'
 /** What Set Up will write, as a document to read: each file whole, new or changed. */
 function previewText(agent: string, changes: FileChange[], write: string, moving: boolean): string {
   const files = changes.map(
-    (c) => `## ${c.path} (${c.before === undefined ? 'a new file' : 'changed'})\n\n\`\`\`json\n${c.after}\`\`\`\n`,
+    (c) =>
+      `## ${c.path} (${c.before === undefined ? 'a new file' : 'changed'})\n\n\`\`\`${c.path.endsWith('.toml') ? 'toml' : 'jsonc'}\n${c.after ?? ''}\`\`\`\n`,
   );
   const warning = moving
     ? [
@@ -101,10 +102,7 @@ async function setUp({ extension: context, cli, texts }: Ctx): Promise<void> {
   const stable = await cli.catch(() => bundled);
   try {
     const run = launcher(stable);
-    changes =
-      picked.agent === 'claude-code'
-        ? claudeCodeChanges(folder!, run, readText)
-        : codexChanges(join(codexHome, 'config.toml'), run, readText);
+    changes = setupChanges(picked.agent, { project: folder, codexHome }, run, readText);
   } catch (err) {
     void vscode.window.showErrorMessage(`Retained Outputs: ${(err as Error).message}`);
     return;
@@ -129,7 +127,7 @@ async function setUp({ extension: context, cli, texts }: Ctx): Promise<void> {
   try {
     for (const change of changes) {
       mkdirSync(dirname(change.path), { recursive: true });
-      writeFileSync(change.path, change.after);
+      if (change.after !== undefined) writeFileSync(change.path, change.after);
     }
   } catch (err) {
     void vscode.window.showErrorMessage(`Retained Outputs: could not write the set-up: ${(err as Error).message}`);

@@ -39,6 +39,57 @@ describe('the retained command line', function () {
     assert.equal(failing.stdout, 'oops\n');
   });
 
+  it('setup shows what it writes, writes it with --yes (not from a script without), and --remove gives every file back to the byte', () => {
+    const project = tempDir();
+    const codexHome = tempDir();
+    const settings = `${JSON.stringify({ model: 'opus', permissions: { allow: ['Bash(ls:*)'] } }, null, 2)}\n`;
+    mkdirSync(join(project, '.claude'));
+    writeFileSync(join(project, '.claude', 'settings.json'), settings);
+    writeFileSync(join(codexHome, 'config.toml'), 'model = "gpt-5-codex"\n');
+    const snapshot = () =>
+      Object.fromEntries(
+        [join(project, '.mcp.json'), join(project, '.claude', 'settings.json'), join(codexHome, 'config.toml')].map(
+          (f) => [f, existsSync(f) ? readFileSync(f, 'utf8') : undefined],
+        ),
+      );
+    const before = snapshot();
+    const where = ['--project', project, '--codex-home', codexHome];
+
+    const dry = retained(project, ['setup', 'claude-code', '--dry-run', ...where]);
+    assert.equal(dry.code, 0, dry.stderr);
+    assert.match(dry.stdout, /\.mcp\.json: a new file\n\+ \{/);
+    assert.match(dry.stdout, /settings\.json: changed\n[\s\S]*\+ .*hook claude-code/);
+    assert.deepEqual(snapshot(), before, 'a dry run writes nothing');
+    const scripted = retained(project, ['setup', 'claude-code', ...where]);
+    assert.deepEqual([scripted.code, snapshot()], [2, before], 'from a script, only with --yes');
+    assert.match(scripted.stderr, /pass --yes/);
+
+    for (const agent of ['claude-code', 'codex']) {
+      const r = retained(project, ['setup', agent, '--yes', ...where]);
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stdout, /set up\. Start a new session/);
+      assert.match(retained(project, ['setup', agent, '--yes', ...where]).stdout, /set up already/);
+    }
+    const set = snapshot();
+    const hook = JSON.parse(set[join(project, '.claude', 'settings.json')]!).hooks.PostToolUse[0].hooks[0].command;
+    assert.equal(hook, `${process.execPath} ${CLI} hook claude-code`, 'the hook runs this command line');
+    assert.match(
+      set[join(codexHome, 'config.toml')]!,
+      /\[mcp_servers\.retained\]\ncommand = ".*"\nargs = \[".*cli\.js", "mcp"\]/,
+    );
+
+    for (const agent of ['claude-code', 'codex']) {
+      const r = retained(project, ['setup', agent, '--remove', '--yes', ...where]);
+      assert.equal(r.code, 0, r.stderr);
+    }
+    assert.deepEqual(snapshot(), before, 'removed, to the byte');
+    assert.match(
+      retained(project, ['setup', 'codex', '--remove', ...where]).stdout,
+      /nothing of Retained Outputs to remove/,
+    );
+    assert.equal(retained(project, ['setup', 'gemini']).code, 2);
+  });
+
   it('--guard withholds a secret in a command output; withhold takes a result from stdin; cleanup and pin', () => {
     const cwd = tempDir();
     const key = 'ghp_0123456789abcdefghijklmnopqrstuvwxyzAB';

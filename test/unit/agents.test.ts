@@ -6,73 +6,107 @@
 import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, readdirSync, utimesSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { claudeCodeChanges, codexChanges, type FileChange } from '../../extension/src/agentConfig';
+import { parse } from 'jsonc-parser';
 import { claudeCodeDir, findSessions } from '../../extension/src/sessionFiles';
+import { type FileChange, type SetupAgent, setupChanges } from '../../shared/agentSetup';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
 
-const launcher = { node: '/usr/bin/node', cli: '/ext/dist/cli.js' };
-const files = (changes: FileChange[]) => Object.fromEntries(changes.map((c) => [c.path, c.after]));
+const launcher = { node: '/usr/bin/node', cli: '/ext/cli/cli.js' };
 
 describe('agent setup', () => {
-  it('Claude Code: the MCP server in .mcp.json and the hook in .claude/settings.json, beside what is there; a second run changes nothing', () => {
+  /** Applies changes to a map of files, as `retained setup` writes them. */
+  const apply = (files: Record<string, string>, changes: FileChange[]) => {
+    const out = { ...files };
+    for (const c of changes) {
+      if (c.after === undefined) delete out[c.path];
+      else out[c.path] = c.after;
+    }
+    return out;
+  };
+  const run = (agent: SetupAgent, files: Record<string, string>, remove = false, with_ = launcher) =>
+    setupChanges(agent, { project: '/w', codexHome: '/c' }, with_, (p) => files[p], remove);
+
+  it('Claude Code: the MCP server in .mcp.json and the hook in .claude/settings.json, beside what is there; a second run changes nothing; --remove gives the files back to the byte', () => {
     const existing: Record<string, string> = {
-      '/w/.mcp.json': JSON.stringify({ mcpServers: { other: { command: 'x' } } }),
-      '/w/.claude/settings.json': JSON.stringify({
-        model: 'opus',
-        hooks: {
-          PostToolUse: [
-            { matcher: 'Edit', hooks: [{ type: 'command', command: 'fmt' }] },
-            { matcher: '*', hooks: [{ type: 'command', command: '/old/node /old/cli.js hook claude-code' }] },
-          ],
-        },
-      }),
+      '/w/.mcp.json': `${JSON.stringify({ mcpServers: { other: { command: 'x' } } }, null, 2)}\n`,
+      '/w/.claude/settings.json': `{
+  // the user's own comment stays
+  "model": "opus",
+  "hooks": {
+    "PostToolUse": [
+      {
+        "matcher": "Edit",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "fmt"
+          }
+        ]
+      }
+    ]
+  }
+}
+`,
     };
-    const changes = claudeCodeChanges('/w', launcher, (p) => existing[p]);
-    const after = files(changes);
-    const mcp = JSON.parse(after['/w/.mcp.json']!);
+    const after = apply(existing, run('claude-code', existing));
+    const mcp = parse(after['/w/.mcp.json']!);
     assert.deepEqual(mcp.mcpServers, {
       other: { command: 'x' },
-      retained: { command: '/usr/bin/node', args: ['/ext/dist/cli.js', 'mcp'] },
+      retained: { command: '/usr/bin/node', args: ['/ext/cli/cli.js', 'mcp'] },
     });
-    const settings = JSON.parse(after['/w/.claude/settings.json']!);
+    const settings = parse(after['/w/.claude/settings.json']!);
     assert.equal(settings.model, 'opus');
+    assert.match(after['/w/.claude/settings.json']!, /\/\/ the user's own comment stays/);
     assert.deepEqual(settings.hooks.PostToolUse, [
       { matcher: 'Edit', hooks: [{ type: 'command', command: 'fmt' }] },
-      { matcher: '*', hooks: [{ type: 'command', command: '/usr/bin/node /ext/dist/cli.js hook claude-code' }] },
+      { matcher: '*', hooks: [{ type: 'command', command: '/usr/bin/node /ext/cli/cli.js hook claude-code' }] },
     ]);
     assert.deepEqual(settings.enabledMcpjsonServers, ['retained']);
-    assert.deepEqual(
-      claudeCodeChanges('/w', launcher, (p) => after[p]),
-      [],
-      'set up already',
-    );
+    assert.deepEqual(run('claude-code', after), [], 'set up already');
+    assert.deepEqual(apply(after, run('claude-code', after, true)), existing, 'removed, to the byte');
+  });
+
+  it('Claude Code: files it made are removed whole; a hook of an older install path is replaced, not added to', () => {
+    const made = apply({}, run('claude-code', {}));
+    assert.deepEqual(Object.keys(made).sort(), ['/w/.claude/settings.json', '/w/.mcp.json']);
+    assert.deepEqual(apply(made, run('claude-code', made, true)), {});
+    const old = apply({}, run('claude-code', {}, false, { node: '/old/node', cli: '/old/cli.js' }));
+    const moved = parse(apply(old, run('claude-code', old))['/w/.claude/settings.json']!);
+    assert.deepEqual(moved.hooks.PostToolUse, [
+      { matcher: '*', hooks: [{ type: 'command', command: '/usr/bin/node /ext/cli/cli.js hook claude-code' }] },
+    ]);
   });
 
   it("Claude Code with the editor's own Node: run as Node through ELECTRON_RUN_AS_NODE, quoted for the shell", () => {
     const editor = { node: "/opt/Code Helper/code's", cli: '/e/cli.js', env: { ELECTRON_RUN_AS_NODE: '1' } };
-    const after = files(claudeCodeChanges('/w', editor, () => undefined));
-    assert.deepEqual(JSON.parse(after['/w/.mcp.json']!).mcpServers.retained.env, { ELECTRON_RUN_AS_NODE: '1' });
+    const after = apply({}, run('claude-code', {}, false, editor));
+    assert.deepEqual(parse(after['/w/.mcp.json']!).mcpServers.retained.env, { ELECTRON_RUN_AS_NODE: '1' });
     assert.equal(
-      JSON.parse(after['/w/.claude/settings.json']!).hooks.PostToolUse[0].hooks[0].command,
+      parse(after['/w/.claude/settings.json']!).hooks.PostToolUse[0].hooks[0].command,
       `ELECTRON_RUN_AS_NODE=1 '/opt/Code Helper/code'\\''s' /e/cli.js hook claude-code`,
     );
   });
 
-  it('Codex: an [mcp_servers.retained] table appended to config.toml, once; a settings file that is not JSON is refused', () => {
-    const before = 'model = "gpt-5-codex"\n';
-    const [change] = codexChanges('/c/config.toml', { node: 'C:\\node "x"', cli: '/e/cli.js' }, () => before);
-    assert.equal(
-      change!.after,
-      'model = "gpt-5-codex"\n\n[mcp_servers.retained]\ncommand = "C:\\\\node \\"x\\""\nargs = ["/e/cli.js", "mcp"]\n',
-    );
-    assert.deepEqual(
-      codexChanges('/c/config.toml', launcher, () => change!.after),
-      [],
-    );
-    assert.throws(
-      () => claudeCodeChanges('/w', launcher, (p) => (p.endsWith('.mcp.json') ? '[1]' : undefined)),
-      /\.mcp\.json does not hold a JSON object/,
-    );
+  it('Codex: one marked block in config.toml, once; --remove takes it back out to the byte, whatever the file ended with', () => {
+    for (const before of ['model = "gpt-5-codex"\n', 'model = "gpt-5-codex"', '# only a comment\n\n']) {
+      const files = { '/c/config.toml': before };
+      const after = apply(files, run('codex', files, false, { node: 'C:\\node "x"', cli: '/e/cli.js' }));
+      assert.match(
+        after['/c/config.toml']!,
+        /\[mcp_servers\.retained\]\ncommand = "C:\\\\node \\"x\\""\nargs = \["\/e\/cli\.js", "mcp"\]\n/,
+      );
+      assert.deepEqual(run('codex', after, false, { node: 'C:\\node "x"', cli: '/e/cli.js' }), [], 'set up already');
+      assert.deepEqual(apply(after, run('codex', after, true)), files, JSON.stringify(before));
+    }
+    const made = apply({}, run('codex', {}));
+    assert.deepEqual(apply(made, run('codex', made, true)), {}, 'a file it made goes');
+    const byHand = { '/c/config.toml': '[mcp_servers.retained]\ncommand = "mine"\n' };
+    assert.deepEqual(run('codex', byHand), [], 'a table of its own is left as it is');
+  });
+
+  it('refuses a settings file that is not a JSON object, naming it', () => {
+    assert.throws(() => run('claude-code', { '/w/.mcp.json': '[1]' }), /\.mcp\.json does not hold a JSON object/);
+    assert.throws(() => run('claude-code', { '/w/.mcp.json': '{"a":' }), /\.mcp\.json is not JSON/);
   });
 });
 

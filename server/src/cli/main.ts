@@ -17,6 +17,7 @@ import { VERSION } from '../../../shared/version';
 import { runCommand } from '../core/retain/command';
 import { RetentionService } from '../core/service';
 import { runHook } from './hook';
+import { setup } from './setup';
 import { findStore } from './store';
 
 const HELP = `retained ${VERSION}: keeps big tool outputs out of coding agents' context, without losing a byte
@@ -44,6 +45,10 @@ Commands:
                                withheld/ in the store; prints the notice the model gets.
   mcp [--run R]                An MCP server over stdio: peek_value, run_command, list_retained.
   hook claude-code             A Claude Code PostToolUse hook: big outputs become stubs.
+  setup <agent> [--remove] [--dry-run] [--yes] [--project DIR] [--codex-home DIR]
+                               Write the agent's own configuration (claude-code: .mcp.json and
+                               .claude/settings.json in the project; codex: config.toml in its
+                               home), after showing what changes; --remove takes it out again.
 
 Options:
   --store DIR   The store (default: $RETAINED_STORE, else the nearest .retained above the current
@@ -78,6 +83,13 @@ export async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(HELP);
     return command || o.help ? 0 : 2;
   }
+  if (command === 'setup')
+    return setup(
+      rest[0],
+      { remove: o.remove, dryRun: o['dry-run'], yes: o.yes, project: o.project, codexHome: o['codex-home'] },
+      print,
+      (text) => process.stderr.write(`${text}\n`),
+    );
   const store = findStore(process.cwd(), o.store);
   const service = new RetentionService(store, { workspace: process.cwd(), indexImports: false });
   try {
@@ -171,6 +183,10 @@ function parse(args: readonly string[]) {
       call: { type: 'string' },
       tool: { type: 'string' },
       reason: { type: 'string' },
+      remove: { type: 'boolean' },
+      yes: { type: 'boolean', short: 'y' },
+      project: { type: 'string' },
+      'codex-home': { type: 'string' },
     },
   });
 }

@@ -1,0 +1,230 @@
+/**
+ * What `retained setup <agent>` (and "Set Up <Agent>…" in VS Code) writes into an agent's own
+ * configuration, and what `--remove` takes out: pure functions of the files' text, so what is
+ * shown first is exactly what is written, a second run changes nothing, and a removal gives
+ * back the file as it was. JSON files are edited in place (jsonc-parser, as VS Code edits its
+ * settings: comments and the rest of the file kept); a TOML file gets one marked block.
+ */
+import { applyEdits, type JSONPath, modify, type ParseError, parse, printParseErrorCode } from 'jsonc-parser';
+import { MCP_SERVER } from './agents';
+
+/** The agents `setup` knows. */
+export const SETUP_AGENTS = ['claude-code', 'codex'] as const;
+export type SetupAgent = (typeof SETUP_AGENTS)[number];
+
+/** How to start the `retained` command line: a Node and a cli.js that outlives an upgrade. */
+export interface Launcher {
+  node: string;
+  cli: string;
+  /** Set when `node` is the editor's own binary, which runs scripts only with ELECTRON_RUN_AS_NODE. */
+  env?: Record<string, string>;
+}
+
+/** Where the agents keep their configuration. */
+export interface SetupPlaces {
+  /** The project (Claude Code's `.mcp.json` and `.claude/settings.json`). */
+  project?: string | undefined;
+  /** Codex's home (`$CODEX_HOME`, else `~/.codex`). */
+  codexHome?: string | undefined;
+}
+
+export interface FileChange {
+  path: string;
+  /** The file's text before (undefined: no file) and after (undefined: the file goes). */
+  before: string | undefined;
+  after: string | undefined;
+}
+
+type Read = (path: string) => string | undefined;
+
+/** What setting up (or, with `remove`, taking out) an agent changes; nothing when there is nothing to do. */
+export function setupChanges(
+  agent: SetupAgent,
+  places: SetupPlaces,
+  launcher: Launcher,
+  read: Read,
+  remove = false,
+): FileChange[] {
+  const changes =
+    agent === 'claude-code'
+      ? claudeCode(required(places.project, 'a project folder'), launcher, read, remove)
+      : codex(required(places.codexHome, "Codex's home folder"), launcher, read, remove);
+  return changes.filter((c) => c.before !== c.after);
+}
+
+function required(value: string | undefined, what: string): string {
+  if (!value) throw new Error(`setting up this agent needs ${what}`);
+  return value;
+}
+
+const shellQuote = (word: string) => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`);
+
+/** The command line that runs `retained <args>`, for a shell. */
+export function commandLine(launcher: Launcher, args: string[]): string {
+  const env = Object.entries(launcher.env ?? {}).map(([k, v]) => `${k}=${shellQuote(v)} `);
+  return `${env.join('')}${[launcher.node, launcher.cli, ...args].map(shellQuote).join(' ')}`;
+}
+
+// ─── JSON, edited in place ───────────────────────────────────────────────────────────────────
+
+const FORMAT = { formattingOptions: { insertSpaces: true, tabSize: 2, eol: '\n' } };
+
+function parseObject(text: string | undefined, path: string): Record<string, unknown> {
+  if (text === undefined || text.trim() === '') return {};
+  const errors: ParseError[] = [];
+  const value = parse(text, errors, { allowTrailingComma: true }) as unknown;
+  if (errors.length > 0)
+    throw new Error(`${path} is not JSON: ${printParseErrorCode(errors[0]!.error)} at offset ${errors[0]!.offset}`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new Error(`${path} does not hold a JSON object`);
+  return value as Record<string, unknown>;
+}
+
+/** One edit of a JSON file's text: a value set at a path, or (undefined) removed. */
+function edit(text: string, path: JSONPath, value: unknown, arrayInsertion = false): string {
+  const edits = modify(text, path, value, { ...FORMAT, isArrayInsertion: arrayInsertion });
+  const out = applyEdits(text, edits);
+  return text === '' && out !== '' && !out.endsWith('\n') ? `${out}\n` : out;
+}
+
+/** After a removal: the containers on `path` (deepest first) go while empty, and a file left `{}` goes. */
+function prune(text: string, path: JSONPath, file: string): string | undefined {
+  let out = text;
+  for (let depth = path.length; depth > 0; depth--) {
+    let node: unknown = parseObject(out, file);
+    for (const key of path.slice(0, depth)) node = (node as Record<string | number, unknown> | undefined)?.[key];
+    const empty = Array.isArray(node)
+      ? node.length === 0
+      : node && typeof node === 'object' && !Object.keys(node).length;
+    if (!empty) break;
+    out = edit(out, path.slice(0, depth), undefined);
+  }
+  return Object.keys(parseObject(out, file)).length === 0 ? undefined : out;
+}
+
+type HookEntry = { matcher?: string; hooks?: { type?: string; command?: string }[] };
+/** A hook command of ours, whatever the paths it was written with. */
+const OUR_HOOK = /\bhook claude-code$/;
+
+/** Claude Code, for a project: `.mcp.json` gets the server, `.claude/settings.json` the hook and the server's approval. */
+function claudeCode(project: string, launcher: Launcher, read: Read, remove: boolean): FileChange[] {
+  const mcpPath = `${project}/.mcp.json`;
+  const mcpBefore = read(mcpPath);
+  parseObject(mcpBefore, mcpPath);
+  const server = {
+    command: launcher.node,
+    args: [launcher.cli, 'mcp'],
+    ...(launcher.env ? { env: launcher.env } : {}),
+  };
+  const serverPath = ['mcpServers', MCP_SERVER];
+  const mcpAfter = remove
+    ? mcpBefore === undefined
+      ? undefined
+      : prune(edit(mcpBefore, serverPath, undefined), ['mcpServers'], mcpPath)
+    : edit(mcpBefore ?? '', serverPath, server);
+
+  const settingsPath = `${project}/.claude/settings.json`;
+  const settingsBefore = read(settingsPath);
+  let settings = settingsBefore ?? '';
+  // Any hook of ours (another install path) goes first: a setup replaces it, a removal takes it out.
+  const entries = () =>
+    (parseObject(settings, settingsPath).hooks as { PostToolUse?: HookEntry[] } | undefined)?.PostToolUse;
+  for (let i = (entries()?.length ?? 0) - 1; i >= 0; i--) {
+    const hooks = entries()![i]!.hooks ?? [];
+    if (!hooks.some((h) => OUR_HOOK.test(h.command ?? ''))) continue;
+    const others = hooks.filter((h) => !OUR_HOOK.test(h.command ?? ''));
+    settings =
+      others.length > 0
+        ? edit(settings, ['hooks', 'PostToolUse', i, 'hooks'], others)
+        : edit(settings, ['hooks', 'PostToolUse', i], undefined);
+  }
+  const enabled = () => (parseObject(settings, settingsPath).enabledMcpjsonServers as string[] | undefined) ?? [];
+  let settingsAfter: string | undefined;
+  if (remove) {
+    const at = enabled().indexOf(MCP_SERVER);
+    if (at >= 0) settings = edit(settings, ['enabledMcpjsonServers', at], undefined);
+    settingsAfter =
+      settingsBefore === undefined
+        ? undefined
+        : prune(
+            prune(settings, ['hooks', 'PostToolUse'], settingsPath) ?? '{}',
+            ['enabledMcpjsonServers'],
+            settingsPath,
+          );
+  } else {
+    const hook = {
+      matcher: '*',
+      hooks: [{ type: 'command', command: commandLine(launcher, ['hook', 'claude-code']) }],
+    };
+    settings = entries()
+      ? edit(settings, ['hooks', 'PostToolUse', -1], hook, true)
+      : edit(settings, ['hooks', 'PostToolUse'], [hook]);
+    if (!enabled().includes(MCP_SERVER))
+      settings = parseObject(settings, settingsPath).enabledMcpjsonServers
+        ? edit(settings, ['enabledMcpjsonServers', -1], MCP_SERVER, true)
+        : edit(settings, ['enabledMcpjsonServers'], [MCP_SERVER]);
+    settingsAfter = settings;
+  }
+  // A setup that would only move our hook to the end of the list changes nothing.
+  if (!remove && settingsBefore !== undefined && sameJson(settingsBefore, settingsAfter))
+    settingsAfter = settingsBefore;
+  if (!remove && mcpBefore !== undefined && sameJson(mcpBefore, mcpAfter)) return settingsChange();
+  return [{ path: mcpPath, before: mcpBefore, after: mcpAfter }, ...settingsChange()];
+
+  function settingsChange(): FileChange[] {
+    return [{ path: settingsPath, before: settingsBefore, after: settingsAfter }];
+  }
+}
+
+function sameJson(a: string | undefined, b: string | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  return JSON.stringify(parse(a)) === JSON.stringify(parse(b));
+}
+
+// ─── TOML, one marked block ──────────────────────────────────────────────────────────────────
+
+const BEGIN = '# >>> Retained Outputs (`retained setup codex --remove` takes this block out)';
+const END = '# <<< Retained Outputs';
+
+const toml = (s: string) => JSON.stringify(s); // a TOML basic string is a JSON string
+
+/** Codex, for the user: `config.toml` in its home gets the MCP server, in one marked block. */
+function codex(home: string, launcher: Launcher, read: Read, remove: boolean): FileChange[] {
+  const path = `${home}/config.toml`;
+  const before = read(path);
+  const without = withoutBlock(before);
+  if (remove) return [{ path, before, after: without }];
+  const lines = [
+    BEGIN,
+    `[mcp_servers.${MCP_SERVER}]`,
+    `command = ${toml(launcher.node)}`,
+    `args = [${[launcher.cli, 'mcp'].map(toml).join(', ')}]`,
+    ...(launcher.env
+      ? [
+          `env = { ${Object.entries(launcher.env)
+            .map(([k, v]) => `${k} = ${toml(v)}`)
+            .join(', ')} }`,
+        ]
+      : []),
+    END,
+  ];
+  // A table of that name written by hand (or by an older setup) is left as it is: the server is set up.
+  if (without !== undefined && new RegExp(`^\\s*\\[mcp_servers\\.${MCP_SERVER}\\]\\s*$`, 'm').test(without)) return [];
+  // One newline before the block (a blank line after a file that ends its last line): a removal takes it back.
+  const base = without ?? '';
+  return [{ path, before, after: `${base}${base === '' ? '' : '\n'}${lines.join('\n')}\n` }];
+}
+
+/** The file's text without our block, and without the separator the block was added with. */
+function withoutBlock(text: string | undefined): string | undefined {
+  if (text === undefined) return undefined;
+  const start = text.indexOf(`${BEGIN}\n`);
+  if (start < 0) return text;
+  const endAt = text.indexOf(`${END}\n`, start);
+  if (endAt < 0) throw new Error(`the Retained Outputs block in config.toml has no end line (${END}): fix it by hand`);
+  const head = text.slice(0, start);
+  const tail = text.slice(endAt + END.length + 1);
+  // The block came after one newline of its own (setup adds it to any file that is not empty).
+  const out = (head.endsWith('\n') ? head.slice(0, -1) : head) + tail;
+  return out === '' ? undefined : out;
+}

@@ -36,6 +36,8 @@ export interface FileChange {
 }
 
 type Read = (path: string) => string | undefined;
+/** SHA-256 of a text's UTF-8 bytes, in hex (the caller's: shared/ imports nothing of Node). */
+export type Sha256 = (text: string) => string;
 
 /** What setting up (or, with `remove`, taking out) an agent changes; nothing when there is nothing to do. */
 export function setupChanges(
@@ -43,12 +45,12 @@ export function setupChanges(
   places: SetupPlaces,
   launcher: Launcher,
   read: Read,
-  remove = false,
+  { remove = false, sha256 }: { remove?: boolean | undefined; sha256: Sha256 },
 ): FileChange[] {
   const changes =
     agent === 'claude-code'
       ? claudeCode(required(places.project, 'a project folder'), launcher, read, remove)
-      : codex(required(places.codexHome, "Codex's home folder"), launcher, read, remove);
+      : codex(required(places.codexHome, "Codex's home folder"), launcher, read, remove, sha256);
   return changes.filter((c) => c.before !== c.after);
 }
 
@@ -188,12 +190,39 @@ const END = '# <<< Retained Outputs';
 
 const toml = (s: string) => JSON.stringify(s); // a TOML basic string is a JSON string
 
-/** Codex, for the user: `config.toml` in its home gets the MCP server, in one marked block. */
-function codex(home: string, launcher: Launcher, read: Read, remove: boolean): FileChange[] {
+/** Keys sorted at every level, no spaces: the JSON Codex hashes a hook by. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value && typeof value === 'object')
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  return JSON.stringify(value);
+}
+
+const HOOK_TIMEOUT_SECONDS = 30;
+
+/**
+ * Codex, for the user: `config.toml` in its home gets, in one marked block, the MCP server, the
+ * PreToolUse hook that runs shell commands through `retained run` (codexHook.ts), and the hook's
+ * trust: Codex runs a hook from a config file only when the file records the hash of that
+ * hook's definition as trusted (its `hooks.state`), as its own /hooks review would.
+ */
+function codex(home: string, launcher: Launcher, read: Read, remove: boolean, sha256: Sha256): FileChange[] {
   const path = `${home}/config.toml`;
   const before = read(path);
   const without = withoutBlock(before);
   if (remove) return [{ path, before, after: without }];
+  const command = commandLine(launcher, ['hook', 'codex']);
+  const matcher = '^Bash$';
+  // Our group's place among the file's PreToolUse groups, which names its trust entry.
+  const group = (without?.match(/^\s*\[\[hooks\.PreToolUse\]\]\s*$/gm) ?? []).length;
+  const identity = {
+    event_name: 'pre_tool_use',
+    matcher,
+    hooks: [{ type: 'command', command, timeout: HOOK_TIMEOUT_SECONDS, async: false }],
+  };
   const lines = [
     BEGIN,
     `[mcp_servers.${MCP_SERVER}]`,
@@ -206,6 +235,14 @@ function codex(home: string, launcher: Launcher, read: Read, remove: boolean): F
             .join(', ')} }`,
         ]
       : []),
+    '[[hooks.PreToolUse]]',
+    `matcher = ${toml(matcher)}`,
+    '[[hooks.PreToolUse.hooks]]',
+    'type = "command"',
+    `command = ${toml(command)}`,
+    `timeout = ${HOOK_TIMEOUT_SECONDS}`,
+    `[hooks.state.${toml(`${path}:pre_tool_use:${group}:0`)}]`,
+    `trusted_hash = ${toml(`sha256:${sha256(canonical(identity))}`)}`,
     END,
   ];
   // A table of that name written by hand (or by an older setup) is left as it is: the server is set up.

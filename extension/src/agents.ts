@@ -4,6 +4,7 @@
  * Codex…", which shows the exact configuration it will add in a read-only preview and writes it
  * only when confirmed. What it writes names the command line's stable copy (cliInstall.ts).
  */
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
@@ -50,6 +51,7 @@ export function registerMcpServer(context: vscode.ExtensionContext, storeRoot: (
   );
 }
 
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 const readText = (path: string) => (existsSync(path) ? readFileSync(path, 'utf8') : undefined);
 
 /** What Set Up will write, as a document to read: each file whole, new or changed. */
@@ -102,7 +104,7 @@ async function setUp({ extension: context, cli, texts }: Ctx): Promise<void> {
   const stable = await cli.catch(() => bundled);
   try {
     const run = launcher(stable);
-    changes = setupChanges(picked.agent, { project: folder, codexHome }, run, readText);
+    changes = setupChanges(picked.agent, { project: folder, codexHome }, run, readText, { sha256 });
   } catch (err) {
     void vscode.window.showErrorMessage(`Retained Outputs: ${(err as Error).message}`);
     return;

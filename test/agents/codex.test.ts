@@ -8,7 +8,9 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { sha256Hex } from '../../server/src/core/text/bytes';
+import { setupChanges } from '../../shared/agentSetup';
 import { codexScript, runCodex } from '../helpers/codex';
 import { type Item, ScriptedResponses } from '../helpers/scriptedResponses';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
@@ -112,6 +114,82 @@ describe('a real Codex CLI with Retained Outputs', function () {
     );
     console.log(
       `      Codex with Retained Outputs: the model got ${Buffer.byteLength(stub)} bytes, the error's line named`,
+    );
+  });
+
+  it('with `retained setup codex` (its hook, trusted as Codex trusts hooks), the shell tool gives the model our stub; the model peeks the error line through MCP', async () => {
+    const root = tempDir();
+    const cwd = join(root, 'project');
+    mkdirSync(cwd, { recursive: true });
+    const model = new ScriptedResponses([
+      {
+        prompt: 'Build it',
+        reply: [
+          {
+            type: 'function_call',
+            call_id: 'call_exec',
+            name: 'exec_command',
+            arguments: JSON.stringify({ cmd: COMMAND }),
+          },
+        ],
+      },
+      {
+        after: 'call_exec',
+        reply: (input) => {
+          const id = /\[retained #(\S+)\]/.exec(outputOf(input as Output[], 'call_exec') ?? '')?.[1] ?? 'missing';
+          return [
+            {
+              type: 'function_call',
+              call_id: 'call_peek',
+              namespace: 'mcp__retained',
+              name: 'peek_value',
+              arguments: JSON.stringify({ id, landmark: 'error', context: 0 }),
+            },
+          ];
+        },
+      },
+      { after: 'call_peek', reply: [{ type: 'message', text: 'The linker failed.' }] },
+    ]);
+    const url = await model.start();
+    try {
+      const result = await runCodex(
+        {
+          codexHome: join(root, '.codex'),
+          cwd,
+          modelUrl: url,
+          prompt: 'Build it and tell me what failed.',
+          // What `retained setup codex` writes, from the same module, into this Codex home.
+          setup: (path, before) => {
+            const [change] = setupChanges(
+              'codex',
+              { codexHome: dirname(path) },
+              { node: process.execPath, cli: CLI },
+              () => before,
+              { sha256: sha256Hex },
+            );
+            return change!.after!;
+          },
+        },
+        script,
+      );
+      assert.equal(result.code, 0, result.stderr.slice(-1500));
+    } finally {
+      await model.stop();
+    }
+    const sent = outputSent(model, 'call_exec');
+    assert.ok(sent, 'the shell call was answered');
+    assert.match(sent, /\[retained #call_exec\] Bash result: \d+ bytes, 160000 lines/);
+    assert.match(sent, /Landmarks: error at line 80001/);
+    assert.ok(Buffer.byteLength(sent) < 4096, `a stub, not the output (${Buffer.byteLength(sent)} bytes)`);
+    assert.match(outputSent(model, 'call_peek') ?? '', /80001: error: linker failed at step 80001/);
+    const runs = join(cwd, '.retained', 'runs');
+    const values = readdirSync(runs).find((d) => d.endsWith('.values'))!;
+    assert.deepEqual(
+      readFileSync(join(runs, values, 'call_exec.txt')),
+      execFileSync('sh', ['-c', COMMAND], { maxBuffer: 64 << 20 }),
+    );
+    console.log(
+      `      Codex with the hook: the model got ${Buffer.byteLength(sent)} bytes for the shell's output, the error's line named`,
     );
   });
 

@@ -30,6 +30,8 @@ export interface CodexRun {
   mcpServers?: Record<string, { command: string; args: string[] }>;
   /** `codex exec resume --last`: the newest session goes on. */
   resume?: boolean;
+  /** Set up as `retained setup codex` sets it up: its block appended to the config (MCP server, hook, trust). */
+  setup?: (configPath: string, before: string) => string;
 }
 
 export function runCodex(
@@ -55,7 +57,9 @@ export function runCodex(
       // Codex gives a server 10 s to list its tools; on a loaded machine a late list leaves the tool out of the request.
       'startup_timeout_sec = 60',
     );
-  writeFileSync(join(run.codexHome, 'config.toml'), `${lines.join('\n')}\n`);
+  const configPath = join(run.codexHome, 'config.toml');
+  const base = `${lines.join('\n')}\n`;
+  writeFileSync(configPath, run.setup ? run.setup(configPath, base) : base);
   return new Promise((done, fail) => {
     // stdin closed: `codex exec` reads more input from a stdin that is open.
     const child = spawn(

@@ -8,6 +8,8 @@ import { copyFileSync, mkdirSync, readdirSync, utimesSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parse } from 'jsonc-parser';
 import { claudeCodeDir, findSessions } from '../../extension/src/sessionFiles';
+import { codexAnswer } from '../../server/src/cli/codexHook';
+import { sha256Hex } from '../../server/src/core/text/bytes';
 import { type FileChange, type SetupAgent, setupChanges } from '../../shared/agentSetup';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
 
@@ -24,7 +26,7 @@ describe('agent setup', () => {
     return out;
   };
   const run = (agent: SetupAgent, files: Record<string, string>, remove = false, with_ = launcher) =>
-    setupChanges(agent, { project: '/w', codexHome: '/c' }, with_, (p) => files[p], remove);
+    setupChanges(agent, { project: '/w', codexHome: '/c' }, with_, (p) => files[p], { remove, sha256: sha256Hex });
 
   it('Claude Code: the MCP server in .mcp.json and the hook in .claude/settings.json, beside what is there; a second run changes nothing; --remove gives the files back to the byte', () => {
     const existing: Record<string, string> = {
@@ -107,6 +109,48 @@ describe('agent setup', () => {
   it('refuses a settings file that is not a JSON object, naming it', () => {
     assert.throws(() => run('claude-code', { '/w/.mcp.json': '[1]' }), /\.mcp\.json does not hold a JSON object/);
     assert.throws(() => run('claude-code', { '/w/.mcp.json': '{"a":' }), /\.mcp\.json is not JSON/);
+  });
+});
+
+describe("Codex's hook", () => {
+  const input = (over: Record<string, unknown> = {}) => ({
+    hook_event_name: 'PreToolUse',
+    session_id: 's1',
+    tool_name: 'Bash',
+    tool_use_id: 'call_1',
+    permission_mode: 'bypassPermissions',
+    tool_input: { command: 'make test', workdir: '/w' },
+    cwd: '/w',
+    ...over,
+  });
+
+  it('wraps a shell command in `retained run` for the session and call, the command one quoted word, the other fields kept', () => {
+    const answer = codexAnswer(input(), launcher, '/w/.retained', false) as {
+      hookSpecificOutput: { permissionDecision: string; updatedInput: { command: string; workdir: string } };
+    };
+    assert.equal(answer.hookSpecificOutput.permissionDecision, 'allow');
+    assert.deepEqual(answer.hookSpecificOutput.updatedInput, {
+      command:
+        "/usr/bin/node /ext/cli/cli.js run --store /w/.retained --run s1 --call call_1 --tool Bash --quiet -- 'make test'",
+      workdir: '/w',
+    });
+    const again = codexAnswer(input({ tool_input: answer.hookSpecificOutput.updatedInput }), launcher, '/s', false);
+    assert.equal(again, undefined, 'never wrapped twice');
+  });
+
+  it('leaves the command alone where Codex asks approvals (allowing it would approve it), and other tools', () => {
+    const said: string[] = [];
+    assert.equal(
+      codexAnswer(input({ permission_mode: 'default' }), launcher, '/s', false, (w) => said.push(w)),
+      undefined,
+    );
+    assert.match(said[0]!, /not wrapped: Codex asks approvals here \(default\)/);
+    assert.equal(codexAnswer(input({ tool_name: 'mcp__x__y' }), launcher, '/s', false), undefined);
+    assert.equal(codexAnswer(input({ hook_event_name: 'PostToolUse' }), launcher, '/s', false), undefined);
+  });
+
+  it('names a wrong field of its input', () => {
+    assert.throws(() => codexAnswer(input({ session_id: 3 }), launcher, '/s', false), /the hook input\.session_id/);
   });
 });
 

@@ -22,6 +22,7 @@ import type { Door } from '../core/retain/retainer';
 import type { RetentionService } from '../core/service';
 import { APPEND, openFile } from '../core/store/safeFs';
 import { utf8Bytes } from '../core/text/bytes';
+import { codexAnswer, selfLauncher } from './codexHook';
 
 /** The most a hook reads from stdin: a Bash output past Claude Code's cut is in a file instead. */
 const STDIN_MAX_BYTES = 64 << 20;
@@ -56,14 +57,19 @@ interface Shaped {
 
 export async function runHook(
   service: RetentionService,
+  agent: 'claude-code' | 'codex',
+  guard: boolean,
   stdin: NodeJS.ReadableStream = process.stdin,
 ): Promise<number> {
   try {
-    const input = check(HookInput, JSON.parse(await readAll(stdin)), 'the hook input');
-    const answer = await hook(service, input);
+    const raw = JSON.parse(await readAll(stdin)) as unknown;
+    const answer =
+      agent === 'codex'
+        ? codexAnswer(raw, selfLauncher(), service.store.root, guard, (why) => void log(service, why))
+        : await hook(service, check(HookInput, raw, 'the hook input'));
     if (answer !== undefined) process.stdout.write(`${JSON.stringify(answer)}\n`);
   } catch (err) {
-    await log(service, `no answer: ${(err as Error).stack ?? String(err)}`);
+    await log(service, `${agent}: no answer: ${(err as Error).stack ?? String(err)}`);
   }
   return 0;
 }

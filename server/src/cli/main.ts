@@ -25,7 +25,8 @@ const HELP = `retained ${VERSION}: keeps big tool outputs out of coding agents' 
 Usage: retained <command> [options]
 
 Commands:
-  run [--run R] -- <command…>   Run a command; its output streams into a value. Prints the stub
+  run [--run R] [--call ID] [--tool T] [--quiet] -- <command…>
+                               Run a command; its output streams into a value. Prints the stub
                                (or the output, when small) and exits with the command's status.
   peek <id> [--run R] [--lines A:B | --grep Q [-i] [-E] [--context N] | --landmark KIND]
                                Read a retained value: numbered lines, at most 400 / 16 KiB.
@@ -45,6 +46,7 @@ Commands:
                                withheld/ in the store; prints the notice the model gets.
   mcp [--run R]                An MCP server over stdio: peek_value, run_command, list_retained.
   hook claude-code             A Claude Code PostToolUse hook: big outputs become stubs.
+  hook codex                   A Codex PreToolUse hook: shell commands run through \`retained run\`.
   setup <agent> [--remove] [--dry-run] [--yes] [--project DIR] [--codex-home DIR]
                                Write the agent's own configuration (claude-code: .mcp.json and
                                .claude/settings.json in the project; codex: config.toml in its
@@ -134,8 +136,9 @@ export async function main(argv: readonly string[]): Promise<number> {
         });
         return 0;
       case 'hook':
-        if (rest[0] !== 'claude-code') throw new Usage('hook takes the agent: retained hook claude-code');
-        return await runHook(service);
+        if (rest[0] !== 'claude-code' && rest[0] !== 'codex')
+          throw new Usage('hook takes the agent: retained hook claude-code, or retained hook codex');
+        return await runHook(service, rest[0], o.guard === true);
       default:
         throw new Usage(`unknown command ${JSON.stringify(command)}`);
     }
@@ -177,6 +180,7 @@ function parse(args: readonly string[]) {
       timeout: { type: 'string' },
       'dry-run': { type: 'boolean' },
       quota: { type: 'string' },
+      quiet: { type: 'boolean' },
       'max-age': { type: 'string' },
       off: { type: 'boolean' },
       guard: { type: 'boolean' },
@@ -225,7 +229,8 @@ async function run(service: RetentionService, o: Options, command: string[]): Pr
   // One word is a command line for the shell; several are the words of one command, quoted for it.
   const line = command.length === 1 ? command[0]! : command.map(quote).join(' ');
   const runId = o.run ?? 'cli';
-  const callId = `run-${timestamp()}-${randomBytes(3).toString('hex')}`;
+  // An agent's hook names the call (its value then has the call's id); else a fresh one.
+  const callId = o.call ?? `run-${timestamp()}-${randomBytes(3).toString('hex')}`;
   const timeoutSeconds = whole(o.timeout, '--timeout');
   const progress = process.stderr.isTTY
     ? setInterval(() => process.stderr.write(`\rretained: running ${line.slice(0, 60)}…`), 1000)
@@ -238,6 +243,7 @@ async function run(service: RetentionService, o: Options, command: string[]): Pr
       cwd: process.cwd(),
       ...(timeoutSeconds ? { timeoutMs: timeoutSeconds * 1000 } : {}),
       arguments: { command: line },
+      ...(o.tool ? { tool: o.tool } : {}),
     });
     if (progress) process.stderr.write('\r\x1b[K');
     if (o.json) print(JSON.stringify({ runId, ...result }, null, 2));
@@ -250,9 +256,10 @@ async function run(service: RetentionService, o: Options, command: string[]): Pr
         : result.signal
           ? `killed by ${result.signal}`
           : `exit ${result.exitCode}`;
-      process.stderr.write(
-        `retained: ${result.retained ? `#${result.valueId}` : result.withheld ? `withheld (${result.withheld.outcome})` : 'kept verbatim'} in run ${runId}: ${result.bytes} bytes, ${result.lines} lines, ${status}${result.warning ? ` (${result.warning})` : ''}\n`,
-      );
+      if (!o.quiet)
+        process.stderr.write(
+          `retained: ${result.retained ? `#${result.valueId}` : result.withheld ? `withheld (${result.withheld.outcome})` : 'kept verbatim'} in run ${runId}: ${result.bytes} bytes, ${result.lines} lines, ${status}${result.warning ? ` (${result.warning})` : ''}\n`,
+        );
     }
     return result.exitCode ?? (result.signal ? 128 + signalNumber(result.signal) : 1);
   } finally {

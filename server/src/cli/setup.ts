@@ -17,6 +17,7 @@ import {
   type SetupAgent,
   setupChanges,
 } from '../../../shared/agentSetup';
+import { sha256Hex as sha256 } from '../core/text/bytes';
 
 export interface SetupOptions {
   remove?: boolean | undefined;
@@ -99,7 +100,7 @@ export async function setup(
     project: resolve(options.project ?? process.cwd()),
     codexHome: resolve(options.codexHome ?? process.env.CODEX_HOME ?? join(homedir(), '.codex')),
   };
-  const changes = setupChanges(agent as SetupAgent, places, thisLauncher(), read, options.remove);
+  const changes = setupChanges(agent as SetupAgent, places, thisLauncher(), read, { remove: options.remove, sha256 });
   if (changes.length === 0) {
     say(options.remove ? `${agent}: nothing of Retained Outputs to remove.` : `${agent}: set up already.`);
     return 0;

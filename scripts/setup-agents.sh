@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Installs the real coding agents the agent tests drive, idempotently, into a cache outside the
 # clone (so CI's fresh clones reuse it): Claude Code from the npm registry (its native binary
-# comes in a platform package) and Codex CLI. Prints the cache folder on its last line.
+# comes in a platform package), Codex CLI and Gemini CLI. Prints the cache folder on its last line.
 set -euo pipefail
 
 CLAUDE_CODE_VERSION=2.1.332
 CODEX_VERSION=0.171.0
+GEMINI_VERSION=0.61.0
 CACHE="${RETAINED_AGENTS_CACHE:-$HOME/.cache/retained-outputs-agents}"
 CC_DIR="$CACHE/claude-code-$CLAUDE_CODE_VERSION"
 log() { echo "[setup-agents] $*" >&2; }
@@ -32,5 +33,17 @@ if [ ! -f "$CODEX" ] || [ ! -f "$CX_DIR/.complete" ]; then
   node "$CODEX" --version >/dev/null
   touch "$CX_DIR/.complete"
 fi
-log "ready: claude=$CLAUDE codex=$CODEX"
+GM_DIR="$CACHE/gemini-cli-$GEMINI_VERSION"
+GEMINI="$GM_DIR/node_modules/@google/gemini-cli/bundle/gemini.js"
+if [ ! -f "$GEMINI" ] || [ ! -f "$GM_DIR/.complete" ]; then
+  log "Gemini CLI $GEMINI_VERSION (about 100 MB)"
+  rm -rf "$GM_DIR" && mkdir -p "$GM_DIR"
+  echo '{"private": true}' > "$GM_DIR/package.json"
+  # Its install scripts build optional native helpers (a pty, a keychain) that the tests do not need.
+  (cd "$GM_DIR" && npm install --no-audit --no-fund --ignore-scripts "@google/gemini-cli@$GEMINI_VERSION" > install.log 2>&1) \
+    || { tail -20 "$GM_DIR/install.log" >&2; log "Gemini CLI install failed"; exit 1; }
+  node "$GEMINI" --version >/dev/null
+  touch "$GM_DIR/.complete"
+fi
+log "ready: claude=$CLAUDE codex=$CODEX gemini=$GEMINI"
 echo "$CACHE"

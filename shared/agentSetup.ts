@@ -9,7 +9,7 @@ import { applyEdits, type JSONPath, modify, type ParseError, parse, printParseEr
 import { MCP_SERVER } from './agents';
 
 /** The agents `setup` knows. */
-export const SETUP_AGENTS = ['claude-code', 'codex'] as const;
+export const SETUP_AGENTS = ['claude-code', 'codex', 'gemini'] as const;
 export type SetupAgent = (typeof SETUP_AGENTS)[number];
 
 /** How to start the `retained` command line: a Node and a cli.js that outlives an upgrade. */
@@ -26,6 +26,8 @@ export interface SetupPlaces {
   project?: string | undefined;
   /** Codex's home (`$CODEX_HOME`, else `~/.codex`). */
   codexHome?: string | undefined;
+  /** Gemini CLI's home (`~/.gemini`). */
+  geminiHome?: string | undefined;
 }
 
 export interface FileChange {
@@ -50,7 +52,9 @@ export function setupChanges(
   const changes =
     agent === 'claude-code'
       ? claudeCode(required(places.project, 'a project folder'), launcher, read, remove)
-      : codex(required(places.codexHome, "Codex's home folder"), launcher, read, remove, sha256);
+      : agent === 'codex'
+        ? codex(required(places.codexHome, "Codex's home folder"), launcher, read, remove, sha256)
+        : gemini(required(places.geminiHome, "Gemini CLI's home folder"), launcher, read, remove);
   return changes.filter((c) => c.before !== c.after);
 }
 
@@ -105,77 +109,102 @@ function prune(text: string, path: JSONPath, file: string): string | undefined {
 }
 
 type HookEntry = { matcher?: string; hooks?: { type?: string; command?: string }[] };
-/** A hook command of ours, whatever the paths it was written with. */
-const OUR_HOOK = /\bhook claude-code$/;
+
+/** The text with our hooks (their command matching `ours`, whatever paths they were written with) out of `hooks[event]`, then `entry` appended when given. */
+function withHook(text: string, file: string, event: string, ours: RegExp, entry?: HookEntry): string {
+  let out = text;
+  const entries = () => (parseObject(out, file).hooks as Record<string, HookEntry[] | undefined> | undefined)?.[event];
+  for (let i = (entries()?.length ?? 0) - 1; i >= 0; i--) {
+    const hooks = entries()![i]!.hooks ?? [];
+    if (!hooks.some((h) => ours.test(h.command ?? ''))) continue;
+    const others = hooks.filter((h) => !ours.test(h.command ?? ''));
+    out =
+      others.length > 0 ? edit(out, ['hooks', event, i, 'hooks'], others) : edit(out, ['hooks', event, i], undefined);
+  }
+  if (entry) out = entries() ? edit(out, ['hooks', event, -1], entry, true) : edit(out, ['hooks', event], [entry]);
+  return out;
+}
+
+/** The text with our MCP server in `mcpServers` (or, without one, out of it). */
+function withServer(text: string, file: string, server?: Record<string, unknown>): string {
+  parseObject(text, file);
+  return edit(text, ['mcpServers', MCP_SERVER], server);
+}
+
+/** The server entry that starts `retained mcp`. */
+const serverOf = (launcher: Launcher) => ({
+  command: launcher.node,
+  args: [launcher.cli, 'mcp'],
+  ...(launcher.env ? { env: launcher.env } : {}),
+});
+
+/**
+ * A file's text when done: after a setup, the text (or the file as it was, when only its
+ * formatting would change); after a removal, the containers emptied along `paths` gone, and a
+ * file left `{}` gone too (undefined), as one that was not there stays not there.
+ */
+function finish(before: string | undefined, text: string, file: string, remove: boolean, paths: JSONPath[]) {
+  if (!remove) return before !== undefined && sameJson(before, text) ? before : text;
+  if (before === undefined) return undefined;
+  let out: string | undefined = text;
+  for (const path of paths) out = prune(out ?? '{}', path, file);
+  return out;
+}
 
 /** Claude Code, for a project: `.mcp.json` gets the server, `.claude/settings.json` the hook and the server's approval. */
 function claudeCode(project: string, launcher: Launcher, read: Read, remove: boolean): FileChange[] {
   const mcpPath = `${project}/.mcp.json`;
   const mcpBefore = read(mcpPath);
-  parseObject(mcpBefore, mcpPath);
-  const server = {
-    command: launcher.node,
-    args: [launcher.cli, 'mcp'],
-    ...(launcher.env ? { env: launcher.env } : {}),
-  };
-  const serverPath = ['mcpServers', MCP_SERVER];
-  const mcpAfter = remove
-    ? mcpBefore === undefined
-      ? undefined
-      : prune(edit(mcpBefore, serverPath, undefined), ['mcpServers'], mcpPath)
-    : edit(mcpBefore ?? '', serverPath, server);
+  const mcp = withServer(mcpBefore ?? '', mcpPath, remove ? undefined : serverOf(launcher));
 
   const settingsPath = `${project}/.claude/settings.json`;
   const settingsBefore = read(settingsPath);
-  let settings = settingsBefore ?? '';
-  // Any hook of ours (another install path) goes first: a setup replaces it, a removal takes it out.
-  const entries = () =>
-    (parseObject(settings, settingsPath).hooks as { PostToolUse?: HookEntry[] } | undefined)?.PostToolUse;
-  for (let i = (entries()?.length ?? 0) - 1; i >= 0; i--) {
-    const hooks = entries()![i]!.hooks ?? [];
-    if (!hooks.some((h) => OUR_HOOK.test(h.command ?? ''))) continue;
-    const others = hooks.filter((h) => !OUR_HOOK.test(h.command ?? ''));
+  const hook = { matcher: '*', hooks: [{ type: 'command', command: commandLine(launcher, ['hook', 'claude-code']) }] };
+  let settings = withHook(
+    settingsBefore ?? '',
+    settingsPath,
+    'PostToolUse',
+    /\bhook claude-code$/,
+    remove ? undefined : hook,
+  );
+  const enabled = (parseObject(settings, settingsPath).enabledMcpjsonServers as string[] | undefined) ?? [];
+  const at = enabled.indexOf(MCP_SERVER);
+  if (remove && at >= 0) settings = edit(settings, ['enabledMcpjsonServers', at], undefined);
+  if (!remove && at < 0)
     settings =
-      others.length > 0
-        ? edit(settings, ['hooks', 'PostToolUse', i, 'hooks'], others)
-        : edit(settings, ['hooks', 'PostToolUse', i], undefined);
-  }
-  const enabled = () => (parseObject(settings, settingsPath).enabledMcpjsonServers as string[] | undefined) ?? [];
-  let settingsAfter: string | undefined;
-  if (remove) {
-    const at = enabled().indexOf(MCP_SERVER);
-    if (at >= 0) settings = edit(settings, ['enabledMcpjsonServers', at], undefined);
-    settingsAfter =
-      settingsBefore === undefined
-        ? undefined
-        : prune(
-            prune(settings, ['hooks', 'PostToolUse'], settingsPath) ?? '{}',
-            ['enabledMcpjsonServers'],
-            settingsPath,
-          );
-  } else {
-    const hook = {
-      matcher: '*',
-      hooks: [{ type: 'command', command: commandLine(launcher, ['hook', 'claude-code']) }],
-    };
-    settings = entries()
-      ? edit(settings, ['hooks', 'PostToolUse', -1], hook, true)
-      : edit(settings, ['hooks', 'PostToolUse'], [hook]);
-    if (!enabled().includes(MCP_SERVER))
-      settings = parseObject(settings, settingsPath).enabledMcpjsonServers
+      enabled.length > 0
         ? edit(settings, ['enabledMcpjsonServers', -1], MCP_SERVER, true)
         : edit(settings, ['enabledMcpjsonServers'], [MCP_SERVER]);
-    settingsAfter = settings;
-  }
-  // A setup that would only move our hook to the end of the list changes nothing.
-  if (!remove && settingsBefore !== undefined && sameJson(settingsBefore, settingsAfter))
-    settingsAfter = settingsBefore;
-  if (!remove && mcpBefore !== undefined && sameJson(mcpBefore, mcpAfter)) return settingsChange();
-  return [{ path: mcpPath, before: mcpBefore, after: mcpAfter }, ...settingsChange()];
+  return [
+    { path: mcpPath, before: mcpBefore, after: finish(mcpBefore, mcp, mcpPath, remove, [['mcpServers']]) },
+    {
+      path: settingsPath,
+      before: settingsBefore,
+      after: finish(settingsBefore, settings, settingsPath, remove, [
+        ['hooks', 'PostToolUse'],
+        ['enabledMcpjsonServers'],
+      ]),
+    },
+  ];
+}
 
-  function settingsChange(): FileChange[] {
-    return [{ path: settingsPath, before: settingsBefore, after: settingsAfter }];
-  }
+/** Gemini CLI's shell tool, as its hooks name it. */
+export const GEMINI_SHELL_TOOL = 'run_shell_command';
+
+/**
+ * Gemini CLI, for the user: `settings.json` in its home gets the MCP server and a BeforeTool
+ * hook on the shell tool (`retained hook gemini`, which runs the command through `retained run`).
+ */
+function gemini(home: string, launcher: Launcher, read: Read, remove: boolean): FileChange[] {
+  const path = `${home}/settings.json`;
+  const before = read(path);
+  const hook = {
+    matcher: `^${GEMINI_SHELL_TOOL}$`,
+    hooks: [{ type: 'command', name: 'retained', command: commandLine(launcher, ['hook', 'gemini']), timeout: 30_000 }],
+  };
+  let text = withServer(before ?? '', path, remove ? undefined : serverOf(launcher));
+  text = withHook(text, path, 'BeforeTool', /\bhook gemini$/, remove ? undefined : hook);
+  return [{ path, before, after: finish(before, text, path, remove, [['mcpServers'], ['hooks', 'BeforeTool']]) }];
 }
 
 function sameJson(a: string | undefined, b: string | undefined): boolean {

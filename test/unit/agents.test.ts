@@ -8,7 +8,7 @@ import { copyFileSync, mkdirSync, readdirSync, utimesSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parse } from 'jsonc-parser';
 import { claudeCodeDir, findSessions } from '../../extension/src/sessionFiles';
-import { codexAnswer } from '../../server/src/cli/codexHook';
+import { codexAnswer } from '../../server/src/cli/commandHooks';
 import { sha256Hex } from '../../server/src/core/text/bytes';
 import { type FileChange, type SetupAgent, setupChanges } from '../../shared/agentSetup';
 import { removeTempDirs, tempDir } from '../helpers/tmp';

@@ -22,7 +22,7 @@ import type { Door } from '../core/retain/retainer';
 import type { RetentionService } from '../core/service';
 import { APPEND, openFile } from '../core/store/safeFs';
 import { utf8Bytes } from '../core/text/bytes';
-import { codexAnswer, selfLauncher } from './codexHook';
+import { codexAnswer, geminiAnswer, selfLauncher } from './commandHooks';
 
 /** The most a hook reads from stdin: a Bash output past Claude Code's cut is in a file instead. */
 const STDIN_MAX_BYTES = 64 << 20;
@@ -57,7 +57,7 @@ interface Shaped {
 
 export async function runHook(
   service: RetentionService,
-  agent: 'claude-code' | 'codex',
+  agent: 'claude-code' | 'codex' | 'gemini',
   guard: boolean,
   stdin: NodeJS.ReadableStream = process.stdin,
 ): Promise<number> {
@@ -66,7 +66,9 @@ export async function runHook(
     const answer =
       agent === 'codex'
         ? codexAnswer(raw, selfLauncher(), service.store.root, guard, (why) => void log(service, why))
-        : await hook(service, check(HookInput, raw, 'the hook input'));
+        : agent === 'gemini'
+          ? geminiAnswer(raw, selfLauncher(), service.store.root, guard)
+          : await hook(service, check(HookInput, raw, 'the hook input'));
     if (answer !== undefined) process.stdout.write(`${JSON.stringify(answer)}\n`);
   } catch (err) {
     await log(service, `${agent}: no answer: ${(err as Error).stack ?? String(err)}`);

@@ -46,11 +46,13 @@ Commands:
                                withheld/ in the store; prints the notice the model gets.
   mcp [--run R]                An MCP server over stdio: peek_value, run_command, list_retained.
   hook claude-code             A Claude Code PostToolUse hook: big outputs become stubs.
-  hook codex                   A Codex PreToolUse hook: shell commands run through \`retained run\`.
-  setup <agent> [--remove] [--dry-run] [--yes] [--project DIR] [--codex-home DIR]
+  hook codex | hook gemini     A Codex PreToolUse / Gemini CLI BeforeTool hook: shell commands
+                               run through \`retained run\`.
+  setup <agent> [--remove] [--dry-run] [--yes] [--project DIR] [--codex-home DIR] [--gemini-home DIR]
                                Write the agent's own configuration (claude-code: .mcp.json and
                                .claude/settings.json in the project; codex: config.toml in its
-                               home), after showing what changes; --remove takes it out again.
+                               home; gemini: settings.json in ~/.gemini), after showing what
+                               changes; --remove takes it out again.
 
 Options:
   --store DIR   The store (default: $RETAINED_STORE, else the nearest .retained above the current
@@ -88,7 +90,14 @@ export async function main(argv: readonly string[]): Promise<number> {
   if (command === 'setup')
     return setup(
       rest[0],
-      { remove: o.remove, dryRun: o['dry-run'], yes: o.yes, project: o.project, codexHome: o['codex-home'] },
+      {
+        remove: o.remove,
+        dryRun: o['dry-run'],
+        yes: o.yes,
+        project: o.project,
+        codexHome: o['codex-home'],
+        geminiHome: o['gemini-home'],
+      },
       print,
       (text) => process.stderr.write(`${text}\n`),
     );
@@ -136,8 +145,8 @@ export async function main(argv: readonly string[]): Promise<number> {
         });
         return 0;
       case 'hook':
-        if (rest[0] !== 'claude-code' && rest[0] !== 'codex')
-          throw new Usage('hook takes the agent: retained hook claude-code, or retained hook codex');
+        if (rest[0] !== 'claude-code' && rest[0] !== 'codex' && rest[0] !== 'gemini')
+          throw new Usage('hook takes the agent: retained hook claude-code, codex or gemini');
         return await runHook(service, rest[0], o.guard === true);
       default:
         throw new Usage(`unknown command ${JSON.stringify(command)}`);
@@ -191,6 +200,7 @@ function parse(args: readonly string[]) {
       yes: { type: 'boolean', short: 'y' },
       project: { type: 'string' },
       'codex-home': { type: 'string' },
+      'gemini-home': { type: 'string' },
     },
   });
 }

@@ -25,6 +25,7 @@ export interface SetupOptions {
   yes?: boolean | undefined;
   project?: string | undefined;
   codexHome?: string | undefined;
+  geminiHome?: string | undefined;
 }
 
 /** This command line, as a hook or an MCP server entry starts it. */
@@ -99,6 +100,7 @@ export async function setup(
   const places = {
     project: resolve(options.project ?? process.cwd()),
     codexHome: resolve(options.codexHome ?? process.env.CODEX_HOME ?? join(homedir(), '.codex')),
+    geminiHome: resolve(options.geminiHome ?? join(homedir(), '.gemini')),
   };
   const changes = setupChanges(agent as SetupAgent, places, thisLauncher(), read, { remove: options.remove, sha256 });
   if (changes.length === 0) {

@@ -1,0 +1,154 @@
+/**
+ * A real Gemini CLI (0.61.0, installed by scripts/setup-agents.sh) with Retained Outputs set up
+ * as `retained setup gemini` sets it up (its BeforeTool hook and MCP server), against a scripted
+ * Gemini endpoint on localhost (the one mock: a model provider cannot run here), with a HOME of
+ * its own. The model runs a 1 MB build through its shell tool, gets our stub naming the error's
+ * line, and peeks that line through MCP. Without Retained Outputs, Gemini CLI sends the model
+ * the first 8,000 and last 32,000 characters, and the error in the middle is not among them.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { sha256Hex } from '../../server/src/core/text/bytes';
+import { GEMINI_SHELL_TOOL, setupChanges } from '../../shared/agentSetup';
+import { type GeminiContent, ScriptedGemini } from '../helpers/scriptedGemini';
+import { removeTempDirs, tempDir } from '../helpers/tmp';
+
+const GEMINI_VERSION = '0.61.0';
+const CLI = resolve(__dirname, '../../dist/cli.js');
+const COMMAND = 'seq 1 80000; echo "error: linker failed at step 80001"; seq 80002 160000';
+/** How the model knows our MCP server's peek_value. */
+const PEEK = 'mcp_retained_peek_value';
+
+function geminiScript(): string {
+  const cache = execFileSync('bash', [resolve(__dirname, '../../scripts/setup-agents.sh')], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
+    .trim()
+    .split('\n')
+    .pop()!;
+  return resolve(cache, `gemini-cli-${GEMINI_VERSION}`, 'node_modules/@google/gemini-cli/bundle/gemini.js');
+}
+
+/** The id in the stub the shell call got. */
+function stubId(contents: GeminiContent[]): string {
+  for (const content of contents)
+    for (const part of content.parts)
+      if (part.functionResponse?.name === GEMINI_SHELL_TOOL) {
+        const id = /\[retained #(\S+)\]/.exec(part.functionResponse.response.output ?? '')?.[1];
+        if (id) return id;
+      }
+  return 'missing';
+}
+
+describe('a real Gemini CLI with Retained Outputs', function () {
+  this.timeout(600_000);
+  let script: string;
+  before(() => {
+    script = geminiScript();
+  });
+  after(removeTempDirs);
+
+  async function session(withRetained: boolean) {
+    const root = tempDir();
+    const home = join(root, 'home');
+    const cwd = join(root, 'project');
+    mkdirSync(join(home, '.gemini'), { recursive: true });
+    mkdirSync(cwd, { recursive: true });
+    // Gemini CLI's own settings for an API key and no usage statistics; setup merges into them.
+    const settingsPath = join(home, '.gemini', 'settings.json');
+    let settings = `${JSON.stringify({ security: { auth: { selectedType: 'gemini-api-key' } }, privacy: { usageStatisticsEnabled: false } }, null, 2)}\n`;
+    if (withRetained) {
+      const [change] = setupChanges(
+        'gemini',
+        { geminiHome: join(home, '.gemini') },
+        { node: process.execPath, cli: CLI },
+        () => settings,
+        { sha256: sha256Hex },
+      );
+      settings = change!.after!;
+    }
+    writeFileSync(settingsPath, settings);
+    const model = new ScriptedGemini([
+      { prompt: 'Build it', reply: [{ functionCall: { name: GEMINI_SHELL_TOOL, args: { command: COMMAND } } }] },
+      ...(withRetained
+        ? [
+            {
+              after: GEMINI_SHELL_TOOL,
+              reply: (contents: GeminiContent[]) => [
+                { functionCall: { name: PEEK, args: { id: stubId(contents), landmark: 'error', context: 0 } } },
+              ],
+            },
+            { after: PEEK, reply: [{ text: 'The linker failed.' }] },
+          ]
+        : [{ after: GEMINI_SHELL_TOOL, reply: [{ text: 'Something printed a lot.' }] }]),
+    ]);
+    const url = await model.start();
+    try {
+      const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((done, fail) => {
+        const child = spawn(
+          process.execPath,
+          [script, '-m', 'gemini-2.5-flash', '--yolo', '-p', 'Build it and tell me what failed.'],
+          {
+            cwd,
+            env: {
+              PATH: process.env.PATH ?? '/usr/bin:/bin',
+              HOME: home,
+              GOOGLE_GEMINI_BASE_URL: url,
+              GEMINI_API_KEY: 'test-key',
+              GEMINI_CLI_TRUST_WORKSPACE: 'true',
+            },
+            stdio: ['ignore', 'pipe', 'pipe'],
+          },
+        );
+        let stdout = '';
+        let stderr = '';
+        child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+        child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+        const timer = setTimeout(() => child.kill('SIGKILL'), 240_000);
+        child.on('error', fail);
+        child.on('close', (code) => {
+          clearTimeout(timer);
+          done({ code, stdout, stderr });
+        });
+      });
+      assert.equal(result.code, 0, `${result.stdout.slice(-1000)}\n${result.stderr.slice(-1500)}`);
+      assert.deepEqual(model.unusedRules(), [], 'every scripted turn was reached');
+    } finally {
+      await model.stop();
+    }
+    return { cwd, model };
+  }
+
+  it('with `retained setup gemini` (its BeforeTool hook), the shell tool gives the model our stub; the model peeks the error line through MCP', async () => {
+    const { cwd, model } = await session(true);
+    const sent = model.responseTo(GEMINI_SHELL_TOOL);
+    assert.ok(sent, 'the shell call was answered');
+    assert.match(sent, /\[retained #(\S+)\] run_shell_command result: \d+ bytes, 160000 lines/);
+    assert.match(sent, /Landmarks: error at line 80001/);
+    assert.ok(Buffer.byteLength(sent) < 4096, `a stub, not the output (${Buffer.byteLength(sent)} bytes)`);
+    assert.match(model.responseTo(PEEK) ?? '', /80001: error: linker failed at step 80001/);
+    const id = /\[retained #(\S+)\]/.exec(sent)![1]!;
+    const runs = join(cwd, '.retained', 'runs');
+    const values = readdirSync(runs).find((d) => d.endsWith('.values'))!;
+    assert.deepEqual(
+      readFileSync(join(runs, values, `${id}.txt`)),
+      execFileSync('sh', ['-c', COMMAND], { maxBuffer: 64 << 20 }),
+    );
+    console.log(
+      `      Gemini CLI with the hook: the model got ${Buffer.byteLength(sent)} bytes for the shell's output, the error's line named`,
+    );
+  });
+
+  it('without it, Gemini CLI sends the head and the tail, and the error in the middle is lost', async () => {
+    const { model } = await session(false);
+    const sent = model.responseTo(GEMINI_SHELL_TOOL);
+    assert.ok(sent);
+    assert.ok(!sent.includes('linker failed'), 'the error in the middle never reaches the model');
+    console.log(
+      `      Gemini CLI alone: the model got ${Buffer.byteLength(sent)} bytes of a ${execFileSync('sh', ['-c', COMMAND], { maxBuffer: 64 << 20 }).length}-byte output, the error not in it`,
+    );
+  });
+});

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Installs the real coding agents the agent tests drive, idempotently, into a cache outside the
 # clone (so CI's fresh clones reuse it): Claude Code from the npm registry (its native binary
-# comes in a platform package), Codex CLI and Gemini CLI. Prints the cache folder on its last line.
+# comes in a platform package), Codex CLI, Gemini CLI and OpenCode. Prints the cache folder on its last line.
 set -euo pipefail
 
 CLAUDE_CODE_VERSION=2.1.332
 CODEX_VERSION=0.171.0
 GEMINI_VERSION=0.61.0
+OPENCODE_VERSION=1.18.33
 CACHE="${RETAINED_AGENTS_CACHE:-$HOME/.cache/retained-outputs-agents}"
 CC_DIR="$CACHE/claude-code-$CLAUDE_CODE_VERSION"
 log() { echo "[setup-agents] $*" >&2; }
@@ -45,5 +46,17 @@ if [ ! -f "$GEMINI" ] || [ ! -f "$GM_DIR/.complete" ]; then
   node "$GEMINI" --version >/dev/null
   touch "$GM_DIR/.complete"
 fi
-log "ready: claude=$CLAUDE codex=$CODEX gemini=$GEMINI"
+OC_DIR="$CACHE/opencode-$OPENCODE_VERSION"
+OPENCODE="$OC_DIR/node_modules/opencode-linux-x64/bin/opencode"
+if [ ! -x "$OPENCODE" ] || [ ! -f "$OC_DIR/.complete" ]; then
+  log "OpenCode $OPENCODE_VERSION (about 350 MB)"
+  rm -rf "$OC_DIR" && mkdir -p "$OC_DIR"
+  echo '{"private": true}' > "$OC_DIR/package.json"
+  # Its native binary comes in a platform package; its postinstall only links it into bin/.
+  (cd "$OC_DIR" && npm install --no-audit --no-fund --ignore-scripts "opencode-ai@$OPENCODE_VERSION" > install.log 2>&1) \
+    || { tail -20 "$OC_DIR/install.log" >&2; log "OpenCode install failed"; exit 1; }
+  "$OPENCODE" --version >/dev/null
+  touch "$OC_DIR/.complete"
+fi
+log "ready: claude=$CLAUDE codex=$CODEX gemini=$GEMINI opencode=$OPENCODE"
 echo "$CACHE"

@@ -9,7 +9,7 @@ import { applyEdits, type JSONPath, modify, type ParseError, parse, printParseEr
 import { MCP_SERVER } from './agents';
 
 /** The agents `setup` knows. */
-export const SETUP_AGENTS = ['claude-code', 'codex', 'gemini'] as const;
+export const SETUP_AGENTS = ['claude-code', 'codex', 'gemini', 'opencode'] as const;
 export type SetupAgent = (typeof SETUP_AGENTS)[number];
 
 /** How to start the `retained` command line: a Node and a cli.js that outlives an upgrade. */
@@ -28,6 +28,8 @@ export interface SetupPlaces {
   codexHome?: string | undefined;
   /** Gemini CLI's home (`~/.gemini`). */
   geminiHome?: string | undefined;
+  /** OpenCode's configuration folder (`$XDG_CONFIG_HOME/opencode`, else `~/.config/opencode`). */
+  opencodeConfig?: string | undefined;
 }
 
 export interface FileChange {
@@ -54,7 +56,9 @@ export function setupChanges(
       ? claudeCode(required(places.project, 'a project folder'), launcher, read, remove)
       : agent === 'codex'
         ? codex(required(places.codexHome, "Codex's home folder"), launcher, read, remove, sha256)
-        : gemini(required(places.geminiHome, "Gemini CLI's home folder"), launcher, read, remove);
+        : agent === 'gemini'
+          ? gemini(required(places.geminiHome, "Gemini CLI's home folder"), launcher, read, remove)
+          : opencode(required(places.opencodeConfig, "OpenCode's configuration folder"), launcher, read, remove);
   return changes.filter((c) => c.before !== c.after);
 }
 
@@ -210,6 +214,57 @@ function gemini(home: string, launcher: Launcher, read: Read, remove: boolean): 
 function sameJson(a: string | undefined, b: string | undefined): boolean {
   if (a === undefined || b === undefined) return a === b;
   return JSON.stringify(parse(a)) === JSON.stringify(parse(b));
+}
+
+/** The first line of the plugin file setup writes for OpenCode: a file without it is not ours. */
+const PLUGIN_MARK =
+  '// Retained Outputs for OpenCode, written by `retained setup opencode` (`--remove` deletes this file).';
+
+/** OpenCode's plugin: its bash commands run through `retained run`, named after the call, in the session's run. */
+function opencodePlugin(launcher: Launcher): string {
+  return `${PLUGIN_MARK}
+// A bash command runs through \`retained run\`: its whole output is kept as a value, and the model
+// gets the output when small, else a stub naming its error lines (read on with retained_peek_value).
+// OpenCode's own cut of a big output (its head or tail) never reaches the model. The exit status is the command's.
+const RETAINED = ${JSON.stringify(commandLine(launcher, []))};
+const WRAPPED = ' --tool bash --quiet -- ';
+const quote = (word) => (/^[\\w@%+=:,./-]+$/.test(word) ? word : \`'\${word.replace(/'/g, "'\\\\''")}'\`);
+
+export const RetainedOutputs = async () => ({
+  'tool.execute.before': async (input, output) => {
+    const command = output.args?.command;
+    if (input.tool !== 'bash' || typeof command !== 'string' || command.includes(WRAPPED)) return;
+    const args = ['run', '--run', input.sessionID, '--call', input.callID, '--tool', 'bash', '--quiet', '--', command];
+    output.args.command = \`\${RETAINED} \${args.map(quote).join(' ')}\`;
+  },
+});
+`;
+}
+
+/**
+ * OpenCode, for the user: `opencode.json` in its configuration folder gets the MCP server, and
+ * `plugins/retained-outputs.js` the plugin that runs bash commands through `retained run`
+ * (OpenCode hands `tool.execute.after` the output already cut to its head or tail).
+ */
+function opencode(dir: string, launcher: Launcher, read: Read, remove: boolean): FileChange[] {
+  const configPath = `${dir}/opencode.json`;
+  const configBefore = read(configPath);
+  parseObject(configBefore, configPath);
+  const server = {
+    type: 'local',
+    command: [launcher.node, launcher.cli, 'mcp'],
+    enabled: true,
+    ...(launcher.env ? { environment: launcher.env } : {}),
+  };
+  const config = edit(configBefore ?? '', ['mcp', MCP_SERVER], remove ? undefined : server);
+  const pluginPath = `${dir}/plugins/retained-outputs.js`;
+  const pluginBefore = read(pluginPath);
+  if (pluginBefore !== undefined && !pluginBefore.startsWith(PLUGIN_MARK))
+    throw new Error(`${pluginPath} was not written by retained setup: move it away first`);
+  return [
+    { path: configPath, before: configBefore, after: finish(configBefore, config, configPath, remove, [['mcp']]) },
+    { path: pluginPath, before: pluginBefore, after: remove ? undefined : opencodePlugin(launcher) },
+  ];
 }
 
 // ─── TOML, one marked block ──────────────────────────────────────────────────────────────────

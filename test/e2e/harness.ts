@@ -197,7 +197,12 @@ export class VSCode {
   async runCommand(title: string): Promise<void> {
     await this.page.keyboard.press('F1');
     const input = this.page.locator('.quick-input-widget input');
-    await input.waitFor();
+    // A key can land where the workbench does not see it (a tree just clicked, a closing editor): as a person would, try again.
+    await input.waitFor({ timeout: 10_000 }).catch(async () => {
+      await this.page.keyboard.press('Escape');
+      await this.page.keyboard.press('Control+Shift+P');
+      await input.waitFor();
+    });
     await input.fill(`>${title}`);
     const row = this.page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
     await row.waitFor({ timeout: 15_000 });

@@ -42,18 +42,31 @@ describe('the retained command line', function () {
   it('setup shows what it writes, writes it with --yes (not from a script without), and --remove gives every file back to the byte', () => {
     const project = tempDir();
     const codexHome = tempDir();
+    const geminiHome = tempDir();
+    const opencodeConfig = tempDir();
     const settings = `${JSON.stringify({ model: 'opus', permissions: { allow: ['Bash(ls:*)'] } }, null, 2)}\n`;
     mkdirSync(join(project, '.claude'));
     writeFileSync(join(project, '.claude', 'settings.json'), settings);
     writeFileSync(join(codexHome, 'config.toml'), 'model = "gpt-5-codex"\n');
     const snapshot = () =>
       Object.fromEntries(
-        [join(project, '.mcp.json'), join(project, '.claude', 'settings.json'), join(codexHome, 'config.toml')].map(
-          (f) => [f, existsSync(f) ? readFileSync(f, 'utf8') : undefined],
-        ),
+        [
+          join(project, '.mcp.json'),
+          join(project, '.claude', 'settings.json'),
+          join(codexHome, 'config.toml'),
+          join(geminiHome, 'settings.json'),
+          join(opencodeConfig, 'opencode.json'),
+          join(opencodeConfig, 'plugins', 'retained-outputs.js'),
+        ].map((f) => [f, existsSync(f) ? readFileSync(f, 'utf8') : undefined]),
       );
     const before = snapshot();
-    const where = ['--project', project, '--codex-home', codexHome];
+    const where = [
+      ['--project', project],
+      ['--codex-home', codexHome],
+      ['--gemini-home', geminiHome],
+      ['--opencode-config', opencodeConfig],
+    ].flat();
+    const agents = ['claude-code', 'codex', 'gemini', 'opencode'];
 
     const dry = retained(project, ['setup', 'claude-code', '--dry-run', ...where]);
     assert.equal(dry.code, 0, dry.stderr);
@@ -64,7 +77,7 @@ describe('the retained command line', function () {
     assert.deepEqual([scripted.code, snapshot()], [2, before], 'from a script, only with --yes');
     assert.match(scripted.stderr, /pass --yes/);
 
-    for (const agent of ['claude-code', 'codex']) {
+    for (const agent of agents) {
       const r = retained(project, ['setup', agent, '--yes', ...where]);
       assert.equal(r.code, 0, r.stderr);
       assert.match(r.stdout, /set up\. Start a new session/);
@@ -78,7 +91,11 @@ describe('the retained command line', function () {
       /\[mcp_servers\.retained\]\ncommand = ".*"\nargs = \[".*cli\.js", "mcp"\]/,
     );
 
-    for (const agent of ['claude-code', 'codex']) {
+    assert.ok(
+      Object.values(set).every((text) => text !== undefined),
+      'every file written',
+    );
+    for (const agent of agents) {
       const r = retained(project, ['setup', agent, '--remove', '--yes', ...where]);
       assert.equal(r.code, 0, r.stderr);
     }
@@ -87,7 +104,7 @@ describe('the retained command line', function () {
       retained(project, ['setup', 'codex', '--remove', ...where]).stdout,
       /nothing of Retained Outputs to remove/,
     );
-    assert.equal(retained(project, ['setup', 'gemini']).code, 2);
+    assert.equal(retained(project, ['setup', 'cline']).code, 2);
   });
 
   it('--guard withholds a secret in a command output; withhold takes a result from stdin; cleanup and pin', () => {

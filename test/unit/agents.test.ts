@@ -106,6 +106,44 @@ describe('agent setup', () => {
     assert.deepEqual(run('codex', byHand), [], 'a table of its own is left as it is');
   });
 
+  it("Gemini CLI and OpenCode: the hook or plugin and the MCP server beside the user's settings; --remove gives them back to the byte, and a file it made goes", () => {
+    const places = { geminiHome: '/g', opencodeConfig: '/o' };
+    const go = (agent: SetupAgent, files: Record<string, string>, remove = false) =>
+      apply(
+        files,
+        setupChanges(agent, places, launcher, (p) => files[p], { remove, sha256: sha256Hex }),
+      );
+    const gemini = {
+      '/g/settings.json': `${JSON.stringify({ security: { auth: { selectedType: 'gemini-api-key' } } }, null, 2)}\n`,
+    };
+    const set = go('gemini', gemini);
+    const settings = parse(set['/g/settings.json']!);
+    assert.equal(settings.security.auth.selectedType, 'gemini-api-key');
+    assert.deepEqual(settings.mcpServers.retained, { command: '/usr/bin/node', args: ['/ext/cli/cli.js', 'mcp'] });
+    assert.deepEqual(settings.hooks.BeforeTool[0].matcher, '^run_shell_command$');
+    assert.equal(settings.hooks.BeforeTool[0].hooks[0].command, '/usr/bin/node /ext/cli/cli.js hook gemini');
+    assert.deepEqual(go('gemini', set), set, 'a second run changes nothing');
+    assert.deepEqual(go('gemini', set, true), gemini, 'removed, to the byte');
+
+    const opencode = { '/o/opencode.json': `${JSON.stringify({ model: 'x/y' }, null, 2)}\n` };
+    const withPlugin = go('opencode', opencode);
+    assert.deepEqual(parse(withPlugin['/o/opencode.json']!).mcp.retained, {
+      type: 'local',
+      command: ['/usr/bin/node', '/ext/cli/cli.js', 'mcp'],
+      enabled: true,
+    });
+    assert.match(withPlugin['/o/plugins/retained-outputs.js']!, /^\/\/ Retained Outputs for OpenCode/);
+    assert.match(
+      withPlugin['/o/plugins/retained-outputs.js']!,
+      /const RETAINED = "\/usr\/bin\/node \/ext\/cli\/cli\.js";/,
+    );
+    assert.deepEqual(go('opencode', withPlugin, true), opencode, 'the config as it was, the plugin gone');
+    assert.throws(
+      () => go('opencode', { '/o/plugins/retained-outputs.js': 'mine' }),
+      /was not written by retained setup/,
+    );
+  });
+
   it('refuses a settings file that is not a JSON object, naming it', () => {
     assert.throws(() => run('claude-code', { '/w/.mcp.json': '[1]' }), /\.mcp\.json does not hold a JSON object/);
     assert.throws(() => run('claude-code', { '/w/.mcp.json': '{"a":' }), /\.mcp\.json is not JSON/);

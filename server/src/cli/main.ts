@@ -48,11 +48,13 @@ Commands:
   hook claude-code             A Claude Code PostToolUse hook: big outputs become stubs.
   hook codex | hook gemini     A Codex PreToolUse / Gemini CLI BeforeTool hook: shell commands
                                run through \`retained run\`.
-  setup <agent> [--remove] [--dry-run] [--yes] [--project DIR] [--codex-home DIR] [--gemini-home DIR]
-                               Write the agent's own configuration (claude-code: .mcp.json and
-                               .claude/settings.json in the project; codex: config.toml in its
-                               home; gemini: settings.json in ~/.gemini), after showing what
-                               changes; --remove takes it out again.
+  setup <agent> [--remove] [--dry-run] [--yes]
+                               Write the agent's own configuration, after showing what changes;
+                               --remove takes it out again. claude-code: .mcp.json and
+                               .claude/settings.json in the project (--project DIR); codex:
+                               config.toml in $CODEX_HOME or ~/.codex (--codex-home DIR); gemini:
+                               ~/.gemini/settings.json (--gemini-home DIR); opencode: opencode.json
+                               and a plugin in ~/.config/opencode (--opencode-config DIR).
 
 Options:
   --store DIR   The store (default: $RETAINED_STORE, else the nearest .retained above the current
@@ -97,6 +99,7 @@ export async function main(argv: readonly string[]): Promise<number> {
         project: o.project,
         codexHome: o['codex-home'],
         geminiHome: o['gemini-home'],
+        opencodeConfig: o['opencode-config'],
       },
       print,
       (text) => process.stderr.write(`${text}\n`),
@@ -201,6 +204,7 @@ function parse(args: readonly string[]) {
       project: { type: 'string' },
       'codex-home': { type: 'string' },
       'gemini-home': { type: 'string' },
+      'opencode-config': { type: 'string' },
     },
   });
 }

@@ -26,6 +26,7 @@ export interface SetupOptions {
   project?: string | undefined;
   codexHome?: string | undefined;
   geminiHome?: string | undefined;
+  opencodeConfig?: string | undefined;
 }
 
 /** This command line, as a hook or an MCP server entry starts it. */
@@ -101,6 +102,9 @@ export async function setup(
     project: resolve(options.project ?? process.cwd()),
     codexHome: resolve(options.codexHome ?? process.env.CODEX_HOME ?? join(homedir(), '.codex')),
     geminiHome: resolve(options.geminiHome ?? join(homedir(), '.gemini')),
+    opencodeConfig: resolve(
+      options.opencodeConfig ?? join(process.env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'opencode'),
+    ),
   };
   const changes = setupChanges(agent as SetupAgent, places, thisLauncher(), read, { remove: options.remove, sha256 });
   if (changes.length === 0) {

@@ -1,0 +1,160 @@
+/**
+ * A scripted model for agents on an OpenAI-compatible provider (OpenCode): an HTTP server on
+ * 127.0.0.1 answering `POST /v1/chat/completions` (streamed as server-sent chunks, or whole). A
+ * request with no tools (a title request) gets a title; any other is answered by the first
+ * unused rule whose trigger matches its last message (a tool result of a given function, or a
+ * user text holding a given prompt); every request body is logged. The one mock in the test: a
+ * model provider cannot run here.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface ChatMessage {
+  role: string;
+  content?: string | { type?: string; text?: string }[] | null;
+  tool_call_id?: string;
+  tool_calls?: { id: string; function: { name: string; arguments: string } }[];
+}
+
+export type ChatReply = { tool: string; args: Record<string, unknown> } | { text: string };
+
+export interface ChatRule {
+  /** The last message is the result of a call of this function. */
+  after?: string;
+  prompt?: string;
+  reply: ChatReply | ((messages: ChatMessage[]) => ChatReply);
+}
+
+const textOf = (content: ChatMessage['content']) =>
+  typeof content === 'string' ? content : (content ?? []).map((c) => c.text ?? '').join('');
+
+export class ScriptedChat {
+  readonly requests: { messages: ChatMessage[]; tools?: { function?: { name?: string } }[] }[] = [];
+  private readonly used = new Set<number>();
+  private server: Server | undefined;
+  private seq = 0;
+
+  constructor(private readonly rules: ChatRule[]) {}
+
+  /** The base URL (ending in /v1), for the provider's baseURL. */
+  async start(): Promise<string> {
+    this.server = createServer((req, res) => this.handle(req, res));
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/v1`;
+  }
+
+  stop(): Promise<void> {
+    return new Promise((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  }
+
+  unusedRules(): number[] {
+    return this.rules.flatMap((_, i) => (this.used.has(i) ? [] : [i]));
+  }
+
+  /** What the model got back for the first call of function `name`, in any request. */
+  resultOf(name: string): string | undefined {
+    for (const { messages } of this.requests) {
+      const call = messages.flatMap((m) => m.tool_calls ?? []).find((c) => c.function.name === name);
+      const result = call && messages.find((m) => m.role === 'tool' && m.tool_call_id === call.id);
+      if (result) return textOf(result.content);
+    }
+    return undefined;
+  }
+
+  private handle(req: IncomingMessage, res: ServerResponse): void {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      if (req.method === 'GET' && req.url?.endsWith('/models')) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        return void res.end(JSON.stringify({ object: 'list', data: [{ id: 'scripted', object: 'model' }] }));
+      }
+      if (!req.url?.endsWith('/chat/completions')) return void res.writeHead(404).end('{}');
+      let body: { messages?: ChatMessage[]; tools?: unknown[]; stream?: boolean } = {};
+      try {
+        body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      } catch {
+        // not JSON: an empty text below
+      }
+      const messages = body.messages ?? [];
+      this.requests.push({ messages, ...(body.tools ? { tools: body.tools as never } : {}) });
+      const reply = body.tools?.length ? this.reply(messages) : { text: 'Build and fix' };
+      this.send(res, reply, body.stream === true);
+    });
+  }
+
+  private reply(messages: ChatMessage[]): ChatReply {
+    const last = messages.at(-1);
+    const calledName =
+      last?.role === 'tool'
+        ? messages.flatMap((m) => m.tool_calls ?? []).find((c) => c.id === last.tool_call_id)?.function.name
+        : undefined;
+    const at = this.rules.findIndex(
+      (rule, i) =>
+        !this.used.has(i) &&
+        ((rule.after !== undefined && calledName === rule.after) ||
+          (rule.prompt !== undefined && last?.role === 'user' && textOf(last.content).includes(rule.prompt))),
+    );
+    const rule = this.rules[at];
+    if (!rule) return { text: '' };
+    this.used.add(at);
+    return typeof rule.reply === 'function' ? rule.reply(messages) : rule.reply;
+  }
+
+  private send(res: ServerResponse, reply: ChatReply, stream: boolean): void {
+    const id = `chatcmpl-${++this.seq}`;
+    const created = Math.floor(Date.now() / 1000);
+    const usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };
+    const call =
+      'tool' in reply
+        ? {
+            id: `call_${this.seq}`,
+            type: 'function',
+            function: { name: reply.tool, arguments: JSON.stringify(reply.args) },
+          }
+        : undefined;
+    if (!stream) {
+      const message = call
+        ? { role: 'assistant', content: null, tool_calls: [call] }
+        : { role: 'assistant', content: (reply as { text: string }).text };
+      res.writeHead(200, { 'content-type': 'application/json' });
+      return void res.end(
+        JSON.stringify({
+          id,
+          object: 'chat.completion',
+          created,
+          model: 'scripted',
+          choices: [{ index: 0, message, finish_reason: call ? 'tool_calls' : 'stop' }],
+          usage,
+        }),
+      );
+    }
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    const chunk = (delta: unknown, finish: string | null) =>
+      res.write(
+        `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: 'scripted', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`,
+      );
+    if (call) {
+      chunk(
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            { index: 0, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } },
+          ],
+        },
+        null,
+      );
+      chunk({ tool_calls: [{ index: 0, function: { arguments: call.function.arguments } }] }, null);
+      chunk({}, 'tool_calls');
+    } else {
+      chunk({ role: 'assistant', content: '' }, null);
+      chunk({ content: (reply as { text: string }).text }, null);
+      chunk({}, 'stop');
+    }
+    res.write(
+      `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: 'scripted', choices: [], usage })}\n\n`,
+    );
+    res.end('data: [DONE]\n\n');
+  }
+}

@@ -32,6 +32,27 @@ export interface SetupPlaces {
   opencodeConfig?: string | undefined;
 }
 
+/** Where each agent keeps its configuration, from a home folder and the environment, as each agent documents it. */
+export function defaultPlaces(home: string, env: Record<string, string | undefined>, project?: string): SetupPlaces {
+  return {
+    project,
+    codexHome: env.CODEX_HOME || `${home}/.codex`,
+    geminiHome: `${home}/.gemini`,
+    opencodeConfig: `${env.XDG_CONFIG_HOME || `${home}/.config`}/opencode`,
+  };
+}
+
+/** Each agent setup knows: its name, and what setup adds (for a picker). */
+export const SETUP_AGENT_INFO: Record<SetupAgent, { name: string; adds: string }> = {
+  'claude-code': {
+    name: 'Claude Code',
+    adds: 'The MCP server in .mcp.json, and the PostToolUse hook in .claude/settings.json (this project)',
+  },
+  codex: { name: 'Codex', adds: 'The MCP server and a PreToolUse hook, trusted, in config.toml' },
+  gemini: { name: 'Gemini CLI', adds: 'The MCP server and a BeforeTool hook in ~/.gemini/settings.json' },
+  opencode: { name: 'OpenCode', adds: 'The MCP server in opencode.json, and a plugin' },
+};
+
 export interface FileChange {
   path: string;
   /** The file's text before (undefined: no file) and after (undefined: the file goes). */

@@ -1,16 +1,22 @@
 /**
  * Agents outside the extension: the MCP server offered to VS Code itself (so Copilot agent mode
- * lists peek_value, run_command and list_retained with no setup), and "Set Up Claude Code /
- * Codex…", which shows the exact configuration it will add in a read-only preview and writes it
- * only when confirmed. What it writes names the command line's stable copy (cliInstall.ts).
+ * lists peek_value, run_command and list_retained with no setup), and "Set Up an Agent…"
+ * (Claude Code, Codex, Gemini CLI, OpenCode), which shows the exact configuration it will add in
+ * a read-only preview and writes it only when confirmed. What it writes names the command line's stable copy (cliInstall.ts).
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import * as vscode from 'vscode';
-import { type FileChange, type Launcher, setupChanges } from '../../shared/agentSetup';
-import { AGENT_NAMES } from '../../shared/agents';
+import {
+  defaultPlaces,
+  type FileChange,
+  type Launcher,
+  SETUP_AGENT_INFO,
+  SETUP_AGENTS,
+  setupChanges,
+} from '../../shared/agentSetup';
 import type { Commands } from './commands';
 import type { Ctx } from './ctx';
 
@@ -76,26 +82,14 @@ function previewText(agent: string, changes: FileChange[], write: string, moving
 /** Set Up: which agent, what will be written (a read-only preview), then the question; writes only on yes. */
 async function setUp({ extension: context, cli, texts }: Ctx): Promise<void> {
   const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-  const codexHome = process.env.CODEX_HOME ?? join(homedir(), '.codex');
+  const places = defaultPlaces(homedir(), process.env, folder);
+  const agents = SETUP_AGENTS.filter((agent) => agent !== 'claude-code' || folder);
   const picked = await vscode.window.showQuickPick(
-    [
-      ...(folder
-        ? [
-            {
-              label: AGENT_NAMES['claude-code'],
-              description: 'this project',
-              detail: 'The MCP server in .mcp.json, and the PostToolUse hook in .claude/settings.json',
-              agent: 'claude-code' as const,
-            },
-          ]
-        : []),
-      {
-        label: AGENT_NAMES.codex,
-        description: codexHome,
-        detail: 'The MCP server in config.toml',
-        agent: 'codex' as const,
-      },
-    ],
+    agents.map((agent) => ({
+      label: SETUP_AGENT_INFO[agent].name,
+      detail: SETUP_AGENT_INFO[agent].adds,
+      agent,
+    })),
     { title: 'Set Up an Agent for Retained Outputs', placeHolder: 'Which agent?' },
   );
   if (!picked) return;
@@ -104,7 +98,7 @@ async function setUp({ extension: context, cli, texts }: Ctx): Promise<void> {
   const stable = await cli.catch(() => bundled);
   try {
     const run = launcher(stable);
-    changes = setupChanges(picked.agent, { project: folder, codexHome }, run, readText, { sha256 });
+    changes = setupChanges(picked.agent, places, run, readText, { sha256 });
   } catch (err) {
     void vscode.window.showErrorMessage(`Retained Outputs: ${(err as Error).message}`);
     return;

@@ -2,7 +2,7 @@
  * Agents outside VS Code, seen in a real VS Code: a real Claude Code (against the scripted model)
  * runs in the workspace with the hook and the MCP server; its session appears in the Agent
  * Sessions view as it is written, opens in the inspector, and grows there live when the agent
- * goes on. "Set Up Claude Code / Codex…" shows what it adds and writes it when confirmed.
+ * goes on. "Set Up an Agent…" shows what it adds and writes it when confirmed.
  */
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -64,7 +64,7 @@ describe('Agents outside VS Code, in a real VS Code', () => {
     await vs.page.locator('.activitybar [aria-label^="Retained Outputs"]').first().click();
     const welcome = vs.page.locator('.welcome-view-content', { hasText: 'No retained outputs yet' }).first();
     await welcome.waitFor({ timeout: 60_000 });
-    for (const button of ['Set Up Claude Code / Codex…', 'Import Agent Session…'])
+    for (const button of ['Set Up an Agent…', 'Import Agent Session…'])
       assert.equal(await welcome.getByRole('button', { name: button }).count(), 1, button);
     await vs.screenshot('welcome');
     assert.equal(existsSync(join(workspace, '.retained')), false, 'no .retained after activation');
@@ -160,7 +160,7 @@ describe('Agents outside VS Code, in a real VS Code', () => {
   it('Set Up Claude Code shows what it will add, and writes it when confirmed', async () => {
     // The live inspector of the last test could take the focus, and a quick pick closes on losing it.
     await vs.runCommand('View: Close All Editors');
-    await vs.runCommand('Retained Outputs: Set Up Claude Code / Codex…');
+    await vs.runCommand('Retained Outputs: Set Up an Agent…');
     await vs.page
       .locator('.quick-input-title', { hasText: 'Set Up an Agent for Retained Outputs' })
       .waitFor({ timeout: 20_000 });

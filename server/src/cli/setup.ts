@@ -8,9 +8,10 @@
  */
 import { mkdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import {
+  defaultPlaces,
   type FileChange,
   type Launcher,
   SETUP_AGENTS,
@@ -98,13 +99,12 @@ export async function setup(
     );
     return 2;
   }
+  const defaults = defaultPlaces(homedir(), process.env);
   const places = {
     project: resolve(options.project ?? process.cwd()),
-    codexHome: resolve(options.codexHome ?? process.env.CODEX_HOME ?? join(homedir(), '.codex')),
-    geminiHome: resolve(options.geminiHome ?? join(homedir(), '.gemini')),
-    opencodeConfig: resolve(
-      options.opencodeConfig ?? join(process.env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'opencode'),
-    ),
+    codexHome: resolve(options.codexHome ?? defaults.codexHome!),
+    geminiHome: resolve(options.geminiHome ?? defaults.geminiHome!),
+    opencodeConfig: resolve(options.opencodeConfig ?? defaults.opencodeConfig!),
   };
   const changes = setupChanges(agent as SetupAgent, places, thisLauncher(), read, { remove: options.remove, sha256 });
   if (changes.length === 0) {

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Installs the real coding agents the agent tests drive, idempotently, into a cache outside the
 # clone (so CI's fresh clones reuse it): Claude Code from the npm registry (its native binary
-# comes in a platform package), Codex CLI, Gemini CLI and OpenCode. Prints the cache folder on its last line.
+# comes in a platform package), Codex CLI, Gemini CLI, OpenCode and Qwen Code. Prints the cache folder on its last line.
 set -euo pipefail
 
 CLAUDE_CODE_VERSION=2.1.332
 CODEX_VERSION=0.171.0
 GEMINI_VERSION=0.61.0
 OPENCODE_VERSION=1.18.33
+QWEN_VERSION=0.24.4
 CACHE="${RETAINED_AGENTS_CACHE:-$HOME/.cache/retained-outputs-agents}"
 CC_DIR="$CACHE/claude-code-$CLAUDE_CODE_VERSION"
 log() { echo "[setup-agents] $*" >&2; }
@@ -58,5 +59,15 @@ if [ ! -x "$OPENCODE" ] || [ ! -f "$OC_DIR/.complete" ]; then
   "$OPENCODE" --version >/dev/null
   touch "$OC_DIR/.complete"
 fi
-log "ready: claude=$CLAUDE codex=$CODEX gemini=$GEMINI opencode=$OPENCODE"
+QW_DIR="$CACHE/qwen-code-$QWEN_VERSION"
+QWEN="$QW_DIR/node_modules/@qwen-code/qwen-code/cli-entry.js"
+if [ ! -f "$QWEN" ] || [ ! -f "$QW_DIR/.complete" ]; then
+  log "Qwen Code $QWEN_VERSION (about 150 MB)"
+  rm -rf "$QW_DIR" && mkdir -p "$QW_DIR"
+  echo '{"private": true}' > "$QW_DIR/package.json"
+  (cd "$QW_DIR" && npm install --no-audit --no-fund --ignore-scripts "@qwen-code/qwen-code@$QWEN_VERSION" > install.log 2>&1) \
+    || { tail -20 "$QW_DIR/install.log" >&2; log "Qwen Code install failed"; exit 1; }
+  touch "$QW_DIR/.complete"
+fi
+log "ready: claude=$CLAUDE codex=$CODEX gemini=$GEMINI opencode=$OPENCODE qwen=$QWEN"
 echo "$CACHE"

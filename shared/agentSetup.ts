@@ -9,7 +9,7 @@ import { applyEdits, type JSONPath, modify, type ParseError, parse, printParseEr
 import { MCP_SERVER } from './agents';
 
 /** The agents `setup` knows. */
-export const SETUP_AGENTS = ['claude-code', 'codex', 'gemini', 'opencode'] as const;
+export const SETUP_AGENTS = ['claude-code', 'codex', 'gemini', 'opencode', 'qwen'] as const;
 export type SetupAgent = (typeof SETUP_AGENTS)[number];
 
 /** How to start the `retained` command line: a Node and a cli.js that outlives an upgrade. */
@@ -30,6 +30,8 @@ export interface SetupPlaces {
   geminiHome?: string | undefined;
   /** OpenCode's configuration folder (`$XDG_CONFIG_HOME/opencode`, else `~/.config/opencode`). */
   opencodeConfig?: string | undefined;
+  /** Qwen Code's home (`~/.qwen`). */
+  qwenHome?: string | undefined;
 }
 
 /** Where each agent keeps its configuration, from a home folder and the environment, as each agent documents it. */
@@ -39,6 +41,7 @@ export function defaultPlaces(home: string, env: Record<string, string | undefin
     codexHome: env.CODEX_HOME || `${home}/.codex`,
     geminiHome: `${home}/.gemini`,
     opencodeConfig: `${env.XDG_CONFIG_HOME || `${home}/.config`}/opencode`,
+    qwenHome: `${home}/.qwen`,
   };
 }
 
@@ -51,6 +54,7 @@ export const SETUP_AGENT_INFO: Record<SetupAgent, { name: string; adds: string }
   codex: { name: 'Codex', adds: 'The MCP server and a PreToolUse hook, trusted, in config.toml' },
   gemini: { name: 'Gemini CLI', adds: 'The MCP server and a BeforeTool hook in ~/.gemini/settings.json' },
   opencode: { name: 'OpenCode', adds: 'The MCP server in opencode.json, and a plugin' },
+  qwen: { name: 'Qwen Code', adds: 'The MCP server and a PostToolUse hook in ~/.qwen/settings.json' },
 };
 
 export interface FileChange {
@@ -79,7 +83,9 @@ export function setupChanges(
         ? codex(required(places.codexHome, "Codex's home folder"), launcher, read, remove, sha256)
         : agent === 'gemini'
           ? gemini(required(places.geminiHome, "Gemini CLI's home folder"), launcher, read, remove)
-          : opencode(required(places.opencodeConfig, "OpenCode's configuration folder"), launcher, read, remove);
+          : agent === 'opencode'
+            ? opencode(required(places.opencodeConfig, "OpenCode's configuration folder"), launcher, read, remove)
+            : qwen(required(places.qwenHome, "Qwen Code's home folder"), launcher, read, remove);
   return changes.filter((c) => c.before !== c.after);
 }
 
@@ -235,6 +241,22 @@ function gemini(home: string, launcher: Launcher, read: Read, remove: boolean): 
 function sameJson(a: string | undefined, b: string | undefined): boolean {
   if (a === undefined || b === undefined) return a === b;
   return JSON.stringify(parse(a)) === JSON.stringify(parse(b));
+}
+
+/**
+ * Qwen Code, for the user: `settings.json` in its home gets the MCP server and a PostToolUse hook
+ * on the shell tool (`retained hook qwen`: its whole output retained, the model gets the stub).
+ */
+function qwen(home: string, launcher: Launcher, read: Read, remove: boolean): FileChange[] {
+  const path = `${home}/settings.json`;
+  const before = read(path);
+  const hook = {
+    matcher: `^${GEMINI_SHELL_TOOL}$`,
+    hooks: [{ type: 'command', command: commandLine(launcher, ['hook', 'qwen']) }],
+  };
+  let text = withServer(before ?? '', path, remove ? undefined : serverOf(launcher));
+  text = withHook(text, path, 'PostToolUse', /\bhook qwen$/, remove ? undefined : hook);
+  return [{ path, before, after: finish(before, text, path, remove, [['mcpServers'], ['hooks', 'PostToolUse']]) }];
 }
 
 /** The first line of the plugin file setup writes for OpenCode: a file without it is not ours. */

@@ -12,7 +12,7 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { sha256Hex } from '../../server/src/core/text/bytes';
 import { setupChanges } from '../../shared/agentSetup';
-import { type ChatMessage, ScriptedChat } from '../helpers/scriptedChat';
+import { type ChatMessage, chatText, ScriptedChat } from '../helpers/scriptedChat';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
 
 const OPENCODE_VERSION = '1.18.33';
@@ -35,7 +35,7 @@ function opencodeBinary(): string {
 /** The id in the stub the bash call got. */
 function stubId(messages: ChatMessage[]): string {
   for (const m of messages) {
-    const text = typeof m.content === 'string' ? m.content : '';
+    const text = chatText(m.content);
     const id = m.role === 'tool' ? /\[retained #(\S+)\]/.exec(text)?.[1] : undefined;
     if (id) return id;
   }

@@ -25,7 +25,8 @@ export interface ChatRule {
   reply: ChatReply | ((messages: ChatMessage[]) => ChatReply);
 }
 
-const textOf = (content: ChatMessage['content']) =>
+/** A message's text, whether its content is a string or parts. */
+export const chatText = (content: ChatMessage['content']) =>
   typeof content === 'string' ? content : (content ?? []).map((c) => c.text ?? '').join('');
 
 export class ScriptedChat {
@@ -56,7 +57,7 @@ export class ScriptedChat {
     for (const { messages } of this.requests) {
       const call = messages.flatMap((m) => m.tool_calls ?? []).find((c) => c.function.name === name);
       const result = call && messages.find((m) => m.role === 'tool' && m.tool_call_id === call.id);
-      if (result) return textOf(result.content);
+      if (result) return chatText(result.content);
     }
     return undefined;
   }
@@ -93,7 +94,7 @@ export class ScriptedChat {
       (rule, i) =>
         !this.used.has(i) &&
         ((rule.after !== undefined && calledName === rule.after) ||
-          (rule.prompt !== undefined && last?.role === 'user' && textOf(last.content).includes(rule.prompt))),
+          (rule.prompt !== undefined && last?.role === 'user' && chatText(last.content).includes(rule.prompt))),
     );
     const rule = this.rules[at];
     if (!rule) return { text: '' };

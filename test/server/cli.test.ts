@@ -44,6 +44,7 @@ describe('the retained command line', function () {
     const codexHome = tempDir();
     const geminiHome = tempDir();
     const opencodeConfig = tempDir();
+    const qwenHome = tempDir();
     const settings = `${JSON.stringify({ model: 'opus', permissions: { allow: ['Bash(ls:*)'] } }, null, 2)}\n`;
     mkdirSync(join(project, '.claude'));
     writeFileSync(join(project, '.claude', 'settings.json'), settings);
@@ -57,6 +58,7 @@ describe('the retained command line', function () {
           join(geminiHome, 'settings.json'),
           join(opencodeConfig, 'opencode.json'),
           join(opencodeConfig, 'plugins', 'retained-outputs.js'),
+          join(qwenHome, 'settings.json'),
         ].map((f) => [f, existsSync(f) ? readFileSync(f, 'utf8') : undefined]),
       );
     const before = snapshot();
@@ -65,8 +67,9 @@ describe('the retained command line', function () {
       ['--codex-home', codexHome],
       ['--gemini-home', geminiHome],
       ['--opencode-config', opencodeConfig],
+      ['--qwen-home', qwenHome],
     ].flat();
-    const agents = ['claude-code', 'codex', 'gemini', 'opencode'];
+    const agents = ['claude-code', 'codex', 'gemini', 'opencode', 'qwen'];
 
     const dry = retained(project, ['setup', 'claude-code', '--dry-run', ...where]);
     assert.equal(dry.code, 0, dry.stderr);

@@ -106,8 +106,8 @@ describe('agent setup', () => {
     assert.deepEqual(run('codex', byHand), [], 'a table of its own is left as it is');
   });
 
-  it("Gemini CLI and OpenCode: the hook or plugin and the MCP server beside the user's settings; --remove gives them back to the byte, and a file it made goes", () => {
-    const places = { geminiHome: '/g', opencodeConfig: '/o' };
+  it("Gemini CLI, OpenCode and Qwen Code: the hook or plugin and the MCP server beside the user's settings; --remove gives them back to the byte, and a file it made goes", () => {
+    const places = { geminiHome: '/g', opencodeConfig: '/o', qwenHome: '/q' };
     const go = (agent: SetupAgent, files: Record<string, string>, remove = false) =>
       apply(
         files,
@@ -142,6 +142,16 @@ describe('agent setup', () => {
       () => go('opencode', { '/o/plugins/retained-outputs.js': 'mine' }),
       /was not written by retained setup/,
     );
+
+    const qwen = {
+      '/q/settings.json': `${JSON.stringify({ security: { auth: { selectedType: 'openai' } } }, null, 2)}\n`,
+    };
+    const hooked = go('qwen', qwen);
+    assert.equal(
+      parse(hooked['/q/settings.json']!).hooks.PostToolUse[0].hooks[0].command,
+      '/usr/bin/node /ext/cli/cli.js hook qwen',
+    );
+    assert.deepEqual(go('qwen', hooked, true), qwen);
   });
 
   it('refuses a settings file that is not a JSON object, naming it', () => {

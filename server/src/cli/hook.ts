@@ -23,6 +23,7 @@ import type { RetentionService } from '../core/service';
 import { APPEND, openFile } from '../core/store/safeFs';
 import { utf8Bytes } from '../core/text/bytes';
 import { codexAnswer, geminiAnswer, selfLauncher } from './commandHooks';
+import { qwenAnswer } from './qwenHook';
 
 /** The most a hook reads from stdin: a Bash output past Claude Code's cut is in a file instead. */
 const STDIN_MAX_BYTES = 64 << 20;
@@ -57,7 +58,7 @@ interface Shaped {
 
 export async function runHook(
   service: RetentionService,
-  agent: 'claude-code' | 'codex' | 'gemini',
+  agent: 'claude-code' | 'codex' | 'gemini' | 'qwen',
   guard: boolean,
   stdin: NodeJS.ReadableStream = process.stdin,
 ): Promise<number> {
@@ -68,7 +69,9 @@ export async function runHook(
         ? codexAnswer(raw, selfLauncher(), service.store.root, guard, (why) => void log(service, why))
         : agent === 'gemini'
           ? geminiAnswer(raw, selfLauncher(), service.store.root, guard)
-          : await hook(service, check(HookInput, raw, 'the hook input'));
+          : agent === 'qwen'
+            ? await qwenAnswer(service, raw)
+            : await hook(service, check(HookInput, raw, 'the hook input'));
     if (answer !== undefined) process.stdout.write(`${JSON.stringify(answer)}\n`);
   } catch (err) {
     await log(service, `${agent}: no answer: ${(err as Error).stack ?? String(err)}`);

@@ -48,13 +48,15 @@ Commands:
   hook claude-code             A Claude Code PostToolUse hook: big outputs become stubs.
   hook codex | hook gemini     A Codex PreToolUse / Gemini CLI BeforeTool hook: shell commands
                                run through \`retained run\`.
+  hook qwen                    A Qwen Code PostToolUse hook: big shell outputs become stubs.
   setup <agent> [--remove] [--dry-run] [--yes]
                                Write the agent's own configuration, after showing what changes;
                                --remove takes it out again. claude-code: .mcp.json and
                                .claude/settings.json in the project (--project DIR); codex:
                                config.toml in $CODEX_HOME or ~/.codex (--codex-home DIR); gemini:
                                ~/.gemini/settings.json (--gemini-home DIR); opencode: opencode.json
-                               and a plugin in ~/.config/opencode (--opencode-config DIR).
+                               and a plugin in ~/.config/opencode (--opencode-config DIR); qwen:
+                               ~/.qwen/settings.json (--qwen-home DIR).
 
 Options:
   --store DIR   The store (default: $RETAINED_STORE, else the nearest .retained above the current
@@ -100,6 +102,7 @@ export async function main(argv: readonly string[]): Promise<number> {
         codexHome: o['codex-home'],
         geminiHome: o['gemini-home'],
         opencodeConfig: o['opencode-config'],
+        qwenHome: o['qwen-home'],
       },
       print,
       (text) => process.stderr.write(`${text}\n`),
@@ -148,8 +151,8 @@ export async function main(argv: readonly string[]): Promise<number> {
         });
         return 0;
       case 'hook':
-        if (rest[0] !== 'claude-code' && rest[0] !== 'codex' && rest[0] !== 'gemini')
-          throw new Usage('hook takes the agent: retained hook claude-code, codex or gemini');
+        if (rest[0] !== 'claude-code' && rest[0] !== 'codex' && rest[0] !== 'gemini' && rest[0] !== 'qwen')
+          throw new Usage('hook takes the agent: retained hook claude-code, codex, gemini or qwen');
         return await runHook(service, rest[0], o.guard === true);
       default:
         throw new Usage(`unknown command ${JSON.stringify(command)}`);
@@ -205,6 +208,7 @@ function parse(args: readonly string[]) {
       'codex-home': { type: 'string' },
       'gemini-home': { type: 'string' },
       'opencode-config': { type: 'string' },
+      'qwen-home': { type: 'string' },
     },
   });
 }

@@ -28,6 +28,7 @@ export interface SetupOptions {
   codexHome?: string | undefined;
   geminiHome?: string | undefined;
   opencodeConfig?: string | undefined;
+  qwenHome?: string | undefined;
 }
 
 /** This command line, as a hook or an MCP server entry starts it. */
@@ -105,6 +106,7 @@ export async function setup(
     codexHome: resolve(options.codexHome ?? defaults.codexHome!),
     geminiHome: resolve(options.geminiHome ?? defaults.geminiHome!),
     opencodeConfig: resolve(options.opencodeConfig ?? defaults.opencodeConfig!),
+    qwenHome: resolve(options.qwenHome ?? defaults.qwenHome!),
   };
   const changes = setupChanges(agent as SetupAgent, places, thisLauncher(), read, { remove: options.remove, sha256 });
   if (changes.length === 0) {

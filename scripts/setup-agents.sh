@@ -1,73 +1,38 @@
 #!/usr/bin/env bash
 # Installs the real coding agents the agent tests drive, idempotently, into a cache outside the
-# clone (so CI's fresh clones reuse it): Claude Code from the npm registry (its native binary
-# comes in a platform package), Codex CLI, Gemini CLI, OpenCode and Qwen Code. Prints the cache folder on its last line.
+# clone (so CI's fresh clones reuse it): Claude Code (its native binary comes in a platform
+# package), Codex CLI, Gemini CLI, OpenCode (a platform package too) and Qwen Code, each from the
+# npm registry, at a pinned version. Prints the cache folder on its last line.
 set -euo pipefail
 
-CLAUDE_CODE_VERSION=2.1.332
-CODEX_VERSION=0.171.0
-GEMINI_VERSION=0.61.0
-OPENCODE_VERSION=1.18.33
-QWEN_VERSION=0.24.4
 CACHE="${RETAINED_AGENTS_CACHE:-$HOME/.cache/retained-outputs-agents}"
-CC_DIR="$CACHE/claude-code-$CLAUDE_CODE_VERSION"
 log() { echo "[setup-agents] $*" >&2; }
 
-CLAUDE="$CC_DIR/node_modules/@anthropic-ai/claude-code-linux-x64/claude"
-if [ ! -x "$CLAUDE" ] || [ ! -f "$CC_DIR/.complete" ]; then
-  log "Claude Code $CLAUDE_CODE_VERSION (about 400 MB)"
-  rm -rf "$CC_DIR" && mkdir -p "$CC_DIR"
-  echo '{"private": true}' > "$CC_DIR/package.json"
-  # Its postinstall only links the platform binary into bin/; the tests call that binary directly.
-  (cd "$CC_DIR" && npm install --no-audit --no-fund --ignore-scripts "@anthropic-ai/claude-code@$CLAUDE_CODE_VERSION" > install.log 2>&1) \
-    || { tail -20 "$CC_DIR/install.log" >&2; log "Claude Code install failed"; exit 1; }
-  "$CLAUDE" --version >/dev/null
-  touch "$CC_DIR/.complete"
-fi
-CX_DIR="$CACHE/codex-$CODEX_VERSION"
-CODEX="$CX_DIR/node_modules/@openai/codex/bin/codex.js"
-if [ ! -f "$CODEX" ] || [ ! -f "$CX_DIR/.complete" ]; then
-  log "Codex CLI $CODEX_VERSION (about 420 MB)"
-  rm -rf "$CX_DIR" && mkdir -p "$CX_DIR"
-  echo '{"private": true}' > "$CX_DIR/package.json"
-  (cd "$CX_DIR" && npm install --no-audit --no-fund --ignore-scripts "@openai/codex@$CODEX_VERSION" > install.log 2>&1) \
-    || { tail -20 "$CX_DIR/install.log" >&2; log "Codex install failed"; exit 1; }
-  node "$CODEX" --version >/dev/null
-  touch "$CX_DIR/.complete"
-fi
-GM_DIR="$CACHE/gemini-cli-$GEMINI_VERSION"
-GEMINI="$GM_DIR/node_modules/@google/gemini-cli/bundle/gemini.js"
-if [ ! -f "$GEMINI" ] || [ ! -f "$GM_DIR/.complete" ]; then
-  log "Gemini CLI $GEMINI_VERSION (about 100 MB)"
-  rm -rf "$GM_DIR" && mkdir -p "$GM_DIR"
-  echo '{"private": true}' > "$GM_DIR/package.json"
-  # Its install scripts build optional native helpers (a pty, a keychain) that the tests do not need.
-  (cd "$GM_DIR" && npm install --no-audit --no-fund --ignore-scripts "@google/gemini-cli@$GEMINI_VERSION" > install.log 2>&1) \
-    || { tail -20 "$GM_DIR/install.log" >&2; log "Gemini CLI install failed"; exit 1; }
-  node "$GEMINI" --version >/dev/null
-  touch "$GM_DIR/.complete"
-fi
-OC_DIR="$CACHE/opencode-$OPENCODE_VERSION"
-OPENCODE="$OC_DIR/node_modules/opencode-linux-x64/bin/opencode"
-if [ ! -x "$OPENCODE" ] || [ ! -f "$OC_DIR/.complete" ]; then
-  log "OpenCode $OPENCODE_VERSION (about 350 MB)"
-  rm -rf "$OC_DIR" && mkdir -p "$OC_DIR"
-  echo '{"private": true}' > "$OC_DIR/package.json"
-  # Its native binary comes in a platform package; its postinstall only links it into bin/.
-  (cd "$OC_DIR" && npm install --no-audit --no-fund --ignore-scripts "opencode-ai@$OPENCODE_VERSION" > install.log 2>&1) \
-    || { tail -20 "$OC_DIR/install.log" >&2; log "OpenCode install failed"; exit 1; }
-  "$OPENCODE" --version >/dev/null
-  touch "$OC_DIR/.complete"
-fi
-QW_DIR="$CACHE/qwen-code-$QWEN_VERSION"
-QWEN="$QW_DIR/node_modules/@qwen-code/qwen-code/cli-entry.js"
-if [ ! -f "$QWEN" ] || [ ! -f "$QW_DIR/.complete" ]; then
-  log "Qwen Code $QWEN_VERSION (about 150 MB)"
-  rm -rf "$QW_DIR" && mkdir -p "$QW_DIR"
-  echo '{"private": true}' > "$QW_DIR/package.json"
-  (cd "$QW_DIR" && npm install --no-audit --no-fund --ignore-scripts "@qwen-code/qwen-code@$QWEN_VERSION" > install.log 2>&1) \
-    || { tail -20 "$QW_DIR/install.log" >&2; log "Qwen Code install failed"; exit 1; }
-  touch "$QW_DIR/.complete"
-fi
-log "ready: claude=$CLAUDE codex=$CODEX gemini=$GEMINI opencode=$OPENCODE qwen=$QWEN"
+# install <folder> <package@version> <size> <file the install leaves> <a command that checks it runs>
+# Install scripts are skipped: they only link a platform binary into bin/ or build optional
+# native helpers (a pty, a keychain) that the tests do not need; the tests call the files directly.
+install() {
+  local dir="$CACHE/$1" spec="$2" size="$3" file="$CACHE/$1/$4" check="$5"
+  if [ -e "$file" ] && [ -f "$dir/.complete" ]; then return; fi
+  log "$spec (about $size)"
+  rm -rf "$dir" && mkdir -p "$dir"
+  echo '{"private": true}' > "$dir/package.json"
+  (cd "$dir" && npm install --no-audit --no-fund --ignore-scripts "$spec" > install.log 2>&1) \
+    || { tail -20 "$dir/install.log" >&2; log "$spec: install failed"; exit 1; }
+  (cd "$dir" && eval "$check") > /dev/null || { log "$spec: installed, but it does not run"; exit 1; }
+  touch "$dir/.complete"
+}
+
+install claude-code-2.1.332 @anthropic-ai/claude-code@2.1.332 '400 MB' \
+  node_modules/@anthropic-ai/claude-code-linux-x64/claude \
+  'node_modules/@anthropic-ai/claude-code-linux-x64/claude --version'
+install codex-0.171.0 @openai/codex@0.171.0 '420 MB' \
+  node_modules/@openai/codex/bin/codex.js 'node node_modules/@openai/codex/bin/codex.js --version'
+install gemini-cli-0.61.0 @google/gemini-cli@0.61.0 '100 MB' \
+  node_modules/@google/gemini-cli/bundle/gemini.js 'node node_modules/@google/gemini-cli/bundle/gemini.js --version'
+install opencode-1.18.33 opencode-ai@1.18.33 '350 MB' \
+  node_modules/opencode-linux-x64/bin/opencode 'node_modules/opencode-linux-x64/bin/opencode --version'
+install qwen-code-0.24.4 @qwen-code/qwen-code@0.24.4 '150 MB' \
+  node_modules/@qwen-code/qwen-code/cli-entry.js 'test -f node_modules/@qwen-code/qwen-code/cli.js'
+log "ready in $CACHE"
 echo "$CACHE"

@@ -1,12 +1,12 @@
 /**
- * What `retained setup <agent>` (and "Set Up <Agent>…" in VS Code) writes into an agent's own
+ * What `retained setup <agent>` (and "Set Up an Agent…" in VS Code) writes into an agent's own
  * configuration, and what `--remove` takes out: pure functions of the files' text, so what is
  * shown first is exactly what is written, a second run changes nothing, and a removal gives
  * back the file as it was. JSON files are edited in place (jsonc-parser, as VS Code edits its
  * settings: comments and the rest of the file kept); a TOML file gets one marked block.
  */
 import { applyEdits, type JSONPath, modify, type ParseError, parse, printParseErrorCode } from 'jsonc-parser';
-import { MCP_SERVER } from './agents';
+import { AGENT_NAMES, MCP_SERVER } from './agents';
 
 /** The agents `setup` knows. */
 export const SETUP_AGENTS = ['claude-code', 'codex', 'gemini', 'opencode', 'qwen'] as const;
@@ -48,10 +48,10 @@ export function defaultPlaces(home: string, env: Record<string, string | undefin
 /** Each agent setup knows: its name, and what setup adds (for a picker). */
 export const SETUP_AGENT_INFO: Record<SetupAgent, { name: string; adds: string }> = {
   'claude-code': {
-    name: 'Claude Code',
+    name: AGENT_NAMES['claude-code'],
     adds: 'The MCP server in .mcp.json, and the PostToolUse hook in .claude/settings.json (this project)',
   },
-  codex: { name: 'Codex', adds: 'The MCP server and a PreToolUse hook, trusted, in config.toml' },
+  codex: { name: AGENT_NAMES.codex, adds: 'The MCP server and a PreToolUse hook, trusted, in config.toml' },
   gemini: { name: 'Gemini CLI', adds: 'The MCP server and a BeforeTool hook in ~/.gemini/settings.json' },
   opencode: { name: 'OpenCode', adds: 'The MCP server in opencode.json, and a plugin' },
   qwen: { name: 'Qwen Code', adds: 'The MCP server and a PostToolUse hook in ~/.qwen/settings.json' },

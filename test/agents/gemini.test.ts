@@ -7,11 +7,12 @@
  * the first 8,000 and last 32,000 characters, and the error in the middle is not among them.
  */
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { sha256Hex } from '../../server/src/core/text/bytes';
 import { GEMINI_SHELL_TOOL, setupChanges } from '../../shared/agentSetup';
+import { agentFile, runAgent } from '../helpers/agents';
 import { type GeminiContent, ScriptedGemini } from '../helpers/scriptedGemini';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
 
@@ -21,16 +22,7 @@ const COMMAND = 'seq 1 80000; echo "error: linker failed at step 80001"; seq 800
 /** How the model knows our MCP server's peek_value. */
 const PEEK = 'mcp_retained_peek_value';
 
-function geminiScript(): string {
-  const cache = execFileSync('bash', [resolve(__dirname, '../../scripts/setup-agents.sh')], {
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'inherit'],
-  })
-    .trim()
-    .split('\n')
-    .pop()!;
-  return resolve(cache, `gemini-cli-${GEMINI_VERSION}`, 'node_modules/@google/gemini-cli/bundle/gemini.js');
-}
+const geminiScript = () => agentFile(`gemini-cli-${GEMINI_VERSION}/node_modules/@google/gemini-cli/bundle/gemini.js`);
 
 /** The id in the stub the shell call got. */
 function stubId(contents: GeminiContent[]): string {
@@ -87,33 +79,19 @@ describe('a real Gemini CLI with Retained Outputs', function () {
     ]);
     const url = await model.start();
     try {
-      const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((done, fail) => {
-        const child = spawn(
-          process.execPath,
-          [script, '-m', 'gemini-2.5-flash', '--yolo', '-p', 'Build it and tell me what failed.'],
-          {
-            cwd,
-            env: {
-              PATH: process.env.PATH ?? '/usr/bin:/bin',
-              HOME: home,
-              GOOGLE_GEMINI_BASE_URL: url,
-              GEMINI_API_KEY: 'test-key',
-              GEMINI_CLI_TRUST_WORKSPACE: 'true',
-            },
-            stdio: ['ignore', 'pipe', 'pipe'],
+      const result = await runAgent(
+        process.execPath,
+        [script, '-m', 'gemini-2.5-flash', '--yolo', '-p', 'Build it and tell me what failed.'],
+        {
+          cwd,
+          env: {
+            HOME: home,
+            GOOGLE_GEMINI_BASE_URL: url,
+            GEMINI_API_KEY: 'test-key',
+            GEMINI_CLI_TRUST_WORKSPACE: 'true',
           },
-        );
-        let stdout = '';
-        let stderr = '';
-        child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-        child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-        const timer = setTimeout(() => child.kill('SIGKILL'), 240_000);
-        child.on('error', fail);
-        child.on('close', (code) => {
-          clearTimeout(timer);
-          done({ code, stdout, stderr });
-        });
-      });
+        },
+      );
       assert.equal(result.code, 0, `${result.stdout.slice(-1000)}\n${result.stderr.slice(-1500)}`);
       assert.deepEqual(model.unusedRules(), [], 'every scripted turn was reached');
     } finally {

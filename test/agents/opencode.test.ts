@@ -7,11 +7,12 @@
  * model the tail of the output, and the error in the middle is not in it.
  */
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { sha256Hex } from '../../server/src/core/text/bytes';
 import { setupChanges } from '../../shared/agentSetup';
+import { agentFile, runAgent } from '../helpers/agents';
 import { type ChatMessage, chatText, ScriptedChat } from '../helpers/scriptedChat';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
 
@@ -21,16 +22,7 @@ const COMMAND = 'seq 1 80000; echo "error: linker failed at step 80001"; seq 800
 /** How the model knows our MCP server's peek_value. */
 const PEEK = 'retained_peek_value';
 
-function opencodeBinary(): string {
-  const cache = execFileSync('bash', [resolve(__dirname, '../../scripts/setup-agents.sh')], {
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'inherit'],
-  })
-    .trim()
-    .split('\n')
-    .pop()!;
-  return resolve(cache, `opencode-${OPENCODE_VERSION}`, 'node_modules/opencode-linux-x64/bin/opencode');
-}
+const opencodeBinary = () => agentFile(`opencode-${OPENCODE_VERSION}/node_modules/opencode-linux-x64/bin/opencode`);
 
 /** The id in the stub the bash call got. */
 function stubId(messages: ChatMessage[]): string {
@@ -109,33 +101,19 @@ describe('a real OpenCode with Retained Outputs', function () {
         }
       }
       writeFileSync(configPath, config);
-      const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((done, fail) => {
-        const child = spawn(binary, ['run', '-m', 'scripted/scripted', 'Build it and tell me what failed.'], {
-          cwd,
-          env: {
-            PATH: process.env.PATH ?? '/usr/bin:/bin',
-            HOME: home,
-            XDG_CONFIG_HOME: join(home, '.config'),
-            XDG_DATA_HOME: join(home, '.local', 'share'),
-            XDG_STATE_HOME: join(home, '.local', 'state'),
-            XDG_CACHE_HOME: join(home, '.cache'),
-            OPENCODE_DISABLE_MODELS_FETCH: '1',
-            // A plugin makes OpenCode install its plugin package first: here it fails at once and OpenCode goes on.
-            npm_config_registry: 'http://127.0.0.1:9/',
-            npm_config_fetch_retries: '0',
-          },
-          stdio: ['ignore', 'pipe', 'pipe'],
-        });
-        let stdout = '';
-        let stderr = '';
-        child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-        child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-        const timer = setTimeout(() => child.kill('SIGKILL'), 240_000);
-        child.on('error', fail);
-        child.on('close', (code) => {
-          clearTimeout(timer);
-          done({ code, stdout, stderr });
-        });
+      const result = await runAgent(binary, ['run', '-m', 'scripted/scripted', 'Build it and tell me what failed.'], {
+        cwd,
+        env: {
+          HOME: home,
+          XDG_CONFIG_HOME: join(home, '.config'),
+          XDG_DATA_HOME: join(home, '.local', 'share'),
+          XDG_STATE_HOME: join(home, '.local', 'state'),
+          XDG_CACHE_HOME: join(home, '.cache'),
+          OPENCODE_DISABLE_MODELS_FETCH: '1',
+          // A plugin makes OpenCode install its plugin package first: here it fails at once and OpenCode goes on.
+          npm_config_registry: 'http://127.0.0.1:9/',
+          npm_config_fetch_retries: '0',
+        },
       });
       assert.equal(result.code, 0, `${result.stdout.slice(-1000)}\n${result.stderr.slice(-1500)}`);
       assert.deepEqual(model.unusedRules(), [], 'every scripted turn was reached');

@@ -7,11 +7,12 @@
  * model the head and the tail of the output, and the error's line is not in it.
  */
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { sha256Hex } from '../../server/src/core/text/bytes';
 import { setupChanges } from '../../shared/agentSetup';
+import { agentFile, runAgent } from '../helpers/agents';
 import { type ChatMessage, chatText, ScriptedChat } from '../helpers/scriptedChat';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
 
@@ -22,16 +23,7 @@ const COMMAND = 'seq 1 80000; echo "error: linker failed at step 80001"; seq 800
 const PEEK = 'mcp__retained__peek_value';
 const SHELL = 'run_shell_command';
 
-function qwenScript(): string {
-  const cache = execFileSync('bash', [resolve(__dirname, '../../scripts/setup-agents.sh')], {
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'inherit'],
-  })
-    .trim()
-    .split('\n')
-    .pop()!;
-  return resolve(cache, `qwen-code-${QWEN_VERSION}`, 'node_modules/@qwen-code/qwen-code/cli-entry.js');
-}
+const qwenScript = () => agentFile(`qwen-code-${QWEN_VERSION}/node_modules/@qwen-code/qwen-code/cli-entry.js`);
 
 /** The id in the stub the shell call got. */
 function stubId(messages: ChatMessage[]): string {
@@ -98,28 +90,9 @@ describe('a real Qwen Code with Retained Outputs', function () {
         settings = change!.after!;
       }
       writeFileSync(settingsPath, settings);
-      const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((done, fail) => {
-        const child = spawn(process.execPath, [script, '-p', 'Build it and tell me what failed.', '--yolo'], {
-          cwd,
-          env: {
-            PATH: process.env.PATH ?? '/usr/bin:/bin',
-            HOME: home,
-            OPENAI_BASE_URL: url,
-            OPENAI_API_KEY: 'sk-test',
-            OPENAI_MODEL: 'scripted',
-          },
-          stdio: ['ignore', 'pipe', 'pipe'],
-        });
-        let stdout = '';
-        let stderr = '';
-        child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-        child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-        const timer = setTimeout(() => child.kill('SIGKILL'), 240_000);
-        child.on('error', fail);
-        child.on('close', (code) => {
-          clearTimeout(timer);
-          done({ code, stdout, stderr });
-        });
+      const result = await runAgent(process.execPath, [script, '-p', 'Build it and tell me what failed.', '--yolo'], {
+        cwd,
+        env: { HOME: home, OPENAI_BASE_URL: url, OPENAI_API_KEY: 'sk-test', OPENAI_MODEL: 'scripted' },
       });
       assert.equal(result.code, 0, `${result.stdout.slice(-1000)}\n${result.stderr.slice(-1500)}`);
       assert.deepEqual(model.unusedRules(), [], 'every scripted turn was reached');

@@ -2,28 +2,15 @@
  * Runs a real Claude Code (installed by scripts/setup-agents.sh) in print mode against a
  * scripted model, with its own HOME so nothing of the machine's leaks in or out.
  */
-import { execFileSync, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
+import { agentFile } from './agents';
 
 export const CLAUDE_CODE_VERSION = '2.1.332';
 
 /** The Claude Code binary, installed by scripts/setup-agents.sh when it is missing. */
 export function claudeBinary(): string {
-  const cache = execFileSync('bash', [resolve(__dirname, '../../scripts/setup-agents.sh')], {
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'inherit'],
-  })
-    .trim()
-    .split('\n')
-    .pop()!;
-  const binary = resolve(
-    cache,
-    `claude-code-${CLAUDE_CODE_VERSION}`,
-    'node_modules/@anthropic-ai/claude-code-linux-x64/claude',
-  );
-  if (!existsSync(binary)) throw new Error(`Claude Code is not at ${binary}`);
-  return binary;
+  return agentFile(`claude-code-${CLAUDE_CODE_VERSION}/node_modules/@anthropic-ai/claude-code-linux-x64/claude`);
 }
 
 export interface ClaudeRun {

@@ -2,23 +2,15 @@
  * Runs a real Codex CLI (installed by scripts/setup-agents.sh) with `codex exec` against a
  * scripted Responses endpoint, with its own CODEX_HOME so nothing of the machine's leaks in or out.
  */
-import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { spawn } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { agentFile } from './agents';
 
 export const CODEX_VERSION = '0.171.0';
 
 export function codexScript(): string {
-  const cache = execFileSync('bash', [resolve(__dirname, '../../scripts/setup-agents.sh')], {
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'inherit'],
-  })
-    .trim()
-    .split('\n')
-    .pop()!;
-  const script = resolve(cache, `codex-${CODEX_VERSION}`, 'node_modules/@openai/codex/bin/codex.js');
-  if (!existsSync(script)) throw new Error(`Codex is not at ${script}`);
-  return script;
+  return agentFile(`codex-${CODEX_VERSION}/node_modules/@openai/codex/bin/codex.js`);
 }
 
 export interface CodexRun {

@@ -1,0 +1,55 @@
+/**
+ * The real agents the agent tests drive: where scripts/setup-agents.sh installed them (it
+ * installs what is missing, into a cache outside the clone), and a run of one as a process with
+ * an environment of the test's own, so nothing of the machine's leaks in or out.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+
+let cache: string | undefined;
+
+/** A file of an installed agent, by its path in the cache; installs the agents when missing. */
+export function agentFile(path: string): string {
+  cache ??= execFileSync('bash', [resolve(__dirname, '../../scripts/setup-agents.sh')], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
+    .trim()
+    .split('\n')
+    .pop()!;
+  const file = resolve(cache, path);
+  if (!existsSync(file)) throw new Error(`no agent at ${file}: scripts/setup-agents.sh did not install it`);
+  return file;
+}
+
+export interface AgentRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `command args` in `cwd` with `env` (and a PATH) and stdin closed; killed after `timeoutMs`. */
+export function runAgent(
+  command: string,
+  args: string[],
+  { cwd, env, timeoutMs = 240_000 }: { cwd: string; env: Record<string, string>; timeoutMs?: number },
+): Promise<AgentRun> {
+  return new Promise((done, fail) => {
+    const child = spawn(command, args, {
+      cwd,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('error', fail);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      done({ code, stdout, stderr });
+    });
+  });
+}

@@ -7,32 +7,20 @@
  * model the tail of the output, and the error in the middle is not in it.
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { sha256Hex } from '../../server/src/core/text/bytes';
 import { setupChanges } from '../../shared/agentSetup';
 import { agentFile, runAgent } from '../helpers/agents';
-import { type ChatMessage, chatText, ScriptedChat } from '../helpers/scriptedChat';
+import { assertKept, assertLost, BUILD, CLI, stubId } from '../helpers/buildScenario';
+import { type ChatMessage, ScriptedChat, toolResults } from '../helpers/scriptedChat';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
 
 const OPENCODE_VERSION = '1.18.33';
-const CLI = resolve(__dirname, '../../dist/cli.js');
-const COMMAND = 'seq 1 80000; echo "error: linker failed at step 80001"; seq 80002 160000';
 /** How the model knows our MCP server's peek_value. */
 const PEEK = 'retained_peek_value';
 
 const opencodeBinary = () => agentFile(`opencode-${OPENCODE_VERSION}/node_modules/opencode-linux-x64/bin/opencode`);
-
-/** The id in the stub the bash call got. */
-function stubId(messages: ChatMessage[]): string {
-  for (const m of messages) {
-    const text = chatText(m.content);
-    const id = m.role === 'tool' ? /\[retained #(\S+)\]/.exec(text)?.[1] : undefined;
-    if (id) return id;
-  }
-  return 'missing';
-}
 
 describe('a real OpenCode with Retained Outputs', function () {
   this.timeout(600_000);
@@ -50,14 +38,14 @@ describe('a real OpenCode with Retained Outputs', function () {
     mkdirSync(configDir, { recursive: true });
     mkdirSync(cwd, { recursive: true });
     const model = new ScriptedChat([
-      { prompt: 'Build it', reply: { tool: 'bash', args: { command: COMMAND, description: 'Build' } } },
+      { prompt: 'Build it', reply: { tool: 'bash', args: { command: BUILD, description: 'Build' } } },
       ...(withRetained
         ? [
             {
               after: 'bash',
               reply: (messages: ChatMessage[]) => ({
                 tool: PEEK,
-                args: { id: stubId(messages), landmark: 'error', context: 0 },
+                args: { id: stubId(toolResults(messages)), landmark: 'error', context: 0 },
               }),
             },
             { after: PEEK, reply: { text: 'The linker failed.' } },
@@ -125,36 +113,16 @@ describe('a real OpenCode with Retained Outputs', function () {
 
   it('with `retained setup opencode` (its plugin), the bash tool gives the model our stub; the model peeks the error line through MCP', async () => {
     const { cwd, model } = await session(true);
-    const sent = model.resultOf('bash');
-    assert.ok(sent, 'the bash call was answered');
-    assert.match(sent, /\[retained #(\S+)\] bash result: \d+ bytes, 160000 lines/);
-    assert.match(sent, /Landmarks: error at line 80001/);
-    assert.ok(Buffer.byteLength(sent) < 4096, `a stub, not the output (${Buffer.byteLength(sent)} bytes)`);
-    assert.match(model.resultOf(PEEK) ?? '', /80001: error: linker failed at step 80001/);
-    const id = /\[retained #(\S+)\]/.exec(sent)![1]!;
-    const runs = join(cwd, '.retained', 'runs');
-    const values = readdirSync(runs).find((d) => d.endsWith('.values'))!;
-    assert.deepEqual(
-      readFileSync(join(runs, values, `${id}.txt`)),
-      execFileSync('sh', ['-c', COMMAND], { maxBuffer: 64 << 20 }),
-    );
-    console.log(
-      `      OpenCode with the plugin: the model got ${Buffer.byteLength(sent)} bytes for the bash output, the error's line named`,
-    );
+    assertKept('OpenCode with the plugin', {
+      sent: model.resultOf('bash'),
+      peeked: model.resultOf(PEEK),
+      cwd,
+      tool: 'bash',
+    });
   });
 
   it('without it, OpenCode sends the tail of the output, and the error in the middle is lost', async () => {
     const { model } = await session(false);
-    const sent = model.resultOf('bash');
-    assert.ok(sent);
-    // The error's own line (the command, echoed by some agents, holds its words too).
-    assert.doesNotMatch(
-      sent,
-      /^error: linker failed at step 80001$/m,
-      `the error in the middle never reaches the model (it got ${sent.slice(0, 300)} … ${sent.slice(-300)})`,
-    );
-    console.log(
-      `      OpenCode alone: the model got ${Buffer.byteLength(sent)} bytes of a ${execFileSync('sh', ['-c', COMMAND], { maxBuffer: 64 << 20 }).length}-byte output, the error not in it`,
-    );
+    assertLost('OpenCode alone', model.resultOf('bash'));
   });
 });

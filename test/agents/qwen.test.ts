@@ -7,33 +7,21 @@
  * model the head and the tail of the output, and the error's line is not in it.
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { sha256Hex } from '../../server/src/core/text/bytes';
 import { setupChanges } from '../../shared/agentSetup';
 import { agentFile, runAgent } from '../helpers/agents';
-import { type ChatMessage, chatText, ScriptedChat } from '../helpers/scriptedChat';
+import { assertKept, assertLost, BUILD, buildOutput, CLI, stubId } from '../helpers/buildScenario';
+import { type ChatMessage, ScriptedChat, toolResults } from '../helpers/scriptedChat';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
 
 const QWEN_VERSION = '0.24.4';
-const CLI = resolve(__dirname, '../../dist/cli.js');
-const COMMAND = 'seq 1 80000; echo "error: linker failed at step 80001"; seq 80002 160000';
 /** How the model knows our MCP server's peek_value. */
 const PEEK = 'mcp__retained__peek_value';
 const SHELL = 'run_shell_command';
 
 const qwenScript = () => agentFile(`qwen-code-${QWEN_VERSION}/node_modules/@qwen-code/qwen-code/cli-entry.js`);
-
-/** The id in the stub the shell call got. */
-function stubId(messages: ChatMessage[]): string {
-  for (const m of messages) {
-    const text = chatText(m.content);
-    const id = m.role === 'tool' ? /\[retained #(\S+)\]/.exec(text)?.[1] : undefined;
-    if (id) return id;
-  }
-  return 'missing';
-}
 
 describe('a real Qwen Code with Retained Outputs', function () {
   this.timeout(600_000);
@@ -53,7 +41,7 @@ describe('a real Qwen Code with Retained Outputs', function () {
     const model = new ScriptedChat([
       {
         prompt: 'Build it',
-        reply: { tool: SHELL, args: { command: COMMAND, description: 'Build', is_background: false } },
+        reply: { tool: SHELL, args: { command: BUILD, description: 'Build', is_background: false } },
       },
       ...(withRetained
         ? [
@@ -61,7 +49,7 @@ describe('a real Qwen Code with Retained Outputs', function () {
               after: SHELL,
               reply: (messages: ChatMessage[]) => ({
                 tool: PEEK,
-                args: { id: stubId(messages), landmark: 'error', context: 0 },
+                args: { id: stubId(toolResults(messages)), landmark: 'error', context: 0 },
               }),
             },
             { after: PEEK, reply: { text: 'The linker failed.' } },
@@ -104,39 +92,18 @@ describe('a real Qwen Code with Retained Outputs', function () {
 
   it('with `retained setup qwen` (its PostToolUse hook), the shell tool gives the model our stub; the model peeks the error line through MCP', async () => {
     const { cwd, model } = await session(true);
-    const sent = model.resultOf(SHELL);
-    assert.ok(sent, 'the shell call was answered');
-    assert.match(sent, /\[retained #call_\d+\] run_shell_command result: \d+ bytes, 160000 lines/);
-    assert.match(sent, /Landmarks: error at line 80001/);
-    assert.ok(Buffer.byteLength(sent) < 4096, `a stub, not the output (${Buffer.byteLength(sent)} bytes)`);
-    assert.match(model.resultOf(PEEK) ?? '', /80001: error: linker failed at step 80001/);
-    const id = /\[retained #(\S+)\]/.exec(sent)![1]!;
-    const runs = join(cwd, '.retained', 'runs');
-    const values = readdirSync(runs).find((d) => d.endsWith('.values'))!;
     // The whole output as Qwen Code hands it to hooks: it trims the output's end (its last newline).
-    assert.deepEqual(
-      readFileSync(join(runs, values, `${id}.txt`)).toString(),
-      execFileSync('sh', ['-c', COMMAND], { maxBuffer: 64 << 20 })
-        .toString()
-        .trimEnd(),
-    );
-    console.log(
-      `      Qwen Code with the hook: the model got ${Buffer.byteLength(sent)} bytes for the shell's output, the error's line named`,
-    );
+    assertKept('Qwen Code with the hook', {
+      sent: model.resultOf(SHELL),
+      peeked: model.resultOf(PEEK),
+      cwd,
+      tool: 'run_shell_command',
+      whole: Buffer.from(buildOutput().toString().trimEnd()),
+    });
   });
 
   it("without it, Qwen Code sends the head and the tail, and the error's line is lost", async () => {
     const { model } = await session(false);
-    const sent = model.resultOf(SHELL);
-    assert.ok(sent);
-    // The error's own line (the command, echoed by some agents, holds its words too).
-    assert.doesNotMatch(
-      sent,
-      /^error: linker failed at step 80001$/m,
-      `the error in the middle never reaches the model (it got ${sent.slice(0, 300)} … ${sent.slice(-300)})`,
-    );
-    console.log(
-      `      Qwen Code alone: the model got ${Buffer.byteLength(sent)} bytes of a ${execFileSync('sh', ['-c', COMMAND], { maxBuffer: 64 << 20 }).length}-byte output, the error not in it`,
-    );
+    assertLost('Qwen Code alone', model.resultOf(SHELL));
   });
 });

@@ -29,6 +29,13 @@ export interface ChatRule {
 export const chatText = (content: ChatMessage['content']) =>
   typeof content === 'string' ? content : (content ?? []).map((c) => c.text ?? '').join('');
 
+/** The text of every tool result in the messages. */
+export const toolResults = (messages: ChatMessage[]): string =>
+  messages
+    .filter((m) => m.role === 'tool')
+    .map((m) => chatText(m.content))
+    .join('\n');
+
 export class ScriptedChat {
   readonly requests: { messages: ChatMessage[]; tools?: { function?: { name?: string } }[] }[] = [];
   private readonly used = new Set<number>();

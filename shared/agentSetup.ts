@@ -195,7 +195,7 @@ function claudeCode(project: string, launcher: Launcher, read: Read, remove: boo
     settingsBefore ?? '',
     settingsPath,
     'PostToolUse',
-    /\bhook claude-code$/,
+    /\bhook claude-code(\s|$)/,
     remove ? undefined : hook,
   );
   const enabled = (parseObject(settings, settingsPath).enabledMcpjsonServers as string[] | undefined) ?? [];
@@ -234,7 +234,7 @@ function gemini(home: string, launcher: Launcher, read: Read, remove: boolean): 
     hooks: [{ type: 'command', name: 'retained', command: commandLine(launcher, ['hook', 'gemini']), timeout: 30_000 }],
   };
   let text = withServer(before ?? '', path, remove ? undefined : serverOf(launcher));
-  text = withHook(text, path, 'BeforeTool', /\bhook gemini$/, remove ? undefined : hook);
+  text = withHook(text, path, 'BeforeTool', /\bhook gemini(\s|$)/, remove ? undefined : hook);
   return [{ path, before, after: finish(before, text, path, remove, [['mcpServers'], ['hooks', 'BeforeTool']]) }];
 }
 
@@ -255,7 +255,7 @@ function qwen(home: string, launcher: Launcher, read: Read, remove: boolean): Fi
     hooks: [{ type: 'command', command: commandLine(launcher, ['hook', 'qwen']) }],
   };
   let text = withServer(before ?? '', path, remove ? undefined : serverOf(launcher));
-  text = withHook(text, path, 'PostToolUse', /\bhook qwen$/, remove ? undefined : hook);
+  text = withHook(text, path, 'PostToolUse', /\bhook qwen(\s|$)/, remove ? undefined : hook);
   return [{ path, before, after: finish(before, text, path, remove, [['mcpServers'], ['hooks', 'PostToolUse']]) }];
 }
 
@@ -270,17 +270,26 @@ function opencodePlugin(launcher: Launcher): string {
 // gets the output when small, else a stub naming its error lines (read on with retained_peek_value).
 // OpenCode's own cut of a big output (its head or tail) never reaches the model. The exit status is the command's.
 const RETAINED = ${JSON.stringify(commandLine(launcher, []))};
-const WRAPPED = ' --tool bash --quiet -- ';
+const FILES = ${JSON.stringify([launcher.node, launcher.cli])};
+const WRAPPED = ' --tool=bash --quiet -- ';
+const FS = 'node:fs';
 const quote = (word) => (/^[\\w@%+=:,./-]+$/.test(word) ? word : \`'\${word.replace(/'/g, "'\\\\''")}'\`);
 
-export const RetainedOutputs = async () => ({
-  'tool.execute.before': async (input, output) => {
-    const command = output.args?.command;
-    if (input.tool !== 'bash' || typeof command !== 'string' || command.includes(WRAPPED)) return;
-    const args = ['run', '--run', input.sessionID, '--call', input.callID, '--tool', 'bash', '--quiet', '--', command];
-    output.args.command = \`\${RETAINED} \${args.map(quote).join(' ')}\`;
-  },
-});
+export const RetainedOutputs = async () => {
+  // When the command line is gone (an uninstall, a moved Node), commands run as they are.
+  const { existsSync } = await import(FS);
+  return {
+    'tool.execute.before': async (input, output) => {
+      const command = output.args?.command;
+      if (input.tool !== 'bash' || typeof command !== 'string' || command.includes(WRAPPED)) return;
+      if (typeof input.sessionID !== 'string' || typeof input.callID !== 'string') return;
+      if (!FILES.every((file) => existsSync(file))) return;
+      // \`--flag=value\`: an id that starts with a dash is still the flag's value.
+      const args = ['run', \`--run=\${input.sessionID}\`, \`--call=\${input.callID}\`, '--tool=bash', '--quiet', '--', command];
+      output.args.command = \`\${RETAINED} \${args.map(quote).join(' ')}\`;
+    },
+  };
+};
 `;
 }
 
@@ -388,7 +397,18 @@ function withoutBlock(text: string | undefined): string | undefined {
   if (endAt < 0) throw new Error(`the Retained Outputs block in config.toml has no end line (${END}): fix it by hand`);
   const head = text.slice(0, start);
   const tail = text.slice(endAt + END.length + 1);
-  // The block came after one newline of its own (setup adds it to any file that is not empty).
-  const out = (head.endsWith('\n') ? head.slice(0, -1) : head) + tail;
+  // Lines written into the block since (by hand, or by Codex itself) are not setup's: they stay.
+  const foreign = text
+    .slice(start + BEGIN.length + 1, endAt)
+    .split('\n')
+    .filter((line) => line.trim() !== '' && !OUR_LINE.test(line));
+  const kept = foreign.length > 0 ? `${foreign.join('\n')}\n` : '';
+  // The block came after one newline of its own (setup adds it to any file that is not empty):
+  // taken back only when nothing follows, so what follows never joins the line before it.
+  const out = (head.endsWith('\n') && tail === '' && kept === '' ? head.slice(0, -1) : head) + kept + tail;
   return out === '' ? undefined : out;
 }
+
+/** The lines setup writes into the block, whatever their values. */
+const OUR_LINE =
+  /^(\[mcp_servers\.[\w-]+\]|\[\[hooks\.PreToolUse(\.hooks)?\]\]|\[hooks\.state\."[^"]*"\]|(command|args|env|matcher|type|timeout|trusted_hash) = .*)$/;

@@ -102,6 +102,20 @@ describe('agent setup', () => {
     }
     const made = apply({}, run('codex', {}));
     assert.deepEqual(apply(made, run('codex', made, true)), {}, 'a file it made goes');
+    // What follows the block stays on a line of its own; lines written into the block since stay too.
+    const later = apply({ '/c/config.toml': 'a = 1' }, run('codex', { '/c/config.toml': 'a = 1' }));
+    later['/c/config.toml'] = `${later['/c/config.toml']}[projects."/x"]\ntrust_level = "trusted"\n`;
+    assert.equal(
+      apply(later, run('codex', later, true))['/c/config.toml'],
+      'a = 1\n[projects."/x"]\ntrust_level = "trusted"\n',
+    );
+    const inside = {
+      '/c/config.toml': made['/c/config.toml']!.replace(
+        '# <<< Retained Outputs',
+        'model = "mine"\n# <<< Retained Outputs',
+      ),
+    };
+    assert.equal(apply(inside, run('codex', inside, true))['/c/config.toml'], 'model = "mine"\n');
     const byHand = { '/c/config.toml': '[mcp_servers.retained]\ncommand = "mine"\n' };
     assert.deepEqual(run('codex', byHand), [], 'a table of its own is left as it is');
   });
@@ -179,7 +193,7 @@ describe("Codex's hook", () => {
     assert.equal(answer.hookSpecificOutput.permissionDecision, 'allow');
     assert.deepEqual(answer.hookSpecificOutput.updatedInput, {
       command:
-        "/usr/bin/node /ext/cli/cli.js run --store /w/.retained --run s1 --call call_1 --tool Bash --quiet -- 'make test'",
+        "/usr/bin/node /ext/cli/cli.js run --store=/w/.retained --run=s1 --call=call_1 --tool=Bash --quiet -- 'make test'",
       workdir: '/w',
     });
     const again = codexAnswer(input({ tool_input: answer.hookSpecificOutput.updatedInput }), launcher, '/s', false);

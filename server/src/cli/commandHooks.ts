@@ -49,15 +49,13 @@ function wrapped(
   store: string,
   { session, call, tool, guard }: { session: string; call?: string; tool: string; guard: boolean },
 ): string {
+  // `--flag=value`: an id that starts with a dash is still the flag's value.
   return commandLine(launcher, [
     'run',
-    '--store',
-    store,
-    '--run',
-    session,
-    ...(call ? ['--call', call] : []),
-    '--tool',
-    tool,
+    `--store=${store}`,
+    `--run=${session}`,
+    ...(call ? [`--call=${call}`] : []),
+    `--tool=${tool}`,
     WRAPPED,
     ...(guard ? ['--guard'] : []),
     '--',
@@ -65,7 +63,7 @@ function wrapped(
   ]);
 }
 
-const isWrapped = (command: string) => command.includes(` run --store `) && command.includes(` ${WRAPPED} `);
+const isWrapped = (command: string) => command.includes(' run --store=') && command.includes(` ${WRAPPED} `);
 
 /** The hook's answer for one call, or undefined to leave it as it is; `why` says why not. */
 export function codexAnswer(
@@ -112,5 +110,10 @@ export function geminiAnswer(raw: unknown, launcher: Launcher, store: string, gu
 
 /** This command line, as the wrapped command starts it again. */
 export function selfLauncher(): Launcher {
-  return { node: process.execPath, cli: realpathSync(process.argv[1] ?? '') };
+  // Under an editor's own binary, Node runs a script only with ELECTRON_RUN_AS_NODE.
+  return {
+    node: process.execPath,
+    cli: realpathSync(process.argv[1] ?? ''),
+    ...(process.versions.electron ? { env: { ELECTRON_RUN_AS_NODE: '1' } } : {}),
+  };
 }

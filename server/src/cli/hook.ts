@@ -66,7 +66,7 @@ export async function runHook(
     const raw = JSON.parse(await readAll(stdin)) as unknown;
     const answer =
       agent === 'codex'
-        ? codexAnswer(raw, selfLauncher(), service.store.root, guard, (why) => void log(service, why))
+        ? codexAnswer(raw, selfLauncher(), service.store.root, guard)
         : agent === 'gemini'
           ? geminiAnswer(raw, selfLauncher(), service.store.root, guard)
           : agent === 'qwen'

@@ -6,19 +6,28 @@
  * line where it is now: run it from a path that outlives an upgrade (VS Code's Set Up uses the
  * stable copy in the extension's storage; an npm install is stable too).
  */
-import { mkdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import {
   defaultPlaces,
   type FileChange,
-  type Launcher,
   SETUP_AGENTS,
   type SetupAgent,
   setupChanges,
 } from '../../../shared/agentSetup';
 import { sha256Hex as sha256 } from '../core/text/bytes';
+import { selfLauncher } from './commandHooks';
 
 export interface SetupOptions {
   remove?: boolean | undefined;
@@ -32,11 +41,6 @@ export interface SetupOptions {
 }
 
 /** This command line, as a hook or an MCP server entry starts it. */
-function thisLauncher(): Launcher {
-  const cli = realpathSync(process.argv[1] ?? '');
-  // Under an editor's own binary, Node runs a script only with ELECTRON_RUN_AS_NODE.
-  return { node: process.execPath, cli, ...(process.versions.electron ? { env: { ELECTRON_RUN_AS_NODE: '1' } } : {}) };
-}
 
 function read(path: string): string | undefined {
   try {
@@ -70,12 +74,15 @@ function describe(change: FileChange): string {
   return `${change.path}: changed\n${lineDiff(change.before, change.after)}`;
 }
 
+/** Writes a file whole (a temp file renamed into place), through a link to where it points, keeping its mode. */
 function write(change: FileChange): void {
+  const target = existsSync(change.path) ? realpathSync(change.path) : change.path;
   if (change.after === undefined) return void rmSync(change.path, { force: true });
-  mkdirSync(dirname(change.path), { recursive: true });
-  const tmp = `${change.path}.retained-${process.pid}`;
-  writeFileSync(tmp, change.after);
-  renameSync(tmp, change.path);
+  mkdirSync(dirname(target), { recursive: true });
+  const mode = existsSync(target) ? statSync(target).mode & 0o7777 : 0o644;
+  const tmp = `${target}.retained-${process.pid}`;
+  writeFileSync(tmp, change.after, { mode });
+  renameSync(tmp, target);
 }
 
 async function confirm(question: string): Promise<boolean> {
@@ -108,7 +115,13 @@ export async function setup(
     opencodeConfig: resolve(options.opencodeConfig ?? defaults.opencodeConfig!),
     qwenHome: resolve(options.qwenHome ?? defaults.qwenHome!),
   };
-  const changes = setupChanges(agent as SetupAgent, places, thisLauncher(), read, { remove: options.remove, sha256 });
+  let changes: FileChange[];
+  try {
+    changes = setupChanges(agent as SetupAgent, places, selfLauncher(), read, { remove: options.remove, sha256 });
+  } catch (err) {
+    warn(`retained: ${(err as Error).message}`);
+    return 1;
+  }
   if (changes.length === 0) {
     say(options.remove ? `${agent}: nothing of Retained Outputs to remove.` : `${agent}: set up already.`);
     return 0;

@@ -195,17 +195,25 @@ export class VSCode {
 
   /** Runs a command by its title through the command palette (F1). */
   async runCommand(title: string): Promise<void> {
-    await this.page.keyboard.press('F1');
     const input = this.page.locator('.quick-input-widget input');
-    // A key can land where the workbench does not see it (a tree just clicked, a closing editor): as a person would, try again.
-    await input.waitFor({ timeout: 10_000 }).catch(async () => {
-      await this.page.keyboard.press('Escape');
-      await this.page.keyboard.press('Control+Shift+P');
-      await input.waitFor();
-    });
-    await input.fill(`>${title}`);
     const row = this.page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
-    await row.waitFor({ timeout: 15_000 });
+    // A key can land where the workbench does not see it (a tree just clicked, a closing editor), and
+    // the palette can list nothing while the workbench is busy: as a person would, close it and try again.
+    for (let attempt = 1; ; attempt++) {
+      await this.page.keyboard.press(attempt === 1 ? 'F1' : 'Control+Shift+P');
+      const listed = await input
+        .waitFor({ timeout: 10_000 })
+        .then(async () => {
+          await input.fill(`>${title}`);
+          await row.waitFor({ timeout: 10_000 });
+          return true;
+        })
+        .catch(() => false);
+      if (listed) break;
+      if (attempt === 3) throw new Error(`the command palette did not list "${title}"`);
+      await this.page.keyboard.press('Escape');
+      await this.page.waitForTimeout(1000);
+    }
     // Click the matching row: Enter would run the top one, which may be a longer title containing it.
     await row.click();
   }

@@ -125,8 +125,15 @@ describe('The inspector in a real VS Code', () => {
     await vs.runCommand('Retained Outputs: Open Inspector');
     const pick = vs.page.locator('.quick-input-list .monaco-list-row', { hasText: runId }).first();
     await pick.waitFor({ timeout: 20_000 });
+    // The list may refresh while it is open (a run being written): filter it to the run and take it
+    // with Enter, as a person would, rather than clicking a row that may be replaced.
+    await vs.page.locator('.quick-input-widget input').fill(runId);
+    await vs.page
+      .locator('.quick-input-list .monaco-list-row.focused', { hasText: runId })
+      .first()
+      .waitFor({ timeout: 20_000 });
     const picked = Date.now();
-    await pick.click();
+    await vs.page.keyboard.press('Enter');
     return picked;
   }
 

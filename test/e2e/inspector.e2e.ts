@@ -122,16 +122,25 @@ describe('The inspector in a real VS Code', () => {
 
   /** Opens the run's inspector from the command palette; resolves with when the run was picked (Date.now()). */
   async function openFromPalette(runId: string): Promise<number> {
-    await vs.runCommand('Retained Outputs: Open Inspector');
     const pick = vs.page.locator('.quick-input-list .monaco-list-row', { hasText: runId }).first();
-    await pick.waitFor({ timeout: 20_000 });
-    // The list may refresh while it is open (a run being written): filter it to the run and take it
-    // with Enter, as a person would, rather than clicking a row that may be replaced.
-    await vs.page.locator('.quick-input-widget input').fill(runId);
-    await vs.page
-      .locator('.quick-input-list .monaco-list-row.focused', { hasText: runId })
-      .first()
-      .waitFor({ timeout: 20_000 });
+    const focused = vs.page.locator('.quick-input-list .monaco-list-row.focused', { hasText: runId }).first();
+    // The list may refresh while it is open (a run being written), and an inspector that finishes
+    // loading takes the focus and closes it: filter it to the run and take it with Enter, and open
+    // it again when it closed, as a person would.
+    for (let attempt = 1; ; attempt++) {
+      await vs.runCommand('Retained Outputs: Open Inspector');
+      const ready = await pick
+        .waitFor({ timeout: 20_000 })
+        .then(async () => {
+          await vs.page.locator('.quick-input-widget input').fill(runId, { timeout: 5_000 });
+          await focused.waitFor({ timeout: 10_000 });
+          return true;
+        })
+        .catch(() => false);
+      if (ready) break;
+      if (attempt === 3) throw new Error(`the run picker did not offer ${runId}`);
+      await vs.page.keyboard.press('Escape');
+    }
     const picked = Date.now();
     await vs.page.keyboard.press('Enter');
     return picked;

@@ -14,6 +14,8 @@ export const AGENT_NAMES: Record<ImportFormat, string> = {
   'claude-code': 'Claude Code',
   codex: 'Codex',
   copilot: 'Copilot',
+  'gemini-cli': 'Gemini CLI',
+  'qwen-code': 'Qwen Code',
 };
 
 /** The name of the agent that wrote a session of this format. */

@@ -23,4 +23,15 @@ export const NOT_IN_SESSION_FILES: Record<ImportFormat, readonly string[]> = {
     '`client_metadata` beyond the turn ids',
   ],
   copilot: ['the tool definitions and request options (a chat replay logs messages only)'],
+  'gemini-cli': [
+    '`systemInstruction`, the tool definitions and `generationConfig`: a chat records messages only',
+    "the thoughts' signatures (`thoughtSignature`), which Gemini CLI sends back in place of the thoughts",
+    'how the parts were grouped into contents (Gemini CLI sends its session context and the first prompt as one)',
+    "the call ids as sent (the chat's carry the tool's name before them)",
+  ],
+  'qwen-code': [
+    'the system message, the tool definitions and the request options: a chat records messages only',
+    'the reminders Qwen Code adds to user messages (`<system-reminder>`: skills, the date)',
+    'how a result was cut to fit, beyond the text the model got',
+  ],
 };

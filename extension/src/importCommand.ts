@@ -1,12 +1,11 @@
 /**
- * `Retained Outputs: Import Agent Session…`: a Claude Code session, a Codex rollout or a Copilot chat
- * replay becomes a run. A file
+ * `Retained Outputs: Import Agent Session…`: a session of Claude Code, Codex, Gemini CLI or Qwen
+ * Code, or a Copilot chat replay, becomes a run. A file
  * imported before offers a way on (open the run, replace it, or import it as a new run); the
  * message says what came in, what was left out, and opens the inspector. The file picker starts
  * in this workspace's Claude Code sessions (or Codex's), where the files are.
  */
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { agentName } from '../../shared/agents';
@@ -70,7 +69,7 @@ function details(path: string, result: ImportResult): string {
 /** Where the picker starts: this workspace's Claude Code sessions, else Codex's, else the workspace. */
 function startFolder(): vscode.Uri | undefined {
   const workspace = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-  const candidates = [workspace ? claudeCodeDir(workspace) : undefined, join(codexDir(), 'sessions'), workspace];
+  const candidates = [workspace ? claudeCodeDir(workspace) : undefined, codexDir(), workspace];
   const found = candidates.find((dir) => dir && existsSync(dir));
   return found ? vscode.Uri.file(found) : undefined;
 }

@@ -1,14 +1,19 @@
 /**
  * Where agents keep their sessions, and what each one is, read from the file's first lines
  * only: Claude Code under `$CLAUDE_CONFIG_DIR/projects/<workspace path, / and . as ->/`, Codex
- * under `$CODEX_HOME/sessions/YYYY/MM/DD/rollout-*.jsonl` (those whose `cwd` is the workspace).
+ * under `$CODEX_HOME/sessions/YYYY/MM/DD/rollout-*.jsonl` (those whose `cwd` is the workspace),
+ * Gemini CLI under `~/.gemini/tmp/<project>/chats/session-*.jsonl` (those whose `projectHash` is
+ * the workspace's), Qwen Code under `$QWEN_HOME/projects/<workspace path, each non-alphanumeric
+ * character as ->/chats/*.jsonl`.
  * No VS Code here, so it is tested on real session files.
  */
+import { createHash } from 'node:crypto';
 import { closeSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import type { ImportFormat } from '../../shared/protocol';
 
-export type Agent = 'claude-code' | 'codex';
+export type Agent = Exclude<ImportFormat, 'copilot'>;
 
 export interface AgentSession {
   agent: Agent;
@@ -18,6 +23,8 @@ export interface AgentSession {
   lastAt: number;
   /** The first thing the user asked, cut short. */
   title: string;
+  /** The run an import makes of it, when not named after the file (a Gemini CLI chat's session id). */
+  run?: string;
 }
 
 /** How much of a session file is read to name it. */
@@ -34,6 +41,15 @@ export function claudeCodeDir(workspace: string, env = process.env): string {
 
 export function codexDir(env = process.env): string {
   return join(env.CODEX_HOME ?? join(homedir(), '.codex'), 'sessions');
+}
+
+/** Gemini CLI's folders of projects, each with its `chats/`. */
+export function geminiDir(env = process.env): string {
+  return join(env.GEMINI_CLI_HOME ?? homedir(), '.gemini', 'tmp');
+}
+
+export function qwenDir(workspace: string, env = process.env): string {
+  return join(env.QWEN_HOME ?? join(homedir(), '.qwen'), 'projects', workspace.replace(/[^a-zA-Z0-9]/g, '-'), 'chats');
 }
 
 function headLines(path: string): string[] {
@@ -122,6 +138,46 @@ export function codexFacts(lines: readonly string[]): { cwd?: string; title?: st
   return facts;
 }
 
+/** The first typed prompt of contents (`{text}` parts), not text the agent added (`<session_context>`). */
+function firstPrompt(parts: unknown): string | undefined {
+  if (typeof parts === 'string') return parts.startsWith('<') ? undefined : parts;
+  if (!Array.isArray(parts)) return undefined;
+  const text = (parts as { text?: unknown }[]).map((p) => (typeof p.text === 'string' ? p.text : '')).join('\n');
+  return text && !text.startsWith('<') ? text : undefined;
+}
+
+/** A Gemini CLI chat's project (the sha256 of its path) and first prompt. */
+export function geminiFacts(lines: readonly string[]): { project?: string; session?: string; title?: string } {
+  const facts: { project?: string; session?: string; title?: string } = {};
+  for (const line of lines) {
+    const record = parse(line);
+    if (typeof record?.projectHash === 'string') facts.project ??= record.projectHash;
+    if (typeof record?.sessionId === 'string') facts.session ??= record.sessionId;
+    const text = record?.type === 'user' ? firstPrompt(record.content) : undefined;
+    if (text) {
+      facts.title = short(text);
+      break;
+    }
+  }
+  return facts;
+}
+
+/** A Qwen Code chat's workspace and first prompt. */
+export function qwenFacts(lines: readonly string[]): { cwd?: string; title?: string } {
+  const facts: { cwd?: string; title?: string } = {};
+  for (const line of lines) {
+    const record = parse(line);
+    if (typeof record?.cwd === 'string') facts.cwd ??= record.cwd;
+    const text =
+      record?.type === 'user' ? firstPrompt((record.message as { parts?: unknown } | undefined)?.parts) : undefined;
+    if (text) {
+      facts.title = short(text);
+      break;
+    }
+  }
+  return facts;
+}
+
 const list = (dir: string) => {
   try {
     return readdirSync(dir, { withFileTypes: true });
@@ -131,7 +187,10 @@ const list = (dir: string) => {
 };
 
 /** What a file's first lines said (its title, its workspace): they do not change as it grows. */
-export type FactsCache = Map<string, { title?: string | undefined; cwd?: string | undefined; last?: Last }>;
+export type FactsCache = Map<
+  string,
+  { title?: string | undefined; cwd?: string | undefined; run?: string | undefined; last?: Last }
+>;
 /** The time of a file's last record, for the size and mtime it was read at. */
 interface Last {
   size: number;
@@ -139,9 +198,12 @@ interface Last {
   at: number;
 }
 
-/** This workspace's sessions of both agents, newest first. */
+/** This workspace's sessions of every agent, newest first. */
 export function findSessions(workspace: string, env = process.env, cache: FactsCache = new Map()): AgentSession[] {
-  const facts = (path: string, read: (lines: string[]) => { title?: string | undefined; cwd?: string | undefined }) => {
+  const facts = (
+    path: string,
+    read: (lines: string[]) => { title?: string | undefined; cwd?: string | undefined; run?: string | undefined },
+  ) => {
     let known = cache.get(path);
     if (!known?.title) {
       known = read(headLines(path));
@@ -196,6 +258,28 @@ export function findSessions(workspace: string, env = process.env, cache: FactsC
       if (cwd === workspace) found.push({ agent: 'codex', path, ...times(path), title: title ?? entry.name });
     }
     if (looked > 500) break;
+  }
+  // Gemini CLI keeps a folder per project: its chats name the project by the hash of its path.
+  const hash = createHash('sha256').update(workspace).digest('hex');
+  for (const project of list(geminiDir(env)).filter((e) => e.isDirectory())) {
+    const chats = join(geminiDir(env), project.name, 'chats');
+    for (const entry of list(chats)) {
+      if (!entry.isFile() || !/^session-.*\.jsonl$/.test(entry.name)) continue;
+      const path = join(chats, entry.name);
+      const { cwd, title, run } = facts(path, (lines) => {
+        const { project: p, session, title: t } = geminiFacts(lines);
+        return { cwd: p, title: t, run: session };
+      });
+      if (cwd === hash && title)
+        found.push({ agent: 'gemini-cli', path, ...times(path), title, ...(run ? { run } : {}) });
+    }
+  }
+  const qwen = qwenDir(workspace, env);
+  for (const entry of list(qwen)) {
+    if (!entry.isFile() || !entry.name.endsWith('.jsonl')) continue;
+    const path = join(qwen, entry.name);
+    const { cwd, title } = facts(path, qwenFacts);
+    if (cwd === workspace && title) found.push({ agent: 'qwen-code', path, ...times(path), title });
   }
   return found.sort((a, b) => b.lastAt - a.lastAt).slice(0, SESSIONS_MAX);
 }

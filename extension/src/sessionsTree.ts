@@ -1,5 +1,5 @@
 /**
- * The "Agent Sessions" view: this workspace's Claude Code sessions and Codex rollouts, newest
+ * The "Agent Sessions" view: this workspace's sessions of Claude Code, Codex, Gemini CLI and Qwen Code, newest
  * first, read where the agents keep them and refreshed while the view is visible. Opening one
  * shows it in the inspector, followed live; nothing goes into the store unless it is imported.
  * A session whose run is in the store already (the hook wrote it as the agent ran, or it was
@@ -70,13 +70,13 @@ export class SessionsTree implements vscode.TreeDataProvider<AgentSession>, vsco
     const item = new vscode.TreeItem(session.title, vscode.TreeItemCollapsibleState.None);
     item.id = `session:${session.path}`;
     item.contextValue = 'session';
-    item.iconPath = new vscode.ThemeIcon(session.agent === 'codex' ? 'terminal' : 'comment-discussion');
+    item.iconPath = new vscode.ThemeIcon(session.agent === 'claude-code' ? 'comment-discussion' : 'terminal');
     item.description = `${AGENT_NAMES[session.agent]} · ${formatAge(new Date(session.lastAt).toISOString())}`;
     item.tooltip = new vscode.MarkdownString(
       `**${AGENT_NAMES[session.agent]}** session\n\n${session.title}\n\n\`${session.path}\``,
     );
     item.command = { command: 'retained.openSession', title: 'Open in Inspector', arguments: [session] };
-    if (this.stored.has(basename(session.path, '.jsonl'))) {
+    if (this.stored.has(session.run ?? basename(session.path, '.jsonl'))) {
       item.description += ' · in Runs';
       item.tooltip.appendMarkdown(
         "\n\nIts run is in Runs (Retained Outputs' hook wrote it as the agent ran). Import the session to bring its requests into that run: one run, every value it holds kept.",

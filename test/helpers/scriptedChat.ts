@@ -16,7 +16,11 @@ export interface ChatMessage {
   tool_calls?: { id: string; function: { name: string; arguments: string } }[];
 }
 
-export type ChatReply = { tool: string; args: Record<string, unknown> } | { text: string };
+export type ChatReply =
+  | { tool: string; args: Record<string, unknown> }
+  | { text: string }
+  /** Several calls in one response (parallel), after an optional text. */
+  | { calls: { tool: string; args: Record<string, unknown> }[]; text?: string };
 
 export interface ChatRule {
   /** The last message is the result of a call of this function. */
@@ -38,6 +42,8 @@ export const toolResults = (messages: ChatMessage[]): string =>
 
 export class ScriptedChat {
   readonly requests: { messages: ChatMessage[]; tools?: { function?: { name?: string } }[] }[] = [];
+  /** Every request as it came: its path and whole body. */
+  readonly logged: { url: string; body: Record<string, unknown> }[] = [];
   private readonly used = new Set<number>();
   private server: Server | undefined;
   private seq = 0;
@@ -86,6 +92,7 @@ export class ScriptedChat {
       }
       const messages = body.messages ?? [];
       this.requests.push({ messages, ...(body.tools ? { tools: body.tools as never } : {}) });
+      this.logged.push({ url: req.url, body });
       const reply = body.tools?.length ? this.reply(messages) : { text: 'Build and fix' };
       this.send(res, reply, body.stream === true);
     });
@@ -113,18 +120,17 @@ export class ScriptedChat {
     const id = `chatcmpl-${++this.seq}`;
     const created = Math.floor(Date.now() / 1000);
     const usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };
-    const call =
-      'tool' in reply
-        ? {
-            id: `call_${this.seq}`,
-            type: 'function',
-            function: { name: reply.tool, arguments: JSON.stringify(reply.args) },
-          }
-        : undefined;
+    const wanted = 'tool' in reply ? [reply] : 'calls' in reply ? reply.calls : [];
+    const calls = wanted.map((c, i) => ({
+      id: `call_${this.seq}${wanted.length > 1 ? `_${i + 1}` : ''}`,
+      type: 'function',
+      function: { name: c.tool, arguments: JSON.stringify(c.args) },
+    }));
+    const text = 'text' in reply ? reply.text : undefined;
     if (!stream) {
-      const message = call
-        ? { role: 'assistant', content: null, tool_calls: [call] }
-        : { role: 'assistant', content: (reply as { text: string }).text };
+      const message = calls.length
+        ? { role: 'assistant', content: text ?? null, tool_calls: calls }
+        : { role: 'assistant', content: text };
       res.writeHead(200, { 'content-type': 'application/json' });
       return void res.end(
         JSON.stringify({
@@ -132,7 +138,7 @@ export class ScriptedChat {
           object: 'chat.completion',
           created,
           model: 'scripted',
-          choices: [{ index: 0, message, finish_reason: call ? 'tool_calls' : 'stop' }],
+          choices: [{ index: 0, message, finish_reason: calls.length ? 'tool_calls' : 'stop' }],
           usage,
         }),
       );
@@ -142,24 +148,18 @@ export class ScriptedChat {
       res.write(
         `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: 'scripted', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`,
       );
-    if (call) {
+    chunk({ role: 'assistant', content: text === undefined ? null : '' }, null);
+    if (text !== undefined) chunk({ content: text }, null);
+    calls.forEach((call, index) => {
       chunk(
         {
-          role: 'assistant',
-          content: null,
-          tool_calls: [
-            { index: 0, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } },
-          ],
+          tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }],
         },
         null,
       );
-      chunk({ tool_calls: [{ index: 0, function: { arguments: call.function.arguments } }] }, null);
-      chunk({}, 'tool_calls');
-    } else {
-      chunk({ role: 'assistant', content: '' }, null);
-      chunk({ content: (reply as { text: string }).text }, null);
-      chunk({}, 'stop');
-    }
+      chunk({ tool_calls: [{ index, function: { arguments: call.function.arguments } }] }, null);
+    });
+    chunk({}, calls.length ? 'tool_calls' : 'stop');
     res.write(
       `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: 'scripted', choices: [], usage })}\n\n`,
     );

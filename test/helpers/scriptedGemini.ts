@@ -10,6 +10,8 @@ import type { AddressInfo } from 'node:net';
 
 export interface GeminiPart {
   text?: string;
+  /** A thought summary (with `text`). */
+  thought?: boolean;
   functionCall?: { name: string; args: Record<string, unknown>; id?: string };
   functionResponse?: { name: string; id?: string; response: { output?: string; error?: string } };
 }

@@ -12,7 +12,9 @@ export function tempDir(prefix = 'retained-test-'): string {
   return dir;
 }
 
+/** Removes them, unless `RETAINED_KEEP_TEMP` is set (to look at what a test left). */
 export function removeTempDirs(): void {
+  if (process.env.RETAINED_KEEP_TEMP) return void console.log(`kept: ${made.splice(0).join(' ')}`);
   for (const dir of made.splice(0)) {
     try {
       execFileSync('chattr', ['-R', '-i', dir], { stdio: 'ignore' });

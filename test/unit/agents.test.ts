@@ -4,7 +4,7 @@
  * finding a workspace's sessions where the agents keep them (real session files).
  */
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync, readdirSync, utimesSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, readdirSync, utimesSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parse } from 'jsonc-parser';
 import { claudeCodeDir, findSessions } from '../../extension/src/sessionFiles';
@@ -222,7 +222,12 @@ describe('finding agent sessions', () => {
 
   it("lists this workspace's Claude Code sessions and Codex rollouts, newest first, titled by the first prompt", () => {
     const home = tempDir();
-    const env = { CLAUDE_CONFIG_DIR: join(home, '.claude'), CODEX_HOME: join(home, '.codex') };
+    const env = {
+      CLAUDE_CONFIG_DIR: join(home, '.claude'),
+      CODEX_HOME: join(home, '.codex'),
+      GEMINI_CLI_HOME: home,
+      QWEN_HOME: join(home, '.qwen'),
+    };
     const workspace = '/home/user/projects/temp/chatbot-ui';
     const claude = claudeCodeDir(workspace, env);
     mkdirSync(claude, { recursive: true });
@@ -242,6 +247,12 @@ describe('finding agent sessions', () => {
       join(day, 'rollout-other.jsonl'),
     );
 
+    // Gemini CLI's and Qwen Code's chats, recorded in another folder: their workspace is that folder.
+    const recorded = '/tmp/retained-record-chats/gemini-cli/build-resume/project';
+    cpSync(join(FIXTURES, 'gemini-cli/build-resume/home/.gemini'), join(home, '.gemini'), { recursive: true });
+    const qwenProject = '/tmp/retained-record-chats/qwen-code/build-resume/project';
+    cpSync(join(FIXTURES, 'qwen-code/build-resume/home/.qwen'), join(home, '.qwen'), { recursive: true });
+
     const found = findSessions(workspace, env);
     assert.deepEqual(
       found.map((s) => [s.agent, s.title]),
@@ -250,6 +261,16 @@ describe('finding agent sessions', () => {
         ['codex', 'finish up the users work by rigging up the chatbot-ui to use lmstudio instead o…'],
       ],
     );
+    const gemini = findSessions(recorded, env);
+    assert.deepEqual(
+      gemini.map((s) => [s.agent, s.title, s.run]),
+      [['gemini-cli', 'Scenario build: build it.', '9cce1e24-ff92-4d18-b2e0-7201171f57f8']],
+    );
+    assert.deepEqual(
+      findSessions(qwenProject, env).map((s) => [s.agent, s.title]),
+      [['qwen-code', 'Scenario build: build it.']],
+    );
+    assert.equal(new Date(gemini[0]!.lastAt).toISOString(), '2026-12-01T17:14:10.124Z');
     assert.deepEqual(findSessions('/another/workspace', env), []);
     // Aged by its last record, not by when the file was copied here.
     const codex = found.find((s) => s.agent === 'codex')!;

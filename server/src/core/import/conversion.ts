@@ -18,6 +18,13 @@ export interface Conversion {
    * `tool-results/<name>`), by call id: the importer reads them in, or marks them lost.
    */
   outputs: Map<string, string>;
+  /**
+   * The folder the agent keeps full outputs in, when not the session's own `tool-results/`
+   * (Gemini CLI's `tool-outputs/`, Qwen Code's `tmp/`): `outputs` are then paths inside it.
+   */
+  outputsDir?: string;
+  /** The run's name when the import is given none (the session's id); else the file's name. */
+  name?: string;
   /** Records that are not part of the conversation, counted by kind (`type/subtype`). */
   skipped: Record<string, number>;
   /** Why the rebuild is less than exact, and anything else a user should know. */

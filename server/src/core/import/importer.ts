@@ -6,14 +6,14 @@
  * so it can be opened and peeked, and the "with Retained Outputs" view can show its stub.
  */
 import { lstat, readdir } from 'node:fs/promises';
-import { basename, extname, isAbsolute, join, resolve } from 'node:path';
+import { basename, dirname, extname, isAbsolute, join, resolve } from 'node:path';
 import { agentName } from '../../../../shared/agents';
 import { contentText } from '../../../../shared/blocks';
 import { check } from '../../../../shared/check';
 import type { ToolCallFinishedEvent, TranscriptEvent } from '../../../../shared/events';
 import { InvalidInput } from '../../../../shared/invalidInput';
 import { type IfExists, type ImportFormat, ImportParams, type ImportResult } from '../../../../shared/protocol';
-import { marker } from '../../../../shared/stubText';
+import { findMarkers, marker } from '../../../../shared/stubText';
 import type { Context } from '../context';
 import type { Retainer } from '../retain/retainer';
 import { readEvents, writeEvents } from '../store/transcript';
@@ -22,6 +22,8 @@ import { claudeCodeRecord, convertClaudeCode } from './claudeCode';
 import { codexRecord, convertCodex } from './codex';
 import type { Conversion } from './conversion';
 import { convertCopilot, isCopilotReplay } from './copilot';
+import { convertGemini, isGeminiChat } from './gemini';
+import { convertQwen, isQwenRecord, qwenRecord } from './qwen';
 import { type Json, readSessionJson, readSessionRecords, UnreadableSession } from './records';
 
 /** The error an import answers when its run exists; `data.runId` names it. */
@@ -34,6 +36,8 @@ export class RunExists extends InvalidInput {
 export function detectFormat(records: readonly Json[]): ImportFormat | undefined {
   for (const r of records) {
     if ('payload' in r && typeof r.type === 'string') return 'codex';
+    if (isQwenRecord(r)) return 'qwen-code';
+    if (isGeminiChat(r)) return 'gemini-cli';
     if ('message' in r || 'sessionId' in r) return 'claude-code';
   }
   return undefined;
@@ -88,12 +92,15 @@ export class Importer {
       );
     }
     const { runId, name, live } = await this.claimRunId(
-      params.runId ?? basename(path, extname(path)),
+      params.runId ?? conversion.name ?? basename(path, extname(path)),
       params.ifExists ?? 'error',
       conversion,
     );
     const sessionDir = path.slice(0, -extname(path).length || undefined);
-    const { files: outputs, lost: lostOutputs } = await findOutputs(conversion, sessionDir);
+    const { files: outputs, lost: lostOutputs } = await findOutputs(
+      conversion,
+      conversion.outputsDir ?? join(sessionDir, 'tool-results'),
+    );
     signal?.throwIfAborted();
 
     const result = await this.ctx.writing(runId, () =>
@@ -198,8 +205,9 @@ export class Importer {
       const events = staged.events.map((event) => {
         if (event.type !== 'tool_call_finished') return event;
         covered.add(event.callId);
-        const kept = byCall.get(event.callId);
+        const kept = keptFor(event, byCall);
         if (!kept) return event;
+        covered.add(kept.callId);
         const { result: _result, ...rest } = event;
         return {
           ...rest,
@@ -305,9 +313,27 @@ function liveRun(events: readonly TranscriptEvent[], conversion: Conversion, nam
   if (source ? source.session !== session : name !== session) return undefined;
   const calls = new Set(conversion.events.flatMap((e) => (e.type === 'tool_call_finished' ? [e.callId] : [])));
   const recorded = events.flatMap((e) => (e.type === 'tool_call_finished' ? [e.callId] : []));
-  if (recorded.length && !recorded.some((id) => calls.has(id))) return undefined;
   const byCall = retainedByCall(events);
+  const stubbed = conversion.events.some(
+    (e) => e.type === 'tool_call_finished' && keptFor(e, byCall) && !byCall.has(e.callId),
+  );
+  if (recorded.length && !recorded.some((id) => calls.has(id)) && !stubbed) return undefined;
   return { byCall, values: byCall.size };
+}
+
+/**
+ * The live run's retained result an imported result is: the one of its call, or the one whose
+ * stub it sent (a hook that wraps a command knows no call id: its value is named by the stub).
+ */
+function keptFor(
+  event: ToolCallFinishedEvent,
+  byCall: ReadonlyMap<string, ToolCallFinishedEvent>,
+): ToolCallFinishedEvent | undefined {
+  const own = byCall.get(event.callId);
+  if (own) return own;
+  const sent = event.sent ?? event.result;
+  const named = sent === undefined ? undefined : findMarkers(contentText(sent))[0]?.valueId;
+  return named === undefined ? undefined : [...byCall.values()].find((e) => e.valueId === named);
 }
 
 /** The results a run retained (or a guard withheld), by call id. */
@@ -338,6 +364,16 @@ function pick<T extends object, K extends keyof T>(from: T, keys: readonly K[]):
   return out;
 }
 
+const CONVERTERS: Record<
+  Exclude<ImportFormat, 'copilot'>,
+  (records: readonly Json[], path: string) => Promise<Conversion>
+> = {
+  'claude-code': convertClaudeCode,
+  codex: convertCodex,
+  'gemini-cli': convertGemini,
+  'qwen-code': convertQwen,
+};
+
 /** Reads and converts the file: JSON Lines (Claude Code, Codex), or one JSON document (a Copilot chat replay). */
 async function convert(
   path: string,
@@ -357,12 +393,15 @@ async function convert(
         ? codexRecord(record)
         : detected === 'claude-code'
           ? claudeCodeRecord(record)
-          : record;
+          : detected === 'qwen-code'
+            ? qwenRecord(record)
+            : record;
     });
     if (!detected || (detected as ImportFormat) === 'copilot')
-      throw new InvalidInput(`path is neither a Claude Code session nor a Codex rollout: ${path}`);
-    const conversion =
-      detected === 'codex' ? await convertCodex(read.records, path) : await convertClaudeCode(read.records, path);
+      throw new InvalidInput(
+        `path is not a session of an agent Retained Outputs reads (Claude Code, Codex, Gemini CLI, Qwen Code): ${path}`,
+      );
+    const conversion = await CONVERTERS[detected](read.records, path);
     for (const [kind, count] of Object.entries(read.dropped))
       conversion.skipped[kind] = (conversion.skipped[kind] ?? 0) + count;
     if (read.skippedLineCount > read.skippedLines.length)
@@ -376,35 +415,42 @@ async function convert(
 }
 
 /**
- * Where the full outputs the agent kept beside the session are: only files of the session's own
- * `tool-results/` folder, by name (the path in the file is not followed), the folders on the way
- * real ones and the file a regular one, never a link. A result whose file is not there is marked
- * lost (its preview is what the model got). Returns the files by call id, and how many are lost.
+ * Where the full outputs the agent kept are: only files inside `folder` (the session's own
+ * `tool-results/`, or the folder the agent keeps them in), by the name the conversion gives (a
+ * path in the file is never followed), every folder on the way a real one and the file a
+ * regular one, never a link. A result whose file is not there is marked lost (what the model
+ * got is kept). Returns the files by call id, and how many are lost.
  */
 async function findOutputs(
   conversion: Conversion,
-  sessionDir: string,
+  folder: string,
 ): Promise<{ files: Map<string, string>; lost: number }> {
   const files = new Map<string, string>();
   let lost = 0;
-  const folder = join(sessionDir, 'tool-results');
-  const real = (await realFolder(sessionDir)) && (await realFolder(folder));
+  const shown = conversion.outputsDir ? basename(folder) : 'tool-results';
   for (const event of conversion.events) {
     if (event.type !== 'tool_call_finished') continue;
     const saved = conversion.outputs.get(event.callId);
     if (!saved) continue;
-    const name = basename(saved);
-    const file = join(folder, name);
+    const name = conversion.outputsDir ? saved : basename(saved);
+    const parts = name.split(/[\\/]/);
+    const plain = parts.every((p) => p !== '' && p !== '.' && p !== '..');
+    // The session's own folder is a real one too (a `tool-results/` inside a link is not read).
+    let real = plain && (await realFolder(folder)) && (!!conversion.outputsDir || (await realFolder(dirname(folder))));
+    for (let i = 1; real && i < parts.length; i++) real = await realFolder(join(folder, ...parts.slice(0, i)));
+    const file = join(folder, ...parts);
     const stat = real ? await lstat(file).catch(() => undefined) : undefined;
     if (stat?.isFile()) files.set(event.callId, file);
     else {
       lost++;
-      const why = !real
-        ? 'its folder is not there, or is a link (links are not followed)'
-        : stat
-          ? 'it is not a regular file (links are not followed)'
-          : 'it is gone';
-      event.lost = `the full output (tool-results/${name}) could not be read: ${why}; only the preview the model got is kept`;
+      const why = !plain
+        ? 'its name is not a plain name'
+        : !real
+          ? 'its folder is not there, or is a link (links are not followed)'
+          : stat
+            ? 'it is not a regular file (links are not followed)'
+            : 'it is gone';
+      event.lost = `the full output (${shown}/${name}) could not be read: ${why}; only what the model got is kept`;
     }
   }
   return { files, lost };

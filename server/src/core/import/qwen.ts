@@ -1,0 +1,104 @@
+/**
+ * Qwen Code chats (`~/.qwen/projects/<project>/chats/<session>.jsonl`) as runs. Each line is a
+ * record of one conversation, chained to the one before it by `parentUuid` (as Claude Code's
+ * are): `user`, `assistant` and `tool_result` records hold Gemini API contents
+ * (`message.parts`), `system` records Qwen Code's own bookkeeping. The conversation is the
+ * chain that ends at the last record, so a branch left behind is not in it. An output Qwen
+ * Code cut is saved whole under `~/.qwen/tmp/`, and `toolCallResult.resultDisplay` names it.
+ */
+
+import { basename, dirname, join } from 'node:path';
+import type { TranscriptEvent } from '../../../../shared/events';
+import { Turns } from '../turns';
+import { type Conversion, countKind, sessionInfo } from './conversion';
+import { type FullFor, PartsWriter } from './geminiParts';
+import { type Json, recordKind } from './records';
+
+export function isQwenRecord(record: Json): boolean {
+  const message = record.message as Json | undefined;
+  return typeof record.uuid === 'string' && Array.isArray(message?.parts);
+}
+
+/**
+ * A record as the import holds it. Qwen Code's bookkeeping (telemetry, snapshots) is only
+ * counted, but for its `parentUuid`: the chain runs through it, so it is kept as a link alone.
+ */
+export function qwenRecord(record: Json): Json | undefined {
+  if (record.type !== 'system') return record;
+  return { uuid: record.uuid, parentUuid: record.parentUuid, type: 'system', subtype: record.subtype };
+}
+
+/** The records of the chain that ends at the last record, in order. */
+function chain(records: readonly Json[]): Json[] {
+  const byId = new Map<string, Json>();
+  for (const r of records) if (typeof r.uuid === 'string') byId.set(r.uuid, r);
+  const out: Json[] = [];
+  const seen = new Set<string>();
+  let at = [...records].reverse().find((r) => typeof r.uuid === 'string');
+  while (at && !seen.has(at.uuid as string)) {
+    seen.add(at.uuid as string);
+    out.push(at);
+    at = typeof at.parentUuid === 'string' ? byId.get(at.parentUuid) : undefined;
+  }
+  return out.reverse();
+}
+
+export async function convertQwen(records: readonly Json[], path: string): Promise<Conversion> {
+  const turns = new Turns();
+  const skipped: Record<string, number> = {};
+  const notes: string[] = [];
+  const info = sessionInfo(records, 'sessionId', 'version');
+  const kept = chain(records);
+  const left = records.filter((r) => typeof r.uuid === 'string').length - kept.length;
+  if (left > 0)
+    notes.push(
+      `${left} record${left > 1 ? 's' : ''} of a branch the chat left (a rewind or a retry) ${left > 1 ? 'are' : 'is'} not in the run`,
+    );
+  // A result's record says where Qwen Code saved the output it cut.
+  const saved = new Map<string, string>();
+  for (const r of kept) {
+    const result = r.toolCallResult as Json | undefined;
+    const display = result?.resultDisplay as Json | undefined;
+    const files = Array.isArray(display?.outputFiles) ? display.outputFiles : [];
+    if (typeof result?.callId === 'string' && typeof files[0] === 'string') saved.set(result.callId, files[0]);
+  }
+  // By name only, in this Qwen home's own tmp folder: the path in the file is not followed.
+  const full: FullFor = (callId) => {
+    const file = saved.get(callId);
+    return file ? { file: join(basename(dirname(file)), basename(file)) } : undefined;
+  };
+  const writer = new PartsWriter();
+  let model: string | undefined;
+  for (const r of kept) {
+    await turns.maybe();
+    const ts = typeof r.timestamp === 'string' ? r.timestamp : undefined;
+    const parts = ((r.message as Json | undefined)?.parts as Json[] | undefined) ?? [];
+    if (r.type === 'user' || r.type === 'tool_result') writer.user(parts, ts, { full });
+    else if (r.type === 'assistant') {
+      if (typeof r.model === 'string') model ??= r.model;
+      writer.model(parts, ts);
+    } else countKind(skipped, recordKind(r));
+  }
+  const first = kept.find((r) => typeof r.timestamp === 'string');
+  const events: TranscriptEvent[] = [
+    {
+      type: 'run_started',
+      tools: [...new Set(writer.names.values())],
+      agent: 'qwen-code',
+      ...(model ? { model } : {}),
+      source: { format: 'qwen-code', path, ...info, fidelity: 'conversation' },
+      ...(first ? { ts: first.timestamp as string } : {}),
+    },
+    ...writer.events,
+  ];
+  return {
+    format: 'qwen-code',
+    events,
+    fidelity: 'conversation',
+    outputs: writer.outputs,
+    // <qwen home>/projects/<project>/chats/<session>.jsonl: the home's tmp folder.
+    outputsDir: join(dirname(dirname(dirname(dirname(path)))), 'tmp'),
+    skipped,
+    notes,
+  };
+}

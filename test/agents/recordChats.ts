@@ -195,7 +195,7 @@ async function record(scenario: Scenario): Promise<void> {
       filter: (path) => !path.endsWith('/.gitignore') && !path.endsWith('.lock'),
     });
   const logged = gemini ? (model as ScriptedGemini).requests : (model as ScriptedChat).logged;
-  writeFileSync(join(out, 'requests.jsonl'), logged.map((r) => JSON.stringify(r)).join('\n') + '\n');
+  writeFileSync(join(out, 'requests.jsonl'), `${logged.map((r) => JSON.stringify(r)).join('\n')}\n`);
   writeFileSync(
     join(out, 'recording.json'),
     `${JSON.stringify({ agent: scenario.agent, scenario: scenario.name, prompts: scenario.prompts, recordedFrom: base }, null, 2)}\n`,

@@ -21,6 +21,9 @@ const FIXTURES = resolve(__dirname, '../fixtures');
 
 /** One step of a conversation, whatever the provider's shape. */
 type Step = { user: string } | { text: string } | { call: string; args: unknown } | { result: string };
+/** A logged part or message, read loosely: the test checks what it holds. */
+// biome-ignore lint/suspicious/noExplicitAny: logged JSON of two providers' shapes
+type Loose = Record<string, any>;
 
 /** Consecutive user texts as one (how a provider's message holds them differs by shape). */
 function joined(steps: Step[]): Step[] {
@@ -50,7 +53,7 @@ function geminiSteps(body: Logged['body']): Step[] {
   const steps: Step[] = [];
   let calls = 0;
   let results = 0;
-  for (const content of (body.contents as { role: string; parts: Record<string, any>[] }[]) ?? [])
+  for (const content of (body.contents as { role: string; parts: Loose[] }[]) ?? [])
     for (const part of content.parts) {
       if (part.functionCall) {
         calls++;
@@ -70,7 +73,7 @@ function geminiSteps(body: Logged['body']): Step[] {
 /** A Qwen Code (OpenAI Chat) request's messages as steps: its system message and reminders left out. */
 function chatSteps(body: Logged['body']): Step[] {
   const steps: Step[] = [];
-  for (const m of (body.messages as Record<string, any>[]) ?? []) {
+  for (const m of (body.messages as Loose[]) ?? []) {
     const texts = (c: unknown): string[] =>
       typeof c === 'string' ? [c] : Array.isArray(c) ? c.map((p: { text?: string }) => p.text ?? '') : [];
     if (m.role === 'system') continue;

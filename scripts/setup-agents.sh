@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs the real coding agents the agent tests drive, idempotently, into a cache outside the
 # clone (so CI's fresh clones reuse it): Claude Code (its native binary comes in a platform
-# package), Codex CLI, Gemini CLI, OpenCode (a platform package too) and Qwen Code, each from the
-# npm registry, at a pinned version. Prints the cache folder on its last line.
+# package), Codex CLI, Gemini CLI, OpenCode (a platform package too), Qwen Code and GitHub
+# Copilot CLI (a platform binary that unpacks itself into $XDG_CACHE_HOME on its first run: the
+# cache's own), each from the npm registry, at a pinned version. Prints the cache folder on its last line.
 set -euo pipefail
 
 CACHE="${RETAINED_AGENTS_CACHE:-$HOME/.cache/retained-outputs-agents}"
@@ -34,5 +35,8 @@ install opencode-1.18.33 opencode-ai@1.18.33 '350 MB' \
   node_modules/opencode-linux-x64/bin/opencode 'node_modules/opencode-linux-x64/bin/opencode --version'
 install qwen-code-0.24.4 @qwen-code/qwen-code@0.24.4 '150 MB' \
   node_modules/@qwen-code/qwen-code/cli-entry.js 'test -f node_modules/@qwen-code/qwen-code/cli.js'
+install copilot-1.0.102 @github/copilot@1.0.102 '200 MB' \
+  node_modules/@github/copilot-linux-x64/copilot \
+  'XDG_CACHE_HOME="$PWD/cache" HOME="$PWD" node_modules/@github/copilot-linux-x64/copilot --version'
 log "ready in $CACHE"
 echo "$CACHE"

@@ -9,7 +9,7 @@ import { applyEdits, type JSONPath, modify, type ParseError, parse, printParseEr
 import { AGENT_NAMES, MCP_SERVER } from './agents';
 
 /** The agents `setup` knows. */
-export const SETUP_AGENTS = ['claude-code', 'codex', 'gemini', 'opencode', 'qwen'] as const;
+export const SETUP_AGENTS = ['claude-code', 'codex', 'copilot', 'gemini', 'opencode', 'qwen'] as const;
 export type SetupAgent = (typeof SETUP_AGENTS)[number];
 
 /** How to start the `retained` command line: a Node and a cli.js that outlives an upgrade. */
@@ -32,6 +32,8 @@ export interface SetupPlaces {
   opencodeConfig?: string | undefined;
   /** Qwen Code's home (`~/.qwen`). */
   qwenHome?: string | undefined;
+  /** GitHub Copilot CLI's home (`$COPILOT_HOME`, else `~/.copilot`). */
+  copilotHome?: string | undefined;
 }
 
 /** Where each agent keeps its configuration, from a home folder and the environment, as each agent documents it. */
@@ -42,6 +44,7 @@ export function defaultPlaces(home: string, env: Record<string, string | undefin
     geminiHome: `${home}/.gemini`,
     opencodeConfig: `${env.XDG_CONFIG_HOME || `${home}/.config`}/opencode`,
     qwenHome: `${home}/.qwen`,
+    copilotHome: env.COPILOT_HOME || `${home}/.copilot`,
   };
 }
 
@@ -52,6 +55,10 @@ export const SETUP_AGENT_INFO: Record<SetupAgent, { name: string; adds: string }
     adds: 'The MCP server in .mcp.json, and the PostToolUse hook in .claude/settings.json (this project)',
   },
   codex: { name: AGENT_NAMES.codex, adds: 'The MCP server and a PreToolUse hook, trusted, in config.toml' },
+  copilot: {
+    name: 'GitHub Copilot CLI',
+    adds: 'The MCP server in ~/.copilot/mcp-config.json, and a postToolUse hook in ~/.copilot/hooks',
+  },
   gemini: { name: 'Gemini CLI', adds: 'The MCP server and a BeforeTool hook in ~/.gemini/settings.json' },
   opencode: { name: 'OpenCode', adds: 'The MCP server in opencode.json, and a plugin' },
   qwen: { name: 'Qwen Code', adds: 'The MCP server and a PostToolUse hook in ~/.qwen/settings.json' },
@@ -81,11 +88,13 @@ export function setupChanges(
       ? claudeCode(required(places.project, 'a project folder'), launcher, read, remove)
       : agent === 'codex'
         ? codex(required(places.codexHome, "Codex's home folder"), launcher, read, remove, sha256)
-        : agent === 'gemini'
-          ? gemini(required(places.geminiHome, "Gemini CLI's home folder"), launcher, read, remove)
-          : agent === 'opencode'
-            ? opencode(required(places.opencodeConfig, "OpenCode's configuration folder"), launcher, read, remove)
-            : qwen(required(places.qwenHome, "Qwen Code's home folder"), launcher, read, remove);
+        : agent === 'copilot'
+          ? copilot(required(places.copilotHome, "Copilot CLI's home folder"), launcher, read, remove)
+          : agent === 'gemini'
+            ? gemini(required(places.geminiHome, "Gemini CLI's home folder"), launcher, read, remove)
+            : agent === 'opencode'
+              ? opencode(required(places.opencodeConfig, "OpenCode's configuration folder"), launcher, read, remove)
+              : qwen(required(places.qwenHome, "Qwen Code's home folder"), launcher, read, remove);
   return changes.filter((c) => c.before !== c.after);
 }
 
@@ -257,6 +266,28 @@ function qwen(home: string, launcher: Launcher, read: Read, remove: boolean): Fi
   let text = withServer(before ?? '', path, remove ? undefined : serverOf(launcher));
   text = withHook(text, path, 'PostToolUse', /\bhook qwen(\s|$)/, remove ? undefined : hook);
   return [{ path, before, after: finish(before, text, path, remove, [['mcpServers'], ['hooks', 'PostToolUse']]) }];
+}
+
+/**
+ * GitHub Copilot CLI, for the user: `mcp-config.json` in its home gets the MCP server, and
+ * `hooks/retained-outputs.json` (a file of its own, which removal deletes) a postToolUse hook
+ * (`retained hook copilot`: the output Copilot CLI saved retained, the model gets the stub).
+ */
+function copilot(home: string, launcher: Launcher, read: Read, remove: boolean): FileChange[] {
+  const mcpPath = `${home}/mcp-config.json`;
+  const mcpBefore = read(mcpPath);
+  const server = { type: 'local', ...serverOf(launcher), tools: ['*'] };
+  const mcp = withServer(mcpBefore ?? '', mcpPath, remove ? undefined : server);
+  const hookPath = `${home}/hooks/retained-outputs.json`;
+  const hookBefore = read(hookPath);
+  const command = commandLine(launcher, ['hook', 'copilot']);
+  if (hookBefore !== undefined && !/\bhook copilot(\s|")/.test(hookBefore))
+    throw new Error(`${hookPath} was not written by retained setup: move it away first`);
+  const hook = { version: 1, hooks: { postToolUse: [{ type: 'command', bash: command, timeoutSec: 60 }] } };
+  return [
+    { path: mcpPath, before: mcpBefore, after: finish(mcpBefore, mcp, mcpPath, remove, [['mcpServers']]) },
+    { path: hookPath, before: hookBefore, after: remove ? undefined : `${JSON.stringify(hook, null, 2)}\n` },
+  ];
 }
 
 /** The first line of the plugin file setup writes for OpenCode: a file without it is not ours. */

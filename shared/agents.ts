@@ -9,6 +9,8 @@ import type { ImportFormat } from './protocol';
 export const MCP_SERVER = 'retained';
 /** peek_value as Claude Code's model knows it: an MCP tool is `mcp__<server>__<tool>`. */
 export const CLAUDE_CODE_PEEK_TOOL = `mcp__${MCP_SERVER}__${PEEK_TOOL}`;
+/** peek_value as GitHub Copilot CLI's model knows it: `<server>-<tool>`. */
+export const COPILOT_CLI_PEEK_TOOL = `${MCP_SERVER}-${PEEK_TOOL}`;
 
 export const AGENT_NAMES: Record<ImportFormat, string> = {
   'claude-code': 'Claude Code',

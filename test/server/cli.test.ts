@@ -45,6 +45,7 @@ describe('the retained command line', function () {
     const geminiHome = tempDir();
     const opencodeConfig = tempDir();
     const qwenHome = tempDir();
+    const copilotHome = tempDir();
     const settings = `${JSON.stringify({ model: 'opus', permissions: { allow: ['Bash(ls:*)'] } }, null, 2)}\n`;
     mkdirSync(join(project, '.claude'));
     writeFileSync(join(project, '.claude', 'settings.json'), settings);
@@ -59,17 +60,25 @@ describe('the retained command line', function () {
           join(opencodeConfig, 'opencode.json'),
           join(opencodeConfig, 'plugins', 'retained-outputs.js'),
           join(qwenHome, 'settings.json'),
+          join(copilotHome, 'mcp-config.json'),
+          join(copilotHome, 'hooks', 'retained-outputs.json'),
         ].map((f) => [f, existsSync(f) ? readFileSync(f, 'utf8') : undefined]),
       );
-    const before = snapshot();
     const where = [
       ['--project', project],
       ['--codex-home', codexHome],
       ['--gemini-home', geminiHome],
       ['--opencode-config', opencodeConfig],
       ['--qwen-home', qwenHome],
+      ['--copilot-home', copilotHome],
     ].flat();
-    const agents = ['claude-code', 'codex', 'gemini', 'opencode', 'qwen'];
+    // A Copilot CLI configuration of the user's own, beside which ours goes and from which it goes again.
+    writeFileSync(
+      join(copilotHome, 'mcp-config.json'),
+      `${JSON.stringify({ mcpServers: { mine: { type: 'local', command: 'x', tools: ['*'] } } }, null, 2)}\n`,
+    );
+    const agents = ['claude-code', 'codex', 'copilot', 'gemini', 'opencode', 'qwen'];
+    const before = snapshot();
 
     const dry = retained(project, ['setup', 'claude-code', '--dry-run', ...where]);
     assert.equal(dry.code, 0, dry.stderr);

@@ -4,11 +4,24 @@
  * finding a workspace's sessions where the agents keep them (real session files).
  */
 import assert from 'node:assert/strict';
-import { copyFileSync, cpSync, mkdirSync, readdirSync, utimesSync } from 'node:fs';
+import {
+  copyFileSync,
+  cpSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parse } from 'jsonc-parser';
 import { claudeCodeDir, findSessions } from '../../extension/src/sessionFiles';
 import { codexAnswer } from '../../server/src/cli/commandHooks';
+import { copilotAnswer } from '../../server/src/cli/copilotHook';
+import { RetentionService } from '../../server/src/core/service';
 import { sha256Hex } from '../../server/src/core/text/bytes';
 import { type FileChange, type SetupAgent, setupChanges } from '../../shared/agentSetup';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
@@ -168,6 +181,32 @@ describe('agent setup', () => {
     assert.deepEqual(go('qwen', hooked, true), qwen);
   });
 
+  it("GitHub Copilot CLI: the MCP server beside the user's, and a hooks file of its own that --remove deletes", () => {
+    const places = { copilotHome: '/h' };
+    const go = (files: Record<string, string>, remove = false) =>
+      apply(
+        files,
+        setupChanges('copilot', places, launcher, (p) => files[p], { remove, sha256: sha256Hex }),
+      );
+    const mine = {
+      '/h/mcp-config.json': `${JSON.stringify({ mcpServers: { mine: { type: 'local', command: 'x' } } }, null, 2)}\n`,
+    };
+    const set = go(mine);
+    assert.deepEqual(parse(set['/h/mcp-config.json']!).mcpServers, {
+      mine: { type: 'local', command: 'x' },
+      retained: { type: 'local', command: '/usr/bin/node', args: ['/ext/cli/cli.js', 'mcp'], tools: ['*'] },
+    });
+    assert.deepEqual(JSON.parse(set['/h/hooks/retained-outputs.json']!), {
+      version: 1,
+      hooks: {
+        postToolUse: [{ type: 'command', bash: '/usr/bin/node /ext/cli/cli.js hook copilot', timeoutSec: 60 }],
+      },
+    });
+    assert.deepEqual(go(set), set, 'a second run changes nothing');
+    assert.deepEqual(go(set, true), mine, 'removed, to the byte, the hooks file gone');
+    assert.throws(() => go({ '/h/hooks/retained-outputs.json': '{}' }), /was not written by retained setup/);
+  });
+
   it('refuses a settings file that is not a JSON object, naming it', () => {
     assert.throws(() => run('claude-code', { '/w/.mcp.json': '[1]' }), /\.mcp\.json does not hold a JSON object/);
     assert.throws(() => run('claude-code', { '/w/.mcp.json': '{"a":' }), /\.mcp\.json is not JSON/);
@@ -276,5 +315,64 @@ describe('finding agent sessions', () => {
     const codex = found.find((s) => s.agent === 'codex')!;
     assert.equal(new Date(codex.lastAt).toISOString().slice(0, 10), '2025-11-17');
     assert.notEqual(codex.lastAt, codex.mtimeMs);
+  });
+});
+
+describe("Copilot CLI's hook", () => {
+  after(removeTempDirs);
+  const input = (text: string) => ({
+    sessionId: 's1',
+    timestamp: 1796145886163,
+    cwd: '/w',
+    toolName: 'bash',
+    toolArgs: { command: 'make' },
+    toolResult: { resultType: 'success', textResultForLlm: text },
+  });
+  const notice = (path: string) =>
+    `Output too large to read at once (164.9 KB). Saved to: ${path}\nConsider using tools like grep.\n\nPreview (first 500 chars):\n1\n2\n`;
+
+  it('retains the file Copilot CLI saved, and answers the stub in place of its notice', async () => {
+    const s = new RetentionService(join(tempDir(), '.retained'));
+    await s.init();
+    const file = join(tmpdir(), `${Date.now()}-copilot-tool-output-test-${process.pid}.txt`);
+    const whole = `${Array.from({ length: 30000 }, (_, i) => i + 1).join('\n')}\n`;
+    writeFileSync(file, whole);
+    try {
+      const answer = (await copilotAnswer(s, input(notice(file)))) as {
+        modifiedResult: { textResultForLlm: string; resultType: string };
+      };
+      assert.equal(answer.modifiedResult.resultType, 'success');
+      const id = /\[retained #(\S+)\] bash result: \d+ bytes, 30000 lines/.exec(
+        answer.modifiedResult.textResultForLlm,
+      )?.[1];
+      assert.ok(id, answer.modifiedResult.textResultForLlm);
+      assert.match(answer.modifiedResult.textResultForLlm, /retained-peek_value/, "peek_value by Copilot CLI's name");
+      const value = await s.values.file({ valueId: id, runId: 's1' });
+      assert.equal(readFileSync(new URL(value.uri), 'utf8'), whole, 'the whole output, from the file');
+    } finally {
+      rmSync(file, { force: true });
+    }
+  });
+
+  it('never reads a path a command printed, a file outside the temp folder, one of another name, or a link', async () => {
+    const s = new RetentionService(join(tempDir(), '.retained'));
+    await s.init();
+    const secret = join(tempDir(), 'secret.txt');
+    writeFileSync(secret, 'x'.repeat(50_000));
+    const link = join(tmpdir(), `${Date.now()}-copilot-tool-output-link-${process.pid}.txt`);
+    symlinkSync(secret, link);
+    try {
+      for (const text of [
+        notice(secret),
+        notice(join(tmpdir(), 'secret.txt')),
+        notice(link),
+        `ok\n${notice(join(tmpdir(), '1-copilot-tool-output-x.txt'))}`,
+      ])
+        assert.equal(await copilotAnswer(s, input(text)), undefined, text.slice(0, 120));
+      assert.equal(await copilotAnswer(s, input('small')), undefined, 'a small result passes');
+      await assert.rejects(copilotAnswer(s, { ...input('x'), toolResult: 'x' }), /toolResult/);
+    } finally {
+      rmSync(link, { force: true });
+    }
   });
 });

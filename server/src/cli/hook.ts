@@ -23,7 +23,12 @@ import type { RetentionService } from '../core/service';
 import { APPEND, openFile } from '../core/store/safeFs';
 import { utf8Bytes } from '../core/text/bytes';
 import { codexAnswer, geminiAnswer, selfLauncher } from './commandHooks';
+import { copilotAnswer } from './copilotHook';
 import { qwenAnswer } from './qwenHook';
+
+/** The agents with a `retained hook <agent>`. */
+export const HOOK_AGENTS = ['claude-code', 'codex', 'copilot', 'gemini', 'qwen'] as const;
+export type HookAgent = (typeof HOOK_AGENTS)[number];
 
 /** The most a hook reads from stdin: a Bash output past Claude Code's cut is in a file instead. */
 const STDIN_MAX_BYTES = 64 << 20;
@@ -58,7 +63,7 @@ interface Shaped {
 
 export async function runHook(
   service: RetentionService,
-  agent: 'claude-code' | 'codex' | 'gemini' | 'qwen',
+  agent: HookAgent,
   guard: boolean,
   stdin: NodeJS.ReadableStream = process.stdin,
 ): Promise<number> {
@@ -71,7 +76,9 @@ export async function runHook(
           ? geminiAnswer(raw, selfLauncher(), service.store.root, guard)
           : agent === 'qwen'
             ? await qwenAnswer(service, raw)
-            : await hook(service, check(HookInput, raw, 'the hook input'));
+            : agent === 'copilot'
+              ? await copilotAnswer(service, raw)
+              : await hook(service, check(HookInput, raw, 'the hook input'));
     if (answer !== undefined) process.stdout.write(`${JSON.stringify(answer)}\n`);
   } catch (err) {
     await log(service, `${agent}: no answer: ${(err as Error).stack ?? String(err)}`);

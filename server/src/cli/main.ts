@@ -16,7 +16,7 @@ import { LANDMARK_KINDS, type LandmarkKind } from '../../../shared/settings';
 import { VERSION } from '../../../shared/version';
 import { runCommand } from '../core/retain/command';
 import { RetentionService } from '../core/service';
-import { runHook } from './hook';
+import { HOOK_AGENTS, type HookAgent, runHook } from './hook';
 import { setup } from './setup';
 import { findStore } from './store';
 
@@ -49,6 +49,7 @@ Commands:
   hook codex | hook gemini     A Codex PreToolUse / Gemini CLI BeforeTool hook: shell commands
                                run through \`retained run\`.
   hook qwen                    A Qwen Code PostToolUse hook: big shell outputs become stubs.
+  hook copilot                 A GitHub Copilot CLI postToolUse hook: big outputs become stubs.
   setup <agent> [--remove] [--dry-run] [--yes]
                                Write the agent's own configuration, after showing what changes;
                                --remove takes it out again. claude-code: .mcp.json and
@@ -56,7 +57,8 @@ Commands:
                                config.toml in $CODEX_HOME or ~/.codex (--codex-home DIR); gemini:
                                ~/.gemini/settings.json (--gemini-home DIR); opencode: opencode.json
                                and a plugin in ~/.config/opencode (--opencode-config DIR); qwen:
-                               ~/.qwen/settings.json (--qwen-home DIR).
+                               ~/.qwen/settings.json (--qwen-home DIR); copilot: mcp-config.json
+                               and hooks/ in $COPILOT_HOME or ~/.copilot (--copilot-home DIR).
 
 Options:
   --store DIR   The store (default: $RETAINED_STORE, else the nearest .retained above the current
@@ -103,6 +105,7 @@ export async function main(argv: readonly string[]): Promise<number> {
         geminiHome: o['gemini-home'],
         opencodeConfig: o['opencode-config'],
         qwenHome: o['qwen-home'],
+        copilotHome: o['copilot-home'],
       },
       print,
       (text) => process.stderr.write(`${text}\n`),
@@ -151,9 +154,9 @@ export async function main(argv: readonly string[]): Promise<number> {
         });
         return 0;
       case 'hook':
-        if (rest[0] !== 'claude-code' && rest[0] !== 'codex' && rest[0] !== 'gemini' && rest[0] !== 'qwen')
-          throw new Usage('hook takes the agent: retained hook claude-code, codex, gemini or qwen');
-        return await runHook(service, rest[0], o.guard === true);
+        if (!(HOOK_AGENTS as readonly string[]).includes(rest[0] ?? ''))
+          throw new Usage(`hook takes the agent: retained hook ${HOOK_AGENTS.join(', ')}`);
+        return await runHook(service, rest[0] as HookAgent, o.guard === true);
       default:
         throw new Usage(`unknown command ${JSON.stringify(command)}`);
     }
@@ -209,6 +212,7 @@ function parse(args: readonly string[]) {
       'gemini-home': { type: 'string' },
       'opencode-config': { type: 'string' },
       'qwen-home': { type: 'string' },
+      'copilot-home': { type: 'string' },
     },
   });
 }

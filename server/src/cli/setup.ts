@@ -38,6 +38,7 @@ export interface SetupOptions {
   geminiHome?: string | undefined;
   opencodeConfig?: string | undefined;
   qwenHome?: string | undefined;
+  copilotHome?: string | undefined;
 }
 
 /** This command line, as a hook or an MCP server entry starts it. */
@@ -114,6 +115,7 @@ export async function setup(
     geminiHome: resolve(options.geminiHome ?? defaults.geminiHome!),
     opencodeConfig: resolve(options.opencodeConfig ?? defaults.opencodeConfig!),
     qwenHome: resolve(options.qwenHome ?? defaults.qwenHome!),
+    copilotHome: resolve(options.copilotHome ?? defaults.copilotHome!),
   };
   let changes: FileChange[];
   try {

@@ -1,0 +1,70 @@
+/**
+ * `retained hook copilot`: a GitHub Copilot CLI `postToolUse` hook. Past about 20 KB Copilot CLI
+ * gives the model a notice with a 500-character preview, and saves the whole output to a file in
+ * the temp folder for the session's length; the hook is handed that notice. The hook streams the
+ * saved file into a value of the session's run (Copilot CLI names no call: the value gets a
+ * fresh id, and its stub names it) and answers `modifiedResult`, which Copilot CLI sends the
+ * model in place of the notice. A result it was given whole is retained when over the threshold.
+ * The command is never rewritten, so Copilot CLI's own permission rules see it as it is. It
+ * never breaks the agent: on any failure it prints nothing and exits 0.
+ */
+import { randomBytes } from 'node:crypto';
+import { lstat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, dirname, resolve } from 'node:path';
+import { z } from 'zod';
+import { COPILOT_CLI_PEEK_TOOL } from '../../../shared/agents';
+import { check } from '../../../shared/check';
+import { ID_MAX } from '../../../shared/protocol';
+import { fileChunks } from '../core/retain/fileSource';
+import type { RetentionService } from '../core/service';
+import { utf8Bytes } from '../core/text/bytes';
+
+/** What Copilot CLI sends a postToolUse hook (its own camelCase form); loose, as releases add fields. */
+const CopilotHookInput = z.looseObject({
+  sessionId: z.string().min(1).max(ID_MAX),
+  timestamp: z.number().optional(),
+  toolName: z.string().min(1).max(ID_MAX),
+  toolArgs: z.unknown().optional(),
+  toolResult: z.looseObject({ resultType: z.string().max(100), textResultForLlm: z.string() }),
+});
+
+/** Copilot CLI's notice for an output it saved: it opens the result, and names the file. */
+const SAVED = /^Output too large to read at once \([^)]{1,40}\)\. Saved to: (\S+)\n/;
+/** The names Copilot CLI gives the files it saves outputs to. */
+const SAVED_NAME = /^\d+-copilot-tool-output-[\w-]{1,200}\.txt$/;
+
+/**
+ * The saved file a notice names, when it is one Copilot CLI wrote: in the temp folder, by
+ * Copilot CLI's naming, a regular file (a link is not followed). A path printed by the command
+ * itself is never read: the notice is Copilot CLI's own first line.
+ */
+async function savedOutput(text: string): Promise<string | undefined> {
+  const path = SAVED.exec(text)?.[1];
+  if (!path) return undefined;
+  const file = resolve(path);
+  if (dirname(file) !== resolve(tmpdir()) || !SAVED_NAME.test(basename(file))) return undefined;
+  return (await lstat(file).catch(() => undefined))?.isFile() ? file : undefined;
+}
+
+export async function copilotAnswer(service: RetentionService, raw: unknown): Promise<unknown> {
+  const input = check(CopilotHookInput, raw, 'the hook input');
+  const { textResultForLlm: text, resultType } = input.toolResult;
+  if (resultType !== 'success') return undefined;
+  const file = await savedOutput(text);
+  const small = !file && utf8Bytes(text) <= service.getSettings().thresholdBytes;
+  if (small && !service.withholder.guard()?.find(text)) return undefined;
+  const call = {
+    runId: input.sessionId,
+    // An id of plain characters whatever the tool is called.
+    callId: `${input.toolName.replace(/[^\w-]/g, '_').slice(0, 64)}-${input.timestamp ?? Date.now()}-${randomBytes(3).toString('hex')}`,
+    tool: input.toolName,
+    ...(input.toolArgs !== undefined ? { arguments: input.toolArgs } : {}),
+  };
+  const door = { peekTool: COPILOT_CLI_PEEK_TOOL };
+  const result = file
+    ? await service.retainer.retainStream(call, fileChunks(file), () => ({}), door)
+    : await service.retainer.retain({ ...call, text }, door);
+  if (!result.retained && !result.withheld) return undefined;
+  return { modifiedResult: { textResultForLlm: result.content, resultType: 'success' } };
+}

@@ -1,0 +1,112 @@
+/**
+ * A real GitHub Copilot CLI (1.0.102, installed by scripts/setup-agents.sh) with Retained Outputs
+ * set up as `retained setup copilot` sets it up (its postToolUse hook and MCP server), offline
+ * (`COPILOT_OFFLINE`, no GitHub token) against a scripted OpenAI-compatible endpoint on localhost
+ * (the one mock: a model provider cannot run here), with a HOME of its own. The model runs a
+ * 1 MB build through its bash tool, gets our stub naming the error's line, and peeks that line
+ * through MCP. Without Retained Outputs, Copilot CLI sends the model a notice with the first 500
+ * characters and the path of a temporary file, and the error's line is not in it.
+ */
+import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { sha256Hex } from '../../server/src/core/text/bytes';
+import { setupChanges } from '../../shared/agentSetup';
+import { COPILOT_CLI_PEEK_TOOL } from '../../shared/agents';
+import { agentFile, runAgent } from '../helpers/agents';
+import { assertKept, assertLost, BUILD, CLI, stubId } from '../helpers/buildScenario';
+import { type ChatMessage, ScriptedChat, toolResults } from '../helpers/scriptedChat';
+import { removeTempDirs, tempDir } from '../helpers/tmp';
+
+const COPILOT_VERSION = '1.0.102';
+const SHELL = 'bash';
+
+const copilotBinary = () => agentFile(`copilot-${COPILOT_VERSION}/node_modules/@github/copilot-linux-x64/copilot`);
+
+describe('a real GitHub Copilot CLI with Retained Outputs', function () {
+  this.timeout(600_000);
+  let binary: string;
+  before(() => {
+    binary = copilotBinary();
+  });
+  after(removeTempDirs);
+
+  async function session(withRetained: boolean) {
+    const root = tempDir();
+    const home = join(root, 'home');
+    const cwd = join(root, 'project');
+    const copilotHome = join(home, '.copilot');
+    mkdirSync(copilotHome, { recursive: true });
+    mkdirSync(cwd, { recursive: true });
+    if (withRetained)
+      for (const change of setupChanges(
+        'copilot',
+        { copilotHome },
+        { node: process.execPath, cli: CLI },
+        () => undefined,
+        {
+          sha256: sha256Hex,
+        },
+      )) {
+        mkdirSync(dirname(change.path), { recursive: true });
+        writeFileSync(change.path, change.after!);
+      }
+    const model = new ScriptedChat([
+      {
+        prompt: 'Build it',
+        reply: { tool: SHELL, args: { command: BUILD, description: 'Build', mode: 'sync', initial_wait: 60 } },
+      },
+      ...(withRetained
+        ? [
+            {
+              after: SHELL,
+              reply: (messages: ChatMessage[]) => ({
+                tool: COPILOT_CLI_PEEK_TOOL,
+                args: { id: stubId(toolResults(messages)), landmark: 'error', context: 0 },
+              }),
+            },
+            { after: COPILOT_CLI_PEEK_TOOL, reply: { text: 'The linker failed.' } },
+          ]
+        : [{ after: SHELL, reply: { text: 'Something printed a lot.' } }]),
+    ]);
+    const url = await model.start();
+    try {
+      const result = await runAgent(
+        binary,
+        ['-p', 'Build it and tell me what failed.', '--allow-all-tools', '--no-auto-update'],
+        {
+          cwd,
+          env: {
+            HOME: home,
+            // Where the binary unpacked itself when installed: not again in every HOME.
+            XDG_CACHE_HOME: join(dirname(dirname(dirname(dirname(binary)))), 'cache'),
+            COPILOT_OFFLINE: 'true',
+            COPILOT_PROVIDER_BASE_URL: url,
+            COPILOT_PROVIDER_API_KEY: 'sk-test',
+            COPILOT_MODEL: 'scripted',
+          },
+        },
+      );
+      assert.equal(result.code, 0, `${result.stdout.slice(-1000)}\n${result.stderr.slice(-1500)}`);
+      assert.deepEqual(model.unusedRules(), [], 'every scripted turn was reached');
+    } finally {
+      await model.stop();
+    }
+    return { cwd, model };
+  }
+
+  it('with `retained setup copilot` (its postToolUse hook), the bash tool gives the model our stub; the model peeks the error line through MCP', async () => {
+    const { cwd, model } = await session(true);
+    assertKept('Copilot CLI with the hook', {
+      sent: model.resultOf(SHELL),
+      peeked: model.resultOf(COPILOT_CLI_PEEK_TOOL),
+      cwd,
+      tool: SHELL,
+    });
+  });
+
+  it('without it, Copilot CLI sends a notice with the first 500 characters, and the error is lost', async () => {
+    const { model } = await session(false);
+    assertLost('Copilot CLI alone', model.resultOf(SHELL));
+  });
+});

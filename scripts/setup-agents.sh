@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the real coding agents the agent tests drive, idempotently, into a cache outside the
 # clone (so CI's fresh clones reuse it): Claude Code (its native binary comes in a platform
-# package), Codex CLI, Gemini CLI, OpenCode (a platform package too), Qwen Code and GitHub
+# package), Codex CLI, Gemini CLI, OpenCode (a platform package too), Qwen Code, Cline (one too) and GitHub
 # Copilot CLI (a platform binary that unpacks itself into $XDG_CACHE_HOME on its first run: the
 # cache's own), each from the npm registry, at a pinned version. Prints the cache folder on its last line.
 set -euo pipefail
@@ -38,5 +38,7 @@ install qwen-code-0.24.4 @qwen-code/qwen-code@0.24.4 '150 MB' \
 install copilot-1.0.102 @github/copilot@1.0.102 '200 MB' \
   node_modules/@github/copilot-linux-x64/copilot \
   'XDG_CACHE_HOME="$PWD/cache" HOME="$PWD" node_modules/@github/copilot-linux-x64/copilot --version'
+install cline-3.0.65 cline@3.0.65 '450 MB' \
+  node_modules/@cline/cli-linux-x64/bin/cline 'HOME="$PWD" node_modules/@cline/cli-linux-x64/bin/cline --version'
 log "ready in $CACHE"
 echo "$CACHE"

@@ -9,7 +9,7 @@ import { applyEdits, type JSONPath, modify, type ParseError, parse, printParseEr
 import { AGENT_NAMES, MCP_SERVER } from './agents';
 
 /** The agents `setup` knows. */
-export const SETUP_AGENTS = ['claude-code', 'codex', 'copilot', 'gemini', 'opencode', 'qwen'] as const;
+export const SETUP_AGENTS = ['claude-code', 'cline', 'codex', 'copilot', 'gemini', 'opencode', 'qwen'] as const;
 export type SetupAgent = (typeof SETUP_AGENTS)[number];
 
 /** How to start the `retained` command line: a Node and a cli.js that outlives an upgrade. */
@@ -34,6 +34,8 @@ export interface SetupPlaces {
   qwenHome?: string | undefined;
   /** GitHub Copilot CLI's home (`$COPILOT_HOME`, else `~/.copilot`). */
   copilotHome?: string | undefined;
+  /** Cline's home (`$CLINE_DIR`, else `~/.cline`): its `plugins/`, and `data/settings/` for MCP. */
+  clineHome?: string | undefined;
 }
 
 /** Where each agent keeps its configuration, from a home folder and the environment, as each agent documents it. */
@@ -45,6 +47,7 @@ export function defaultPlaces(home: string, env: Record<string, string | undefin
     opencodeConfig: `${env.XDG_CONFIG_HOME || `${home}/.config`}/opencode`,
     qwenHome: `${home}/.qwen`,
     copilotHome: env.COPILOT_HOME || `${home}/.copilot`,
+    clineHome: env.CLINE_DIR || `${home}/.cline`,
   };
 }
 
@@ -54,6 +57,7 @@ export const SETUP_AGENT_INFO: Record<SetupAgent, { name: string; adds: string }
     name: AGENT_NAMES['claude-code'],
     adds: 'The MCP server in .mcp.json, and the PostToolUse hook in .claude/settings.json (this project)',
   },
+  cline: { name: 'Cline', adds: 'The MCP server in ~/.cline/data/settings, and a plugin in ~/.cline/plugins' },
   codex: { name: AGENT_NAMES.codex, adds: 'The MCP server and a PreToolUse hook, trusted, in config.toml' },
   copilot: {
     name: 'GitHub Copilot CLI',
@@ -86,15 +90,17 @@ export function setupChanges(
   const changes =
     agent === 'claude-code'
       ? claudeCode(required(places.project, 'a project folder'), launcher, read, remove)
-      : agent === 'codex'
-        ? codex(required(places.codexHome, "Codex's home folder"), launcher, read, remove, sha256)
-        : agent === 'copilot'
-          ? copilot(required(places.copilotHome, "Copilot CLI's home folder"), launcher, read, remove)
-          : agent === 'gemini'
-            ? gemini(required(places.geminiHome, "Gemini CLI's home folder"), launcher, read, remove)
-            : agent === 'opencode'
-              ? opencode(required(places.opencodeConfig, "OpenCode's configuration folder"), launcher, read, remove)
-              : qwen(required(places.qwenHome, "Qwen Code's home folder"), launcher, read, remove);
+      : agent === 'cline'
+        ? cline(required(places.clineHome, "Cline's home folder"), launcher, read, remove)
+        : agent === 'codex'
+          ? codex(required(places.codexHome, "Codex's home folder"), launcher, read, remove, sha256)
+          : agent === 'copilot'
+            ? copilot(required(places.copilotHome, "Copilot CLI's home folder"), launcher, read, remove)
+            : agent === 'gemini'
+              ? gemini(required(places.geminiHome, "Gemini CLI's home folder"), launcher, read, remove)
+              : agent === 'opencode'
+                ? opencode(required(places.opencodeConfig, "OpenCode's configuration folder"), launcher, read, remove)
+                : qwen(required(places.qwenHome, "Qwen Code's home folder"), launcher, read, remove);
   return changes.filter((c) => c.before !== c.after);
 }
 
@@ -287,6 +293,89 @@ function copilot(home: string, launcher: Launcher, read: Read, remove: boolean):
   return [
     { path: mcpPath, before: mcpBefore, after: finish(mcpBefore, mcp, mcpPath, remove, [['mcpServers']]) },
     { path: hookPath, before: hookBefore, after: remove ? undefined : `${JSON.stringify(hook, null, 2)}\n` },
+  ];
+}
+
+/** The first line of the plugin file setup writes for Cline: a file without it is not ours. */
+const CLINE_PLUGIN_MARK =
+  '// Retained Outputs for Cline, written by `retained setup cline` (`--remove` deletes this file).';
+
+/**
+ * Cline's plugin: each command of `run_commands` runs through `retained run` in the
+ * conversation's run (its `afterTool` sees only Cline's own cut of a big output), and the
+ * results go back under the commands the model wrote.
+ */
+function clinePlugin(launcher: Launcher): string {
+  return `${CLINE_PLUGIN_MARK}
+// Each command of run_commands runs through \`retained run\`: its whole output is kept as a value,
+// and the model gets the output when small, else a stub naming its error lines (read on with
+// retained__peek_value). The results are given back under the commands the model wrote.
+const FS = 'node:fs';
+const { existsSync } = require(FS);
+const RETAINED = ${JSON.stringify(commandLine(launcher, []))};
+const FILES = ${JSON.stringify([launcher.node, launcher.cli])};
+const WRAPPED = ' --tool=run_commands --quiet -- ';
+const quote = (word) => (/^[\\w@%+=:,./-]+$/.test(word) ? word : \`'\${word.replace(/'/g, "'\\\\''")}'\`);
+/** The commands as the model wrote them, by call, while they run. */
+const written = new Map();
+
+const plugin = {
+  name: 'retained-outputs',
+  manifest: { capabilities: ['hooks'] },
+  hooks: {
+    beforeTool: async (ctx) => {
+      const call = ctx.toolCall;
+      const input = ctx.input ?? call?.input;
+      const run = ctx.snapshot?.conversationId;
+      if (call?.toolName !== 'run_commands' || !Array.isArray(input?.commands)) return undefined;
+      if (typeof run !== 'string' || typeof call.toolCallId !== 'string') return undefined;
+      if (!input.commands.every((c) => typeof c === 'string' && !c.includes(WRAPPED))) return undefined;
+      // When the command line is gone (an uninstall, a moved Node), commands run as they are.
+      if (!FILES.every((file) => existsSync(file))) return undefined;
+      written.set(call.toolCallId, input.commands);
+      const several = input.commands.length > 1;
+      const commands = input.commands.map((command, i) => {
+        // \`--flag=value\`: an id that starts with a dash is still the flag's value.
+        const id = several ? \`\${call.toolCallId}-\${i + 1}\` : call.toolCallId;
+        const args = ['run', \`--run=\${run}\`, \`--call=\${id}\`, '--tool=run_commands', '--quiet', '--', command];
+        return \`\${RETAINED} \${args.map(quote).join(' ')}\`;
+      });
+      return { input: { ...input, commands } };
+    },
+    afterTool: async (ctx) => {
+      const id = ctx.toolCall?.toolCallId;
+      const commands = written.get(id);
+      written.delete(id);
+      const output = ctx.result?.output;
+      if (!commands || !Array.isArray(output)) return undefined;
+      const named = output.map((r, i) =>
+        r && typeof r === 'object' && typeof commands[i] === 'string' ? { ...r, query: commands[i] } : r,
+      );
+      return { result: { ...ctx.result, output: named } };
+    },
+  },
+};
+module.exports = plugin;
+module.exports.default = plugin;
+`;
+}
+
+/**
+ * Cline, for the user: its MCP settings (`data/settings/cline_mcp_settings.json` in its home)
+ * get the server, and `plugins/retained-outputs.js` the plugin. Cline's hook scripts can only
+ * add context to a result; a plugin can change a tool's input, so commands run through us.
+ */
+function cline(home: string, launcher: Launcher, read: Read, remove: boolean): FileChange[] {
+  const mcpPath = `${home}/data/settings/cline_mcp_settings.json`;
+  const mcpBefore = read(mcpPath);
+  const mcp = withServer(mcpBefore ?? '', mcpPath, remove ? undefined : { ...serverOf(launcher), disabled: false });
+  const pluginPath = `${home}/plugins/retained-outputs.js`;
+  const pluginBefore = read(pluginPath);
+  if (pluginBefore !== undefined && !pluginBefore.startsWith(CLINE_PLUGIN_MARK))
+    throw new Error(`${pluginPath} was not written by retained setup: move it away first`);
+  return [
+    { path: mcpPath, before: mcpBefore, after: finish(mcpBefore, mcp, mcpPath, remove, [['mcpServers']]) },
+    { path: pluginPath, before: pluginBefore, after: remove ? undefined : clinePlugin(launcher) },
   ];
 }
 

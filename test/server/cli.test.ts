@@ -46,6 +46,7 @@ describe('the retained command line', function () {
     const opencodeConfig = tempDir();
     const qwenHome = tempDir();
     const copilotHome = tempDir();
+    const clineHome = tempDir();
     const settings = `${JSON.stringify({ model: 'opus', permissions: { allow: ['Bash(ls:*)'] } }, null, 2)}\n`;
     mkdirSync(join(project, '.claude'));
     writeFileSync(join(project, '.claude', 'settings.json'), settings);
@@ -62,6 +63,8 @@ describe('the retained command line', function () {
           join(qwenHome, 'settings.json'),
           join(copilotHome, 'mcp-config.json'),
           join(copilotHome, 'hooks', 'retained-outputs.json'),
+          join(clineHome, 'data', 'settings', 'cline_mcp_settings.json'),
+          join(clineHome, 'plugins', 'retained-outputs.js'),
         ].map((f) => [f, existsSync(f) ? readFileSync(f, 'utf8') : undefined]),
       );
     const where = [
@@ -71,13 +74,14 @@ describe('the retained command line', function () {
       ['--opencode-config', opencodeConfig],
       ['--qwen-home', qwenHome],
       ['--copilot-home', copilotHome],
+      ['--cline-home', clineHome],
     ].flat();
     // A Copilot CLI configuration of the user's own, beside which ours goes and from which it goes again.
     writeFileSync(
       join(copilotHome, 'mcp-config.json'),
       `${JSON.stringify({ mcpServers: { mine: { type: 'local', command: 'x', tools: ['*'] } } }, null, 2)}\n`,
     );
-    const agents = ['claude-code', 'codex', 'copilot', 'gemini', 'opencode', 'qwen'];
+    const agents = ['claude-code', 'cline', 'codex', 'copilot', 'gemini', 'opencode', 'qwen'];
     const before = snapshot();
 
     const dry = retained(project, ['setup', 'claude-code', '--dry-run', ...where]);
@@ -116,7 +120,7 @@ describe('the retained command line', function () {
       retained(project, ['setup', 'codex', '--remove', ...where]).stdout,
       /nothing of Retained Outputs to remove/,
     );
-    assert.equal(retained(project, ['setup', 'cline']).code, 2);
+    assert.equal(retained(project, ['setup', 'aider']).code, 2);
   });
 
   it('--guard withholds a secret in a command output; withhold takes a result from stdin; cleanup and pin', () => {

@@ -15,6 +15,7 @@ import {
   utimesSync,
   writeFileSync,
 } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parse } from 'jsonc-parser';
@@ -179,6 +180,71 @@ describe('agent setup', () => {
       '/usr/bin/node /ext/cli/cli.js hook qwen',
     );
     assert.deepEqual(go('qwen', hooked, true), qwen);
+  });
+
+  it("Cline: the MCP server in its settings beside the user's, a plugin of its own that wraps each command and gives the results back under the commands written; --remove deletes it", async () => {
+    const places = { clineHome: '/k' };
+    const go = (files: Record<string, string>, remove = false) =>
+      apply(
+        files,
+        setupChanges('cline', places, launcher, (p) => files[p], { remove, sha256: sha256Hex }),
+      );
+    const mine = {
+      '/k/data/settings/cline_mcp_settings.json': `${JSON.stringify({ mcpServers: { mine: { command: 'x' } } }, null, 2)}\n`,
+    };
+    const set = go(mine);
+    assert.deepEqual(parse(set['/k/data/settings/cline_mcp_settings.json']!).mcpServers.retained, {
+      command: '/usr/bin/node',
+      args: ['/ext/cli/cli.js', 'mcp'],
+      disabled: false,
+    });
+    assert.deepEqual(go(set), set, 'a second run changes nothing');
+    assert.deepEqual(go(set, true), mine, 'removed, to the byte, the plugin gone');
+    assert.throws(() => go({ '/k/plugins/retained-outputs.js': 'mine' }), /was not written by retained setup/);
+
+    // The plugin itself, loaded as Cline loads it (CommonJS), with a command line that exists.
+    const dir = tempDir();
+    const cli = join(dir, 'cli.js');
+    writeFileSync(cli, '');
+    const [, plugin] = setupChanges('cline', places, { node: process.execPath, cli }, () => undefined, {
+      sha256: sha256Hex,
+    });
+    writeFileSync(join(dir, 'plugin.cjs'), plugin!.after!);
+    type Hook = (
+      ctx: unknown,
+    ) => Promise<{ input?: { commands: string[] }; result?: { output: { query: string }[] } } | undefined>;
+    const { hooks } = createRequire(__filename)(join(dir, 'plugin.cjs')) as {
+      hooks: { beforeTool: Hook; afterTool: Hook };
+    };
+    const toolCall = { toolName: 'run_commands', toolCallId: 'call_1', input: { commands: ["echo 'a b'", 'ls'] } };
+    const before = await hooks.beforeTool({ snapshot: { conversationId: 'conv_1' }, toolCall });
+    assert.deepEqual(before?.input?.commands, [
+      `${process.execPath} ${cli} run --run=conv_1 --call=call_1-1 --tool=run_commands --quiet -- 'echo '\\''a b'\\'''`,
+      `${process.execPath} ${cli} run --run=conv_1 --call=call_1-2 --tool=run_commands --quiet -- ls`,
+    ]);
+    assert.equal(
+      await hooks.beforeTool({
+        snapshot: { conversationId: 'conv_1' },
+        toolCall: { ...toolCall, input: before?.input },
+      }),
+      undefined,
+      'never wrapped twice',
+    );
+    const after = await hooks.afterTool({
+      toolCall,
+      result: {
+        output: [
+          { query: before?.input?.commands[0], result: 'a b', success: true },
+          { query: 'x', result: '' },
+        ],
+      },
+    });
+    assert.deepEqual(
+      after?.result?.output.map((r) => r.query),
+      ["echo 'a b'", 'ls'],
+      'the results under the commands the model wrote',
+    );
+    assert.equal(await hooks.beforeTool({ snapshot: {}, toolCall }), undefined, 'no conversation, no wrapping');
   });
 
   it("GitHub Copilot CLI: the MCP server beside the user's, and a hooks file of its own that --remove deletes", () => {

@@ -58,7 +58,9 @@ Commands:
                                ~/.gemini/settings.json (--gemini-home DIR); opencode: opencode.json
                                and a plugin in ~/.config/opencode (--opencode-config DIR); qwen:
                                ~/.qwen/settings.json (--qwen-home DIR); copilot: mcp-config.json
-                               and hooks/ in $COPILOT_HOME or ~/.copilot (--copilot-home DIR).
+                               and hooks/ in $COPILOT_HOME or ~/.copilot (--copilot-home DIR);
+                               cline: data/settings/cline_mcp_settings.json and a plugin in
+                               $CLINE_DIR or ~/.cline (--cline-home DIR).
 
 Options:
   --store DIR   The store (default: $RETAINED_STORE, else the nearest .retained above the current
@@ -106,6 +108,7 @@ export async function main(argv: readonly string[]): Promise<number> {
         opencodeConfig: o['opencode-config'],
         qwenHome: o['qwen-home'],
         copilotHome: o['copilot-home'],
+        clineHome: o['cline-home'],
       },
       print,
       (text) => process.stderr.write(`${text}\n`),
@@ -213,6 +216,7 @@ function parse(args: readonly string[]) {
       'opencode-config': { type: 'string' },
       'qwen-home': { type: 'string' },
       'copilot-home': { type: 'string' },
+      'cline-home': { type: 'string' },
     },
   });
 }

@@ -39,6 +39,7 @@ export interface SetupOptions {
   opencodeConfig?: string | undefined;
   qwenHome?: string | undefined;
   copilotHome?: string | undefined;
+  clineHome?: string | undefined;
 }
 
 /** This command line, as a hook or an MCP server entry starts it. */
@@ -116,6 +117,7 @@ export async function setup(
     opencodeConfig: resolve(options.opencodeConfig ?? defaults.opencodeConfig!),
     qwenHome: resolve(options.qwenHome ?? defaults.qwenHome!),
     copilotHome: resolve(options.copilotHome ?? defaults.copilotHome!),
+    clineHome: resolve(options.clineHome ?? defaults.clineHome!),
   };
   let changes: FileChange[];
   try {

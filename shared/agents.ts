@@ -16,6 +16,8 @@ export const AGENT_NAMES: Record<ImportFormat, string> = {
   'claude-code': 'Claude Code',
   codex: 'Codex',
   copilot: 'Copilot',
+  'copilot-cli': 'GitHub Copilot CLI',
+  cline: 'Cline',
   'gemini-cli': 'Gemini CLI',
   'qwen-code': 'Qwen Code',
 };

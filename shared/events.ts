@@ -41,7 +41,7 @@ function eventShapes(object: typeof z.object | typeof z.strictObject) {
 
   /** Where an imported run came from: the agent's own session file. */
   const RunSourceSchema = object({
-    format: z.enum(['claude-code', 'codex', 'copilot', 'gemini-cli', 'qwen-code']),
+    format: z.enum(['claude-code', 'codex', 'copilot', 'copilot-cli', 'cline', 'gemini-cli', 'qwen-code']),
     /** The session file, as it was given to the import. */
     path: z.string(),
     /** The agent's session id and version, when the file names them. */

@@ -23,6 +23,14 @@ export const NOT_IN_SESSION_FILES: Record<ImportFormat, readonly string[]> = {
     '`client_metadata` beyond the turn ids',
   ],
   copilot: ['the tool definitions and request options (a chat replay logs messages only)'],
+  'copilot-cli': [
+    'the system message (its `system.message` event keeps it, but not per request) and the tool definitions',
+    'the request options (`temperature`, `top_p`, penalties, `max_tokens`)',
+  ],
+  cline: [
+    'the system prompt as sent, the tool definitions and the request options',
+    "each result's text as sent: Cline cuts it to about 8,000 characters on the way (its head, a note, its tail)",
+  ],
   'gemini-cli': [
     '`systemInstruction`, the tool definitions and `generationConfig`: a chat records messages only',
     "the thoughts' signatures (`thoughtSignature`), which Gemini CLI sends back in place of the thoughts",

@@ -464,7 +464,15 @@ export namespace ReplayRequest {
 
 // ─── Import ────────────────────────────────────────────────────────────────────────────────
 
-export const IMPORT_FORMATS = ['claude-code', 'codex', 'copilot', 'gemini-cli', 'qwen-code'] as const;
+export const IMPORT_FORMATS = [
+  'claude-code',
+  'codex',
+  'copilot',
+  'copilot-cli',
+  'cline',
+  'gemini-cli',
+  'qwen-code',
+] as const;
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
 /** What to do when the run an import would create exists already. */
 export const IF_EXISTS = ['error', 'replace', 'new'] as const;

@@ -4,7 +4,9 @@
  * under `$CODEX_HOME/sessions/YYYY/MM/DD/rollout-*.jsonl` (those whose `cwd` is the workspace),
  * Gemini CLI under `~/.gemini/tmp/<project>/chats/session-*.jsonl` (those whose `projectHash` is
  * the workspace's), Qwen Code under `$QWEN_HOME/projects/<workspace path, each non-alphanumeric
- * character as ->/chats/*.jsonl`.
+ * character as ->/chats/*.jsonl`, GitHub Copilot CLI under
+ * `$COPILOT_HOME/session-state/<session>/events.jsonl` and Cline under
+ * `$CLINE_DIR/data/sessions/<session>/<session>.messages.json` (those whose `cwd` is the workspace).
  * No VS Code here, so it is tested on real session files.
  */
 import { createHash } from 'node:crypto';
@@ -50,6 +52,14 @@ export function geminiDir(env = process.env): string {
 
 export function qwenDir(workspace: string, env = process.env): string {
   return join(env.QWEN_HOME ?? join(homedir(), '.qwen'), 'projects', workspace.replace(/[^a-zA-Z0-9]/g, '-'), 'chats');
+}
+
+export function copilotCliDir(env = process.env): string {
+  return join(env.COPILOT_HOME ?? join(homedir(), '.copilot'), 'session-state');
+}
+
+export function clineDir(env = process.env): string {
+  return join(env.CLINE_DIR ?? join(homedir(), '.cline'), 'data', 'sessions');
 }
 
 function headLines(path: string): string[] {
@@ -178,6 +188,38 @@ export function qwenFacts(lines: readonly string[]): { cwd?: string; title?: str
   return facts;
 }
 
+/** A Copilot CLI session's workspace and first prompt. */
+export function copilotCliFacts(lines: readonly string[]): { cwd?: string; title?: string } {
+  const facts: { cwd?: string; title?: string } = {};
+  for (const line of lines) {
+    const record = parse(line);
+    const data = record?.data as { context?: { cwd?: unknown }; content?: unknown } | undefined;
+    if (record?.type === 'session.start' && typeof data?.context?.cwd === 'string') facts.cwd ??= data.context.cwd;
+    if (record?.type === 'user.message' && typeof data?.content === 'string' && data.content) {
+      facts.title = short(data.content);
+      break;
+    }
+  }
+  return facts;
+}
+
+/** A Cline session's workspace and prompt, from its manifest (`<session>.json`, beside its messages). */
+export function clineFacts(manifest: string): { cwd?: string; title?: string } {
+  const record = parse(manifest);
+  return {
+    ...(typeof record?.cwd === 'string' ? { cwd: record.cwd } : {}),
+    ...(typeof record?.prompt === 'string' && record.prompt ? { title: short(record.prompt) } : {}),
+  };
+}
+
+const isFile = (path: string) => {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+};
+
 const list = (dir: string) => {
   try {
     return readdirSync(dir, { withFileTypes: true });
@@ -273,6 +315,19 @@ export function findSessions(workspace: string, env = process.env, cache: FactsC
       if (cwd === hash && title)
         found.push({ agent: 'gemini-cli', path, ...times(path), title, ...(run ? { run } : {}) });
     }
+  }
+  for (const folder of list(copilotCliDir(env)).filter((e) => e.isDirectory())) {
+    const path = join(copilotCliDir(env), folder.name, 'events.jsonl');
+    if (!isFile(path)) continue;
+    const { cwd, title } = facts(path, copilotCliFacts);
+    if (cwd === workspace && title) found.push({ agent: 'copilot-cli', path, ...times(path), title, run: folder.name });
+  }
+  for (const folder of list(clineDir(env)).filter((e) => e.isDirectory())) {
+    const path = join(clineDir(env), folder.name, `${folder.name}.messages.json`);
+    const manifest = join(clineDir(env), folder.name, `${folder.name}.json`);
+    if (!isFile(path) || !isFile(manifest)) continue;
+    const { cwd, title } = facts(path, () => clineFacts(headLines(manifest).join('\n')));
+    if (cwd === workspace && title) found.push({ agent: 'cline', path, ...times(path), title, run: folder.name });
   }
   const qwen = qwenDir(workspace, env);
   for (const entry of list(qwen)) {

@@ -332,6 +332,8 @@ describe('finding agent sessions', () => {
       CODEX_HOME: join(home, '.codex'),
       GEMINI_CLI_HOME: home,
       QWEN_HOME: join(home, '.qwen'),
+      COPILOT_HOME: join(home, '.copilot'),
+      CLINE_DIR: join(home, '.cline'),
     };
     const workspace = '/home/user/projects/temp/chatbot-ui';
     const claude = claudeCodeDir(workspace, env);
@@ -376,6 +378,26 @@ describe('finding agent sessions', () => {
       [['qwen-code', 'Scenario build: build it.']],
     );
     assert.equal(new Date(gemini[0]!.lastAt).toISOString(), '2026-12-01T17:14:10.124Z');
+    cpSync(join(FIXTURES, 'copilot-cli/build-resume/home/.copilot'), join(home, '.copilot'), { recursive: true });
+    cpSync(join(FIXTURES, 'cline/build-parallel/home/.cline'), join(home, '.cline'), { recursive: true });
+    // A session folder with no events yet is passed over.
+    mkdirSync(join(home, '.copilot/session-state/empty'), { recursive: true });
+    assert.deepEqual(
+      findSessions('/tmp/retained-record-chats/copilot-cli/build-resume/project', env).map((s) => [
+        s.agent,
+        s.title,
+        s.run,
+      ]),
+      [['copilot-cli', 'Scenario build: build it.', '86c2532b-ad26-4885-9fc9-2b3858333d98']],
+    );
+    assert.deepEqual(
+      findSessions('/tmp/retained-record-chats/cline/build-parallel/project', env).map((s) => [
+        s.agent,
+        s.title,
+        s.run,
+      ]),
+      [['cline', 'Scenario build: build it, then two more looks.', '1796146811135_8qi1y']],
+    );
     assert.deepEqual(findSessions('/another/workspace', env), []);
     // Aged by its last record, not by when the file was copied here.
     const codex = found.find((s) => s.agent === 'codex')!;

@@ -32,7 +32,7 @@ Commands:
                                Read a retained value: numbered lines, at most 400 / 16 KiB.
   ls [run]                     The runs (newest first), or one run's values.
   import <file> [--format F] [--run R] [--if-exists error|replace|new]
-                               Import an agent's session: Claude Code, Codex, Gemini CLI, Qwen Code, a Copilot chat replay.
+                               Import an agent's session (Claude Code, Codex, Gemini CLI, Qwen Code, Copilot CLI, Cline).
   replay <run> [--shape S] [--view sent|retained] [--policy]
                                The history a model is sent next, rebuilt from the run.
   status                       Where the store is, what it holds, and its size against the quota.

@@ -4,7 +4,6 @@
  * follow a session as the agent writes it without copying anything into the workspace's store.
  */
 import { stat } from 'node:fs/promises';
-import { basename, extname } from 'node:path';
 import { check } from '../../../shared/check';
 import { SessionParams, type SessionResult } from '../../../shared/protocol';
 import type { RetentionService } from '../core/service';
@@ -31,9 +30,9 @@ export class Sessions {
     const { size, mtimeMs } = await stat(path);
     const known = this.seen.get(path);
     if (known && known.size === size && known.mtimeMs === mtimeMs) return known.result;
+    // Named as an import names it (the session's id where the file has one, else the file's name).
     const imported = await this.service.importer.import({
       path,
-      runId: basename(path, extname(path)),
       ifExists: 'replace',
       subagents: false,
     });

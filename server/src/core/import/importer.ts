@@ -19,9 +19,11 @@ import type { Retainer } from '../retain/retainer';
 import { readEvents, writeEvents } from '../store/transcript';
 import { Turns } from '../turns';
 import { claudeCodeRecord, convertClaudeCode } from './claudeCode';
+import { convertCline, isClineSession } from './cline';
 import { codexRecord, convertCodex } from './codex';
 import type { Conversion } from './conversion';
 import { convertCopilot, isCopilotReplay } from './copilot';
+import { convertCopilotCli, copilotCliRecord, isCopilotCliEvent } from './copilotCli';
 import { convertGemini, isGeminiChat } from './gemini';
 import { convertQwen, isQwenRecord, qwenRecord } from './qwen';
 import { type Json, readSessionJson, readSessionRecords, UnreadableSession } from './records';
@@ -37,6 +39,7 @@ export function detectFormat(records: readonly Json[]): ImportFormat | undefined
   for (const r of records) {
     if ('payload' in r && typeof r.type === 'string') return 'codex';
     if (isQwenRecord(r)) return 'qwen-code';
+    if (isCopilotCliEvent(r)) return 'copilot-cli';
     if (isGeminiChat(r)) return 'gemini-cli';
     if ('message' in r || 'sessionId' in r) return 'claude-code';
   }
@@ -364,12 +367,14 @@ function pick<T extends object, K extends keyof T>(from: T, keys: readonly K[]):
   return out;
 }
 
+/** The formats that are JSON Lines, and their conversions. */
 const CONVERTERS: Record<
-  Exclude<ImportFormat, 'copilot'>,
+  Exclude<ImportFormat, 'copilot' | 'cline'>,
   (records: readonly Json[], path: string) => Promise<Conversion>
 > = {
   'claude-code': convertClaudeCode,
   codex: convertCodex,
+  'copilot-cli': convertCopilotCli,
   'gemini-cli': convertGemini,
   'qwen-code': convertQwen,
 };
@@ -380,10 +385,17 @@ async function convert(
   format: ImportFormat | undefined,
 ): Promise<{ conversion: Conversion; skippedLines: number[] }> {
   try {
-    if (format === 'copilot' || (format === undefined && path.endsWith('.json'))) {
+    if (format === 'copilot' || format === 'cline' || (format === undefined && path.endsWith('.json'))) {
       const data = await readSessionJson(path);
-      if (!isCopilotReplay(data)) throw new InvalidInput(`${path} is not a Copilot chat replay (no "prompts")`);
-      return { conversion: await convertCopilot(data as Json, path), skippedLines: [] };
+      if (format !== 'copilot' && isClineSession(data))
+        return { conversion: await convertCline(data as Json, path), skippedLines: [] };
+      if (format !== 'cline' && isCopilotReplay(data))
+        return { conversion: await convertCopilot(data as Json, path), skippedLines: [] };
+      throw new InvalidInput(
+        format === 'cline'
+          ? `${path} is not a Cline session (no "sessionId" and "messages")`
+          : `${path} is neither a Copilot chat replay (no "prompts") nor a Cline session`,
+      );
     }
     // The format, when not given, is the first record's that tells; records are held as that format needs them.
     let detected: ImportFormat | undefined = format;
@@ -395,13 +407,16 @@ async function convert(
           ? claudeCodeRecord(record)
           : detected === 'qwen-code'
             ? qwenRecord(record)
-            : record;
+            : detected === 'copilot-cli'
+              ? copilotCliRecord(record)
+              : record;
     });
-    if (!detected || (detected as ImportFormat) === 'copilot')
+    const found = detected as ImportFormat | undefined;
+    if (!found || found === 'copilot' || found === 'cline')
       throw new InvalidInput(
-        `path is not a session of an agent Retained Outputs reads (Claude Code, Codex, Gemini CLI, Qwen Code): ${path}`,
+        `path is not a session of an agent Retained Outputs reads (Claude Code, Codex, Gemini CLI, Qwen Code, Copilot CLI): ${path}`,
       );
-    const conversion = await CONVERTERS[detected](read.records, path);
+    const conversion = await CONVERTERS[found](read.records, path);
     for (const [kind, count] of Object.entries(read.dropped))
       conversion.skipped[kind] = (conversion.skipped[kind] ?? 0) + count;
     if (read.skippedLineCount > read.skippedLines.length)

@@ -173,8 +173,25 @@ function withHook(text: string, file: string, event: string, ours: RegExp, entry
 
 /** The text with our MCP server in `mcpServers` (or, without one, out of it). */
 function withServer(text: string, file: string, server?: Record<string, unknown>): string {
-  parseObject(text, file);
-  return edit(text, ['mcpServers', MCP_SERVER], server);
+  return withOurs(text, file, ['mcpServers', MCP_SERVER], server);
+}
+
+/** An MCP server entry that starts `retained mcp` (`…/cli.js mcp`), whatever paths it names. */
+const isOurs = (entry: unknown) => /cli\.js",\s*"mcp"/.test(JSON.stringify(entry ?? null));
+
+/**
+ * The text with `value` at `path`, or (undefined) out of it, when what is there is ours or
+ * nothing: an entry of the user's own under our name is never taken (setup refuses, naming it;
+ * a removal leaves it).
+ */
+function withOurs(text: string, file: string, path: JSONPath, value?: unknown): string {
+  let node: unknown = parseObject(text, file);
+  for (const key of path) node = (node as Record<string | number, unknown> | undefined)?.[key];
+  if (node !== undefined && !isOurs(node)) {
+    if (value === undefined) return text;
+    throw new Error(`${file} has a ${path.join('.')} that retained setup did not write: rename or remove it first`);
+  }
+  return edit(text, path, value);
 }
 
 /** The server entry that starts `retained mcp`. */
@@ -421,14 +438,13 @@ export const RetainedOutputs = async () => {
 function opencode(dir: string, launcher: Launcher, read: Read, remove: boolean): FileChange[] {
   const configPath = `${dir}/opencode.json`;
   const configBefore = read(configPath);
-  parseObject(configBefore, configPath);
   const server = {
     type: 'local',
     command: [launcher.node, launcher.cli, 'mcp'],
     enabled: true,
     ...(launcher.env ? { environment: launcher.env } : {}),
   };
-  const config = edit(configBefore ?? '', ['mcp', MCP_SERVER], remove ? undefined : server);
+  const config = withOurs(configBefore ?? '', configPath, ['mcp', MCP_SERVER], remove ? undefined : server);
   const pluginPath = `${dir}/plugins/retained-outputs.js`;
   const pluginBefore = read(pluginPath);
   if (pluginBefore !== undefined && !pluginBefore.startsWith(PLUGIN_MARK))

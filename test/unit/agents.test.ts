@@ -277,6 +277,29 @@ describe('agent setup', () => {
     assert.throws(() => run('claude-code', { '/w/.mcp.json': '[1]' }), /\.mcp\.json does not hold a JSON object/);
     assert.throws(() => run('claude-code', { '/w/.mcp.json': '{"a":' }), /\.mcp\.json is not JSON/);
   });
+
+  it('never takes an MCP server of the user\'s own named "retained": setup refuses naming it, a removal leaves it', () => {
+    const mine = { '/w/.mcp.json': `${JSON.stringify({ mcpServers: { retained: { command: 'my-retained' } } })}\n` };
+    assert.throws(
+      () => run('claude-code', mine),
+      /\.mcp\.json has a mcpServers\.retained that retained setup did not write/,
+    );
+    assert.deepEqual(
+      run('claude-code', mine, true).filter((c) => c.path === '/w/.mcp.json'),
+      [],
+      'a removal leaves it as it is',
+    );
+    const opencode = {
+      '/o/opencode.json': `${JSON.stringify({ mcp: { retained: { type: 'local', command: ['x'] } } })}\n`,
+    };
+    assert.throws(
+      () =>
+        setupChanges('opencode', { opencodeConfig: '/o' }, launcher, (p) => opencode[p as keyof typeof opencode], {
+          sha256: sha256Hex,
+        }),
+      /opencode\.json has a mcp\.retained/,
+    );
+  });
 });
 
 describe("Codex's hook", () => {

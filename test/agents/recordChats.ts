@@ -4,7 +4,7 @@
  * agent's own folders as it left them under its HOME (`home/.gemini/tmp/…`, or
  * `home/.qwen/projects/…` and `home/.qwen/tmp/…`: chats and the full outputs it saved), every
  * request body the model received (`requests.jsonl`), the project's store when Retained Outputs
- * was set up (`project/.retained`), and `recording.json`. The scenarios: a build over the
+ * was set up (`store/`), and `recording.json`. The scenarios: a build over the
  * agent's own cut, resumed with parallel calls and a failing one; and the same build through
  * Retained Outputs' hook, peeked through MCP.
  */
@@ -362,7 +362,7 @@ async function record(scenario: Scenario): Promise<void> {
         filter: (path) => !/\/(logs|\.project_root|shell_history|[^/]*\.lock)$/.test(path),
       });
   if (scenario.retained)
-    cpSync(join(cwd, '.retained'), join(out, 'project', '.retained'), {
+    cpSync(join(cwd, '.retained'), join(out, 'store'), {
       recursive: true,
       // The store's own .gitignore would keep the fixture's copy out of git.
       filter: (path) => !path.endsWith('/.gitignore') && !path.endsWith('.lock'),

@@ -143,3 +143,18 @@ describe('the README', () => {
     for (const name of named) assert.ok(titles.has(name.trim()), `a command is titled "${name}"`);
   });
 });
+
+describe('the fixtures', () => {
+  it('are all in git: none of the files the tests read is ignored (a fresh clone has them all)', function () {
+    let ignored: string;
+    try {
+      ignored = execFileSync('git', ['ls-files', '--others', '--ignored', '--exclude-standard', 'test/fixtures'], {
+        cwd: resolve(__dirname, '../..'),
+        encoding: 'utf8',
+      });
+    } catch {
+      return this.skip(); // not a git checkout
+    }
+    assert.deepEqual(ignored.split('\n').filter(Boolean), []);
+  });
+});

@@ -219,7 +219,7 @@ for (const [agent, recorded] of Object.entries(AGENTS)) {
 
     it('a session run with the hook, imported beside its own run: its stub names the whole output', async () => {
       const root = tempDir();
-      cpSync(join(dir('hook-peek'), 'project', '.retained'), join(root, '.retained'), { recursive: true });
+      cpSync(join(dir('hook-peek'), 'store'), join(root, '.retained'), { recursive: true });
       const s = new RetentionService(join(root, '.retained'));
       await s.init();
       const before = (await s.listRuns()).map((r) => r.runId);

@@ -25,6 +25,8 @@ const builds = [
   { ...node, entryPoints: { server: 'server/src/lsp/main.ts' }, outdir: 'dist' },
   // The command line (`retained`), with the MCP server and the Claude Code hook: the same core.
   { ...node, entryPoints: { cli: 'server/src/cli/main.ts' }, outdir: 'dist', banner: { js: '#!/usr/bin/env node' } },
+  // The Claude Agent SDK helper, loaded by the user's own program (it starts cli.js beside it).
+  { ...node, entryPoints: { claudeAgentSdk: 'server/src/sdk/claudeAgentSdk.ts' }, outdir: 'dist' },
   // The extension: everything but `vscode`, which the extension host provides.
   { ...node, entryPoints: { extension: 'extension/src/extension.ts' }, outdir: 'dist', external: ['vscode'] },
   // The extension-host suite, loaded by VS Code from `extensionTestsPath` (mocha from node_modules).

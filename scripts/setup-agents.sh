@@ -9,16 +9,16 @@ set -euo pipefail
 CACHE="${RETAINED_AGENTS_CACHE:-$HOME/.cache/retained-outputs-agents}"
 log() { echo "[setup-agents] $*" >&2; }
 
-# install <folder> <package@version> <size> <file the install leaves> <a command that checks it runs>
+# install <folder> <package@version> <size> <file the install leaves> <a command that checks it runs> [npm flags]
 # Install scripts are skipped: they only link a platform binary into bin/ or build optional
 # native helpers (a pty, a keychain) that the tests do not need; the tests call the files directly.
 install() {
-  local dir="$CACHE/$1" spec="$2" size="$3" file="$CACHE/$1/$4" check="$5"
+  local dir="$CACHE/$1" spec="$2" size="$3" file="$CACHE/$1/$4" check="$5" flags="${6:-}"
   if [ -e "$file" ] && [ -f "$dir/.complete" ]; then return; fi
   log "$spec (about $size)"
   rm -rf "$dir" && mkdir -p "$dir"
   echo '{"private": true}' > "$dir/package.json"
-  (cd "$dir" && npm install --no-audit --no-fund --ignore-scripts "$spec" > install.log 2>&1) \
+  (cd "$dir" && npm install --no-audit --no-fund --ignore-scripts $flags "$spec" > install.log 2>&1) \
     || { tail -20 "$dir/install.log" >&2; log "$spec: install failed"; exit 1; }
   (cd "$dir" && eval "$check") > /dev/null || { log "$spec: installed, but it does not run"; exit 1; }
   touch "$dir/.complete"
@@ -40,5 +40,9 @@ install copilot-1.0.102 @github/copilot@1.0.102 '200 MB' \
   'XDG_CACHE_HOME="$PWD/cache" HOME="$PWD" node_modules/@github/copilot-linux-x64/copilot --version'
 install cline-3.0.65 cline@3.0.65 '450 MB' \
   node_modules/@cline/cli-linux-x64/bin/cline 'HOME="$PWD" node_modules/@cline/cli-linux-x64/bin/cline --version'
+# The Claude Agent SDK without its own copy of Claude Code (400 MB): its test points it at the one above.
+install claude-agent-sdk-0.3.333 @anthropic-ai/claude-agent-sdk@0.3.333 '30 MB' \
+  node_modules/@anthropic-ai/claude-agent-sdk/sdk.mjs 'test -f node_modules/@anthropic-ai/claude-agent-sdk/sdk.d.ts' \
+  --omit=optional
 log "ready in $CACHE"
 echo "$CACHE"

@@ -32,7 +32,7 @@ const RULES: Rule[] = [
   },
   {
     folder: 'server/src/core',
-    forbidden: new RegExp(`${LSP.source}|^(extension|webview|server/src/(lsp|mcp|cli))/.*$`),
+    forbidden: new RegExp(`${LSP.source}|^(extension|webview|server/src/(lsp|mcp|cli|sdk))/.*$`),
     why: 'the core is plain TypeScript behind thin front ends',
   },
   { folder: 'webview', forbidden: /^(vscode|node:.*|(server|extension)\/.*)$/, why: 'the webview is a browser page' },
@@ -46,6 +46,11 @@ const RULES: Rule[] = [
     folder: 'extension',
     forbidden: /^(server|webview)\/.*$/,
     why: 'the extension is a thin client of the language server',
+  },
+  {
+    folder: 'server/src/sdk',
+    forbidden: /^(?!node:).*$/,
+    why: "the Agent SDK helper runs in the user's program: it starts the command line, and imports nothing else",
   },
 ];
 

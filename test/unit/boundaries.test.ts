@@ -184,6 +184,7 @@ describe('boundaries of the import graph', () => {
       "import type { Rows } from '../inspection/rows';\nimport { x } from '../history/h';\n",
     );
     write('server/src/core/stray.ts', '');
+    write('server/src/sdk/h.ts', "import { Store } from '../core/store/store';\n");
     for (const folder of ['server/src/core', 'shared', 'webview', 'extension'])
       mkdirSync(join(root, folder), { recursive: true });
     assert.deepEqual(violations(root).sort(), [
@@ -195,6 +196,7 @@ describe('boundaries of the import graph', () => {
       "server/src/core/import/g.ts imports server/src/core/inspection/rows (inspection is not below import in the core's stack)",
       "server/src/core/stray.ts is in no part of the core's stack",
       "server/src/core/text/f.ts imports server/src/core/store/store (store is not below text in the core's stack)",
+      "server/src/sdk/h.ts imports server/src/core/store/store (the Agent SDK helper runs in the user's program: it starts the command line, and imports nothing else)",
       'shared/a.ts imports server/src/core/store/store (shared is imported by every side)',
       'webview/src/c.tsx imports node:fs (the webview is a browser page)',
       'webview/src/c.tsx imports shared/messages (the page checks nothing itself: the extension does)',

@@ -3,7 +3,8 @@
  * whose hooks are callbacks in the program's own process:
  *
  * ```js
- * const { retainedHooks, retainedMcpServer } = require('<extension or npm folder>/dist/claudeAgentSdk.js');
+ * // claudeAgentSdk.js sits beside cli.js (the extension's stable copy, or a checkout's dist/)
+ * const { retainedHooks, retainedMcpServer } = require(join(cliFolder, 'claudeAgentSdk.js'));
  * query({ prompt, options: { hooks: retainedHooks(), mcpServers: { retained: retainedMcpServer() } } });
  * ```
  *

@@ -17,6 +17,8 @@ const node = {
   logLevel: 'warning',
   // jsonc-parser's main build is UMD with requires esbuild cannot follow; its ES module build bundles.
   alias: { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' },
+  // node-postgres asks for its optional native binding only when told to: never here (pure JavaScript).
+  external: ['pg-native'],
 };
 
 const builds = [
@@ -28,7 +30,12 @@ const builds = [
   // The Claude Agent SDK helper, loaded by the user's own program (it starts cli.js beside it).
   { ...node, entryPoints: { claudeAgentSdk: 'server/src/sdk/claudeAgentSdk.ts' }, outdir: 'dist' },
   // The extension: everything but `vscode`, which the extension host provides.
-  { ...node, entryPoints: { extension: 'extension/src/extension.ts' }, outdir: 'dist', external: ['vscode'] },
+  {
+    ...node,
+    entryPoints: { extension: 'extension/src/extension.ts' },
+    outdir: 'dist',
+    external: ['vscode', 'pg-native'],
+  },
   // The extension-host suite, loaded by VS Code from `extensionTestsPath` (mocha from node_modules).
   {
     ...node,

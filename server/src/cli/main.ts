@@ -16,9 +16,11 @@ import { LANDMARK_KINDS, type LandmarkKind } from '../../../shared/settings';
 import { VERSION } from '../../../shared/version';
 import { runCommand } from '../core/retain/command';
 import { RetentionService } from '../core/service';
+import { isStoreUrl } from '../core/store/postgres/connect';
 import { HOOK_AGENTS, type HookAgent, runHook } from './hook';
 import { setup } from './setup';
 import { findStore } from './store';
+import { teamStore } from './teamStore';
 
 const HELP = `retained ${VERSION}: keeps big tool outputs out of coding agents' context, without losing a byte
 
@@ -50,6 +52,9 @@ Commands:
                                run through \`retained run\`.
   hook qwen                    A Qwen Code PostToolUse hook: big shell outputs become stubs.
   hook copilot                 A GitHub Copilot CLI postToolUse hook: big outputs become stubs.
+  migrate --store postgres://…
+                               Create or update a team store's schema in PostgreSQL, and its
+                               roles retained_writer and retained_reader.
   setup <agent> [--remove] [--dry-run] [--yes]
                                Write the agent's own configuration, after showing what changes;
                                --remove takes it out again. claude-code: .mcp.json and
@@ -64,7 +69,7 @@ Commands:
 
 Options:
   --store DIR   The store (default: $RETAINED_STORE, else the nearest .retained above the current
-                folder, else ./.retained)
+                folder, else ./.retained); or a team store's postgres:// URL (migrate, for now)
   --guard       Withhold outputs that hold secrets (keys, tokens) from the model (run, hook, mcp)
   --json        Answers as JSON
   -h, --help    This help
@@ -114,6 +119,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       (text) => process.stderr.write(`${text}\n`),
     );
   const store = findStore(process.cwd(), o.store);
+  if (isStoreUrl(store)) return teamStore(command, store);
   const service = new RetentionService(store, { workspace: process.cwd(), indexImports: false });
   try {
     await service.init();
@@ -160,6 +166,8 @@ export async function main(argv: readonly string[]): Promise<number> {
         if (!(HOOK_AGENTS as readonly string[]).includes(rest[0] ?? ''))
           throw new Usage(`hook takes the agent: retained hook ${HOOK_AGENTS.join(', ')}`);
         return await runHook(service, rest[0] as HookAgent, o.guard === true);
+      case 'migrate':
+        throw new Usage('migrate works on a team store: retained migrate --store postgres://…');
       default:
         throw new Usage(`unknown command ${JSON.stringify(command)}`);
     }

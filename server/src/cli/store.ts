@@ -2,6 +2,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { STORE_DIR } from '../../../shared/settings';
+import { isStoreUrl } from '../core/store/postgres/connect';
 
 /**
  * `--store`, else `$RETAINED_STORE`, else the nearest `.retained` folder at or above `cwd` (as
@@ -9,8 +10,10 @@ import { STORE_DIR } from '../../../shared/settings';
  * else `./.retained`.
  */
 export function findStore(cwd: string, given?: string): string {
-  if (given) return resolve(cwd, given);
-  if (process.env.RETAINED_STORE) return resolve(cwd, process.env.RETAINED_STORE);
+  // A team store's URL is an address, not a folder: it is never resolved against cwd.
+  const named = given ?? process.env.RETAINED_STORE;
+  if (named && isStoreUrl(named)) return named;
+  if (named) return resolve(cwd, named);
   for (let dir = resolve(cwd); ; dir = dirname(dir)) {
     const candidate = join(dir, STORE_DIR);
     if (existsSync(candidate) && statSync(candidate).isDirectory()) return candidate;

@@ -1,0 +1,95 @@
+/**
+ * The team store's schema in PostgreSQL, as numbered migrations: each one runs once, in its own
+ * transaction, and `retained_schema` records the last that ran, so `retained migrate` is
+ * idempotent and an older store is brought up to date. Two group roles come with it:
+ * `retained_writer` adds runs, events and values and deletes nothing; `retained_reader` reads
+ * everything but the withheld originals. An administrator grants them to login roles.
+ *
+ * Values are content-addressed: a `blob` is one text by its SHA-256, stored once for the whole
+ * team in chunks of at most 1 MiB, each with the line it starts at, so a peek reads only the
+ * chunks its lines are in. A blob is visible to values only when `complete`: a writer killed
+ * halfway leaves nothing a stub can point to.
+ */
+
+/** The roles the schema grants; their names are the interface an administrator uses. */
+export const WRITER_ROLE = 'retained_writer';
+export const READER_ROLE = 'retained_reader';
+
+/** The most bytes one chunk of a value holds. */
+export const CHUNK_MAX_BYTES = 1 << 20;
+
+export interface Migration {
+  version: number;
+  what: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    what: 'runs, events, values in content-addressed chunks, withheld originals, audit, and the two roles',
+    sql: `
+      CREATE TABLE runs (
+        run_id text PRIMARY KEY CHECK (length(run_id) BETWEEN 1 AND 200),
+        name text NOT NULL,
+        started_at timestamptz,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        pinned boolean NOT NULL DEFAULT false
+      );
+      CREATE TABLE events (
+        run_id text NOT NULL REFERENCES runs ON DELETE CASCADE,
+        seq bigint NOT NULL CHECK (seq >= 0),
+        event jsonb NOT NULL,
+        PRIMARY KEY (run_id, seq)
+      );
+      CREATE TABLE blobs (
+        sha256 text PRIMARY KEY CHECK (sha256 ~ '^[0-9a-f]{64}$'),
+        bytes bigint NOT NULL CHECK (bytes >= 0),
+        lines bigint NOT NULL CHECK (lines >= 0),
+        complete boolean NOT NULL DEFAULT false,
+        created_at timestamptz NOT NULL DEFAULT now()
+      );
+      CREATE TABLE blob_chunks (
+        sha256 text NOT NULL REFERENCES blobs ON DELETE CASCADE,
+        n integer NOT NULL CHECK (n >= 0),
+        first_line bigint NOT NULL CHECK (first_line >= 1),
+        data bytea NOT NULL CHECK (length(data) <= ${CHUNK_MAX_BYTES}),
+        PRIMARY KEY (sha256, n)
+      );
+      CREATE INDEX blob_chunks_by_line ON blob_chunks (sha256, first_line);
+      CREATE TABLE run_values (
+        run_id text NOT NULL REFERENCES runs ON DELETE CASCADE,
+        value_id text NOT NULL CHECK (length(value_id) BETWEEN 1 AND 200),
+        sha256 text NOT NULL REFERENCES blobs,
+        meta jsonb NOT NULL,
+        PRIMARY KEY (run_id, value_id)
+      );
+      CREATE TABLE withheld (
+        name text PRIMARY KEY CHECK (length(name) BETWEEN 1 AND 200),
+        run_id text,
+        data bytea NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now()
+      );
+      CREATE TABLE audit (
+        id bigserial PRIMARY KEY,
+        at timestamptz NOT NULL DEFAULT now(),
+        entry jsonb NOT NULL
+      );
+
+      DO $$ BEGIN
+        IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '${WRITER_ROLE}') THEN CREATE ROLE ${WRITER_ROLE} NOLOGIN; END IF;
+        IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '${READER_ROLE}') THEN CREATE ROLE ${READER_ROLE} NOLOGIN; END IF;
+      END $$;
+      GRANT SELECT ON retained_schema TO ${READER_ROLE}, ${WRITER_ROLE};
+      GRANT SELECT ON runs, events, blobs, blob_chunks, run_values, audit TO ${READER_ROLE};
+      GRANT SELECT, INSERT ON runs, events, blobs, blob_chunks, run_values, withheld, audit TO ${WRITER_ROLE};
+      -- A writer finishes a blob it wrote (complete), and pins a run; it deletes nothing.
+      GRANT UPDATE (complete) ON blobs TO ${WRITER_ROLE};
+      GRANT UPDATE (pinned) ON runs TO ${WRITER_ROLE};
+      GRANT USAGE ON SEQUENCE audit_id_seq TO ${WRITER_ROLE};
+    `,
+  },
+];
+
+/** The schema version this build writes and reads. */
+export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

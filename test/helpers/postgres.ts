@@ -1,0 +1,107 @@
+/**
+ * A real PostgreSQL for the team-store tests: Debian's server (installed by
+ * scripts/setup-postgres.sh), on a data folder of its own in a temp folder and a free port on
+ * 127.0.0.1, stopped afterwards. No mock database anywhere. PostgreSQL refuses to run as root:
+ * as root, its programs run as the `postgres` user the package made.
+ */
+import { execFileSync } from 'node:child_process';
+import { chownSync, mkdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join, resolve } from 'node:path';
+import { Client } from 'pg';
+import { tempDir } from './tmp';
+
+/** The superuser the tests' clusters are made with. */
+export const ADMIN = 'retained_admin';
+
+let bin: string | undefined;
+
+function programs(): string {
+  bin ??= execFileSync('bash', [resolve(__dirname, '../../scripts/setup-postgres.sh')], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
+    .trim()
+    .split('\n')
+    .pop()!;
+  return bin;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const server = createServer();
+    server.on('error', fail);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => done(port));
+    });
+  });
+}
+
+export interface Postgres {
+  /** The superuser's URL of the `retained` database. */
+  url: string;
+  /** A URL of the same database as `user`. */
+  urlAs(user: string, password?: string): string;
+  /** Runs SQL as the superuser. */
+  sql(text: string, params?: unknown[]): Promise<Record<string, unknown>[]>;
+  restart(): void;
+  stop(): void;
+}
+
+export async function startPostgres(): Promise<Postgres> {
+  const dir = tempDir('retained-pg-');
+  const data = join(dir, 'data');
+  const socket = join(dir, 'socket');
+  mkdirSync(socket);
+  const root = process.getuid?.() === 0;
+  if (root) {
+    const id = (flag: string) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }));
+    for (const folder of [dir, socket]) chownSync(folder, id('-u'), id('-g'));
+  }
+  const run = (program: string, args: string[]) =>
+    execFileSync(
+      root ? 'runuser' : join(programs(), program),
+      root ? ['-u', 'postgres', '--', join(programs(), program), ...args] : args,
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        encoding: 'utf8',
+      },
+    );
+  run('initdb', ['-D', data, '-U', ADMIN, '--auth=trust', '-E', 'UTF8', '--no-sync', '--locale=C']);
+  const port = await freePort();
+  const options = `-p ${port} -k ${socket} -c listen_addresses=127.0.0.1 -c max_connections=60`;
+  const start = () => run('pg_ctl', ['-D', data, '-o', options, '-l', join(dir, 'log'), '-w', 'start']);
+  start();
+  const base = `postgres://${ADMIN}@127.0.0.1:${port}`;
+  const admin = new Client({ connectionString: `${base}/postgres` });
+  await admin.connect();
+  await admin.query('CREATE DATABASE retained');
+  await admin.end();
+  const url = `${base}/retained`;
+  return {
+    url,
+    urlAs: (user, password) =>
+      `postgres://${encodeURIComponent(user)}${password ? `:${encodeURIComponent(password)}` : ''}@127.0.0.1:${port}/retained`,
+    async sql(text, params = []) {
+      const client = new Client({ connectionString: url });
+      await client.connect();
+      try {
+        return (await client.query(text, params)).rows;
+      } finally {
+        await client.end();
+      }
+    },
+    restart() {
+      run('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']);
+      start();
+    },
+    stop() {
+      try {
+        run('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']);
+      } catch {
+        // stopped already
+      }
+    },
+  };
+}

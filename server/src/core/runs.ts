@@ -8,7 +8,6 @@ import { InvalidInput } from '../../../shared/invalidInput';
 import { offersPeek } from '../../../shared/peekTool';
 import type { RunSummary } from '../../../shared/protocol';
 import type { Store } from './store/store';
-import { readFirstEvent } from './store/transcript';
 
 export class Runs {
   /** Whether each run offers peek_value, read once from its first event. */
@@ -54,7 +53,7 @@ export class Runs {
   async offersPeek(runId: string): Promise<boolean> {
     const cached = this.offersPeekCache.get(runId);
     if (cached !== undefined) return cached;
-    const first = await readFirstEvent(this.store.root, this.store.transcriptPath(runId));
+    const first = await this.store.readFirstEvent(runId);
     const offers = offersPeek(first ? [first] : []);
     // A run that has begun is settled: run_started, when there is one, comes first.
     if (first) this.offersPeekCache.set(runId, offers);

@@ -33,7 +33,6 @@ import { Retainer } from './retain/retainer';
 import { Runs } from './runs';
 import { withheldName } from './store/layout';
 import { Store } from './store/store';
-import { readEvents } from './store/transcript';
 import { StoreWatcher } from './store/watcher';
 import { Values } from './values/values';
 import { Withholder, type WithholderOptions } from './withhold/withholder';
@@ -244,7 +243,7 @@ export class RetentionService {
   /** A page of a run's events, as recorded (a retained result names its value). */
   async transcript(input: TranscriptParams): Promise<ReadResult> {
     const { runId, from, limit } = check(TranscriptParams, input);
-    return readEvents(this.store.root, this.store.transcriptPath(await this.runs.key(runId)), from, limit);
+    return this.store.readEvents(await this.runs.key(runId), from, limit);
   }
 
   /** The file a value's document reads, by the value's id or by the event whose result a guard withheld. */

@@ -10,7 +10,6 @@ import { ReplayParams, type ReplayResponse } from '../../../../shared/protocol';
 import { resolveHistoryPolicy } from '../../../../shared/settings';
 import type { Context } from '../context';
 import type { Retainer } from '../retain/retainer';
-import { readEvents } from '../store/transcript';
 import { measureMessages, TOKENIZER } from '../text/tokens';
 import { cutOf, modelCallEvent } from './modelCalls';
 import { type ArchiveNeed, applyHistoryPolicy, resultInfos } from './policy';
@@ -38,7 +37,7 @@ export class History {
       params.policy === undefined || params.policy === false
         ? undefined
         : resolveHistoryPolicy(params.policy, this.ctx.settings().history, 'params.policy');
-    const read = await readEvents(store.root, store.transcriptPath(runId));
+    const read = await store.readEvents(runId);
     const { skipped } = read;
     // Model call k sent the events before its cut.
     const events = params.modelCall ? read.events.slice(0, cutOf(read.events, params.modelCall)) : read.events;

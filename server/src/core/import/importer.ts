@@ -16,7 +16,6 @@ import { type IfExists, type ImportFormat, ImportParams, type ImportResult } fro
 import { findMarkers, marker } from '../../../../shared/stubText';
 import type { Context } from '../context';
 import type { Retainer } from '../retain/retainer';
-import { readEvents, writeEvents } from '../store/transcript';
 import { Turns } from '../turns';
 import { claudeCodeRecord, convertClaudeCode } from './claudeCode';
 import { convertCline, isClineSession } from './cline';
@@ -165,7 +164,7 @@ export class Importer {
     const { store, runs } = this.ctx;
     const runId = await runs.key(name);
     if (!(await store.runExists(runId))) return { runId, name };
-    const existing = await readEvents(store.root, store.transcriptPath(runId));
+    const existing = await store.readEvents(runId);
     const live = liveRun(existing.events, conversion, (await store.readRunMeta(runId))?.name ?? runId);
     if (live) return { runId, name, live };
     if (ifExists === 'error') throw new RunExists(runId);
@@ -202,7 +201,7 @@ export class Importer {
     const staged = await this.storeValues(runId, conversion, outputs, signal, live.byCall);
     return store.locked(runId, async () => {
       // Read again under the lock: an agent may have appended since.
-      const { events: now } = await readEvents(store.root, store.transcriptPath(runId));
+      const { events: now } = await store.readEvents(runId);
       const byCall = retainedByCall(now);
       const covered = new Set<string>();
       const events = staged.events.map((event) => {
@@ -223,7 +222,7 @@ export class Importer {
       // the rest of the run's events are what the file now holds again.
       const rest = now.filter((e) => e.type === 'tool_call_finished' && !covered.has(e.callId));
       const merged = [...events, ...rest];
-      await writeEvents(store.root, store.transcriptPath(runId), merged, true);
+      await store.replaceTranscript(runId, merged);
       this.ctx.runs.forget(runId, true);
       const retained = merged.filter((e) => e.type === 'tool_call_finished' && e.valueId).length;
       return { runId, events: merged.length, toolCalls: staged.toolCalls, retained };

@@ -4,7 +4,6 @@
  * when the run changes, only the lines appended since are read, so paging a 10,000-event run
  * parses it once, and following a live one reads just what the agent adds.
  */
-import { promises as fs } from 'node:fs';
 import { check } from '../../../../shared/check';
 import type { TranscriptEvent } from '../../../../shared/events';
 import { INSPECT_PAGE_ROWS, INSPECT_VIEW, type View } from '../../../../shared/history';
@@ -22,7 +21,6 @@ import type { Context } from '../context';
 import { isImported } from '../history/replay';
 import { countValueTokens } from '../history/valueTokens';
 import { readLines } from '../store/lineReader';
-import { readEventsAt, readEventsFrom } from '../store/transcript';
 import { lineMatch, searchLines } from '../values/lineSearch';
 import { SEARCH_BUDGET_MS } from '../values/peek';
 import { buildOutline, CELL_MAX_BYTES, firstModelCalls, fullCell, type ModelView, modelView } from './rows';
@@ -97,12 +95,11 @@ export class Inspection {
 
   /** Reads what was appended since `entry` (or the whole run), and drops what depended on the old events. */
   private async catchUp(runId: string, entry?: Entry): Promise<Entry> {
-    const path = this.store.transcriptPath(runId);
     // Taken before the values are listed: a value deleted after makes the index stale, not wrong.
     const valuesStamp = await this.indexes.valuesStamp(runId);
-    const stat = await fs.stat(path).catch(() => undefined);
+    const stamp = await this.store.transcriptStamp(runId);
     // A transcript that shrank or was replaced (a deleted and recreated run) is read from the start.
-    const fresh = !entry || !stat || stat.ino !== entry.inode || stat.size < entry.end;
+    const fresh = !entry || !stamp || stamp.identity !== entry.inode || stamp.size < entry.end;
     const base: Entry = fresh
       ? {
           events: [],
@@ -112,13 +109,13 @@ export class Inspection {
           existingValues: new Set(),
           end: 0,
           lines: 0,
-          inode: stat?.ino ?? 0,
+          inode: stamp?.identity ?? 0,
           firstModelCalls: [],
           outlines: new Map(),
           views: new Map(),
         }
       : entry!;
-    const read = await readEventsFrom(this.store.root, path, base.end, base.lines);
+    const read = await this.store.readEventsFrom(runId, base.end, base.lines);
     const events = read.events.length > 0 ? [...base.events, ...read.events] : base.events;
     return {
       events,
@@ -309,7 +306,7 @@ export class Inspection {
     const page = index.pages[`${key}@${modelCall}`];
     const to = Math.min(events, from + limit);
     if (!page || to > page.cells.length) return undefined;
-    const read = await readEventsAt(this.store.root, this.store.transcriptPath(runId), index.offsets.slice(from, to));
+    const read = await this.store.readEventsAt(runId, index.offsets.slice(from, to));
     if (!read) return undefined;
     const rows = await this.rows(runId, read, from, undefined, index.firstModelCalls, page.cells);
     return { ...result, rows, unwritten: page.unwritten };

@@ -7,13 +7,21 @@ import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import type { TranscriptEvent } from '../../../../shared/events';
 import { isSanitizedId } from '../../../../shared/ids';
-import type { RunSummary } from '../../../../shared/protocol';
+import type { ReadResult, RunSummary } from '../../../../shared/protocol';
 import { utf8Bytes } from '../text/bytes';
 import { Blobs } from './blobs';
 import { checkedId, GITIGNORE, isTemp, isValuesDir, RUN_FILE, RUNS_DIR, runFile, tempWriter } from './layout';
 import { RunLocks } from './runLock';
 import { CREATE_NEW, listDir, makeDir, openFile, readFile, realDir, statFile } from './safeFs';
-import { appendEvent, writeEvents } from './transcript';
+import {
+  appendEvent,
+  readEvents,
+  readEventsAt,
+  readEventsFrom,
+  readFirstEvent,
+  type TailRead,
+  writeEvents,
+} from './transcript';
 import { ValueFiles } from './valueFiles';
 
 /** What the store keeps about a run beside its transcript. */
@@ -196,6 +204,41 @@ export class Store {
    */
   writeTranscript(runId: string, events: readonly TranscriptEvent[], replace = false): Promise<void> {
     return this.locked(runId, () => writeEvents(this.root, this.transcriptPath(runId), events, replace));
+  }
+
+  /** Writes a run's whole transcript in place of the one it has, atomically; the caller holds the run's lock. */
+  replaceTranscript(runId: string, events: readonly TranscriptEvent[]): Promise<void> {
+    return writeEvents(this.root, this.transcriptPath(runId), events, true);
+  }
+
+  /** The run's events, from the `from`-th, at most `limit` of them. */
+  readEvents(runId: string, from = 0, limit = Infinity): Promise<ReadResult> {
+    return readEvents(this.root, this.transcriptPath(runId), from, limit);
+  }
+
+  /** The events of the complete lines from byte `start` on (a reader following the run). */
+  readEventsFrom(
+    runId: string,
+    start?: number,
+    lineBase?: number,
+    page?: { from: number; limit: number; final?: boolean },
+  ): Promise<TailRead> {
+    return readEventsFrom(this.root, this.transcriptPath(runId), start, lineBase, page);
+  }
+
+  /** The events whose lines start at `offsets`, known from an earlier read; undefined when the file changed. */
+  readEventsAt(runId: string, offsets: readonly number[]): Promise<TranscriptEvent[] | undefined> {
+    return readEventsAt(this.root, this.transcriptPath(runId), offsets);
+  }
+
+  /** Which transcript the run has, and how long it is: a new identity is a replaced transcript. */
+  async transcriptStamp(runId: string): Promise<{ identity: number; size: number } | undefined> {
+    const stat = await fs.stat(this.transcriptPath(runId)).catch(() => undefined);
+    return stat ? { identity: stat.ino, size: stat.size } : undefined;
+  }
+
+  readFirstEvent(runId: string): Promise<TranscriptEvent | undefined> {
+    return readFirstEvent(this.root, this.transcriptPath(runId));
   }
 
   /** Removes a whole run, under its lock. */

@@ -214,6 +214,23 @@ function finish(before: string | undefined, text: string, file: string, remove: 
   return out;
 }
 
+/**
+ * A file of setup's own (a plugin, a hooks file): written whole, and deleted by a removal. A
+ * file there that is not setup's (`ours` says) is never overwritten: setup refuses, naming it.
+ */
+function ownFile(
+  path: string,
+  read: Read,
+  ours: (text: string) => boolean,
+  remove: boolean,
+  text: () => string,
+): FileChange {
+  const before = read(path);
+  if (before !== undefined && !ours(before))
+    throw new Error(`${path} was not written by retained setup: move it away first`);
+  return { path, before, after: remove ? undefined : text() };
+}
+
 /** Claude Code, for a project: `.mcp.json` gets the server, `.claude/settings.json` the hook and the server's approval. */
 function claudeCode(project: string, launcher: Launcher, read: Read, remove: boolean): FileChange[] {
   const mcpPath = `${project}/.mcp.json`;
@@ -301,15 +318,17 @@ function copilot(home: string, launcher: Launcher, read: Read, remove: boolean):
   const mcpBefore = read(mcpPath);
   const server = { type: 'local', ...serverOf(launcher), tools: ['*'] };
   const mcp = withServer(mcpBefore ?? '', mcpPath, remove ? undefined : server);
-  const hookPath = `${home}/hooks/retained-outputs.json`;
-  const hookBefore = read(hookPath);
   const command = commandLine(launcher, ['hook', 'copilot']);
-  if (hookBefore !== undefined && !/\bhook copilot(\s|")/.test(hookBefore))
-    throw new Error(`${hookPath} was not written by retained setup: move it away first`);
   const hook = { version: 1, hooks: { postToolUse: [{ type: 'command', bash: command, timeoutSec: 60 }] } };
   return [
     { path: mcpPath, before: mcpBefore, after: finish(mcpBefore, mcp, mcpPath, remove, [['mcpServers']]) },
-    { path: hookPath, before: hookBefore, after: remove ? undefined : `${JSON.stringify(hook, null, 2)}\n` },
+    ownFile(
+      `${home}/hooks/retained-outputs.json`,
+      read,
+      (t) => /\bhook copilot(\s|")/.test(t),
+      remove,
+      () => `${JSON.stringify(hook, null, 2)}\n`,
+    ),
   ];
 }
 
@@ -386,13 +405,15 @@ function cline(home: string, launcher: Launcher, read: Read, remove: boolean): F
   const mcpPath = `${home}/data/settings/cline_mcp_settings.json`;
   const mcpBefore = read(mcpPath);
   const mcp = withServer(mcpBefore ?? '', mcpPath, remove ? undefined : { ...serverOf(launcher), disabled: false });
-  const pluginPath = `${home}/plugins/retained-outputs.js`;
-  const pluginBefore = read(pluginPath);
-  if (pluginBefore !== undefined && !pluginBefore.startsWith(CLINE_PLUGIN_MARK))
-    throw new Error(`${pluginPath} was not written by retained setup: move it away first`);
   return [
     { path: mcpPath, before: mcpBefore, after: finish(mcpBefore, mcp, mcpPath, remove, [['mcpServers']]) },
-    { path: pluginPath, before: pluginBefore, after: remove ? undefined : clinePlugin(launcher) },
+    ownFile(
+      `${home}/plugins/retained-outputs.js`,
+      read,
+      (t) => t.startsWith(CLINE_PLUGIN_MARK),
+      remove,
+      () => clinePlugin(launcher),
+    ),
   ];
 }
 
@@ -445,13 +466,15 @@ function opencode(dir: string, launcher: Launcher, read: Read, remove: boolean):
     ...(launcher.env ? { environment: launcher.env } : {}),
   };
   const config = withOurs(configBefore ?? '', configPath, ['mcp', MCP_SERVER], remove ? undefined : server);
-  const pluginPath = `${dir}/plugins/retained-outputs.js`;
-  const pluginBefore = read(pluginPath);
-  if (pluginBefore !== undefined && !pluginBefore.startsWith(PLUGIN_MARK))
-    throw new Error(`${pluginPath} was not written by retained setup: move it away first`);
   return [
     { path: configPath, before: configBefore, after: finish(configBefore, config, configPath, remove, [['mcp']]) },
-    { path: pluginPath, before: pluginBefore, after: remove ? undefined : opencodePlugin(launcher) },
+    ownFile(
+      `${dir}/plugins/retained-outputs.js`,
+      read,
+      (t) => t.startsWith(PLUGIN_MARK),
+      remove,
+      () => opencodePlugin(launcher),
+    ),
   ];
 }
 

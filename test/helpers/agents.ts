@@ -3,22 +3,14 @@
  * installs what is missing, into a cache outside the clone), and a run of one as a process with
  * an environment of the test's own, so nothing of the machine's leaks in or out.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-
-let cache: string | undefined;
+import { setupScript } from './setupScript';
 
 /** A file of an installed agent, by its path in the cache; installs the agents when missing. */
 export function agentFile(path: string): string {
-  cache ??= execFileSync('bash', [resolve(__dirname, '../../scripts/setup-agents.sh')], {
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'inherit'],
-  })
-    .trim()
-    .split('\n')
-    .pop()!;
-  const file = resolve(cache, path);
+  const file = resolve(setupScript('setup-agents.sh'), path);
   if (!existsSync(file)) throw new Error(`no agent at ${file}: scripts/setup-agents.sh did not install it`);
   return file;
 }

@@ -7,25 +7,15 @@
 import { execFileSync } from 'node:child_process';
 import { chownSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { Client } from 'pg';
+import { setupScript } from './setupScript';
 import { tempDir } from './tmp';
 
 /** The superuser the tests' clusters are made with. */
 export const ADMIN = 'retained_admin';
 
-let bin: string | undefined;
-
-function programs(): string {
-  bin ??= execFileSync('bash', [resolve(__dirname, '../../scripts/setup-postgres.sh')], {
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'inherit'],
-  })
-    .trim()
-    .split('\n')
-    .pop()!;
-  return bin;
-}
+const programs = () => setupScript('setup-postgres.sh');
 
 function freePort(): Promise<number> {
   return new Promise((done, fail) => {

@@ -10,7 +10,7 @@
 
 import type { TranscriptEvent } from '../../../../shared/events';
 import { Turns } from '../turns';
-import { type Conversion, countKind, type ResponseBlock, responseEvents } from './conversion';
+import { type Conversion, countKind, importedStart, type ResponseBlock, responseEvents } from './conversion';
 import type { Json } from './records';
 
 /** How Cline stores a typed prompt (it sends the text inside). */
@@ -115,20 +115,14 @@ export async function convertCline(data: Json, path: string): Promise<Conversion
     notes.push(
       `${cut} output${cut > 1 ? 's' : ''} Cline cut when ${cut > 1 ? 'they' : 'it'} ran: the full output was never kept (with \`retained setup cline\` it is)`,
     );
-  const run: TranscriptEvent = {
-    type: 'run_started',
-    tools: [...new Set(names.values())],
-    agent: 'cline',
-    ...(model ? { model } : {}),
-    source: {
-      format: 'cline',
-      path,
-      session,
-      ...(typeof origin.version === 'string' ? { version: origin.version } : {}),
-      fidelity: 'conversation',
-    },
-    ...(first ? { ts: first } : {}),
-  };
+  const run = importedStart('cline', path, {
+    tools: names.values(),
+    model,
+    session,
+    version: typeof origin.version === 'string' ? origin.version : undefined,
+    fidelity: 'conversation',
+    ts: first,
+  });
   return {
     format: 'cline',
     events: [run, ...events],

@@ -46,6 +46,35 @@ export function sessionInfo(
   return info;
 }
 
+/** An imported run's first event: the agent (named by its format), its tools and model, and the file it came from. */
+export function importedStart(
+  format: ImportFormat,
+  path: string,
+  run: {
+    tools: Iterable<string>;
+    model?: string | undefined;
+    session?: string | undefined;
+    version?: string | undefined;
+    fidelity: RunSource['fidelity'];
+    ts?: string | undefined;
+  },
+): TranscriptEvent {
+  return {
+    type: 'run_started',
+    tools: [...new Set(run.tools)],
+    agent: format,
+    ...(run.model ? { model: run.model } : {}),
+    source: {
+      format,
+      path,
+      ...(run.session ? { session: run.session } : {}),
+      ...(run.version ? { version: run.version } : {}),
+      fidelity: run.fidelity,
+    },
+    ...(run.ts ? { ts: run.ts } : {}),
+  };
+}
+
 export function countKind(skipped: Record<string, number>, kind: string): void {
   skipped[kind] = (skipped[kind] ?? 0) + 1;
 }

@@ -11,7 +11,7 @@
 
 import type { TranscriptEvent } from '../../../../shared/events';
 import { Turns } from '../turns';
-import { type Conversion, countKind, type ResponseBlock, responseEvents } from './conversion';
+import { type Conversion, countKind, importedStart, type ResponseBlock, responseEvents } from './conversion';
 import type { Json } from './records';
 
 /** Copilot CLI's notice for an output it saved to a temporary file. */
@@ -130,20 +130,14 @@ export async function convertCopilotCli(records: readonly Json[], path: string):
     notes.push(
       `${lost} output${lost > 1 ? 's' : ''} Copilot CLI cut (a notice and 500 characters) ${lost > 1 ? 'were' : 'was'} kept whole only in a temporary file, gone with the session: run with \`retained setup copilot\` to keep them`,
     );
-  const run: TranscriptEvent = {
-    type: 'run_started',
-    tools: [...new Set(names.values())],
-    agent: 'copilot-cli',
-    ...(model ? { model } : {}),
-    source: {
-      format: 'copilot-cli',
-      path,
-      ...(session ? { session } : {}),
-      ...(version ? { version } : {}),
-      fidelity: 'conversation',
-    },
-    ...(start ? { ts: start } : {}),
-  };
+  const run = importedStart('copilot-cli', path, {
+    tools: names.values(),
+    model,
+    session,
+    version,
+    fidelity: 'conversation',
+    ts: start,
+  });
   return {
     format: 'copilot-cli',
     events: [run, ...events],

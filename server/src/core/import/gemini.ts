@@ -10,7 +10,7 @@
 import { basename, dirname, join } from 'node:path';
 import type { TranscriptEvent } from '../../../../shared/events';
 import { Turns } from '../turns';
-import { type Conversion, countKind } from './conversion';
+import { type Conversion, countKind, importedStart } from './conversion';
 import { type FullFor, PartsWriter } from './geminiParts';
 import type { Json } from './records';
 
@@ -124,14 +124,13 @@ export async function convertGemini(records: readonly Json[], path: string): Pro
       `Gemini CLI sent ${writer.repeated} result${writer.repeated > 1 ? 's' : ''} twice (after a resume, its history holds a call's recorded result and the message that answered it): the run keeps each once`,
     );
   const events: TranscriptEvent[] = [
-    {
-      type: 'run_started',
-      tools: [...new Set(writer.names.values())],
-      agent: 'gemini-cli',
-      ...(model ? { model } : {}),
-      source: { format: 'gemini-cli', path, ...(session ? { session } : {}), fidelity: 'conversation' },
-      ...(start ? { ts: start } : {}),
-    },
+    importedStart('gemini-cli', path, {
+      tools: writer.names.values(),
+      model,
+      session,
+      fidelity: 'conversation',
+      ts: start,
+    }),
     ...writer.events,
   ];
   return {

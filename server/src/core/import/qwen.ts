@@ -10,7 +10,7 @@
 import { basename, dirname, join } from 'node:path';
 import type { TranscriptEvent } from '../../../../shared/events';
 import { Turns } from '../turns';
-import { type Conversion, countKind, sessionInfo } from './conversion';
+import { type Conversion, countKind, importedStart, sessionInfo } from './conversion';
 import { type FullFor, PartsWriter } from './geminiParts';
 import { type Json, recordKind } from './records';
 
@@ -81,14 +81,13 @@ export async function convertQwen(records: readonly Json[], path: string): Promi
   }
   const first = kept.find((r) => typeof r.timestamp === 'string');
   const events: TranscriptEvent[] = [
-    {
-      type: 'run_started',
-      tools: [...new Set(writer.names.values())],
-      agent: 'qwen-code',
-      ...(model ? { model } : {}),
-      source: { format: 'qwen-code', path, ...info, fidelity: 'conversation' },
-      ...(first ? { ts: first.timestamp as string } : {}),
-    },
+    importedStart('qwen-code', path, {
+      tools: writer.names.values(),
+      model,
+      ...info,
+      fidelity: 'conversation',
+      ts: first?.timestamp as string | undefined,
+    }),
     ...writer.events,
   ];
   return {

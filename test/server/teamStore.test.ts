@@ -6,8 +6,8 @@
  * for a folder.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Client } from 'pg';
 import { connect, storeError } from '../../server/src/core/store/postgres/connect';
@@ -96,7 +96,7 @@ describe('a team store in a real PostgreSQL', function () {
     const cwd = tempDir();
     const run = retained(cwd, ['run', '--store', pg.url, '--', 'seq 1 3']);
     assert.equal(run.code, 1);
-    assert.match(run.stderr, /run does not work on a team store .* yet: only migrate does/);
+    assert.match(run.stderr, /run does not work on a team store .* yet: only migrate, push and pull do/);
     const away = retained(cwd, ['migrate', '--store', 'postgres://someone:s3cret@127.0.0.1:1/retained']);
     assert.equal(away.code, 1);
     assert.match(away.stderr, /cannot reach postgres:\/\/someone:\*\*\*@127\.0\.0\.1:1\/retained/);
@@ -116,5 +116,111 @@ describe('a team store in a real PostgreSQL', function () {
       }),
     );
     assert.ok(both.every((r) => r.to === SCHEMA_VERSION));
+  });
+
+  it('push uploads a run (its values once for the team), pull brings it down byte for byte, and a reader may pull but not push', async () => {
+    retained(tempDir(), ['migrate', '--store', pg.url]);
+    const here = tempDir();
+    const made = retained(here, ['run', '--run', 'ci/job 7', '--', 'seq 1 300000; echo "error: boom"']);
+    assert.equal(made.code, 0, made.stderr);
+    const id = /\[retained #(\S+)\]/.exec(made.stdout)?.[1];
+    assert.ok(id, made.stdout.slice(0, 300));
+    const pushed = retained(here, ['push', 'ci/job 7', '--store', pg.url]);
+    assert.equal(pushed.code, 0, pushed.stderr);
+    assert.match(pushed.stdout, /pushed run .*: 1 new event, 1 value sent \(\d+ bytes\), 0 there already/);
+    // The same output in another run: its bytes are not sent again; the same push again adds nothing.
+    retained(here, ['run', '--run', 'other', '--', 'seq 1 300000; echo "error: boom"']);
+    assert.match(
+      retained(here, ['push', 'other', '--store', pg.url]).stdout,
+      /1 new event, 0 values sent \(0 bytes\), 1 there already/,
+    );
+    assert.match(
+      retained(here, ['push', 'ci/job 7', '--store', pg.url]).stdout,
+      /0 new events, 0 values sent \(0 bytes\), 1 there already/,
+    );
+    const chunks = await pg.sql('SELECT n, first_line, length(data) AS bytes FROM blob_chunks ORDER BY n');
+    assert.ok(chunks.length >= 2, 'a 2 MB value in chunks of at most 1 MiB');
+    assert.ok(chunks.every((c) => Number(c.bytes) <= 1 << 20));
+    assert.equal(Number(chunks[0]!.first_line), 1);
+
+    // A teammate pulls it, as a reader, into a folder of their own: the same events and bytes.
+    await pg.sql('CREATE ROLE bob LOGIN; GRANT retained_reader TO bob;');
+    const there = tempDir();
+    const pulled = retained(there, ['pull', 'ci/job 7', '--store', pg.urlAs('bob')]);
+    assert.equal(pulled.code, 0, pulled.stderr);
+    const runsHere = join(here, '.retained', 'runs');
+    const runsThere = join(there, '.retained', 'runs');
+    const run = readdirSync(runsHere).find((f) => f.endsWith('.jsonl') && f.startsWith('ci'))!;
+    const events = (dir: string) =>
+      readFileSync(join(dir, run), 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as unknown);
+    assert.deepEqual(events(runsThere), events(runsHere), 'the same events');
+    const values = run.replace(/\.jsonl$/, '.values');
+    assert.deepEqual(
+      readFileSync(join(runsThere, values, `${id}.txt`)),
+      readFileSync(join(runsHere, values, `${id}.txt`)),
+    );
+    assert.match(retained(there, ['peek', id, '--grep', '299999']).stdout, /^299999: 299999$/m);
+    assert.match(retained(there, ['ls']).stdout, /ci\/job 7/);
+    assert.match(retained(there, ['pull', 'ci/job 7', '--store', pg.url]).stderr, /is in .* already/);
+
+    // Bob may not push; the message names the role and the grant.
+    const refused = retained(there, ['push', 'ci/job 7', '--store', pg.urlAs('bob')]);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /the role bob may not do this: permission denied for table runs/);
+    assert.match(retained(there, ['pull', 'nothing', '--store', pg.url]).stderr, /no run nothing in the team store/);
+  });
+
+  it('a hostile run id reaches SQL as a parameter, never in its text', async () => {
+    retained(tempDir(), ['migrate', '--store', pg.url]);
+    const here = tempDir();
+    const hostile = "x'); DROP TABLE runs; --";
+    assert.equal(retained(here, ['run', '--run', hostile, '--', 'echo hi']).code, 0);
+    const pushed = retained(here, ['push', hostile, '--store', pg.url]);
+    assert.equal(pushed.code, 0, pushed.stderr);
+    const names = (await pg.sql('SELECT name FROM runs WHERE name = $1', [hostile])).map((r) => r.name);
+    assert.deepEqual(names, [hostile]);
+    assert.ok((await pg.sql(`SELECT to_regclass('runs') AS t`))[0]!.t, 'runs is still there');
+  });
+
+  it('a push killed while a value goes in leaves nothing a stub could name; the next push completes it', async () => {
+    retained(tempDir(), ['migrate', '--store', pg.url]);
+    const here = tempDir();
+    const made = retained(here, ['run', '--run', 'killed', '--', 'seq 1 4000000']);
+    const id = /\[retained #(\S+)\]/.exec(made.stdout)?.[1] ?? 'missing';
+    const complete = async () =>
+      (await pg.sql('SELECT sha256 FROM blobs WHERE complete ORDER BY 1')).map((r) => r.sha256);
+    const before = await complete();
+    const child = spawn(process.execPath, [CLI, 'push', 'killed', '--store', pg.url], { cwd: here, stdio: 'ignore' });
+    const closed = new Promise((done) => child.on('close', done));
+    // Killed while its chunks are going in (the value's transaction open).
+    for (let i = 0; i < 500; i++) {
+      const busy = await pg.sql(
+        `SELECT 1 FROM pg_stat_activity WHERE application_name = 'retained' AND query LIKE '%blob_chunks%'`,
+      );
+      if (busy.length > 0) break;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    child.kill('SIGKILL');
+    await closed;
+    // The server sees the connection go and rolls its transaction back.
+    for (let i = 0; i < 200; i++) {
+      if ((await pg.sql(`SELECT 1 FROM pg_stat_activity WHERE application_name = 'retained'`)).length === 0) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.deepEqual(await pg.sql(`SELECT run_id FROM runs WHERE run_id = 'killed'`), [], 'no run');
+    assert.deepEqual(await complete(), before, 'no value of it complete');
+    assert.deepEqual(
+      await pg.sql(`SELECT value_id FROM run_values WHERE run_id = 'killed'`),
+      [],
+      'nothing names a value',
+    );
+    const again = retained(here, ['push', 'killed', '--store', pg.url]);
+    assert.equal(again.code, 0, again.stderr);
+    const there = tempDir();
+    assert.equal(retained(there, ['pull', 'killed', '--store', pg.url]).code, 0);
+    assert.match(retained(there, ['peek', id, '--grep', '3999999']).stdout, /^3999999: 3999999$/m);
   });
 });

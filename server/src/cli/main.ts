@@ -55,6 +55,11 @@ Commands:
   migrate --store postgres://…
                                Create or update a team store's schema in PostgreSQL, and its
                                roles retained_writer and retained_reader.
+  push <run> --store postgres://… [--from DIR]
+                               Upload a run of a folder store (values the team store holds are
+                               not sent again).
+  pull <run> --store postgres://… [--to DIR]
+                               Bring a run of the team store down into a folder store.
   setup <agent> [--remove] [--dry-run] [--yes]
                                Write the agent's own configuration, after showing what changes;
                                --remove takes it out again. claude-code: .mcp.json and
@@ -119,7 +124,14 @@ export async function main(argv: readonly string[]): Promise<number> {
       (text) => process.stderr.write(`${text}\n`),
     );
   const store = findStore(process.cwd(), o.store);
-  if (isStoreUrl(store)) return teamStore(command, store);
+  if (isStoreUrl(store)) {
+    const folder = findStore(process.cwd(), command === 'push' ? o.from : o.to, { folder: true });
+    if (isStoreUrl(folder)) {
+      process.stderr.write(`retained: --${command === 'push' ? 'from' : 'to'} takes a folder store\n`);
+      return 2;
+    }
+    return teamStore(command, store, { run: rest[0], folder });
+  }
   const service = new RetentionService(store, { workspace: process.cwd(), indexImports: false });
   try {
     await service.init();
@@ -224,6 +236,8 @@ function parse(args: readonly string[]) {
       'opencode-config': { type: 'string' },
       'qwen-home': { type: 'string' },
       'copilot-home': { type: 'string' },
+      from: { type: 'string' },
+      to: { type: 'string' },
       'cline-home': { type: 'string' },
     },
   });

@@ -9,9 +9,11 @@ import { isStoreUrl } from '../core/store/postgres/connect';
  * VS Code keeps it in the workspace root, so a command in a subfolder finds the same store),
  * else `./.retained`.
  */
-export function findStore(cwd: string, given?: string): string {
-  // A team store's URL is an address, not a folder: it is never resolved against cwd.
-  const named = given ?? process.env.RETAINED_STORE;
+export function findStore(cwd: string, given?: string, { folder = false } = {}): string {
+  // A team store's URL is an address, not a folder: it is never resolved against cwd (and a
+  // folder asked for does not take one from $RETAINED_STORE).
+  const named =
+    given ?? (folder && isStoreUrl(process.env.RETAINED_STORE ?? '') ? undefined : process.env.RETAINED_STORE);
   if (named && isStoreUrl(named)) return named;
   if (named) return resolve(cwd, named);
   for (let dir = resolve(cwd); ; dir = dirname(dir)) {

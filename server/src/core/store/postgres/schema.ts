@@ -39,7 +39,8 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE TABLE events (
         run_id text NOT NULL REFERENCES runs ON DELETE CASCADE,
         seq bigint NOT NULL CHECK (seq >= 0),
-        event jsonb NOT NULL,
+        -- json, not jsonb: an event comes back as it went in, its keys in their order.
+        event json NOT NULL,
         PRIMARY KEY (run_id, seq)
       );
       CREATE TABLE blobs (

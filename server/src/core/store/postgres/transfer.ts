@@ -1,0 +1,200 @@
+/**
+ * Moving a run between a folder store and a team store: `push` uploads a run (its events, and
+ * its values by their SHA-256: bytes the team store holds already are not sent again), `pull`
+ * brings one down. A value's bytes go in chunks of at most 1 MiB cut after a newline where there
+ * is one, each with the line it starts at, in one transaction with the blob marked complete at
+ * its end: a push killed halfway leaves no value a stub can name. The run's own rows go in one
+ * transaction after its values, so a run is seen with all its values or not at all. Every id
+ * reaches SQL as a parameter, never in its text.
+ */
+import { promises as fs } from 'node:fs';
+import type { ClientBase } from 'pg';
+import type { TranscriptEvent } from '../../../../../shared/events';
+import { InvalidInput } from '../../../../../shared/invalidInput';
+import type { ValueMeta } from '../../../../../shared/protocol';
+import type { Store } from '../store';
+import { CHUNK_MAX_BYTES } from './schema';
+
+/** Chunks written per statement, and read per query. */
+const CHUNKS_PER_BATCH = 8;
+/** Events written per statement. */
+const EVENTS_PER_BATCH = 500;
+
+export interface PushResult {
+  runId: string;
+  events: number;
+  valuesSent: number;
+  valuesThere: number;
+  bytesSent: number;
+}
+
+/** A value file's chunks: at most CHUNK_MAX_BYTES each, cut after the last newline in it where there is one. */
+async function* chunksOf(path: string): AsyncGenerator<{ data: Buffer; firstLine: number }> {
+  const handle = await fs.open(path, 'r');
+  try {
+    let line = 1;
+    let carry = Buffer.alloc(0);
+    for (;;) {
+      const room = Buffer.alloc(CHUNK_MAX_BYTES - carry.length);
+      const { bytesRead } = await handle.read(room, 0, room.length, null);
+      const piece = Buffer.concat([carry, room.subarray(0, bytesRead)]);
+      if (piece.length === 0) return;
+      const end = bytesRead === 0 ? piece.length : piece.lastIndexOf(0x0a) + 1 || piece.length;
+      const data = piece.subarray(0, end);
+      carry = Buffer.from(piece.subarray(end));
+      yield { data, firstLine: line };
+      for (const byte of data) if (byte === 0x0a) line++;
+      if (bytesRead === 0 && carry.length === 0) return;
+    }
+  } finally {
+    await handle.close();
+  }
+}
+
+async function inTransaction<T>(client: ClientBase, work: () => Promise<T>): Promise<T> {
+  await client.query('BEGIN');
+  try {
+    const result = await work();
+    await client.query('COMMIT');
+    return result;
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  }
+}
+
+/** Uploads one value's bytes as a complete blob, unless the team store has them; the bytes sent. */
+async function pushBlob(client: ClientBase, path: string, value: ValueMeta): Promise<number> {
+  const there = await client.query('SELECT complete FROM blobs WHERE sha256 = $1', [value.sha256]);
+  if (there.rows[0]?.complete === true) return 0;
+  return inTransaction(client, async () => {
+    await client.query('INSERT INTO blobs (sha256, bytes, lines) VALUES ($1, $2, $3) ON CONFLICT (sha256) DO NOTHING', [
+      value.sha256,
+      value.bytes,
+      value.lines,
+    ]);
+    let n = 0;
+    let sent = 0;
+    let batch: unknown[] = [];
+    const flush = async () => {
+      if (batch.length === 0) return;
+      const rows = batch.length / 4;
+      const values = Array.from(
+        { length: rows },
+        (_, i) => `($${i * 4 + 1}, $${i * 4 + 2}, $${i * 4 + 3}, $${i * 4 + 4})`,
+      );
+      // The same bytes cut the same way: chunks a killed push left are the same chunks.
+      await client.query(
+        `INSERT INTO blob_chunks (sha256, n, first_line, data) VALUES ${values.join(', ')} ON CONFLICT DO NOTHING`,
+        batch,
+      );
+      batch = [];
+    };
+    for await (const { data, firstLine } of chunksOf(path)) {
+      batch.push(value.sha256, n++, firstLine, data);
+      sent += data.length;
+      if (batch.length / 4 >= CHUNKS_PER_BATCH) await flush();
+    }
+    await flush();
+    const { rows } = await client.query(
+      'SELECT coalesce(sum(length(data)), 0)::bigint AS bytes FROM blob_chunks WHERE sha256 = $1',
+      [value.sha256],
+    );
+    if (Number(rows[0]?.bytes) !== value.bytes)
+      throw new Error(`value ${value.valueId}: ${rows[0]?.bytes} bytes reached the team store of ${value.bytes}`);
+    await client.query('UPDATE blobs SET complete = true WHERE sha256 = $1', [value.sha256]);
+    return sent;
+  });
+}
+
+/** Uploads a run of `store`: its values first, then its name, events and value rows at once. */
+export async function pushRun(client: ClientBase, store: Store, runId: string): Promise<PushResult> {
+  if (!(await store.runExists(runId))) throw new InvalidInput(`no run ${runId} in ${store.root}`);
+  const meta = await store.readRunMeta(runId);
+  const { events } = await store.readEvents(runId);
+  const values = await store.values.list(runId);
+  let valuesSent = 0;
+  let bytesSent = 0;
+  for (const value of values) {
+    const sent = await pushBlob(client, store.values.path(runId, value.valueId), value);
+    if (sent > 0 || value.bytes === 0) valuesSent++;
+    bytesSent += sent;
+  }
+  const added = await inTransaction(client, async () => {
+    await client.query(
+      'INSERT INTO runs (run_id, name, started_at) VALUES ($1, $2, $3) ON CONFLICT (run_id) DO NOTHING',
+      [runId, meta?.name ?? runId, meta?.startedAt ?? null],
+    );
+    const { rows } = await client.query('SELECT count(*)::bigint AS n FROM events WHERE run_id = $1', [runId]);
+    const have = Number(rows[0]?.n ?? 0);
+    if (have > events.length)
+      throw new InvalidInput(`the team store holds more of run ${runId} than ${store.root} does: pull it instead`);
+    for (let from = have; from < events.length; from += EVENTS_PER_BATCH) {
+      const part = events.slice(from, from + EVENTS_PER_BATCH);
+      const params = part.flatMap((event, i) => [runId, from + i, JSON.stringify(event)]);
+      const rows = part.map((_, i) => `($${i * 3 + 1}, $${i * 3 + 2}, $${i * 3 + 3}::json)`);
+      await client.query(`INSERT INTO events (run_id, seq, event) VALUES ${rows.join(', ')}`, params);
+    }
+    for (const value of values)
+      await client.query(
+        'INSERT INTO run_values (run_id, value_id, sha256, meta) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING',
+        [runId, value.valueId, value.sha256, JSON.stringify(value)],
+      );
+    return events.length - have;
+  });
+  return { runId, events: added, valuesSent, valuesThere: values.length - valuesSent, bytesSent };
+}
+
+/** A complete blob's bytes, a few chunks per query, in order. */
+async function* blobChunks(client: ClientBase, sha256: string): AsyncGenerator<Buffer> {
+  for (let n = 0; ; n += CHUNKS_PER_BATCH) {
+    const { rows } = await client.query(
+      'SELECT data FROM blob_chunks WHERE sha256 = $1 AND n >= $2 AND n < $3 ORDER BY n',
+      [sha256, n, n + CHUNKS_PER_BATCH],
+    );
+    for (const row of rows) yield row.data as Buffer;
+    if (rows.length < CHUNKS_PER_BATCH) return;
+  }
+}
+
+/** Brings a run of the team store down into `store`, which must not have it. */
+export async function pullRun(
+  client: ClientBase,
+  store: Store,
+  runId: string,
+): Promise<{ runId: string; events: number; values: number }> {
+  if (await store.runExists(runId)) throw new InvalidInput(`run ${runId} is in ${store.root} already`);
+  const run = await client.query('SELECT name, started_at FROM runs WHERE run_id = $1', [runId]);
+  if (run.rows.length === 0) throw new InvalidInput(`no run ${runId} in the team store`);
+  const { rows: eventRows } = await client.query('SELECT event FROM events WHERE run_id = $1 ORDER BY seq', [runId]);
+  const events = eventRows.map((r) => r.event as TranscriptEvent);
+  const { rows: valueRows } = await client.query(
+    `SELECT v.value_id, v.sha256, v.meta FROM run_values v JOIN blobs b USING (sha256)
+     WHERE v.run_id = $1 AND b.complete ORDER BY v.value_id`,
+    [runId],
+  );
+  for (const row of valueRows) {
+    const meta = row.meta as ValueMeta;
+    const staged = await store.values.stage(runId, blobChunks(client, row.sha256 as string));
+    if (staged.sha256 !== row.sha256) {
+      await store.values.discardStaged(staged);
+      throw new Error(`value ${row.value_id}: the team store's bytes do not hash to ${row.sha256}`);
+    }
+    await store.values.place(
+      staged,
+      {
+        runId,
+        callId: meta.callId,
+        tool: meta.tool,
+        isError: meta.isError,
+        ...(meta.subject ? { subject: meta.subject } : {}),
+        stubFor: () => meta.stub,
+      },
+      row.value_id as string,
+    );
+  }
+  await store.writeTranscript(runId, events);
+  const startedAt = run.rows[0].started_at as Date | null;
+  await store.ensureRunMeta(runId, run.rows[0].name as string, startedAt ? startedAt.toISOString() : undefined);
+  return { runId, events: events.length, values: valueRows.length };
+}

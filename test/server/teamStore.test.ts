@@ -96,7 +96,7 @@ describe('a team store in a real PostgreSQL', function () {
     const cwd = tempDir();
     const run = retained(cwd, ['run', '--store', pg.url, '--', 'seq 1 3']);
     assert.equal(run.code, 1);
-    assert.match(run.stderr, /run does not work on a team store .* yet: only migrate, push and pull do/);
+    assert.match(run.stderr, /run does not work on a team store .* yet: only migrate, ls, push and pull do/);
     const away = retained(cwd, ['migrate', '--store', 'postgres://someone:s3cret@127.0.0.1:1/retained']);
     assert.equal(away.code, 1);
     assert.match(away.stderr, /cannot reach postgres:\/\/someone:\*\*\*@127\.0\.0\.1:1\/retained/);
@@ -165,6 +165,15 @@ describe('a team store in a real PostgreSQL', function () {
     assert.match(retained(there, ['peek', id, '--grep', '299999']).stdout, /^299999: 299999$/m);
     assert.match(retained(there, ['ls']).stdout, /ci\/job 7/);
     assert.match(retained(there, ['pull', 'ci/job 7', '--store', pg.url]).stderr, /is in .* already/);
+    // The team store lists its runs and a run's values, as a folder's ls does.
+    assert.match(
+      retained(there, ['ls', '--store', pg.url]).stdout,
+      /^ci_job_7\S*\t1 values\t1988907 bytes kept out\t1 events\t.*\tci\/job 7$/m,
+    );
+    assert.match(
+      retained(there, ['ls', 'ci/job 7', '--store', pg.url]).stdout,
+      new RegExp(`^${id}\\trun_command\\t1988907 bytes\\t300001 lines$`, 'm'),
+    );
 
     // Bob may not push; the message names the role and the grant.
     const refused = retained(there, ['push', 'ci/job 7', '--store', pg.urlAs('bob')]);

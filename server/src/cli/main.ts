@@ -60,6 +60,7 @@ Commands:
                                not sent again).
   pull <run> --store postgres://… [--to DIR]
                                Bring a run of the team store down into a folder store.
+                               (ls lists a team store's runs too: retained ls --store postgres://…)
   setup <agent> [--remove] [--dry-run] [--yes]
                                Write the agent's own configuration, after showing what changes;
                                --remove takes it out again. claude-code: .mcp.json and

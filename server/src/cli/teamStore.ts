@@ -10,6 +10,7 @@ import { RetentionService } from '../core/service';
 import { connect, shownUrl, storeError } from '../core/store/postgres/connect';
 import { migrate } from '../core/store/postgres/migrate';
 import { READER_ROLE, WRITER_ROLE } from '../core/store/postgres/schema';
+import { listTeamRuns, listTeamValues } from '../core/store/postgres/teamRuns';
 import { pullRun, pushRun } from '../core/store/postgres/transfer';
 
 /** The folder a push reads from or a pull writes into: `--from`/`--to`, else the one this folder has. */
@@ -19,13 +20,13 @@ export interface FolderSide {
 }
 
 export async function teamStore(command: string, url: string, side: FolderSide): Promise<number> {
-  if (command !== 'migrate' && command !== 'push' && command !== 'pull') {
+  if (command !== 'migrate' && command !== 'push' && command !== 'pull' && command !== 'ls') {
     process.stderr.write(
-      `retained: ${command} does not work on a team store (${shownUrl(url)}) yet: only migrate, push and pull do\n`,
+      `retained: ${command} does not work on a team store (${shownUrl(url)}) yet: only migrate, ls, push and pull do\n`,
     );
     return 1;
   }
-  if (command !== 'migrate' && !side.run) {
+  if ((command === 'push' || command === 'pull') && !side.run) {
     process.stderr.write(`retained: ${command} takes a run: retained ${command} <run> --store ${shownUrl(url)}\n`);
     return 2;
   }
@@ -33,6 +34,7 @@ export async function teamStore(command: string, url: string, side: FolderSide):
   try {
     client = await connect(url);
     const team = client;
+    if (command === 'ls') return await list(team, side.run);
     if (command !== 'migrate') return await transfer(command, team, side.run!, side.folder);
     const result = await migrate(client).catch((err) => {
       throw storeError(err, team.user);
@@ -80,4 +82,18 @@ async function transfer(command: 'push' | 'pull', client: Client, given: string,
   } finally {
     service.dispose();
   }
+}
+
+/** The team store's runs, or one run's values, as `ls` lists a folder's. */
+async function list(client: Client, runId: string | undefined): Promise<number> {
+  const lines = runId
+    ? (await listTeamValues(client, runId)).map((v) => `${v.valueId}\t${v.tool}\t${v.bytes} bytes\t${v.lines} lines`)
+    : (await listTeamRuns(client)).map(
+        (r) =>
+          `${r.runId}\t${r.values} values\t${r.bytes} bytes kept out\t${r.events} events\t${r.createdAt}${r.name !== r.runId ? `\t${r.name}` : ''}`,
+      );
+  process.stdout.write(
+    `${lines.length ? lines.join('\n') : runId ? `no values in run ${runId}` : 'no runs in the team store'}\n`,
+  );
+  return 0;
 }

@@ -5,7 +5,14 @@
 set -euo pipefail
 log() { echo "[setup-postgres] $*" >&2; }
 
-find_bin() { ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1; }
+# The newest version folder that has the server's programs (a client-only package has none).
+find_bin() {
+  local found=""
+  for dir in $(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V); do
+    [ -x "$dir/initdb" ] && found="$dir"
+  done
+  echo "$found"
+}
 
 if [ -z "$(find_bin)" ] || [ ! -x "$(find_bin)/initdb" ]; then
   [ "$(id -u)" = 0 ] || { log "need root to apt-get install postgresql"; exit 1; }

@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Client } from 'pg';
 import { connect, storeError } from '../../server/src/core/store/postgres/connect';
@@ -231,5 +231,33 @@ describe('a team store in a real PostgreSQL', function () {
     const there = tempDir();
     assert.equal(retained(there, ['pull', 'killed', '--store', pg.url]).code, 0);
     assert.match(retained(there, ['peek', id, '--grep', '3999999']).stdout, /^3999999: 3999999$/m);
+  });
+
+  it("never appends one machine's run to another's of the same id, and never takes a damaged value file for its value", async () => {
+    retained(tempDir(), ['migrate', '--store', pg.url]);
+    const a = tempDir();
+    const b = tempDir();
+    retained(a, ['run', '--run', 'same', '--', 'echo from a']);
+    retained(b, ['run', '--run', 'same', '--', 'echo from b']);
+    retained(b, ['run', '--run', 'same', '--', 'echo again']);
+    assert.equal(retained(a, ['push', 'same', '--store', pg.url]).code, 0);
+    const mixed = retained(b, ['push', 'same', '--store', pg.url]);
+    assert.equal(mixed.code, 1);
+    assert.match(mixed.stderr, /run same in the team store is not this run as it is here \(event 1 differs\)/);
+    assert.equal(Number((await pg.sql(`SELECT count(*) AS n FROM events WHERE run_id = 'same'`))[0]!.n), 1);
+
+    const c = tempDir();
+    const made = retained(c, ['run', '--run', 'damaged', '--', 'seq 1 100000']);
+    const id = /\[retained #(\S+)\]/.exec(made.stdout)?.[1] ?? 'missing';
+    const runs = join(c, '.retained', 'runs');
+    const file = join(runs, readdirSync(runs).find((f) => f.endsWith('.values'))!, `${id}.txt`);
+    const bytes = readFileSync(file);
+    bytes[10] = bytes[10] === 0x31 ? 0x32 : 0x31;
+    chmodSync(file, 0o644);
+    writeFileSync(file, bytes);
+    const refused = retained(c, ['push', 'damaged', '--store', pg.url]);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /does not hash to .*nothing of it was kept/);
+    assert.deepEqual(await pg.sql(`SELECT run_id FROM runs WHERE run_id = 'damaged'`), []);
   });
 });

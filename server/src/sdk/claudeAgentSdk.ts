@@ -55,7 +55,17 @@ function runHook(options: RetainedOptions, input: HookInput, signal?: AbortSigna
   const { node, cli } = launcher(options);
   const args = [cli, ...(options.store ? [`--store=${options.store}`] : []), 'hook', 'claude-code'];
   if (options.guard) args.push('--guard');
+  if (signal?.aborted) return Promise.resolve({});
   return new Promise((done) => {
+    try {
+      start(done);
+    } catch {
+      // No process could be started (descriptors, memory): the result goes as it was.
+      done({});
+    }
+  });
+
+  function start(done: (value: HookOutput) => void): void {
     let answer = '';
     let settled = false;
     const finish = (value: HookOutput) => {
@@ -77,6 +87,8 @@ function runHook(options: RetainedOptions, input: HookInput, signal?: AbortSigna
     const timer = setTimeout(abort, options.timeoutMs ?? 60_000);
     signal?.addEventListener('abort', abort, { once: true });
     child.on('error', () => finish({}));
+    // A process started without its pipes (out of descriptors) is given up on.
+    if (!child.stdout || !child.stdin) return abort();
     child.stdout.setEncoding('utf8');
     child.stdout.on('data', (part: string) => {
       answer += part;
@@ -92,7 +104,7 @@ function runHook(options: RetainedOptions, input: HookInput, signal?: AbortSigna
     });
     child.stdin.on('error', () => undefined);
     child.stdin.end(JSON.stringify(input));
-  });
+  }
 }
 
 /** `options.hooks` for `query()`: a PostToolUse callback on every tool that retains big results. */

@@ -40,7 +40,8 @@ export function detectFormat(records: readonly Json[]): ImportFormat | undefined
     if (isQwenRecord(r)) return 'qwen-code';
     if (isCopilotCliEvent(r)) return 'copilot-cli';
     if (isGeminiChat(r)) return 'gemini-cli';
-    if ('message' in r || 'sessionId' in r) return 'claude-code';
+    // Only a record with a message tells: other agents' bookkeeping records carry a sessionId too.
+    if ('message' in r) return 'claude-code';
   }
   return undefined;
 }

@@ -83,7 +83,9 @@ export const MIGRATIONS: readonly Migration[] = [
       END $$;
       GRANT SELECT ON retained_schema TO ${READER_ROLE}, ${WRITER_ROLE};
       GRANT SELECT ON runs, events, blobs, blob_chunks, run_values, audit TO ${READER_ROLE};
-      GRANT SELECT, INSERT ON runs, events, blobs, blob_chunks, run_values, withheld, audit TO ${WRITER_ROLE};
+      GRANT SELECT, INSERT ON runs, events, blobs, blob_chunks, run_values, audit TO ${WRITER_ROLE};
+      -- A writer adds withheld originals; it reads none back.
+      GRANT INSERT ON withheld TO ${WRITER_ROLE};
       -- A writer finishes a blob it wrote (complete), and pins a run; it deletes nothing.
       GRANT UPDATE (complete) ON blobs TO ${WRITER_ROLE};
       GRANT UPDATE (pinned) ON runs TO ${WRITER_ROLE};

@@ -7,11 +7,12 @@
  * transaction after its values, so a run is seen with all its values or not at all. Every id
  * reaches SQL as a parameter, never in its text.
  */
-import { promises as fs } from 'node:fs';
+import { createHash } from 'node:crypto';
 import type { ClientBase } from 'pg';
 import type { TranscriptEvent } from '../../../../../shared/events';
 import { InvalidInput } from '../../../../../shared/invalidInput';
 import type { ValueMeta } from '../../../../../shared/protocol';
+import { openFile, READ } from '../safeFs';
 import type { Store } from '../store';
 import { CHUNK_MAX_BYTES } from './schema';
 
@@ -29,8 +30,9 @@ export interface PushResult {
 }
 
 /** A value file's chunks: at most CHUNK_MAX_BYTES each, cut after the last newline in it where there is one. */
-async function* chunksOf(path: string): AsyncGenerator<{ data: Buffer; firstLine: number }> {
-  const handle = await fs.open(path, 'r');
+async function* chunksOf(root: string, path: string): AsyncGenerator<{ data: Buffer; firstLine: number }> {
+  // Only a regular file of the store, never through a link.
+  const handle = await openFile(root, path, READ);
   try {
     let line = 1;
     let carry = Buffer.alloc(0);
@@ -64,7 +66,7 @@ async function inTransaction<T>(client: ClientBase, work: () => Promise<T>): Pro
 }
 
 /** Uploads one value's bytes as a complete blob, unless the team store has them; the bytes sent. */
-async function pushBlob(client: ClientBase, path: string, value: ValueMeta): Promise<number> {
+async function pushBlob(client: ClientBase, root: string, path: string, value: ValueMeta): Promise<number> {
   const there = await client.query('SELECT complete FROM blobs WHERE sha256 = $1', [value.sha256]);
   if (there.rows[0]?.complete === true) return 0;
   return inTransaction(client, async () => {
@@ -90,11 +92,16 @@ async function pushBlob(client: ClientBase, path: string, value: ValueMeta): Pro
       );
       batch = [];
     };
-    for await (const { data, firstLine } of chunksOf(path)) {
+    const hash = createHash('sha256');
+    for await (const { data, firstLine } of chunksOf(root, path)) {
+      hash.update(data);
       batch.push(value.sha256, n++, firstLine, data);
       sent += data.length;
       if (batch.length / 4 >= CHUNKS_PER_BATCH) await flush();
     }
+    // A file that is not the value its name says (changed since, or damaged) never becomes that value.
+    if (hash.digest('hex') !== value.sha256)
+      throw new Error(`value ${value.valueId}: its file does not hash to ${value.sha256}; nothing of it was kept`);
     await flush();
     const { rows } = await client.query(
       'SELECT coalesce(sum(length(data)), 0)::bigint AS bytes FROM blob_chunks WHERE sha256 = $1',
@@ -116,7 +123,7 @@ export async function pushRun(client: ClientBase, store: Store, runId: string): 
   let valuesSent = 0;
   let bytesSent = 0;
   for (const value of values) {
-    const sent = await pushBlob(client, store.values.path(runId, value.valueId), value);
+    const sent = await pushBlob(client, store.root, store.values.path(runId, value.valueId), value);
     if (sent > 0 || value.bytes === 0) valuesSent++;
     bytesSent += sent;
   }
@@ -129,6 +136,19 @@ export async function pushRun(client: ClientBase, store: Store, runId: string): 
     const have = Number(rows[0]?.n ?? 0);
     if (have > events.length)
       throw new InvalidInput(`the team store holds more of run ${runId} than ${store.root} does: pull it instead`);
+    // The events it has must be this run's, as they are here: another run under the same id (two
+    // machines' \`cli\` runs), or a transcript rewritten since (an import), is never appended to.
+    if (have > 0) {
+      const { rows: ends } = await client.query(
+        'SELECT seq, event::text AS text FROM events WHERE run_id = $1 AND seq IN (0, $2) ORDER BY seq',
+        [runId, have - 1],
+      );
+      const differs = ends.find((row) => !sameEvent(row.text as string, events[Number(row.seq)]));
+      if (differs || ends.length !== (have > 1 ? 2 : 1))
+        throw new InvalidInput(
+          `run ${runId} in the team store is not this run as it is here (event ${Number(differs?.seq ?? 0) + 1} differs): push it under another id (retained import … --run, or retained run --run)`,
+        );
+    }
     for (let from = have; from < events.length; from += EVENTS_PER_BATCH) {
       const part = events.slice(from, from + EVENTS_PER_BATCH);
       const params = part.flatMap((event, i) => [runId, from + i, JSON.stringify(event)]);
@@ -157,6 +177,22 @@ async function* blobChunks(client: ClientBase, sha256: string): AsyncGenerator<B
   }
 }
 
+/** The same event, however its keys are ordered. */
+function sameEvent(text: string, event: TranscriptEvent | undefined): boolean {
+  return event !== undefined && canonicalJson(JSON.parse(text)) === canonicalJson(event);
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object')
+    return `{${Object.keys(value)
+      .sort()
+      .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  return JSON.stringify(value);
+}
+
 /** Brings a run of the team store down into `store`, which must not have it. */
 export async function pullRun(
   client: ClientBase,
@@ -173,6 +209,25 @@ export async function pullRun(
      WHERE v.run_id = $1 AND b.complete ORDER BY v.value_id`,
     [runId],
   );
+  const startedAt = run.rows[0].started_at as Date | null;
+  try {
+    await pullInto(client, store, runId, valueRows);
+    await store.writeTranscript(runId, events);
+    await store.ensureRunMeta(runId, run.rows[0].name as string, startedAt ? startedAt.toISOString() : undefined);
+  } catch (err) {
+    // Nothing half-pulled stays behind: a pull that failed can be tried again.
+    await store.deleteRun(runId).catch(() => undefined);
+    throw err;
+  }
+  return { runId, events: events.length, values: valueRows.length };
+}
+
+async function pullInto(
+  client: ClientBase,
+  store: Store,
+  runId: string,
+  valueRows: Record<string, unknown>[],
+): Promise<void> {
   for (const row of valueRows) {
     const meta = row.meta as ValueMeta;
     const staged = await store.values.stage(runId, blobChunks(client, row.sha256 as string));
@@ -193,8 +248,4 @@ export async function pullRun(
       row.value_id as string,
     );
   }
-  await store.writeTranscript(runId, events);
-  const startedAt = run.rows[0].started_at as Date | null;
-  await store.ensureRunMeta(runId, run.rows[0].name as string, startedAt ? startedAt.toISOString() : undefined);
-  return { runId, events: events.length, values: valueRows.length };
 }

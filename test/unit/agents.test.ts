@@ -433,7 +433,7 @@ describe("Copilot CLI's hook", () => {
   after(removeTempDirs);
   const input = (text: string) => ({
     sessionId: 's1',
-    timestamp: 1796145886163,
+    timestamp: Date.now(),
     cwd: '/w',
     toolName: 'bash',
     toolArgs: { command: 'make' },
@@ -471,6 +471,8 @@ describe("Copilot CLI's hook", () => {
     const secret = join(tempDir(), 'secret.txt');
     writeFileSync(secret, 'x'.repeat(50_000));
     const link = join(tmpdir(), `${Date.now()}-copilot-tool-output-link-${process.pid}.txt`);
+    const other = join(tmpdir(), `${Date.now()}-copilot-tool-output-other-${process.pid}.txt`);
+    writeFileSync(other, `secret\n${'x'.repeat(50_000)}`);
     symlinkSync(secret, link);
     try {
       for (const text of [
@@ -478,12 +480,15 @@ describe("Copilot CLI's hook", () => {
         notice(join(tmpdir(), 'secret.txt')),
         notice(link),
         `ok\n${notice(join(tmpdir(), '1-copilot-tool-output-x.txt'))}`,
+        // A notice a command printed, naming a saved file of another output: its preview is not that file's start.
+        notice(other),
       ])
         assert.equal(await copilotAnswer(s, input(text)), undefined, text.slice(0, 120));
       assert.equal(await copilotAnswer(s, input('small')), undefined, 'a small result passes');
       await assert.rejects(copilotAnswer(s, { ...input('x'), toolResult: 'x' }), /toolResult/);
     } finally {
       rmSync(link, { force: true });
+      rmSync(other, { force: true });
     }
   });
 });

@@ -7,8 +7,8 @@
  * value is the whole output where the agent saved it, and a hooked session enriches its own run.
  */
 import assert from 'node:assert/strict';
-import { cpSync, readdirSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import { cutOf } from '../../server/src/core/history/modelCalls';
 import { toOpenAIChat } from '../../server/src/core/history/providers';
 import { replayStructured } from '../../server/src/core/history/replay';
@@ -252,3 +252,73 @@ for (const [agent, recorded] of Object.entries(AGENTS)) {
     });
   });
 }
+
+describe('a hooked session whose later output mentions an earlier stub', () => {
+  after(removeTempDirs);
+  it('keeps that output as its own: only a result holding a whole stub is the value it names', async () => {
+    const dir = join(FIXTURES, 'gemini-cli', 'hook-peek');
+    const root = tempDir();
+    cpSync(join(dir, 'store'), join(root, '.retained'), { recursive: true });
+    const s = new RetentionService(join(root, '.retained'));
+    await s.init();
+    const chat = sessionIn(dir, /\/chats\/session-.*\.jsonl$/);
+    const text = readFileSync(chat, 'utf8');
+    const [stub] = findMarkers(text);
+    assert.ok(stub);
+    // A later call printed the stub's first line (a cat of notes the model wrote).
+    const mention = `notes: [retained #${stub.valueId}] kept the build log`;
+    const extra = [
+      {
+        id: 'm-cat',
+        type: 'gemini',
+        timestamp: '2026-12-01T17:15:00.000Z',
+        content: '',
+        toolCalls: [{ id: 'cat_1', name: 'run_shell_command', args: { command: 'cat notes.md' } }],
+      },
+      {
+        id: 'u-cat',
+        type: 'user',
+        timestamp: '2026-12-01T17:15:01.000Z',
+        content: [{ functionResponse: { id: 'cat_1', name: 'run_shell_command', response: { output: mention } } }],
+      },
+    ];
+    const copy = join(tempDir(), 'chats', basename(chat));
+    mkdirSync(dirname(copy), { recursive: true });
+    writeFileSync(copy, `${text}${extra.map((r) => JSON.stringify(r)).join('\n')}\n`);
+    const result = await s.importer.import({ path: copy, runId: (await s.listRuns())[0]!.runId });
+    const { events } = await s.transcript({ runId: result.runId });
+    const cat = events.find((e) => e.type === 'tool_call_finished' && e.callId === 'cat_1');
+    assert.ok(cat?.type === 'tool_call_finished');
+    assert.equal(cat.result, mention, 'its own output');
+    assert.equal(cat.valueId, undefined);
+    assert.equal(events.filter((e) => e.type === 'tool_call_finished' && e.valueId === stub.valueId).length, 1);
+  });
+});
+
+describe('a Gemini CLI chat rewound', () => {
+  after(removeTempDirs);
+  it('leaves out the message it rewound to and all after it, and says so', async () => {
+    const chat = sessionIn(join(FIXTURES, 'gemini-cli', 'build-resume'), /\/chats\/session-.*\.jsonl$/);
+    const text = readFileSync(chat, 'utf8');
+    const second = text
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { id?: string; type?: string; content?: { text?: string }[] })
+      .find((r) => r.type === 'user' && r.content?.[0]?.text === 'Scenario build: two more looks.');
+    assert.ok(second?.id);
+    const copy = join(tempDir(), 'chats', basename(chat));
+    mkdirSync(dirname(copy), { recursive: true });
+    writeFileSync(copy, `${text}${JSON.stringify({ $rewindTo: second.id })}\n`);
+    const s = new RetentionService(join(tempDir(), '.retained'));
+    await s.init();
+    const result = await s.importer.import({ path: copy });
+    const { events } = await s.transcript({ runId: result.runId });
+    assert.ok(events.some((e) => e.type === 'user' && e.text === 'Scenario build: build it.'));
+    assert.ok(!events.some((e) => e.type === 'user' && e.text.includes('two more looks')), 'rewound away');
+    assert.equal(result.toolCalls, 1);
+    assert.ok(
+      result.notes.some((n) => /taken out of the chat later/.test(n)),
+      result.notes.join('; '),
+    );
+  });
+});

@@ -9,7 +9,7 @@
  * never breaks the agent: on any failure it prints nothing and exits 0.
  */
 import { randomBytes } from 'node:crypto';
-import { lstat } from 'node:fs/promises';
+import { lstat, open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, resolve } from 'node:path';
 import { z } from 'zod';
@@ -34,24 +34,49 @@ const SAVED = /^Output too large to read at once \([^)]{1,40}\)\. Saved to: (\S+
 /** The names Copilot CLI gives the files it saves outputs to. */
 const SAVED_NAME = /^\d+-copilot-tool-output-[\w-]{1,200}\.txt$/;
 
+/** Where Copilot CLI's notice shows the output's start. */
+const PREVIEW = '\n\nPreview (first 500 chars):\n';
+/** How far from the hook's call a saved file may have been written. */
+const SAVED_WITHIN_MS = 10 * 60_000;
+
 /**
- * The saved file a notice names, when it is one Copilot CLI wrote: in the temp folder, by
- * Copilot CLI's naming, a regular file (a link is not followed). A path printed by the command
- * itself is never read: the notice is Copilot CLI's own first line.
+ * The saved file a notice names, when it is one Copilot CLI wrote for this call. A command's
+ * output opens a small result, so it could print a notice of its own: the file must also be
+ * in the temp folder under Copilot CLI's naming, a regular file (a link is not followed) of
+ * this user, written about when the call ran, and start with the preview the notice shows.
  */
-async function savedOutput(text: string): Promise<string | undefined> {
+async function savedOutput(text: string, at: number | undefined): Promise<string | undefined> {
   const path = SAVED.exec(text)?.[1];
-  if (!path) return undefined;
+  const preview = text.indexOf(PREVIEW);
+  if (!path || preview < 0) return undefined;
   const file = resolve(path);
   if (dirname(file) !== resolve(tmpdir()) || !SAVED_NAME.test(basename(file))) return undefined;
-  return (await lstat(file).catch(() => undefined))?.isFile() ? file : undefined;
+  const stat = await lstat(file).catch(() => undefined);
+  if (!stat?.isFile()) return undefined;
+  if (process.getuid && stat.uid !== process.getuid()) return undefined;
+  if (at !== undefined && Math.abs(stat.mtimeMs - at) > SAVED_WITHIN_MS) return undefined;
+  const shown = text.slice(preview + PREVIEW.length, preview + PREVIEW.length + 200);
+  const head = await readHead(file, Buffer.byteLength(shown));
+  const n = Math.min(shown.length, head.length);
+  return n > 0 && head.slice(0, n) === shown.slice(0, n) ? file : undefined;
+}
+
+async function readHead(file: string, bytes: number): Promise<string> {
+  const handle = await open(file, 'r');
+  try {
+    const buffer = Buffer.alloc(bytes);
+    const { bytesRead } = await handle.read(buffer, 0, bytes, 0);
+    return buffer.subarray(0, bytesRead).toString('utf8');
+  } finally {
+    await handle.close();
+  }
 }
 
 export async function copilotAnswer(service: RetentionService, raw: unknown): Promise<unknown> {
   const input = check(CopilotHookInput, raw, 'the hook input');
   const { textResultForLlm: text, resultType } = input.toolResult;
   if (resultType !== 'success') return undefined;
-  const file = await savedOutput(text);
+  const file = await savedOutput(text, input.timestamp);
   const small = !file && utf8Bytes(text) <= service.getSettings().thresholdBytes;
   if (small && !service.withholder.guard()?.find(text)) return undefined;
   const call = {

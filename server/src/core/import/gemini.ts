@@ -17,8 +17,8 @@ import type { Json } from './records';
 /** The header Gemini CLI writes when a session starts or resumes. */
 const isHeader = (r: Json) => typeof r.sessionId === 'string' && 'startTime' in r && !('type' in r);
 
-/** Where Gemini CLI says it saved an output it cut. */
-const SAVED = /For full output see: (\S+)/;
+/** Gemini CLI's notice for an output it cut, which opens what the model got, naming the file it saved. */
+const SAVED = /^Output too large\. Showing first [\d,]+ and last [\d,]+ characters\. For full output see: (\S+)\n/;
 
 export function isGeminiChat(record: Json): boolean {
   return isHeader(record) || (typeof record.$set === 'object' && record.$set !== null) || record.type === 'gemini';
@@ -47,6 +47,12 @@ export async function convertGemini(records: readonly Json[], path: string): Pro
     if (isHeader(r)) {
       session ??= r.sessionId as string;
       start ??= typeof r.startTime === 'string' ? r.startTime : undefined;
+    } else if (typeof r.$rewindTo === 'string') {
+      // A rewind: that message and every one after it leave the chat.
+      const ids = [...messages.keys()];
+      const at = ids.indexOf(r.$rewindTo);
+      for (const id of at < 0 ? ids : ids.slice(at)) messages.delete(id);
+      dropped += at < 0 ? ids.length : ids.length - at;
     } else if (r.$set && typeof r.$set === 'object') {
       const set = r.$set as Json;
       if (!Array.isArray(set.messages)) continue;
@@ -74,8 +80,11 @@ export async function convertGemini(records: readonly Json[], path: string): Pro
     if (typeof call?.resultDisplay === 'string' && call.resultDisplay.length > sent.length)
       return { text: call.resultDisplay };
     const saved = SAVED.exec(sent)?.[1];
-    // By name only, in this chat's own tool-outputs folder: the path in the file is not followed.
-    return saved ? { file: join(basename(dirname(saved)), basename(saved)) } : undefined;
+    // By name only, in this session's own folder of this chat's tool-outputs: the path in the file is not followed.
+    const inChats = basename(dirname(path)) === 'chats';
+    return saved && session && inChats && basename(dirname(saved)) === `session-${session}`
+      ? { file: join(`session-${session}`, basename(saved)) }
+      : undefined;
   };
 
   const writer = new PartsWriter();

@@ -205,12 +205,14 @@ export class Importer {
       const { events: now } = await store.readEvents(runId);
       const byCall = retainedByCall(now);
       const covered = new Set<string>();
+      const claimed = new Set<string>();
       const events = staged.events.map((event) => {
         if (event.type !== 'tool_call_finished') return event;
         covered.add(event.callId);
-        const kept = keptFor(event, byCall);
+        const kept = keptFor(event, byCall, claimed);
         if (!kept) return event;
         covered.add(kept.callId);
+        if (kept.valueId) claimed.add(kept.valueId);
         const { result: _result, ...rest } = event;
         return {
           ...rest,
@@ -326,17 +328,25 @@ function liveRun(events: readonly TranscriptEvent[], conversion: Conversion, nam
 
 /**
  * The live run's retained result an imported result is: the one of its call, or the one whose
- * stub it sent (a hook that wraps a command knows no call id: its value is named by the stub).
+ * whole stub it sent (a hook that wraps a command knows no call id: its value is named by the
+ * stub). A result that merely mentions a stub (an output that printed an earlier one) holds
+ * less than its whole text and is its own; `claimed` keeps a value to one result.
  */
 function keptFor(
   event: ToolCallFinishedEvent,
   byCall: ReadonlyMap<string, ToolCallFinishedEvent>,
+  claimed: ReadonlySet<string> = new Set(),
 ): ToolCallFinishedEvent | undefined {
   const own = byCall.get(event.callId);
   if (own) return own;
   const sent = event.sent ?? event.result;
-  const named = sent === undefined ? undefined : findMarkers(contentText(sent))[0]?.valueId;
-  return named === undefined ? undefined : [...byCall.values()].find((e) => e.valueId === named);
+  if (sent === undefined) return undefined;
+  const text = contentText(sent);
+  for (const { valueId } of findMarkers(text)) {
+    const kept = [...byCall.values()].find((e) => e.valueId === valueId);
+    if (kept?.stub && !claimed.has(valueId) && text.includes(kept.stub.trimEnd())) return kept;
+  }
+  return undefined;
 }
 
 /** The results a run retained (or a guard withheld), by call id. */
@@ -411,6 +421,8 @@ async function convert(
               ? copilotCliRecord(record)
               : record;
     });
+    // A file none of whose records told (no message anywhere) is Claude Code's when it names a session.
+    detected ??= read.records.some((r) => 'sessionId' in r) ? 'claude-code' : undefined;
     const found = detected as ImportFormat | undefined;
     if (!found || found === 'copilot' || found === 'cline')
       throw new InvalidInput(

@@ -14,6 +14,11 @@ import { type Conversion, countKind, importedStart, sessionInfo } from './conver
 import { type FullFor, PartsWriter } from './geminiParts';
 import { type Json, recordKind } from './records';
 
+/** A chat where Qwen Code keeps them: `…/projects/<project>/chats/<session>.jsonl`. */
+function inQwenHome(path: string): boolean {
+  return basename(dirname(path)) === 'chats' && basename(dirname(dirname(dirname(path)))) === 'projects';
+}
+
 export function isQwenRecord(record: Json): boolean {
   const message = record.message as Json | undefined;
   return typeof record.uuid === 'string' && Array.isArray(message?.parts);
@@ -64,8 +69,11 @@ export async function convertQwen(records: readonly Json[], path: string): Promi
   }
   // By name only, in this Qwen home's own tmp folder: the path in the file is not followed.
   const full: FullFor = (callId) => {
-    const file = saved.get(callId);
-    return file ? { file: join(basename(dirname(file)), basename(file)) } : undefined;
+    const file = inQwenHome(path) ? saved.get(callId) : undefined;
+    // Qwen Code's naming only: a project's hash folder, a tool's `.output` file.
+    return file && /^[0-9a-f]{64}$/.test(basename(dirname(file))) && /^[\w-]+\.output$/.test(basename(file))
+      ? { file: join(basename(dirname(file)), basename(file)) }
+      : undefined;
   };
   const writer = new PartsWriter();
   let model: string | undefined;
@@ -95,8 +103,8 @@ export async function convertQwen(records: readonly Json[], path: string): Promi
     events,
     fidelity: 'conversation',
     outputs: writer.outputs,
-    // <qwen home>/projects/<project>/chats/<session>.jsonl: the home's tmp folder.
-    outputsDir: join(dirname(dirname(dirname(dirname(path)))), 'tmp'),
+    // <qwen home>/projects/<project>/chats/<session>.jsonl: the home's tmp folder (a file elsewhere has none).
+    ...(inQwenHome(path) ? { outputsDir: join(dirname(dirname(dirname(dirname(path)))), 'tmp') } : {}),
     skipped,
     notes,
   };

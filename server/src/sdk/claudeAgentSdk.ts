@@ -88,7 +88,10 @@ function runHook(options: RetainedOptions, input: HookInput, signal?: AbortSigna
     signal?.addEventListener('abort', abort, { once: true });
     child.on('error', () => finish({}));
     // A process started without its pipes (out of descriptors) is given up on.
-    if (!child.stdout || !child.stdin) return abort();
+    if (!child.stdout || !child.stdin) {
+      abort();
+      return;
+    }
     child.stdout.setEncoding('utf8');
     child.stdout.on('data', (part: string) => {
       answer += part;

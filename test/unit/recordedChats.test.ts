@@ -322,3 +322,55 @@ describe('a Gemini CLI chat rewound', () => {
     );
   });
 });
+
+describe('a Qwen Code chat compressed', () => {
+  after(removeTempDirs);
+  it('sends the compressed history from there on, as Qwen Code rebuilds it, not what came before', async () => {
+    const chat = sessionIn(join(FIXTURES, 'qwen-code', 'build-resume'), /\/chats\/[^/]*\.jsonl$/);
+    const text = readFileSync(chat, 'utf8');
+    const last = text
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { uuid: string; sessionId: string })
+      .at(-1)!;
+    const extra = [
+      {
+        uuid: 'c-1',
+        parentUuid: last.uuid,
+        sessionId: last.sessionId,
+        type: 'system',
+        subtype: 'chat_compression',
+        timestamp: '2026-12-01T17:20:00.000Z',
+        systemPayload: {
+          compressedHistory: [
+            { role: 'user', parts: [{ text: 'Summary: the build failed at the link step.' }] },
+            { role: 'model', parts: [{ text: 'Got it.' }] },
+          ],
+        },
+      },
+      {
+        uuid: 'u-9',
+        parentUuid: 'c-1',
+        sessionId: last.sessionId,
+        type: 'user',
+        timestamp: '2026-12-01T17:20:01.000Z',
+        message: { role: 'user', parts: [{ text: 'And now?' }] },
+      },
+    ];
+    const copy = join(tempDir(), basename(chat));
+    writeFileSync(copy, `${text}${extra.map((r) => JSON.stringify(r)).join('\n')}\n`);
+    const s = new RetentionService(join(tempDir(), '.retained'));
+    await s.init();
+    const result = await s.importer.import({ path: copy });
+    await assertSound(s, result);
+    const { events } = await s.transcript({ runId: result.runId });
+    assert.ok(events.some((e) => e.type === 'compaction'));
+    // The next model call: the summary, the acknowledgement, the new prompt; nothing from before.
+    const next = rebuiltSteps(events, Number.MAX_SAFE_INTEGER);
+    assert.deepEqual(next, [
+      { user: 'Summary: the build failed at the link step.' },
+      { text: 'Got it.' },
+      { user: 'And now?' },
+    ]);
+  });
+});

@@ -43,6 +43,11 @@ export class PartsWriter {
   repeated = 0;
   private responses = 0;
 
+  /** After a compaction the history starts again: a call answered before may be answered again in it. */
+  restart(): void {
+    this.answered.clear();
+  }
+
   /** A user turn's text parts; its functionResponse parts are results. */
   user(
     parts: readonly Json[],

@@ -29,8 +29,14 @@ export function isQwenRecord(record: Json): boolean {
  * counted, but for its `parentUuid`: the chain runs through it, so it is kept as a link alone.
  */
 export function qwenRecord(record: Json): Json | undefined {
-  if (record.type !== 'system') return record;
+  if (record.type !== 'system' || isCompression(record)) return record;
   return { uuid: record.uuid, parentUuid: record.parentUuid, type: 'system', subtype: record.subtype };
+}
+
+/** Qwen Code's compression: the history the model gets from here on (`compressedHistory`), in place of what came before. */
+function isCompression(record: Json): boolean {
+  const payload = record.systemPayload as Json | undefined;
+  return record.subtype === 'chat_compression' && Array.isArray(payload?.compressedHistory);
 }
 
 /** The records of the chain that ends at the last record, in order. */
@@ -82,7 +88,16 @@ export async function convertQwen(records: readonly Json[], path: string): Promi
     const ts = typeof r.timestamp === 'string' ? r.timestamp : undefined;
     const parts = ((r.message as Json | undefined)?.parts as Json[] | undefined) ?? [];
     if (r.type === 'user' || r.type === 'tool_result') writer.user(parts, ts, { full });
-    else if (r.type === 'assistant') {
+    else if (isCompression(r)) {
+      // The history restarts: its compressed contents, then what follows (as Qwen Code rebuilds it).
+      writer.events.push({ type: 'compaction', reason: 'auto', ...(ts ? { ts } : {}) });
+      writer.restart();
+      for (const content of (r.systemPayload as Json).compressedHistory as Json[]) {
+        const contentParts = Array.isArray(content?.parts) ? (content.parts as Json[]) : [];
+        if (content?.role === 'model') writer.model(contentParts, ts);
+        else writer.user(contentParts, ts, { injected: true });
+      }
+    } else if (r.type === 'assistant') {
       if (typeof r.model === 'string') model ??= r.model;
       writer.model(parts, ts);
     } else countKind(skipped, recordKind(r));

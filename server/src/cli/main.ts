@@ -75,7 +75,8 @@ Commands:
 
 Options:
   --store DIR   The store (default: $RETAINED_STORE, else the nearest .retained above the current
-                folder, else ./.retained); or a team store's postgres:// URL (migrate, for now)
+                folder, else ./.retained); or a team store's postgres:// URL (migrate, ls, push
+                and pull, for now)
   --guard       Withhold outputs that hold secrets (keys, tokens) from the model (run, hook, mcp)
   --json        Answers as JSON
   -h, --help    This help

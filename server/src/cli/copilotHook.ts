@@ -9,6 +9,7 @@
  * never breaks the agent: on any failure it prints nothing and exits 0.
  */
 import { randomBytes } from 'node:crypto';
+import { constants } from 'node:fs';
 import { lstat, open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, resolve } from 'node:path';
@@ -62,7 +63,8 @@ async function savedOutput(text: string, at: number | undefined): Promise<string
 }
 
 async function readHead(file: string, bytes: number): Promise<string> {
-  const handle = await open(file, 'r');
+  // Never through a link, even one put in its place since it was looked at.
+  const handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW);
   try {
     const buffer = Buffer.alloc(bytes);
     const { bytesRead } = await handle.read(buffer, 0, bytes, 0);

@@ -24,6 +24,7 @@ import {
 import { BIG_RUN, recordBigRun } from '../helpers/bigRun';
 import { writeBigSession } from '../helpers/bigSession';
 import { SERVER_JS, ServerProcess } from '../helpers/serverProcess';
+import { setupScript } from '../helpers/setupScript';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
 import { contextEconomy, measureRetrievable, RETRIEVABLE } from './contextEconomy';
 
@@ -611,6 +612,50 @@ async function benchImport(): Promise<void> {
   }
 }
 
+/**
+ * The team store, in a real PostgreSQL started for the run: `retained push` of a run holding a
+ * 256 MB value (chunked, hashed, in one transaction) against `psql \copy` of the same bytes into
+ * a one-column table (the floor for any bulk load), both with their peak memory; then `retained
+ * pull` of it into a fresh folder against `cp` of the bytes.
+ */
+async function benchTeam(): Promise<void> {
+  const { startPostgres } = await import('../helpers/postgres');
+  const pg = await startPostgres();
+  try {
+    const dir = tempDir('retained-bench-team-');
+    const log = join(dir, 'build.log');
+    await writeLog(log, 256 * MB, 'error: the linker failed');
+    execFileSync(process.execPath, [CLI, 'migrate', '--store', pg.url], { cwd: dir, stdio: 'ignore' });
+    execFileSync(process.execPath, [CLI, 'run', '--run', 'big', '--quiet', '--', 'cat', log], {
+      cwd: dir,
+      stdio: 'ignore',
+    });
+    const push = await measured(process.execPath, [CLI, 'push', 'big', '--store', pg.url], { cwd: dir });
+    await pg.sql('CREATE TABLE copied (line text)');
+    const psql = join(setupScript('setup-postgres.sh'), 'psql');
+    const copy = await measured(psql, [pg.url, '-q', '-c', `\\copy copied FROM '${log}'`]);
+    rows.push([
+      'team store: retained push (chunks of 1 MiB, hashed, one transaction)',
+      '256 MB value',
+      `${fmt(push.ms, 0)} ms, ${fmt(256 / (push.ms / 1000), 0)} MB/s, peak ${fmt(push.peakBytes / MB, 0)} MB`,
+      `psql \\copy into one text column: ${fmt(copy.ms, 0)} ms, ${fmt(256 / (copy.ms / 1000), 0)} MB/s`,
+      `${fmt(copy.ms / push.ms, 2)}× \\copy's rate`,
+    ]);
+    const there = tempDir('retained-bench-pull-');
+    const pull = await measured(process.execPath, [CLI, 'pull', 'big', '--store', pg.url], { cwd: there });
+    const cp = await measured('cp', [log, join(there, 'copy.log')]);
+    rows.push([
+      'team store: retained pull (each value checked by its hash)',
+      '256 MB value',
+      `${fmt(pull.ms, 0)} ms, peak ${fmt(pull.peakBytes / MB, 0)} MB`,
+      `cp: ${fmt(cp.ms, 0)} ms`,
+      `${fmt(pull.ms / cp.ms, 1)}× its time`,
+    ]);
+  } finally {
+    pg.stop();
+  }
+}
+
 function markdownTable(header: string[], body: string[][]): string {
   return [header, header.map(() => '---'), ...body].map((r) => `| ${r.join(' | ')} |`).join('\n');
 }
@@ -658,6 +703,7 @@ async function main(): Promise<void> {
   if (wanted('dedupe')) await benchDedupe();
   if (wanted('limits')) await benchLimits();
   if (wanted('import')) await benchImport();
+  if (wanted('team')) await benchTeam();
   const table = markdownTable(['what', 'input', 'Retained Outputs', 'baseline', 'ratio'], rows);
   console.log(table);
   mkdirSync('test-output', { recursive: true });

@@ -58,6 +58,9 @@ export const MIGRATIONS: readonly Migration[] = [
         PRIMARY KEY (sha256, n)
       );
       CREATE INDEX blob_chunks_by_line ON blob_chunks (sha256, first_line);
+      -- Chunks are stored as they are, not compressed: written at the rate they come, and a part
+      -- of one (a peek's lines) read without inflating the whole chunk.
+      ALTER TABLE blob_chunks ALTER COLUMN data SET STORAGE EXTERNAL;
       CREATE TABLE run_values (
         run_id text NOT NULL REFERENCES runs ON DELETE CASCADE,
         value_id text NOT NULL CHECK (length(value_id) BETWEEN 1 AND 200),

@@ -45,7 +45,7 @@ async function* chunksOf(root: string, path: string): AsyncGenerator<{ data: Buf
       const data = piece.subarray(0, end);
       carry = Buffer.from(piece.subarray(end));
       yield { data, firstLine: line };
-      for (const byte of data) if (byte === 0x0a) line++;
+      for (let at = data.indexOf(0x0a); at !== -1; at = data.indexOf(0x0a, at + 1)) line++;
       if (bytesRead === 0 && carry.length === 0) return;
     }
   } finally {

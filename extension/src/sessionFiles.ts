@@ -36,6 +36,8 @@ const TAIL_BYTES = 64 * 1024;
 const TITLE_CHARS = 80;
 /** Sessions listed, newest first. */
 export const SESSIONS_MAX = 50;
+/** Session files looked at per agent where an agent keeps every workspace's together: the newest. */
+const LOOKED_MAX = 500;
 
 export function claudeCodeDir(workspace: string, env = process.env): string {
   return join(env.CLAUDE_CONFIG_DIR ?? join(homedir(), '.claude'), 'projects', workspace.replace(/[/.]/g, '-'));
@@ -156,52 +158,57 @@ function firstPrompt(parts: unknown): string | undefined {
   return text && !text.startsWith('<') ? text : undefined;
 }
 
-/** A Gemini CLI chat's project (the sha256 of its path) and first prompt. */
-export function geminiFacts(lines: readonly string[]): { project?: string; session?: string; title?: string } {
-  const facts: { project?: string; session?: string; title?: string } = {};
+interface Facts {
+  /** What names the workspace: its path, or (Gemini CLI) the SHA-256 of it. */
+  cwd?: string;
+  /** The run an import makes of it, where not named after the file. */
+  run?: string;
+  title?: string;
+}
+
+/** Facts from a session's first records, up to its first prompt: `read` says what one record tells. */
+function factsOf(lines: readonly string[], read: (record: Record<string, unknown>) => Facts): Facts {
+  const facts: Facts = {};
   for (const line of lines) {
     const record = parse(line);
-    if (typeof record?.projectHash === 'string') facts.project ??= record.projectHash;
-    if (typeof record?.sessionId === 'string') facts.session ??= record.sessionId;
-    const text = record?.type === 'user' ? firstPrompt(record.content) : undefined;
-    if (text) {
-      facts.title = short(text);
+    if (!record) continue;
+    const { cwd, run, title } = read(record);
+    facts.cwd ??= cwd;
+    facts.run ??= run;
+    if (title) {
+      facts.title = short(title);
       break;
     }
   }
   return facts;
 }
+
+const str = (value: unknown) => (typeof value === 'string' && value ? value : undefined);
+
+/** A Gemini CLI chat's project (the SHA-256 of its path), session id and first prompt. */
+export const geminiFacts = (lines: readonly string[]) =>
+  factsOf(lines, (r) => ({
+    cwd: str(r.projectHash),
+    run: str(r.sessionId),
+    title: r.type === 'user' ? firstPrompt(r.content) : undefined,
+  }));
 
 /** A Qwen Code chat's workspace and first prompt. */
-export function qwenFacts(lines: readonly string[]): { cwd?: string; title?: string } {
-  const facts: { cwd?: string; title?: string } = {};
-  for (const line of lines) {
-    const record = parse(line);
-    if (typeof record?.cwd === 'string') facts.cwd ??= record.cwd;
-    const text =
-      record?.type === 'user' ? firstPrompt((record.message as { parts?: unknown } | undefined)?.parts) : undefined;
-    if (text) {
-      facts.title = short(text);
-      break;
-    }
-  }
-  return facts;
-}
+export const qwenFacts = (lines: readonly string[]) =>
+  factsOf(lines, (r) => ({
+    cwd: str(r.cwd),
+    title: r.type === 'user' ? firstPrompt((r.message as { parts?: unknown } | undefined)?.parts) : undefined,
+  }));
 
 /** A Copilot CLI session's workspace and first prompt. */
-export function copilotCliFacts(lines: readonly string[]): { cwd?: string; title?: string } {
-  const facts: { cwd?: string; title?: string } = {};
-  for (const line of lines) {
-    const record = parse(line);
-    const data = record?.data as { context?: { cwd?: unknown }; content?: unknown } | undefined;
-    if (record?.type === 'session.start' && typeof data?.context?.cwd === 'string') facts.cwd ??= data.context.cwd;
-    if (record?.type === 'user.message' && typeof data?.content === 'string' && data.content) {
-      facts.title = short(data.content);
-      break;
-    }
-  }
-  return facts;
-}
+export const copilotCliFacts = (lines: readonly string[]) =>
+  factsOf(lines, (r) => {
+    const data = r.data as { context?: { cwd?: unknown }; content?: unknown } | undefined;
+    return {
+      cwd: r.type === 'session.start' ? str(data?.context?.cwd) : undefined,
+      title: r.type === 'user.message' ? str(data?.content) : undefined,
+    };
+  });
 
 /** A Cline session's workspace and prompt, from its manifest (`<session>.json`, beside its messages). */
 export function clineFacts(manifest: string): { cwd?: string; title?: string } {
@@ -219,6 +226,19 @@ const isFile = (path: string) => {
     return false;
   }
 };
+
+/** A folder's subfolders (one per session), the most recently changed first, at most LOOKED_MAX. */
+function newestFolders(dir: string): { name: string }[] {
+  const folders = list(dir).flatMap((e) => {
+    if (!e.isDirectory()) return [];
+    try {
+      return [{ name: e.name, mtimeMs: statSync(join(dir, e.name)).mtimeMs }];
+    } catch {
+      return [];
+    }
+  });
+  return folders.sort((a, b) => b.mtimeMs - a.mtimeMs).slice(0, LOOKED_MAX);
+}
 
 const list = (dir: string) => {
   try {
@@ -294,12 +314,12 @@ export function findSessions(workspace: string, env = process.env, cache: FactsC
   let looked = 0;
   for (const day of days) {
     for (const entry of list(day)) {
-      if (!entry.isFile() || !/^rollout-.*\.jsonl$/.test(entry.name) || looked++ > 500) continue;
+      if (!entry.isFile() || !/^rollout-.*\.jsonl$/.test(entry.name) || looked++ > LOOKED_MAX) continue;
       const path = join(day, entry.name);
       const { cwd, title } = facts(path, codexFacts);
       if (cwd === workspace) found.push({ agent: 'codex', path, ...times(path), title: title ?? entry.name });
     }
-    if (looked > 500) break;
+    if (looked > LOOKED_MAX) break;
   }
   // Gemini CLI keeps a folder per project: its chats name the project by the hash of its path.
   const hash = createHash('sha256').update(workspace).digest('hex');
@@ -308,21 +328,18 @@ export function findSessions(workspace: string, env = process.env, cache: FactsC
     for (const entry of list(chats)) {
       if (!entry.isFile() || !/^session-.*\.jsonl$/.test(entry.name)) continue;
       const path = join(chats, entry.name);
-      const { cwd, title, run } = facts(path, (lines) => {
-        const { project: p, session, title: t } = geminiFacts(lines);
-        return { cwd: p, title: t, run: session };
-      });
+      const { cwd, title, run } = facts(path, geminiFacts);
       if (cwd === hash && title)
         found.push({ agent: 'gemini-cli', path, ...times(path), title, ...(run ? { run } : {}) });
     }
   }
-  for (const folder of list(copilotCliDir(env)).filter((e) => e.isDirectory())) {
+  for (const folder of newestFolders(copilotCliDir(env))) {
     const path = join(copilotCliDir(env), folder.name, 'events.jsonl');
     if (!isFile(path)) continue;
     const { cwd, title } = facts(path, copilotCliFacts);
     if (cwd === workspace && title) found.push({ agent: 'copilot-cli', path, ...times(path), title, run: folder.name });
   }
-  for (const folder of list(clineDir(env)).filter((e) => e.isDirectory())) {
+  for (const folder of newestFolders(clineDir(env))) {
     const path = join(clineDir(env), folder.name, `${folder.name}.messages.json`);
     const manifest = join(clineDir(env), folder.name, `${folder.name}.json`);
     if (!isFile(path) || !isFile(manifest)) continue;

@@ -421,6 +421,11 @@ describe('finding agent sessions', () => {
       ]),
       [['cline', 'Scenario build: build it, then two more looks.', '1796146811135_8qi1y']],
     );
+    // Only the newest 500 session folders are looked at: behind 500 newer ones, the recorded one is not read.
+    const sessions = join(home, '.copilot/session-state');
+    utimesSync(join(sessions, '86c2532b-ad26-4885-9fc9-2b3858333d98'), new Date(2020, 0, 1), new Date(2020, 0, 1));
+    for (let i = 0; i < 500; i++) mkdirSync(join(sessions, `newer-${i}`));
+    assert.deepEqual(findSessions('/tmp/retained-record-chats/copilot-cli/build-resume/project', env), []);
     assert.deepEqual(findSessions('/another/workspace', env), []);
     // Aged by its last record, not by when the file was copied here.
     const codex = found.find((s) => s.agent === 'codex')!;

@@ -14,14 +14,11 @@ export interface Conversion {
   events: TranscriptEvent[];
   fidelity: RunSource['fidelity'];
   /**
-   * Results whose full output the agent kept in a file beside the session (Claude Code's
-   * `tool-results/<name>`), by call id: the importer reads them in, or marks them lost.
+   * Results whose full output the agent kept in a file, by call id: its name in `outputsDir` (a
+   * plain path: never one the agent's file names), read in by the importer, or marked lost.
    */
   outputs: Map<string, string>;
-  /**
-   * The folder the agent keeps full outputs in, when not the session's own `tool-results/`
-   * (Gemini CLI's `tool-outputs/`, Qwen Code's `tmp/`): `outputs` are then paths inside it.
-   */
+  /** The folder the agent keeps full outputs in, when not the session's own `tool-results/` (Gemini CLI's `tool-outputs/`, Qwen Code's `tmp/`). */
   outputsDir?: string;
   /** The run's name when the import is given none (the session's id); else the file's name. */
   name?: string;

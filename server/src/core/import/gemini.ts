@@ -75,13 +75,14 @@ export async function convertGemini(records: readonly Json[], path: string): Pro
   for (const m of messages.values())
     if (Array.isArray(m.toolCalls))
       for (const c of m.toolCalls as Json[]) if (typeof c?.id === 'string') calls.set(c.id, c);
+  // Saved outputs are read only for a chat where Gemini CLI keeps them (`…/<project>/chats/`).
+  const inChats = basename(dirname(path)) === 'chats';
   const full: FullFor = (callId, sent) => {
     const call = calls.get(callId);
     if (typeof call?.resultDisplay === 'string' && call.resultDisplay.length > sent.length)
       return { text: call.resultDisplay };
     const saved = SAVED.exec(sent)?.[1];
     // By name only, in this session's own folder of this chat's tool-outputs: the path in the file is not followed.
-    const inChats = basename(dirname(path)) === 'chats';
     return saved && session && inChats && basename(dirname(saved)) === `session-${session}`
       ? { file: join(`session-${session}`, basename(saved)) }
       : undefined;

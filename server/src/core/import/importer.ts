@@ -377,17 +377,26 @@ function pick<T extends object, K extends keyof T>(from: T, keys: readonly K[]):
   return out;
 }
 
-/** The formats that are JSON Lines, and their conversions. */
-const CONVERTERS: Record<
+/**
+ * The formats that are JSON Lines: which records a conversion holds (the rest are only counted;
+ * none given: all of them), and the conversion.
+ */
+const LINE_FORMATS: Record<
   Exclude<ImportFormat, 'copilot' | 'cline'>,
-  (records: readonly Json[], path: string) => Promise<Conversion>
+  {
+    keep?: (record: Json) => Json | undefined;
+    convert: (records: readonly Json[], path: string) => Promise<Conversion>;
+  }
 > = {
-  'claude-code': convertClaudeCode,
-  codex: convertCodex,
-  'copilot-cli': convertCopilotCli,
-  'gemini-cli': convertGemini,
-  'qwen-code': convertQwen,
+  'claude-code': { keep: claudeCodeRecord, convert: convertClaudeCode },
+  codex: { keep: codexRecord, convert: convertCodex },
+  'copilot-cli': { keep: copilotCliRecord, convert: convertCopilotCli },
+  'gemini-cli': { convert: convertGemini },
+  'qwen-code': { keep: qwenRecord, convert: convertQwen },
 };
+
+const lineFormat = (format: ImportFormat | undefined) =>
+  format === undefined || format === 'copilot' || format === 'cline' ? undefined : LINE_FORMATS[format];
 
 /** Reads and converts the file: JSON Lines (Claude Code, Codex), or one JSON document (a Copilot chat replay). */
 async function convert(
@@ -411,24 +420,17 @@ async function convert(
     let detected: ImportFormat | undefined = format;
     const read = await readSessionRecords(path, (record) => {
       detected ??= detectFormat([record]);
-      return detected === 'codex'
-        ? codexRecord(record)
-        : detected === 'claude-code'
-          ? claudeCodeRecord(record)
-          : detected === 'qwen-code'
-            ? qwenRecord(record)
-            : detected === 'copilot-cli'
-              ? copilotCliRecord(record)
-              : record;
+      const keep = lineFormat(detected)?.keep;
+      return keep ? keep(record) : record;
     });
     // A file none of whose records told (no message anywhere) is Claude Code's when it names a session.
     detected ??= read.records.some((r) => 'sessionId' in r) ? 'claude-code' : undefined;
-    const found = detected as ImportFormat | undefined;
-    if (!found || found === 'copilot' || found === 'cline')
+    const lines = lineFormat(detected);
+    if (!lines)
       throw new InvalidInput(
         `path is not a session of an agent Retained Outputs reads (Claude Code, Codex, Gemini CLI, Qwen Code, Copilot CLI): ${path}`,
       );
-    const conversion = await CONVERTERS[found](read.records, path);
+    const conversion = await lines.convert(read.records, path);
     for (const [kind, count] of Object.entries(read.dropped))
       conversion.skipped[kind] = (conversion.skipped[kind] ?? 0) + count;
     if (read.skippedLineCount > read.skippedLines.length)
@@ -454,12 +456,11 @@ async function findOutputs(
 ): Promise<{ files: Map<string, string>; lost: number }> {
   const files = new Map<string, string>();
   let lost = 0;
-  const shown = conversion.outputsDir ? basename(folder) : 'tool-results';
+  const shown = basename(folder);
   for (const event of conversion.events) {
     if (event.type !== 'tool_call_finished') continue;
-    const saved = conversion.outputs.get(event.callId);
-    if (!saved) continue;
-    const name = conversion.outputsDir ? saved : basename(saved);
+    const name = conversion.outputs.get(event.callId);
+    if (!name) continue;
     const parts = name.split(/[\\/]/);
     const plain = parts.every((p) => p !== '' && p !== '.' && p !== '..');
     // The session's own folder is a real one too (a `tool-results/` inside a link is not read).

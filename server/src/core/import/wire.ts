@@ -11,6 +11,7 @@
  * kept per message, so following n requests costs what their new messages hold, not n histories.
  */
 import { createHash } from 'node:crypto';
+import { basename } from 'node:path';
 import type { ContentBlock } from '../../../../shared/blocks';
 import { contentText, isTextBlock } from '../../../../shared/blocks';
 import type {
@@ -317,7 +318,8 @@ export class EventWriter {
           : '';
     const text = contentText(sent);
     const saved = typeof sent === 'string' ? this.facts.savedOutput(sent) : undefined;
-    if (saved) this.outputs.set(callId, saved);
+    // By its name only: the path the file names is never followed.
+    if (saved) this.outputs.set(callId, basename(saved));
     const isError = block.is_error;
     const time = this.facts.resultTime(callId) ?? ts;
     this.push({

@@ -32,5 +32,5 @@ export async function recordBigRun(workspace: string): Promise<string> {
     const text = big ? line.repeat(BIG_RUN.bigBytes / line.length) : `step ${call} ok\n`.repeat(1 + (call % 20));
     await service.retainer.retain({ runId, callId: id, tool: 'sh', text, durationMs: call % 997 });
   }
-  return service.store.transcriptPath(runId);
+  return service.store.folder!.transcriptPath(runId);
 }

@@ -251,7 +251,7 @@ describe('attacks, third round', function () {
       symlinkSync(outside, saved);
       const { s, result } = await importInto(file);
       assert.equal(result.lostOutputs, 1);
-      assert.throws(() => holdsSecret(s.store.root));
+      assert.throws(() => holdsSecret(s.store.folder!.root));
     });
 
     it('an import does not read a tool-results folder that is a link', async () => {
@@ -262,7 +262,7 @@ describe('attacks, third round', function () {
       symlinkSync(elsewhere, join(folder, 'tool-results'));
       const { s, result } = await importInto(file);
       assert.equal(result.lostOutputs, 1);
-      assert.throws(() => holdsSecret(s.store.root));
+      assert.throws(() => holdsSecret(s.store.folder!.root));
     });
 
     it('an import does not import a subagent session that is a link', async () => {

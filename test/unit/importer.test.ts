@@ -234,7 +234,7 @@ describe('importing agent sessions', () => {
       const original = readFileSync(join(recorded('parallel-and-big').replace(/\.jsonl$/, ''), 'tool-results', saved));
       assert.ok(original.length > 100_000);
       assert.equal(
-        readFileSync(s.store.values.path(result.runId, big.valueId)).compare(original),
+        readFileSync(s.store.folder!.values.path(result.runId, big.valueId)).compare(original),
         0,
         'the value is the full output, byte for byte',
       );
@@ -453,7 +453,7 @@ describe('importing agent sessions', () => {
       assert.notEqual(again.runId, first.runId);
       const runs = await s.listRuns();
       assert.deepEqual(runs.map((r) => r.name).sort(), ['tool heavy (copy)', 'tool heavy (copy)-2']);
-      assert.ok(existsSync(s.store.transcriptPath(again.runId)));
+      assert.ok(existsSync(s.store.folder!.transcriptPath(again.runId)));
     });
 
     it('the same session again, with any ifExists: its run refreshed in place, never a second one', async () => {

@@ -22,6 +22,7 @@ function pieces(length: number, cuts: readonly number[]): [number, number][] {
 }
 
 import { indexBuffer } from '../../server/src/core/store/lineIndex';
+import { fileBytes } from '../../server/src/core/store/lineReader';
 import { jsonStringBytes } from '../../server/src/core/text/sizes';
 import { STUB_MAX_BYTES, stubFor } from '../../server/src/core/text/stub';
 import { peekValue } from '../../server/src/core/values/peek';
@@ -71,7 +72,7 @@ describe('landmarks', () => {
     const path = join(tempDir(), 'v.txt');
     writeFileSync(path, testLog());
     const answer = await peekValue(
-      path,
+      fileBytes(path),
       indexBuffer(readFileSync(path)),
       'run_tests',
       { landmark: 'failure' },
@@ -112,7 +113,7 @@ describe('landmark patterns from the settings', () => {
     const path = join(tempDir(), 'v.txt');
     writeFileSync(path, text);
     const answer = await peekValue(
-      path,
+      fileBytes(path),
       indexBuffer(readFileSync(path)),
       'v',
       { landmark: 'error', context: 0 },

@@ -3,6 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { indexBuffer, LineIndexBuilder, parseIndex, serializeIndex } from '../../server/src/core/store/lineIndex';
+import { fileBytes } from '../../server/src/core/store/lineReader';
 import { peekValue } from '../../server/src/core/values/peek';
 import { check } from '../../shared/check';
 import { PeekInput, type PeekInput as PeekRequest } from '../../shared/protocol';
@@ -20,7 +21,7 @@ async function valueFile(text: string) {
 
 async function peek(text: string, request: PeekRequest, lim = limits) {
   const { path, index } = await valueFile(text);
-  return peekValue(path, index, 'v1', request, lim);
+  return peekValue(fileBytes(path), index, 'v1', request, lim);
 }
 
 /** The lines of a peek answer without its closing notice. */
@@ -168,7 +169,13 @@ describe('peek by range', () => {
         const pages: string[] = [];
         let marked = false;
         for (let start = 1; start <= index.lines; ) {
-          const answer = await peekValue(path, index, 'v', { start }, { peekMaxLines: 400, peekMaxBytes: 4096 });
+          const answer = await peekValue(
+            fileBytes(path),
+            index,
+            'v',
+            { start },
+            { peekMaxLines: 400, peekMaxBytes: 4096 },
+          );
           marked ||= answer.text.endsWith(`\n${NO_FINAL_NEWLINE}`);
           pages.push(stripGutters(answer.text));
           start = answer.nextStart ?? index.lines + 1;
@@ -234,7 +241,7 @@ describe('peek by query', () => {
     assert.equal(first.truncated, true);
     assert.ok(Buffer.byteLength(first.text) <= limits.peekMaxBytes);
     const { path, index } = await valueFile(many);
-    const next = await peekValue(path, index, 'v1', { query: 'match', start: first.nextStart! }, limits);
+    const next = await peekValue(fileBytes(path), index, 'v1', { query: 'match', start: first.nextStart! }, limits);
     assert.ok(next.text.startsWith(`${first.nextStart}: match ${first.nextStart} `));
   });
 
@@ -252,7 +259,7 @@ describe('peek by query', () => {
             ignoreCase ? l.toLowerCase().includes(needle.toLowerCase()) : l.includes(needle),
           ).length;
           const { path, index } = await valueFile(value);
-          const answer = await peekValue(path, index, 'v', { query: needle, ignoreCase }, limits);
+          const answer = await peekValue(fileBytes(path), index, 'v', { query: needle, ignoreCase }, limits);
           assert.equal(answer.matches, expected);
         },
       ),
@@ -293,7 +300,7 @@ describe('peek caps', () => {
         async (lines, peekMaxLines, peekMaxBytes, asked) => {
           const { path, index } = await valueFile(`${lines.join('\n')}\n`);
           const within = 'start' in asked ? { ...asked, start: Math.min(asked.start, lines.length) } : asked;
-          const answer = await peekValue(path, index, 'v', within, { peekMaxLines, peekMaxBytes });
+          const answer = await peekValue(fileBytes(path), index, 'v', within, { peekMaxLines, peekMaxBytes });
           const shown = answer.text.split('\n').filter((l) => /^\d+[:-] /.test(l));
           assert.ok(shown.length <= peekMaxLines, `${shown.length} numbered lines, cap ${peekMaxLines}`);
           assert.ok(
@@ -333,7 +340,7 @@ describe('literal search in the raw bytes', () => {
           const { path, index } = await valueFile(`${lines.join('\n')}\n`);
           const expected = lines.flatMap((l, i) => (i + 1 >= fromLine && l.includes(needle) ? [i + 1] : []));
           const found = await searchLines(
-            path,
+            fileBytes(path),
             index,
             lineMatch({ query: needle }),
             fromLine,

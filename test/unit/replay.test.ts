@@ -116,7 +116,7 @@ describe('replay', () => {
 
   it('is deterministic across service restarts', async () => {
     const { s } = await recordedRun();
-    const again = new RetentionService(s.store.root, { settings: { previewHeadLines: 1 } });
+    const again = new RetentionService(s.store.folder!.root, { settings: { previewHeadLines: 1 } });
     assert.deepEqual(
       await again.history.replay({ runId: 'r', shape: 'structured' }),
       await s.history.replay({ runId: 'r', shape: 'structured' }),

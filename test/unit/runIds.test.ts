@@ -92,7 +92,7 @@ describe('run and value ids', () => {
           }
           for (const run of listed) await s.delete({ runId: run.runId });
           assert.deepEqual(await s.listRuns(), []);
-          assert.deepEqual(readdirSync(s.store.runsDir), [], 'delete removed every file of every run');
+          assert.deepEqual(readdirSync(s.store.folder!.runsDir), [], 'delete removed every file of every run');
         },
       ),
       { numRuns: 25 },

@@ -71,9 +71,9 @@ export async function runHook(
     const raw = JSON.parse(await readAll(stdin)) as unknown;
     const answer =
       agent === 'codex'
-        ? codexAnswer(raw, selfLauncher(), service.store.root, guard)
+        ? codexAnswer(raw, selfLauncher(), service.address, guard)
         : agent === 'gemini'
-          ? geminiAnswer(raw, selfLauncher(), service.store.root, guard)
+          ? geminiAnswer(raw, selfLauncher(), service.address, guard)
           : agent === 'qwen'
             ? await qwenAnswer(service, raw)
             : agent === 'copilot'
@@ -228,7 +228,8 @@ async function savedOutputOf(transcript: unknown, file: string): Promise<string 
 
 /** A line in the store's `hook.log` (its folder made for it: the hook is this project's), never through a link. */
 async function log(service: RetentionService, line: string): Promise<void> {
-  const { store } = service;
+  const store = service.store.folder;
+  if (!store) return; // a team store keeps no hook log: the agent's own log has the hook's errors
   try {
     await mkdir(store.root, { recursive: true });
     const handle = await openFile(store.root, join(store.root, 'hook.log'), APPEND);

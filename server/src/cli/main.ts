@@ -20,7 +20,7 @@ import { isStoreUrl } from '../core/store/postgres/connect';
 import { HOOK_AGENTS, type HookAgent, runHook } from './hook';
 import { setup } from './setup';
 import { findStore } from './store';
-import { teamStore } from './teamStore';
+import { TEAM_COMMANDS, teamStore } from './teamStore';
 
 const HELP = `retained ${VERSION}: keeps big tool outputs out of coding agents' context, without losing a byte
 
@@ -60,7 +60,6 @@ Commands:
                                not sent again).
   pull <run> --store postgres://… [--to DIR]
                                Bring a run of the team store down into a folder store.
-                               (ls lists a team store's runs too: retained ls --store postgres://…)
   setup <agent> [--remove] [--dry-run] [--yes]
                                Write the agent's own configuration, after showing what changes;
                                --remove takes it out again. claude-code: .mcp.json and
@@ -75,8 +74,8 @@ Commands:
 
 Options:
   --store DIR   The store (default: $RETAINED_STORE, else the nearest .retained above the current
-                folder, else ./.retained); or a team store's postgres:// URL (migrate, ls, push
-                and pull, for now)
+                folder, else ./.retained); or a team store's postgres:// URL, which every
+                command takes (the password from PGPASSWORD or ~/.pgpass, not the URL)
   --guard       Withhold outputs that hold secrets (keys, tokens) from the model (run, hook, mcp)
   --json        Answers as JSON
   -h, --help    This help
@@ -126,13 +125,13 @@ export async function main(argv: readonly string[]): Promise<number> {
       (text) => process.stderr.write(`${text}\n`),
     );
   const store = findStore(process.cwd(), o.store);
-  if (isStoreUrl(store)) {
+  if (isStoreUrl(store) && (TEAM_COMMANDS as readonly string[]).includes(command)) {
     const folder = findStore(process.cwd(), command === 'push' ? o.from : o.to, { folder: true });
     if (isStoreUrl(folder)) {
       process.stderr.write(`retained: --${command === 'push' ? 'from' : 'to'} takes a folder store\n`);
       return 2;
     }
-    return teamStore(command, store, { run: rest[0], folder });
+    return teamStore(command as (typeof TEAM_COMMANDS)[number], store, { run: rest[0], folder });
   }
   const service = new RetentionService(store, { workspace: process.cwd(), indexImports: false });
   try {
@@ -181,7 +180,9 @@ export async function main(argv: readonly string[]): Promise<number> {
           throw new Usage(`hook takes the agent: retained hook ${HOOK_AGENTS.join(', ')}`);
         return await runHook(service, rest[0] as HookAgent, o.guard === true);
       case 'migrate':
-        throw new Usage('migrate works on a team store: retained migrate --store postgres://…');
+      case 'push':
+      case 'pull':
+        throw new Usage(`${command} works on a team store: retained ${command} … --store postgres://…`);
       default:
         throw new Usage(`unknown command ${JSON.stringify(command)}`);
     }
@@ -418,7 +419,7 @@ async function ls(service: RetentionService, o: Options, rest: string[]): Promis
               `${r.runId}\t${r.valueCount} values\t${r.keptOutBytes} bytes kept out\t${r.updatedAt}${r.name !== r.runId ? `\t${r.name}` : ''}`,
           )
           .join('\n')
-      : `no runs in ${service.store.root}`,
+      : `no runs in ${service.store.where}`,
   );
 }
 

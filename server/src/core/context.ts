@@ -5,10 +5,10 @@
  */
 import type { Settings } from '../../../shared/settings';
 import type { Runs } from './runs';
-import type { Store } from './store/store';
+import type { RunStore } from './store/runStore';
 
 export interface Context {
-  readonly store: Store;
+  readonly store: RunStore;
   readonly runs: Runs;
   /** The settings in force now (they change when the user edits them). */
   settings(): Settings;

@@ -7,7 +7,7 @@ import { isSanitizedId, sanitizeId } from '../../../shared/ids';
 import { InvalidInput } from '../../../shared/invalidInput';
 import { offersPeek } from '../../../shared/peekTool';
 import type { RunSummary } from '../../../shared/protocol';
-import type { Store } from './store/store';
+import type { RunStore } from './store/runStore';
 
 export class Runs {
   /** Whether each run offers peek_value, read once from its first event. */
@@ -16,7 +16,7 @@ export class Runs {
   /** Runs whose meta (their name) this process has made sure of. */
   private readonly named = new Set<string>();
 
-  constructor(private readonly store: Store) {}
+  constructor(private readonly store: RunStore) {}
 
   /**
    * The run an id names: an id as `retained/runs` lists it names that run; any other id

@@ -9,7 +9,6 @@
  * of it become one notice; a change another process makes is announced when the watcher sees it.
  */
 import { EventEmitter } from 'node:events';
-import { stat } from 'node:fs/promises';
 import { check } from '../../../shared/check';
 import { InvalidInput } from '../../../shared/invalidInput';
 import {
@@ -32,8 +31,8 @@ import { Inspection } from './inspection/inspection';
 import { Retainer } from './retain/retainer';
 import { Runs } from './runs';
 import { withheldName } from './store/layout';
-import { Store } from './store/store';
-import { StoreWatcher } from './store/watcher';
+import { openStore } from './store/open';
+import type { RunStore } from './store/runStore';
 import { Values } from './values/values';
 import { Withholder, type WithholderOptions } from './withhold/withholder';
 
@@ -60,7 +59,7 @@ const INDEX_AT_START_MS = 10_000;
 const INDEX_AT_START_RUNS = 20;
 
 export class RetentionService {
-  readonly store: Store;
+  readonly store: RunStore;
   readonly runs: Runs;
   readonly retainer: Retainer;
   readonly values: Values;
@@ -80,14 +79,15 @@ export class RetentionService {
   private readonly busy = new Map<string, number>();
   /** Each run's files as last announced, so the watcher's echo of a change already announced is not sent again. */
   private readonly seen = new Map<string, string>();
-  private watcher: StoreWatcher | undefined;
+  private watcher: { start(): void; dispose(): void } | undefined;
 
+  /** `address`: a store folder, or a team store's `postgres://` URL (store/open.ts); not for messages (a URL may hold a password). */
   constructor(
-    root: string,
+    readonly address: string,
     private readonly options: ServiceOptions = {},
   ) {
     this.settings = resolveSettings(options.settings);
-    this.store = new Store(root);
+    this.store = openStore(address);
     this.runs = new Runs(this.store);
     const ctx: Context = {
       store: this.store,
@@ -138,7 +138,7 @@ export class RetentionService {
 
   /** Starts noticing changes other processes make to the store. */
   watch(): void {
-    this.watcher ??= new StoreWatcher(this.store.runsDir, (runId) => this.changed(runId, false));
+    this.watcher ??= this.store.watch((runId) => this.changed(runId, false));
     this.watcher.start();
     this.indexing ??= setTimeout(() => void this.indexRecent(), this.options.indexDelayMs ?? INDEX_AT_START_MS);
     this.indexing.unref();
@@ -158,6 +158,7 @@ export class RetentionService {
 
   dispose(): void {
     this.disposed = true;
+    void this.store.close();
     clearTimeout(this.indexing);
     this.watcher?.dispose();
     for (const timer of this.quiet.values()) clearTimeout(timer);
@@ -216,24 +217,11 @@ export class RetentionService {
 
   private async announce(runId: string, own: boolean): Promise<void> {
     this.pending.delete(runId);
-    const now = await this.fingerprint(runId);
+    const now = await this.store.fingerprint(runId).catch(() => '-');
     // The watcher's echo of a write under way (its own notice follows), or of a change already announced.
     if (!own && (this.busy.has(runId) || now === this.seen.get(runId))) return;
     this.seen.set(runId, now);
     this.notices.emit('changed', runId);
-  }
-
-  /** The run's files as they stand: the transcript's size and time, the values folder's time. */
-  private async fingerprint(runId: string): Promise<string> {
-    const parts = await Promise.all(
-      [this.store.transcriptPath(runId), this.store.valuesDir(runId)].map((path) =>
-        stat(path).then(
-          (s) => `${s.ino}:${s.size}:${s.mtimeMs}`,
-          () => '-',
-        ),
-      ),
-    );
-    return parts.join('|');
   }
 
   async listRuns(input: RunsParams = {}): Promise<RunSummary[]> {
@@ -265,15 +253,19 @@ export class RetentionService {
     if (valueId !== undefined) return this.values.delete(runId, valueId);
     await this.writing(runId, () => this.runs.delete(runId));
     // Records of shared bytes whose file went with the run (a clean-up does this once, at its end).
-    await this.store.blobs.collect();
+    await this.store.folder?.blobs.collect();
   }
 
   async status(input: StatusParams = {}): Promise<StatusResult> {
     check(StatusParams, input);
-    const [runs, temps, use] = await Promise.all([this.runs.list(), this.store.tempFiles(), this.cleaner.use()]);
+    const [runs, temps, use] = await Promise.all([
+      this.runs.list(),
+      this.store.folder?.tempFiles() ?? [],
+      this.cleaner.use(),
+    ]);
     const { quotaBytes } = this.settings.cleanup;
     return {
-      root: this.store.root,
+      root: this.store.where,
       tempFiles: temps.length,
       tempBytes: temps.reduce((n, t) => n + t.bytes, 0),
       settings: this.getSettings(),

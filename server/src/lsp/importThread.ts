@@ -36,7 +36,7 @@ export function importOnThread(
 ): Promise<ImportResult> {
   const job: Job = {
     kind: 'import',
-    storeRoot: service.store.root,
+    storeRoot: service.address,
     settings: service.getSettings(),
     workspace,
     params,

@@ -110,7 +110,7 @@ async function open(options: ServerOptions | undefined): Promise<void> {
   serving = next;
   next.onChanged((runId) => void connection.sendNotification(ChangedNotification.type, { runId }));
   next.watch();
-  if (options?.sessionsRoot && options.sessionsRoot !== sessions?.service.store.root) {
+  if (options?.sessionsRoot && options.sessionsRoot !== sessions?.service.address) {
     sessions?.service.dispose();
     const service = new RetentionService(options.sessionsRoot, {
       settings: options.settings,
@@ -202,9 +202,11 @@ connection.onDidChangeConfiguration(async (change) => {
   if (given === undefined || !serving) return;
   try {
     const options = check(ServerOptions, given, 'retained');
-    if (storeRootFor(options) !== serving.store.root) await open(options);
+    if (storeRootFor(options) !== serving.address) await open(options);
     else serving.updateSettings(options.settings ?? {});
-    connection.console.info(`retained: settings now ${JSON.stringify(serving.getSettings())} at ${serving.store.root}`);
+    connection.console.info(
+      `retained: settings now ${JSON.stringify(serving.getSettings())} at ${serving.store.where}`,
+    );
   } catch (err) {
     const message = `Retained Outputs kept its previous settings: ${(err as Error).message}`;
     connection.console.warn(message);

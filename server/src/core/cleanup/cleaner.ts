@@ -3,9 +3,9 @@
  * runs (see plan.ts for which), each removal recorded in the audit log.
  */
 import { check } from '../../../../shared/check';
+import { InvalidInput } from '../../../../shared/invalidInput';
 import { CleanupParams, type CleanupResult, PinParams } from '../../../../shared/protocol';
 import type { Context } from '../context';
-import { audit } from '../store/audit';
 import { planCleanup } from './plan';
 import { measureStore, runNow, type StoreUse } from './usage';
 
@@ -20,12 +20,23 @@ export class Cleaner {
   /** The store's use, walked at most every 2 s (the status bar asks after every change). */
   use(fresh = false): Promise<StoreUse> {
     if (fresh || !this.cached || Date.now() - this.cached.at > USE_TTL_MS) {
-      this.cached = { at: Date.now(), use: measureStore(this.ctx.store.root) };
+      const { folder } = this.ctx.store;
+      this.cached = { at: Date.now(), use: folder ? measureStore(folder.root) : this.teamUse() };
       this.cached.use.catch(() => {
         this.cached = undefined;
       });
     }
     return this.cached.use;
+  }
+
+  /** A team store's use, from its runs' summaries (its disk is the database's). */
+  private async teamUse(): Promise<StoreUse> {
+    const runs = await this.ctx.runs.list();
+    return {
+      bytes: runs.reduce((n, r) => n + r.transcriptBytes + r.valueBytes, 0),
+      runs: new Map(),
+      withheld: 0,
+    };
   }
 
   async pin(input: PinParams): Promise<void> {
@@ -36,6 +47,11 @@ export class Cleaner {
 
   async cleanup(input: CleanupParams = {}, now = Date.now()): Promise<CleanupResult> {
     const { dryRun = false } = check(CleanupParams, input);
+    const { folder } = this.ctx.store;
+    if (!folder)
+      throw new InvalidInput(
+        `clean-up of a team store is not built yet (${this.ctx.store.where}): its writers delete nothing, and an administrator removes runs in SQL`,
+      );
     const policy = this.ctx.settings().cleanup;
     const before = await this.use(true);
     const plan = planCleanup(before, policy, now);
@@ -61,12 +77,12 @@ export class Cleaner {
         // Compare and remove, under the run's lock: a run written to or pinned since the plan stays.
         const went = await this.ctx.writing(run.runId, () =>
           this.ctx.runs.deleteIf(run.runId, async () => {
-            const now = await runNow(this.ctx.store.root, run.runId);
+            const now = await runNow(folder.root, run.runId);
             if (now.pinned) spared.pinned++;
             else if (now.lastWriteMs > planned.lastWriteMs) spared.recent++;
             else {
               // The audit line first: a removal is never unaccounted for, even if the process dies in it.
-              await audit(this.ctx.store, { event: 'removed', runId: run.runId, why: run.reason, bytes: run.bytes });
+              await this.ctx.store.audit({ event: 'removed', runId: run.runId, why: run.reason, bytes: run.bytes });
               return true;
             }
             return false;
@@ -75,7 +91,7 @@ export class Cleaner {
         if (went) gone.add(run.runId);
       }
       removed = removed.filter((r) => gone.has(r.runId));
-      await this.ctx.store.blobs.collect();
+      await folder.blobs.collect();
     }
     const after = dryRun ? undefined : await this.use(true);
     return {

@@ -5,7 +5,7 @@
  * readers that show figures count it here, from the value's first characters, once per content.
  */
 import type { TranscriptEvent } from '../../../../shared/events';
-import type { Store } from '../store/store';
+import type { RunStore } from '../store/runStore';
 import { TOKEN_SAMPLE_CHARS } from '../text/sizes';
 import { tokensOf } from '../text/tokens';
 
@@ -14,7 +14,11 @@ const counted = new Map<string, number>();
 const COUNTED_MAX = 10_000;
 
 /** Gives each retained result of `events` without a count its count (the events are the caller's copy). */
-export async function countValueTokens(store: Store, runId: string, events: readonly TranscriptEvent[]): Promise<void> {
+export async function countValueTokens(
+  store: RunStore,
+  runId: string,
+  events: readonly TranscriptEvent[],
+): Promise<void> {
   for (const event of events) {
     if (event.type !== 'tool_call_finished' || event.tokens !== undefined || event.result !== undefined) continue;
     if (!event.valueId || event.bytes === undefined) continue;

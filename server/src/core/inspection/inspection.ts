@@ -328,12 +328,12 @@ export class Inspection {
     const match = lineMatch({ query, ...options });
     const deadline = Date.now() + SEARCH_BUDGET_MS;
     return searchRun(events, query, { ...options, limit: SEARCH_HITS_MAX }, async (valueId, keep) => {
-      const path = this.store.values.path(runId, valueId);
+      const open = this.store.values.open(runId, valueId);
       const index = await this.store.values.lineIndex(runId, valueId);
-      const found = await searchLines(path, index, match, 1, index.lines, keep, deadline);
+      const found = await searchLines(open, index, match, 1, index.lines, keep, deadline);
       const lines: { line: number; text: string }[] = [];
       for (const line of found.lines) {
-        await readLines(path, index, line, 240, (read) => {
+        await readLines(open, index, line, 240, (read) => {
           lines.push({ line: read.number, text: read.text });
           return false;
         });

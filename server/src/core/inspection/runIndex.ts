@@ -16,8 +16,8 @@ import { promises as fs } from 'node:fs';
 import { INSPECT_PAGE_ROWS } from '../../../../shared/history';
 import type { ModelCell, Outline } from '../../../../shared/protocol';
 import { tempPath } from '../store/layout';
+import type { RunStore } from '../store/runStore';
 import { CREATE_NEW, openFile, readFile, statFile } from '../store/safeFs';
-import type { Store } from '../store/store';
 
 /** Changes whenever what rows.ts computes does (inspection.test.ts holds it): an index of another format is rebuilt. */
 export const FORMAT = 2;
@@ -69,14 +69,22 @@ export function viewKey(view: string, policy: unknown): string {
 export class RunIndexes {
   private readonly pending = new Map<string, { timer: NodeJS.Timeout; build: () => RunIndex | undefined }>();
 
-  constructor(private readonly store: Store) {}
+  constructor(private readonly runStore: RunStore) {}
+
+  /** Only a folder store keeps index files: a team store's run is read from its rows each time. */
+  private get store() {
+    const { folder } = this.runStore;
+    if (!folder) throw new Error('a team store keeps no index files');
+    return folder;
+  }
 
   private path(runId: string): string {
     return this.store.runIndexPath(runId);
   }
 
-  /** What the run's files are now; undefined when it has no transcript. */
+  /** What the run's files are now; undefined when it has no transcript (or is in a team store). */
   async stamp(runId: string): Promise<Stamp | undefined> {
+    if (!this.runStore.folder) return undefined;
     const transcript = await fs.stat(this.store.transcriptPath(runId), { bigint: true }).catch(() => undefined);
     if (!transcript) return undefined;
     return { transcript: transcriptStamp(transcript.ino, transcript.size), values: await this.valuesStamp(runId) };
@@ -84,6 +92,7 @@ export class RunIndexes {
 
   /** The values folder's part of a stamp: its inode and modification time, or "none". */
   async valuesStamp(runId: string): Promise<string> {
+    if (!this.runStore.folder) return 'none';
     const values = await fs.stat(this.store.valuesDir(runId), { bigint: true }).catch(() => undefined);
     return values ? `${values.ino}:${values.mtimeNs}` : 'none';
   }
@@ -145,6 +154,7 @@ export class RunIndexes {
   }
 
   private async write(runId: string, index: RunIndex): Promise<void> {
+    if (!this.runStore.folder) return;
     const body = JSON.stringify({ format: FORMAT, ...index });
     const tmp = tempPath(this.store.runsDir);
     const handle = await openFile(this.store.root, tmp, CREATE_NEW);

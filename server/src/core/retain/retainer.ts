@@ -5,7 +5,6 @@
 import { stat } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
-import { pathToFileURL } from 'node:url';
 import { callSubject } from '../../../../shared/callSubject';
 import { check } from '../../../../shared/check';
 import type { ToolCallFinishedEvent, TranscriptEvent } from '../../../../shared/events';
@@ -268,7 +267,7 @@ export class Retainer {
     return {
       content,
       retained: kept_,
-      ...(kept_ ? { valueId: meta!.valueId, uri: pathToFileURL(store.values.path(runId, meta!.valueId)).href } : {}),
+      ...(kept_ ? { valueId: meta!.valueId, uri: store.values.uri(runId, meta!.valueId) } : {}),
       bytes: size.bytes,
       lines: size.lines,
       ...(warning ? { warning } : {}),

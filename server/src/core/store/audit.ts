@@ -10,13 +10,15 @@ import { AUDIT_FILE } from './layout';
 import type { Store } from './store';
 import { appendParts } from './transcript';
 
-export function auditPath(store: Store): string {
-  return join(store.root, AUDIT_FILE);
+export function auditPath(root: string): string {
+  return join(root, AUDIT_FILE);
 }
 
-/** Appends a record, stamped with the time; throws when the store cannot be written. */
-export async function audit(store: Store, record: Omit<AuditRecord, 'ts'>): Promise<void> {
+/** Appends a record, stamped with the time, to the folder's log; throws when it cannot be written. */
+export async function appendAudit(store: Store, record: AuditEntry): Promise<void> {
   await store.ensureWritable();
   const line = Buffer.from(`${JSON.stringify({ ts: new Date().toISOString(), ...record })}\n`, 'utf8');
-  await appendParts(store.root, auditPath(store), [line]);
+  await appendParts(store.root, auditPath(store.root), [line]);
 }
+
+export type AuditEntry = Omit<AuditRecord, 'ts'>;

@@ -6,6 +6,20 @@
 import { checkpointFor, type LineIndex } from './lineIndex';
 import { openRegular } from './safeFs';
 
+/** A value's bytes as a reader sees them: a regular file's handle, or a team store's chunks. */
+export interface ValueBytes {
+  read(buffer: Buffer, offset: number, length: number, position: number): Promise<{ bytesRead: number }>;
+  close(): Promise<void>;
+}
+
+/** Opens a value's bytes for one read through it. */
+export type OpenValue = () => Promise<ValueBytes>;
+
+/** A value file's bytes, never through a link (the store checked the folders on the way; see safeFs.ts). */
+export function fileBytes(path: string): OpenValue {
+  return () => openRegular(path);
+}
+
 const CHUNK_BYTES = 64 * 1024;
 const NEWLINE = 0x0a;
 
@@ -28,15 +42,14 @@ function boundary(bytes: Buffer, max: number): number {
  * Calls `visit` for each line from `fromLine` on, until it returns false or the value ends.
  */
 export async function readLines(
-  path: string,
+  open: OpenValue,
   index: LineIndex,
   fromLine: number,
   maxLineBytes: number,
   visit: (line: ReadLine) => boolean,
 ): Promise<void> {
   if (fromLine > index.lines) return;
-  // Never through a link (the store checked the folders on the way; see safeFs.ts).
-  const handle = await openRegular(path);
+  const handle = await open();
   try {
     const start = checkpointFor(index, { line: fromLine });
     let position = start.offset;

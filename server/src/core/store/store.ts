@@ -9,9 +9,11 @@ import type { TranscriptEvent } from '../../../../shared/events';
 import { isSanitizedId } from '../../../../shared/ids';
 import type { ReadResult, RunSummary } from '../../../../shared/protocol';
 import { utf8Bytes } from '../text/bytes';
+import { type AuditEntry, appendAudit, auditPath } from './audit';
 import { Blobs } from './blobs';
 import { checkedId, GITIGNORE, isTemp, isValuesDir, RUN_FILE, RUNS_DIR, runFile, tempWriter } from './layout';
 import { RunLocks } from './runLock';
+import type { RunStore } from './runStore';
 import { CREATE_NEW, listDir, makeDir, openFile, readFile, realDir, statFile } from './safeFs';
 import {
   appendEvent,
@@ -23,6 +25,7 @@ import {
   writeEvents,
 } from './transcript';
 import { ValueFiles } from './valueFiles';
+import { StoreWatcher } from './watcher';
 
 /** What the store keeps about a run beside its transcript. */
 export interface RunMeta {
@@ -36,14 +39,18 @@ export interface RunMeta {
 /** A temp file of a live process may still be written; past this age it is a leftover anyway. */
 const TEMP_MAX_AGE_MS = 24 * 60 * 60 * 1000;
 
-export class Store {
+export class Store implements RunStore {
   readonly runsDir: string;
   readonly blobs: Blobs;
   /** The run's values: staged, placed once, read, listed, removed (valueFiles.ts). */
   readonly values: ValueFiles;
   private readonly locks: RunLocks;
+  readonly where: string;
+  readonly folder: Store;
 
   constructor(readonly root: string) {
+    this.where = root;
+    this.folder = this;
     this.runsDir = join(root, RUNS_DIR);
     this.blobs = new Blobs(root);
     this.locks = new RunLocks(root);
@@ -53,6 +60,33 @@ export class Store {
   /** Opens an existing store: removes the temp files crashed writers left. Creates nothing. */
   async init(): Promise<void> {
     await this.sweepTempFiles();
+  }
+
+  async close(): Promise<void> {}
+
+  audit(record: AuditEntry): Promise<void> {
+    return appendAudit(this, record);
+  }
+
+  get auditAt(): string {
+    return auditPath(this.root);
+  }
+
+  watch(changed: (runId: string) => void): StoreWatcher {
+    return new StoreWatcher(this.runsDir, changed);
+  }
+
+  /** The run's files as they stand: the transcript's size and time, the values folder's time. */
+  async fingerprint(runId: string): Promise<string> {
+    const parts = await Promise.all(
+      [this.transcriptPath(runId), this.valuesDir(runId)].map((path) =>
+        fs.stat(path).then(
+          (s) => `${s.ino}:${s.size}:${s.mtimeMs}`,
+          () => '-',
+        ),
+      ),
+    );
+    return parts.join('|');
   }
 
   /** Makes the root, its `.gitignore` and `runs/`, on the first write. */

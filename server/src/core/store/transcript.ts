@@ -280,7 +280,7 @@ export async function readEvents(root: string, path: string, from = 0, limit = I
 }
 
 /** The event, or a string saying why the line is not one. */
-function parseEvent(text: string): TranscriptEvent | string {
+export function parseEvent(text: string): TranscriptEvent | string {
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { CallSubject } from '../../../../shared/callSubject';
 import { isSanitizedId, sanitizeId } from '../../../../shared/ids';
 import type { ValueMeta } from '../../../../shared/protocol';
@@ -15,6 +16,8 @@ import type { Blobs } from './blobs';
 import { fileSha256 } from './blobs';
 import { checkedId, tempPath, VALUE_EXT, valueFileName } from './layout';
 import { indexFile, type LineIndex, LineIndexBuilder, parseIndex, serializeIndex } from './lineIndex';
+import { fileBytes, type OpenValue } from './lineReader';
+import type { ValueStore } from './runStore';
 import {
   CREATE_NEW,
   listDir,
@@ -66,13 +69,22 @@ export interface ValueHome {
   valuesDir(runId: string): string;
 }
 
-export class ValueFiles {
+export class ValueFiles implements ValueStore {
   private readonly indexCache = new Map<string, LineIndex>();
 
   constructor(private readonly store: ValueHome) {}
 
   path(runId: string, valueId: string): string {
     return join(this.store.valuesDir(runId), valueFileName(checkedId(valueId, 'value'), 'text'));
+  }
+
+  /** The value's bytes, for a reader (see lineReader.ts). */
+  open(runId: string, valueId: string): OpenValue {
+    return fileBytes(this.path(runId, valueId));
+  }
+
+  uri(runId: string, valueId: string): string {
+    return pathToFileURL(this.path(runId, valueId)).href;
   }
 
   private sidecar(runId: string, valueId: string, kind: 'index' | 'meta'): string {
@@ -173,7 +185,7 @@ export class ValueFiles {
     const { tmp, sha256, index, bytes } = staged;
     const dir = this.store.valuesDir(value.runId);
     try {
-      const names = valueId ? [valueId] : [sanitizeId(value.callId), sanitizeId(`${value.callId}\u0000${sha256}`)];
+      const names = valueNames(value.callId, sha256, valueId);
       for (const valueId of names) {
         const target = this.path(value.runId, valueId);
         // Bytes the store already holds (a re-read lock file) are linked, not written again.
@@ -214,9 +226,7 @@ export class ValueFiles {
         }
         return this.readMeta(value.runId, valueId);
       }
-      throw new Error(
-        `other bytes hold the value name${names.length > 1 ? 's' : ''} of call ${JSON.stringify(value.callId.slice(0, 80))}`,
-      );
+      throw namesTaken(value.callId, names);
     } finally {
       await fs.rm(tmp, { force: true });
     }
@@ -391,6 +401,17 @@ export class ValueFiles {
   }
 }
 
+/** The names a value may be placed under, in order: the call's id, then the call's id and the hash (or only `valueId`). */
+export function valueNames(callId: string, sha256: string, valueId?: string): string[] {
+  return valueId ? [valueId] : [sanitizeId(callId), sanitizeId(`${callId}\u0000${sha256}`)];
+}
+
+export function namesTaken(callId: string, names: readonly string[]): Error {
+  return new Error(
+    `other bytes hold the value name${names.length > 1 ? 's' : ''} of call ${JSON.stringify(callId.slice(0, 80))}`,
+  );
+}
+
 /** Links a value's name to `source` (a shared blob), or to its own temp file when the blob went meanwhile. */
 async function linkValue(source: string, tmp: string, target: string): Promise<void> {
   try {
@@ -412,7 +433,7 @@ async function syncDir(dir: string): Promise<void> {
  * A value's metadata from its sidecar, when it is well formed and describes a file of `bytes`:
  * a store may come from anywhere, so each field is checked before a view shows it.
  */
-function sidecarMeta(json: string, runId: string, valueId: string, bytes: number): ValueMeta | undefined {
+export function sidecarMeta(json: string, runId: string, valueId: string, bytes: number): ValueMeta | undefined {
   let raw: Record<string, unknown>;
   try {
     raw = JSON.parse(json) as Record<string, unknown>;

@@ -3,11 +3,10 @@
  * A case-sensitive literal is searched in the raw bytes (as `grep -F` does); a regular
  * expression (RE2, linear time) or a case-insensitive query is tested line by line on decoded text.
  */
-import type { FileHandle } from 'node:fs/promises';
 import { InvalidInput } from '../../../../shared/invalidInput';
 import { compileQuery, type QueryOptions } from '../../../../shared/query';
 import { checkpointFor, type LineIndex } from '../store/lineIndex';
-import { openRegular } from '../store/safeFs';
+import type { OpenValue, ValueBytes } from '../store/lineReader';
 
 const CHUNK_BYTES = 4 << 20;
 const NEWLINE = 0x0a;
@@ -51,7 +50,7 @@ export interface SearchResult {
  * `deadline` (ms since the epoch) the search stops where it is and says so in `searchedTo`.
  */
 export async function searchLines(
-  path: string,
+  open: OpenValue,
   index: LineIndex,
   match: LineMatch,
   fromLine: number,
@@ -70,8 +69,7 @@ export async function searchLines(
     if (result.lines.length < keep) result.lines.push(line);
   };
   const start = checkpointFor(index, { line: fromLine });
-  // Never through a link (the store checked the folders on the way; see safeFs.ts).
-  const handle = await openRegular(path);
+  const handle = await open();
   try {
     if (match.kind === 'bytes') {
       result.searchedTo = await searchLiteral(handle, index, match.needle, start, last, report, deadline, chunkBytes);
@@ -108,7 +106,7 @@ export async function searchLines(
  * is reported once, in order. Returns the last line searched.
  */
 async function searchLiteral(
-  handle: FileHandle,
+  handle: ValueBytes,
   index: LineIndex,
   needle: Buffer,
   start: { line: number; offset: number },

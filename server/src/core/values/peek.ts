@@ -9,7 +9,7 @@ import type { PeekAnswer, PeekInput } from '../../../../shared/protocol';
 import type { Settings } from '../../../../shared/settings';
 import { gutterLine, NO_FINAL_NEWLINE, peekNotice } from '../../../../shared/stubText';
 import type { LineIndex } from '../store/lineIndex';
-import { type ReadLine, readLines } from '../store/lineReader';
+import { type OpenValue, type ReadLine, readLines } from '../store/lineReader';
 import { utf8Bytes, withCutMark } from '../text/bytes';
 import { landmarkTest } from '../text/landmarks';
 import { type LineMatch, lineMatch, searchLines } from './lineSearch';
@@ -72,7 +72,7 @@ function render(line: ReadLine): string {
 }
 
 export async function peekValue(
-  path: string,
+  open: OpenValue,
   index: LineIndex,
   valueId: string,
   request: PeekInput,
@@ -92,7 +92,7 @@ export async function peekValue(
       label: `the ${request.landmark} landmark pattern`,
       resume: `"landmark":${JSON.stringify(request.landmark)}`,
     };
-    return { ...base, ...(await find(path, index, valueId, search, start, end ?? index.lines, context, limits)) };
+    return { ...base, ...(await find(open, index, valueId, search, start, end ?? index.lines, context, limits)) };
   }
   if (request.query !== undefined) {
     const context = contextOf(request, 0);
@@ -104,7 +104,7 @@ export async function peekValue(
     return {
       ...base,
       ...(await find(
-        path,
+        open,
         index,
         valueId,
         { match, ...queryName(request) },
@@ -119,14 +119,14 @@ export async function peekValue(
   if (start > index.lines) {
     throw new InvalidInput(`start (${start}) is past the end: the value has ${index.lines} lines`);
   }
-  return { ...base, ...(await range(path, index, valueId, start, Math.min(end ?? Infinity, index.lines), limits)) };
+  return { ...base, ...(await range(open, index, valueId, start, Math.min(end ?? Infinity, index.lines), limits)) };
 }
 
-async function range(path: string, index: LineIndex, valueId: string, start: number, end: number, limits: Limits) {
+async function range(open: OpenValue, index: LineIndex, valueId: string, start: number, end: number, limits: Limits) {
   const last = Math.min(end, start + limits.peekMaxLines - 1);
   const answer = new Answer(limits.peekMaxBytes - NOTICE_RESERVE_BYTES);
   let shownTo = start - 1;
-  await readLines(path, index, start, answer.lineCap(), (line) => {
+  await readLines(open, index, start, answer.lineCap(), (line) => {
     if (line.number > last || !answer.add(render(line))) return false;
     shownTo = line.number;
     return line.number < last;
@@ -148,7 +148,7 @@ function contextOf(request: PeekInput, fallback: number): number {
 }
 
 async function find(
-  path: string,
+  open: OpenValue,
   index: LineIndex,
   valueId: string,
   search: Search,
@@ -158,7 +158,7 @@ async function find(
   limits: Limits,
 ) {
   const found = await searchLines(
-    path,
+    open,
     index,
     search.match,
     from,
@@ -208,7 +208,7 @@ async function find(
   const isMatch = new Set(found.lines);
   for (const [i, [lo, hi]] of windows.entries()) {
     if (i > 0 && !answer.add('--')) break;
-    await readLines(path, index, lo, lineCap, (line) => {
+    await readLines(open, index, lo, lineCap, (line) => {
       if (line.number > hi) return false;
       // Matches and their context together stay within the line cap.
       if (shownLines >= limits.peekMaxLines || !answer.add(render(line))) {

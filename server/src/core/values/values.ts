@@ -19,6 +19,7 @@ import {
 import type { Context } from '../context';
 import { VALUE_EXT, WITHHELD_DIR } from '../store/layout';
 import { indexFile } from '../store/lineIndex';
+import { fileBytes } from '../store/lineReader';
 import { openFile, READ } from '../store/safeFs';
 import { WITHHELD_NAME } from '../withhold/withholder';
 import { peekValue } from './peek';
@@ -67,7 +68,7 @@ export class Values {
     const { runId, valueId } = await this.resolve(given, runGiven);
     const { store } = this.ctx;
     const index = await store.values.lineIndex(runId, valueId);
-    const answer = await peekValue(store.values.path(runId, valueId), index, valueId, request, this.ctx.settings());
+    const answer = await peekValue(store.values.open(runId, valueId), index, valueId, request, this.ctx.settings());
     return { runId, valueId, ...answer };
   }
 
@@ -77,13 +78,9 @@ export class Values {
       throw new InvalidInput(
         `${name} is a result a guard withheld from the model; reading it through peek_value is off (retained.guard.peekOriginals)`,
       );
-    const { store } = this.ctx;
-    const path = join(store.root, WITHHELD_DIR, `${checkedName(name)}${VALUE_EXT}`);
-    const handle = await openFile(store.root, path, READ).catch(() => {
-      throw new InvalidInput(`no withheld original ${JSON.stringify(name)} in this store`);
-    });
+    const { path, handle } = await this.openWithheld(name);
     const index = await indexFile(handle).finally(() => handle.close());
-    const answer = await peekValue(path, index, name, request, this.ctx.settings());
+    const answer = await peekValue(fileBytes(path), index, name, request, this.ctx.settings());
     return { runId: WITHHELD_DIR, valueId: name, ...answer };
   }
 
@@ -95,10 +92,7 @@ export class Values {
   }> {
     const { store } = this.ctx;
     if (WITHHELD_NAME.test(valueId)) {
-      const path = join(store.root, WITHHELD_DIR, `${checkedName(valueId)}${VALUE_EXT}`);
-      const handle = await openFile(store.root, path, READ).catch(() => {
-        throw new InvalidInput(`no withheld original ${JSON.stringify(valueId)} in this store`);
-      });
+      const { path, handle } = await this.openWithheld(valueId);
       const { size } = await handle.stat().finally(() => handle.close());
       return { uri: pathToFileURL(path).href, bytes: size, valueId };
     }
@@ -107,8 +101,20 @@ export class Values {
     return { uri: this.uri(ref), bytes, valueId: ref.valueId };
   }
 
+  /** A withheld original's file, by its name; only a folder store keeps them. */
+  private async openWithheld(name: string) {
+    const { folder } = this.ctx.store;
+    const missing = new InvalidInput(`no withheld original ${JSON.stringify(name)} in this store`);
+    if (!folder) throw missing;
+    const path = join(folder.root, WITHHELD_DIR, `${checkedName(name)}${VALUE_EXT}`);
+    const handle = await openFile(folder.root, path, READ).catch(() => {
+      throw missing;
+    });
+    return { path, handle };
+  }
+
   uri({ runId, valueId }: ValueRef): string {
-    return pathToFileURL(this.ctx.store.values.path(runId, valueId)).href;
+    return this.ctx.store.values.uri(runId, valueId);
   }
 
   /** One value's metadata with the stub the model got. */

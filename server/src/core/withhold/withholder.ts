@@ -18,7 +18,7 @@ import type { TranscriptEvent } from '../../../../shared/events';
 import { sanitizeId } from '../../../../shared/ids';
 import { type WithheldOutcome, WithholdParams, type WithholdResult } from '../../../../shared/protocol';
 import type { Context } from '../context';
-import { audit, auditPath } from '../store/audit';
+import type { AuditEntry } from '../store/audit';
 import { VALUE_EXT, WITHHELD_DIR } from '../store/layout';
 import { CREATE_NEW, makeDir, openFile } from '../store/safeFs';
 import { sha256Hex, utf8Bytes } from '../text/bytes';
@@ -70,8 +70,15 @@ export class Withholder {
     return Date.now() + (this.options.deadlineMs ?? BATCH_DEADLINE_MS);
   }
 
+  /** Where originals go: a folder store's `withheld/`; a team store keeps none yet. */
   get dir(): string {
-    return join(this.ctx.store.root, WITHHELD_DIR);
+    return join(this.folder().root, WITHHELD_DIR);
+  }
+
+  private folder() {
+    const { folder } = this.ctx.store;
+    if (!folder) throw new Error('a team store keeps no withheld originals yet: the result was withheld without one');
+    return folder;
   }
 
   /** `retained/withhold`: one batch from the agent's guard. */
@@ -97,7 +104,7 @@ export class Withholder {
     for (const [index, result] of results.entries()) {
       const name = `${sanitizeId(`${date}-withheld-${batch}-${index}-${result.callId}`)}${VALUE_EXT}`;
       const file = `${WITHHELD_DIR}/${name}`;
-      const path = join(this.dir, name);
+      const path = this.ctx.store.folder ? join(this.dir, name) : file;
       const line = { runId, callId: result.callId, batch, index };
       const sized = sizeOf(result.original);
       await this.audit({ event: 'withheld', ...line, ...sized, ...(result.reason ? { reason: result.reason } : {}) });
@@ -119,7 +126,7 @@ export class Withholder {
       const content = withheldNotice({
         outcome,
         ...(hasFile ? { file, path } : {}),
-        audit: auditPath(this.ctx.store),
+        audit: this.ctx.store.auditAt,
         ...(hasFile && this.ctx.settings().guard.peekOriginals ? { peekId: name.slice(0, -4) } : {}),
       });
       const event: TranscriptEvent = {
@@ -169,7 +176,7 @@ export class Withholder {
 
   private async writeFile(path: string, original: Withheld['original']): Promise<void> {
     await this.options.beforeWrite?.(path);
-    const { store } = this.ctx;
+    const store = this.folder();
     await store.ensureWritable();
     await makeDir(store.root, this.dir);
     // A streamed output is already on disk, in the store: linked into place, at once, whatever its size.
@@ -190,8 +197,8 @@ export class Withholder {
   }
 
   /** Appends an audit line; false when the store refused it. */
-  private audit(record: Parameters<typeof audit>[1]): Promise<boolean> {
-    return audit(this.ctx.store, record).then(
+  private audit(record: AuditEntry): Promise<boolean> {
+    return this.ctx.store.audit(record).then(
       () => true,
       () => false,
     );

@@ -95,7 +95,19 @@ export const MIGRATIONS: readonly Migration[] = [
       GRANT USAGE ON SEQUENCE audit_id_seq TO ${WRITER_ROLE};
     `,
   },
+  {
+    version: 2,
+    what: "a value's whole line index beside its blob, and when each event came",
+    sql: `
+      -- The index staging built, so a peek seeks near its line (a blob without one is read by its chunks' first lines).
+      ALTER TABLE blobs ADD COLUMN line_index bytea;
+      ALTER TABLE events ADD COLUMN at timestamptz NOT NULL DEFAULT now();
+    `,
+  },
 ];
+
+/** The channel a team store's writers notify, with the run's id: every watching client refreshes that run. */
+export const CHANGES_CHANNEL = 'retained_changes';
 
 /** The schema version this build writes and reads. */
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -12,6 +12,7 @@ import type { ClientBase } from 'pg';
 import type { TranscriptEvent } from '../../../../../shared/events';
 import { InvalidInput } from '../../../../../shared/invalidInput';
 import type { ValueMeta } from '../../../../../shared/protocol';
+import { type LineIndex, serializeIndex } from '../lineIndex';
 import { openFile, READ } from '../safeFs';
 import type { Store } from '../store';
 import { CHUNK_MAX_BYTES } from './schema';
@@ -53,7 +54,7 @@ async function* chunksOf(root: string, path: string): AsyncGenerator<{ data: Buf
   }
 }
 
-async function inTransaction<T>(client: ClientBase, work: () => Promise<T>): Promise<T> {
+export async function inTransaction<T>(client: ClientBase, work: () => Promise<T>): Promise<T> {
   await client.query('BEGIN');
   try {
     const result = await work();
@@ -65,16 +66,25 @@ async function inTransaction<T>(client: ClientBase, work: () => Promise<T>): Pro
   }
 }
 
-/** Uploads one value's bytes as a complete blob, unless the team store has them; the bytes sent. */
-async function pushBlob(client: ClientBase, root: string, path: string, value: ValueMeta): Promise<number> {
+/** What a blob is uploaded as: its hash, size and lines, with its line index when known. */
+export interface BlobOf {
+  sha256: string;
+  bytes: number;
+  lines: number;
+  /** The value's id, for messages. */
+  valueId: string;
+  index?: LineIndex;
+}
+
+/** Uploads one value file's bytes as a complete blob, unless the team store has them; the bytes sent. */
+export async function pushBlob(client: ClientBase, root: string, path: string, value: BlobOf): Promise<number> {
   const there = await client.query('SELECT complete FROM blobs WHERE sha256 = $1', [value.sha256]);
   if (there.rows[0]?.complete === true) return 0;
   return inTransaction(client, async () => {
-    await client.query('INSERT INTO blobs (sha256, bytes, lines) VALUES ($1, $2, $3) ON CONFLICT (sha256) DO NOTHING', [
-      value.sha256,
-      value.bytes,
-      value.lines,
-    ]);
+    await client.query(
+      'INSERT INTO blobs (sha256, bytes, lines, line_index) VALUES ($1, $2, $3, $4) ON CONFLICT (sha256) DO NOTHING',
+      [value.sha256, value.bytes, value.lines, value.index ? serializeIndex(value.index) : null],
+    );
     let n = 0;
     let sent = 0;
     let batch: unknown[] = [];
@@ -123,7 +133,9 @@ export async function pushRun(client: ClientBase, store: Store, runId: string): 
   let valuesSent = 0;
   let bytesSent = 0;
   for (const value of values) {
-    const sent = await pushBlob(client, store.root, store.values.path(runId, value.valueId), value);
+    const index = await store.values.lineIndex(runId, value.valueId).catch(() => undefined);
+    const blob = { ...value, ...(index ? { index } : {}) };
+    const sent = await pushBlob(client, store.root, store.values.path(runId, value.valueId), blob);
     if (sent > 0 || value.bytes === 0) valuesSent++;
     bytesSent += sent;
   }
@@ -149,12 +161,7 @@ export async function pushRun(client: ClientBase, store: Store, runId: string): 
           `run ${runId} in the team store is not this run as it is here (event ${Number(differs?.seq ?? 0) + 1} differs): push it under another id (retained import … --run, or retained run --run)`,
         );
     }
-    for (let from = have; from < events.length; from += EVENTS_PER_BATCH) {
-      const part = events.slice(from, from + EVENTS_PER_BATCH);
-      const params = part.flatMap((event, i) => [runId, from + i, JSON.stringify(event)]);
-      const rows = part.map((_, i) => `($${i * 3 + 1}, $${i * 3 + 2}, $${i * 3 + 3}::json)`);
-      await client.query(`INSERT INTO events (run_id, seq, event) VALUES ${rows.join(', ')}`, params);
-    }
+    await insertEvents(client, runId, have, events.slice(have));
     for (const value of values)
       await client.query(
         'INSERT INTO run_values (run_id, value_id, sha256, meta) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING',
@@ -163,6 +170,21 @@ export async function pushRun(client: ClientBase, store: Store, runId: string): 
     return events.length - have;
   });
   return { runId, events: added, valuesSent, valuesThere: values.length - valuesSent, bytesSent };
+}
+
+/** Appends events to a run from sequence number `from` on, a batch per statement. */
+export async function insertEvents(
+  client: ClientBase,
+  runId: string,
+  from: number,
+  events: readonly TranscriptEvent[],
+): Promise<void> {
+  for (let at = 0; at < events.length; at += EVENTS_PER_BATCH) {
+    const part = events.slice(at, at + EVENTS_PER_BATCH);
+    const params = part.flatMap((event, i) => [runId, from + at + i, JSON.stringify(event)]);
+    const rows = part.map((_, i) => `($${i * 3 + 1}, $${i * 3 + 2}, $${i * 3 + 3}::json)`);
+    await client.query(`INSERT INTO events (run_id, seq, event) VALUES ${rows.join(', ')}`, params);
+  }
 }
 
 /** A complete blob's bytes, a few chunks per query, in order. */

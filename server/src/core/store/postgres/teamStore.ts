@@ -1,0 +1,724 @@
+/**
+ * The team store: the store interface (runStore.ts) on PostgreSQL, with the schema of schema.ts.
+ * A run's events are rows numbered from 0 (a position is that number); a value is a row naming
+ * a complete blob, whose bytes are read a chunk's part at a time, so a peek at the end of a 1 GB
+ * value reads the chunks its lines are in and no others. A value is staged in a private local
+ * folder as it streams (hashed and indexed there, as in a folder store), then uploaded whole and
+ * named in one transaction: a writer that dies halfway leaves nothing a stub names. Each write
+ * notifies CHANGES_CHANNEL, so every machine watching sees the run change while it runs.
+ *
+ * Every id reaches SQL as a parameter; every row read back is checked before it is used.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir, userInfo } from 'node:os';
+import { join } from 'node:path';
+import { Client, type ClientBase, Pool, type PoolClient } from 'pg';
+import type { TranscriptEvent } from '../../../../../shared/events';
+import { isSanitizedId } from '../../../../../shared/ids';
+import { InvalidInput } from '../../../../../shared/invalidInput';
+import type { ReadResult, RunSummary, ValueMeta } from '../../../../../shared/protocol';
+import type { AuditEntry } from '../audit';
+import { checkedId } from '../layout';
+import { type LineIndex, parseIndex } from '../lineIndex';
+import type { OpenValue, ValueBytes } from '../lineReader';
+import type { RunStore, ValueStore } from '../runStore';
+import { type RunMeta, Store } from '../store';
+import type { TailRead } from '../transcript';
+import { parseEvent } from '../transcript';
+import { type NewValue, namesTaken, type StagedValue, sidecarMeta, valueNames } from '../valueFiles';
+import { shownUrl, storeError } from './connect';
+import { schemaVersion } from './migrate';
+import { CHANGES_CHANNEL, SCHEMA_VERSION } from './schema';
+import { insertEvents, inTransaction, pushBlob } from './transfer';
+
+/** Connections one process holds at most. */
+const POOL_MAX = 4;
+/** Blob layouts (chunk starts, line index) kept: a blob never changes, so they never go stale. */
+const LAYOUTS_MAX = 256;
+/** A watcher that lost its connection tries again after this long. */
+const RELISTEN_MS = 2000;
+
+/** Where a blob's chunks start, and its line index. */
+interface Layout {
+  sha256: string;
+  starts: number[];
+  index: LineIndex;
+}
+
+export class TeamStore implements RunStore {
+  readonly where: string;
+  readonly folder = undefined;
+  readonly values: TeamValues;
+  readonly auditAt: string;
+  readonly pool: Pool;
+  private readonly user: string;
+
+  constructor(private readonly url: string) {
+    this.where = shownUrl(url);
+    this.auditAt = `the audit table of ${this.where}`;
+    this.user = safeUser(url);
+    this.pool = new Pool({
+      connectionString: url,
+      application_name: 'retained',
+      max: POOL_MAX,
+      connectionTimeoutMillis: 10_000,
+      // A command line ends when its work does: idle connections do not hold it.
+      allowExitOnIdle: true,
+    });
+    // A connection dropped while idle is the next query's error, never an uncaught one.
+    this.pool.on('error', () => undefined);
+    this.values = new TeamValues(this);
+  }
+
+  /** A query, with a database error said as a user reads it (a permission names the role). */
+  async query(sql: string, params: unknown[] = [], client?: ClientBase): Promise<Record<string, unknown>[]> {
+    try {
+      return (await (client ?? this.pool).query(sql, params)).rows;
+    } catch (err) {
+      throw this.error(err);
+    }
+  }
+
+  error(err: unknown): Error {
+    const code = (err as { code?: string }).code;
+    if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === '28P01' || code === '3D000')
+      return new InvalidInput(`cannot reach ${this.where}: ${(err as Error).message}`);
+    return storeError(err, this.user);
+  }
+
+  /** One client for a transaction, released however it ends. */
+  async transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect().catch((err) => {
+      throw this.error(err);
+    });
+    try {
+      return await inTransaction(client, () => work(client));
+    } catch (err) {
+      throw err instanceof InvalidInput ? err : this.error(err);
+    } finally {
+      client.release();
+    }
+  }
+
+  /** Checks that the schema is there and one this build reads. */
+  async init(): Promise<void> {
+    const client = await this.pool.connect().catch((err) => {
+      throw this.error(err);
+    });
+    try {
+      const version = await schemaVersion(client);
+      if (version === 0)
+        throw new InvalidInput(`${this.where} has no retained schema: run \`retained migrate --store <url>\` first`);
+      if (version > SCHEMA_VERSION)
+        throw new InvalidInput(
+          `${this.where} is at schema version ${version}, newer than this retained (${SCHEMA_VERSION}): update retained`,
+        );
+      if (version < SCHEMA_VERSION)
+        throw new InvalidInput(
+          `${this.where} is at schema version ${version}: run \`retained migrate\` to bring it up`,
+        );
+    } catch (err) {
+      throw err instanceof InvalidInput ? err : this.error(err);
+    } finally {
+      client.release();
+    }
+  }
+
+  async close(): Promise<void> {
+    this.values.closeScratch();
+    await this.pool.end().catch(() => undefined);
+  }
+
+  async listRunIds(): Promise<string[]> {
+    const rows = await this.query(
+      `SELECT r.run_id FROM runs r
+       ORDER BY coalesce((SELECT max(at) FROM events e WHERE e.run_id = r.run_id), r.created_at) DESC, r.run_id`,
+    );
+    return rows.map((r) => r.run_id as string).filter(isSanitizedId);
+  }
+
+  async runExists(runId: string): Promise<boolean> {
+    if (!isSanitizedId(runId)) return false;
+    return (await this.query('SELECT 1 FROM runs WHERE run_id = $1', [runId])).length > 0;
+  }
+
+  async summarizeRun(runId: string): Promise<RunSummary> {
+    const [row] = await this.query(
+      `SELECT r.name, r.pinned, coalesce(r.started_at, r.created_at) AS started,
+              e.updated, coalesce(e.bytes, 0)::bigint AS transcript_bytes,
+              coalesce(v.n, 0)::bigint AS value_count, coalesce(v.bytes, 0)::bigint AS value_bytes,
+              coalesce(v.kept_out, 0)::bigint AS kept_out
+       FROM runs r
+       LEFT JOIN LATERAL (SELECT max(at) AS updated, sum(octet_length(event::text) + 1) AS bytes
+                          FROM events WHERE run_id = r.run_id) e ON true
+       LEFT JOIN LATERAL (SELECT count(*) AS n, sum((meta->>'bytes')::bigint) AS bytes,
+                                 sum(greatest(0, (meta->>'bytes')::bigint - octet_length(meta->>'stub'))) AS kept_out
+                          FROM run_values WHERE run_id = r.run_id) v ON true
+       WHERE r.run_id = $1`,
+      [checkedId(runId, 'run')],
+    );
+    if (!row) throw new InvalidInput(`no run ${runId} in ${this.where}`);
+    const started = row.started as Date;
+    return {
+      runId,
+      name: typeof row.name === 'string' ? row.name : runId,
+      startedAt: started.toISOString(),
+      updatedAt: ((row.updated as Date | null) ?? started).toISOString(),
+      transcriptBytes: Number(row.transcript_bytes),
+      valueCount: Number(row.value_count),
+      valueBytes: Number(row.value_bytes),
+      keptOutBytes: Number(row.kept_out),
+      pinned: row.pinned === true,
+    };
+  }
+
+  async readRunMeta(runId: string): Promise<RunMeta | undefined> {
+    const [row] = await this.query('SELECT name, created_at, started_at FROM runs WHERE run_id = $1', [runId]);
+    if (!row || typeof row.name !== 'string') return undefined;
+    return {
+      name: row.name,
+      createdAt: (row.created_at as Date).toISOString(),
+      ...(row.started_at ? { startedAt: (row.started_at as Date).toISOString() } : {}),
+    };
+  }
+
+  async ensureRunMeta(runId: string, name: string, startedAt?: string): Promise<void> {
+    await this.query('INSERT INTO runs (run_id, name, started_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [
+      checkedId(runId, 'run'),
+      name,
+      startedAt ?? null,
+    ]);
+  }
+
+  async runsWithValue(valueId: string): Promise<string[]> {
+    if (!isSanitizedId(valueId)) return [];
+    const rows = await this.query(
+      `SELECT v.run_id FROM run_values v JOIN blobs b USING (sha256) JOIN runs r USING (run_id)
+       WHERE v.value_id = $1 AND b.complete ORDER BY r.created_at DESC, v.run_id`,
+      [valueId],
+    );
+    return rows.map((r) => r.run_id as string);
+  }
+
+  /** In a transaction: the run's row is there and this writer is its only appender until the end. */
+  async appending(client: ClientBase, runId: string): Promise<number> {
+    await this.query('INSERT INTO runs (run_id, name) VALUES ($1, $1) ON CONFLICT DO NOTHING', [runId], client);
+    await this.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [runId], client);
+    const [row] = await this.query(
+      'SELECT coalesce(max(seq) + 1, 0)::bigint AS next FROM events WHERE run_id = $1',
+      [runId],
+      client,
+    );
+    return Number(row?.next ?? 0);
+  }
+
+  async notify(client: ClientBase, runId: string): Promise<void> {
+    await this.query('SELECT pg_notify($1, $2)', [CHANGES_CHANNEL, runId], client);
+  }
+
+  appendEvent(runId: string, event: TranscriptEvent): Promise<void> {
+    checkedId(runId, 'run');
+    return this.transaction(async (client) => {
+      const next = await this.appending(client, runId);
+      await insertEvents(client, runId, next, [event]);
+      await this.notify(client, runId);
+    });
+  }
+
+  writeTranscript(runId: string, events: readonly TranscriptEvent[], replace = false): Promise<void> {
+    checkedId(runId, 'run');
+    if (replace) return this.replaceTranscript(runId);
+    return this.transaction(async (client) => {
+      if ((await this.appending(client, runId)) > 0) throw new InvalidInput(`run ${runId} has a transcript already`);
+      await insertEvents(client, runId, 0, events);
+      await this.notify(client, runId);
+    });
+  }
+
+  /** An advisory lock on the run held by a client of its own while `work` runs. */
+  async locked<T>(runId: string, work: () => Promise<T>): Promise<T> {
+    const client = await this.pool.connect().catch((err) => {
+      throw this.error(err);
+    });
+    try {
+      await this.query('SELECT pg_advisory_lock(hashtextextended($1, 1))', [checkedId(runId, 'run')], client);
+      try {
+        return await work();
+      } finally {
+        await client.query('SELECT pg_advisory_unlock(hashtextextended($1, 1))', [runId]).catch(() => undefined);
+      }
+    } finally {
+      client.release();
+    }
+  }
+
+  /** A team store's transcripts are only appended to: its writers delete nothing. */
+  async replaceTranscript(runId: string): Promise<void> {
+    throw new InvalidInput(
+      `run ${runId} in ${this.where} is only ever appended to: import the session under a new run id (--run)`,
+    );
+  }
+
+  async readEvents(runId: string, from = 0, limit = Infinity): Promise<ReadResult> {
+    const read = await this.readEventsFrom(runId, 0, 0, { from, limit });
+    return { events: read.events, skipped: read.skipped };
+  }
+
+  async readFirstEvent(runId: string): Promise<TranscriptEvent | undefined> {
+    return (await this.readEventsFrom(runId, 0, 0, { from: 0, limit: 1 })).events[0];
+  }
+
+  /** Events from sequence number `start` on; a position is an event's number, a "line" one event. */
+  async readEventsFrom(
+    runId: string,
+    start = 0,
+    lineBase = 0,
+    page: { from: number; limit: number } = { from: 0, limit: Infinity },
+  ): Promise<TailRead> {
+    const result: TailRead = { events: [], skipped: [], offsets: [], end: start, lines: 0 };
+    const first = start + page.from;
+    const rows = await this.query(
+      `SELECT seq, event::text AS text FROM events WHERE run_id = $1 AND seq >= $2 ${
+        Number.isFinite(page.limit) ? 'AND seq < $3' : ''
+      } ORDER BY seq`,
+      Number.isFinite(page.limit) ? [runId, first, first + page.limit] : [runId, first],
+    );
+    for (const row of rows) {
+      const seq = Number(row.seq);
+      const parsed = parseEvent(row.text as string);
+      if (typeof parsed === 'string') result.skipped.push({ line: lineBase + seq - start + 1, reason: parsed });
+      else {
+        result.events.push(parsed);
+        result.offsets.push(seq);
+      }
+      result.end = seq + 1;
+    }
+    result.lines = result.end - start;
+    return result;
+  }
+
+  async readEventsAt(runId: string, positions: readonly number[]): Promise<TranscriptEvent[] | undefined> {
+    if (positions.length === 0) return [];
+    const rows = await this.query(
+      'SELECT seq, event::text AS text FROM events WHERE run_id = $1 AND seq = ANY($2::bigint[]) ORDER BY seq',
+      [runId, positions],
+    );
+    if (rows.length !== positions.length) return undefined;
+    const events: TranscriptEvent[] = [];
+    for (const row of rows) {
+      const parsed = parseEvent(row.text as string);
+      if (typeof parsed === 'string') return undefined;
+      events.push(parsed);
+    }
+    return events;
+  }
+
+  /** A run's transcript is never replaced here: its identity is when it was made, its size its events. */
+  async transcriptStamp(runId: string): Promise<{ identity: number; size: number } | undefined> {
+    const [row] = await this.query(
+      `SELECT r.created_at, (SELECT coalesce(max(seq) + 1, 0) FROM events WHERE run_id = r.run_id)::bigint AS n
+       FROM runs r WHERE r.run_id = $1`,
+      [runId],
+    );
+    if (!row || Number(row.n) === 0) return undefined;
+    return { identity: (row.created_at as Date).getTime(), size: Number(row.n) };
+  }
+
+  async audit(record: AuditEntry): Promise<void> {
+    await this.query('INSERT INTO audit (entry) VALUES ($1::jsonb)', [
+      JSON.stringify({ ts: new Date().toISOString(), ...record }),
+    ]);
+  }
+
+  /** LISTEN on its own connection; a lost one is listened on again, and the runs it missed are said changed. */
+  watch(changed: (runId: string) => void): { start(): void; dispose(): void } {
+    let client: Client | undefined;
+    let disposed = false;
+    let timer: NodeJS.Timeout | undefined;
+    const listen = async () => {
+      if (disposed || client) return;
+      const next = new Client({ connectionString: this.url, application_name: 'retained watch' });
+      client = next;
+      const again = () => {
+        if (client !== next) return;
+        client = undefined;
+        void next.end().catch(() => undefined);
+        if (!disposed) timer = setTimeout(() => void listen().then(everyRun), RELISTEN_MS);
+      };
+      next.on('error', again);
+      next.on('end', again);
+      next.on('notification', (message) => {
+        if (message.channel === CHANGES_CHANNEL && message.payload && isSanitizedId(message.payload))
+          changed(message.payload);
+      });
+      try {
+        await next.connect();
+        await next.query(`LISTEN ${CHANGES_CHANNEL}`);
+      } catch {
+        again();
+      }
+    };
+    const everyRun = async () => {
+      for (const runId of await this.listRunIds().catch(() => [])) changed(runId);
+    };
+    return {
+      start: () => void listen(),
+      dispose: () => {
+        disposed = true;
+        clearTimeout(timer);
+        const last = client;
+        client = undefined;
+        void last?.end().catch(() => undefined);
+      },
+    };
+  }
+
+  async fingerprint(runId: string): Promise<string> {
+    const [row] = await this.query(
+      `SELECT (SELECT coalesce(max(seq) + 1, 0) FROM events WHERE run_id = $1)::bigint AS events,
+              (SELECT count(*) FROM run_values WHERE run_id = $1)::bigint AS values,
+              (SELECT pinned FROM runs WHERE run_id = $1) AS pinned`,
+      [runId],
+    );
+    return `${row?.events}:${row?.values}:${row?.pinned}`;
+  }
+
+  async isPinned(runId: string): Promise<boolean> {
+    const [row] = await this.query('SELECT pinned FROM runs WHERE run_id = $1', [runId]);
+    return row?.pinned === true;
+  }
+
+  async setPinned(runId: string, pinned: boolean): Promise<void> {
+    await this.transaction(async (client) => {
+      await this.query('UPDATE runs SET pinned = $2 WHERE run_id = $1', [runId, pinned], client);
+      await this.notify(client, runId);
+    });
+  }
+
+  /** Only a role granted DELETE (an administrator's) removes runs: a writer's attempt names what it lacks. */
+  async deleteRun(runId: string): Promise<void> {
+    await this.transaction(async (client) => {
+      await this.query('DELETE FROM runs WHERE run_id = $1', [runId], client);
+      await this.notify(client, runId);
+    });
+  }
+
+  async deleteRunIf(runId: string, still: () => Promise<boolean>): Promise<boolean> {
+    return this.locked(runId, async () => {
+      if (!(await still())) return false;
+      await this.deleteRun(runId);
+      return true;
+    });
+  }
+}
+
+class TeamValues implements ValueStore {
+  /** A private folder on this machine where values are staged while they stream. */
+  private scratch: Store | undefined;
+  private readonly layouts = new Map<string, Promise<Layout>>();
+
+  constructor(private readonly team: TeamStore) {}
+
+  private stagingArea(): Store {
+    this.scratch ??= new Store(mkdtempSync(join(tmpdir(), 'retained-staging-')));
+    return this.scratch;
+  }
+
+  closeScratch(): void {
+    if (this.scratch) rmSync(this.scratch.root, { recursive: true, force: true });
+    this.scratch = undefined;
+  }
+
+  stage(
+    runId: string,
+    parts: Iterable<Buffer> | AsyncIterable<Buffer>,
+    onPart?: (part: Buffer) => void | Promise<void>,
+  ): Promise<StagedValue> {
+    return this.stagingArea().values.stage(checkedId(runId, 'run'), parts, onPart);
+  }
+
+  readStaged(staged: StagedValue): Promise<string> {
+    return this.stagingArea().values.readStaged(staged);
+  }
+
+  discardStaged(staged: StagedValue): Promise<void> {
+    return this.stagingArea().values.discardStaged(staged);
+  }
+
+  /**
+   * Uploads the staged bytes as a complete blob (unless the team has them), then names the value
+   * under the first free name, in one transaction with a notice; the staged file goes either way.
+   */
+  async place(staged: StagedValue, value: NewValue, valueId?: string): Promise<ValueMeta> {
+    const { team } = this;
+    const runId = checkedId(value.runId, 'run');
+    const names = valueNames(value.callId, staged.sha256, valueId);
+    try {
+      const client = await team.pool.connect().catch((err) => {
+        throw team.error(err);
+      });
+      try {
+        await pushBlob(client, this.stagingArea().root, staged.tmp, {
+          sha256: staged.sha256,
+          bytes: staged.bytes,
+          lines: staged.index.lines,
+          valueId: names[0]!,
+          index: staged.index,
+        });
+      } catch (err) {
+        throw err instanceof InvalidInput ? err : team.error(err);
+      } finally {
+        client.release();
+      }
+      return await team.transaction(async (client) => {
+        await team.query('INSERT INTO runs (run_id, name) VALUES ($1, $1) ON CONFLICT DO NOTHING', [runId], client);
+        for (const name of names) {
+          const meta: ValueMeta = {
+            runId,
+            valueId: name,
+            callId: value.callId,
+            tool: value.tool,
+            bytes: staged.bytes,
+            lines: staged.index.lines,
+            sha256: staged.sha256,
+            isError: value.isError,
+            ...(value.subject ? { subject: value.subject } : {}),
+            createdAt: new Date().toISOString(),
+            stub: value.stubFor(name),
+          };
+          const added = await team.query(
+            `INSERT INTO run_values (run_id, value_id, sha256, meta) VALUES ($1, $2, $3, $4::jsonb)
+             ON CONFLICT DO NOTHING RETURNING value_id`,
+            [runId, name, staged.sha256, JSON.stringify(meta)],
+            client,
+          );
+          if (added.length > 0) {
+            await team.notify(client, runId);
+            return meta;
+          }
+          // The same bytes under a taken name are the same value; other bytes, the next name.
+          const [there] = await team.query(
+            'SELECT sha256, meta::text AS meta FROM run_values WHERE run_id = $1 AND value_id = $2',
+            [runId, name],
+            client,
+          );
+          if (there?.sha256 === staged.sha256) {
+            const known = sidecarMeta(there.meta as string, runId, name, staged.bytes);
+            if (known) return known;
+          }
+        }
+        throw namesTaken(value.callId, names);
+      });
+    } finally {
+      await this.discardStaged(staged);
+    }
+  }
+
+  async exists(runId: string, valueId: string): Promise<boolean> {
+    if (!isSanitizedId(runId) || !isSanitizedId(valueId)) return false;
+    const rows = await this.team.query(
+      'SELECT 1 FROM run_values v JOIN blobs b USING (sha256) WHERE v.run_id = $1 AND v.value_id = $2 AND b.complete',
+      [runId, valueId],
+    );
+    return rows.length > 0;
+  }
+
+  /** The blob a value names, with where its chunks start and its line index (cached by hash). */
+  private async layout(runId: string, valueId: string): Promise<Layout> {
+    const [row] = await this.team.query(
+      `SELECT b.sha256 FROM run_values v JOIN blobs b USING (sha256)
+       WHERE v.run_id = $1 AND v.value_id = $2 AND b.complete`,
+      [checkedId(runId, 'run'), checkedId(valueId, 'value')],
+    );
+    if (!row) throw new Error(`value ${valueId} of run ${runId} is not there`);
+    const sha256 = row.sha256 as string;
+    let layout = this.layouts.get(sha256);
+    if (!layout) {
+      layout = this.readLayout(sha256);
+      if (this.layouts.size >= LAYOUTS_MAX) this.layouts.delete(this.layouts.keys().next().value!);
+      this.layouts.set(sha256, layout);
+      layout.catch(() => this.layouts.delete(sha256));
+    }
+    return layout;
+  }
+
+  private async readLayout(sha256: string): Promise<Layout> {
+    const [blob] = await this.team.query('SELECT bytes, line_index FROM blobs WHERE sha256 = $1', [sha256]);
+    const chunks = await this.team.query(
+      'SELECT n, length(data)::bigint AS bytes, first_line FROM blob_chunks WHERE sha256 = $1 ORDER BY n',
+      [sha256],
+    );
+    const bytes = Number(blob?.bytes ?? 0);
+    const starts: number[] = [];
+    let at = 0;
+    for (const [i, chunk] of chunks.entries()) {
+      if (Number(chunk.n) !== i) throw new Error(`blob ${sha256} is missing chunk ${i}`);
+      starts.push(at);
+      at += Number(chunk.bytes);
+    }
+    if (at !== bytes) throw new Error(`blob ${sha256} holds ${at} bytes of ${bytes}`);
+    const stored = blob?.line_index ? parseIndex(blob.line_index as Buffer, bytes) : undefined;
+    return { sha256, starts, index: stored ?? (await this.chunkIndex(sha256, chunks, starts, bytes)) };
+  }
+
+  /** An index from the chunks alone (a blob without one): a checkpoint where each chunk starts. */
+  private async chunkIndex(
+    sha256: string,
+    chunks: Record<string, unknown>[],
+    starts: number[],
+    bytes: number,
+  ): Promise<LineIndex> {
+    let finalNewline = true;
+    let newlines = 0;
+    if (bytes > 0) {
+      const [last] = await this.team.query(
+        `SELECT get_byte(data, length(data) - 1) AS byte, length(data) - length(replace(data, '\\x0a'::bytea, ''::bytea)) AS nl
+         FROM blob_chunks WHERE sha256 = $1 AND n = $2`,
+        [sha256, chunks.length - 1],
+      );
+      finalNewline = Number(last?.byte) === 0x0a;
+      newlines = Number(chunks[chunks.length - 1]!.first_line) - 1 + Number(last?.nl ?? 0);
+    }
+    const lines = bytes === 0 ? 0 : finalNewline ? newlines : newlines + 1;
+    const checkpointLines: number[] = [];
+    const checkpointOffsets: number[] = [];
+    chunks.forEach((chunk, i) => {
+      const line = Number(chunk.first_line);
+      if (line > lines && i > 0) return;
+      checkpointLines.push(line);
+      checkpointOffsets.push(starts[i]!);
+    });
+    if (checkpointLines.length === 0) checkpointLines.push(1), checkpointOffsets.push(0);
+    return { bytes, lines, finalNewline, checkpointLines, checkpointOffsets };
+  }
+
+  async lineIndex(runId: string, valueId: string): Promise<LineIndex> {
+    return (await this.layout(runId, valueId)).index;
+  }
+
+  async readMeta(runId: string, valueId: string): Promise<ValueMeta> {
+    const [meta] = await this.readMetas(runId, [{ valueId, bytes: -1 }]);
+    if (!meta) throw new Error(`value ${valueId} of run ${runId} is not there`);
+    return meta;
+  }
+
+  async readHead(runId: string, valueId: string, maxBytes: number): Promise<string> {
+    const bytes = await this.open(runId, valueId)();
+    try {
+      const buffer = Buffer.alloc(maxBytes + 4);
+      const { bytesRead } = await bytes.read(buffer, 0, buffer.length, 0);
+      return buffer.subarray(0, bytesRead).toString('utf8');
+    } finally {
+      await bytes.close();
+    }
+  }
+
+  async listFiles(runId: string): Promise<{ valueId: string; bytes: number; mtimeMs: number }[]> {
+    const rows = await this.team.query(
+      `SELECT v.value_id, b.bytes, v.meta->>'createdAt' AS created FROM run_values v JOIN blobs b USING (sha256)
+       WHERE v.run_id = $1 AND b.complete`,
+      [runId],
+    );
+    return rows
+      .filter((r) => isSanitizedId(r.value_id as string))
+      .map((r) => ({
+        valueId: r.value_id as string,
+        bytes: Number(r.bytes),
+        mtimeMs: Date.parse(String(r.created)) || 0,
+      }))
+      .sort((a, b) => a.mtimeMs - b.mtimeMs || (a.valueId < b.valueId ? -1 : a.valueId > b.valueId ? 1 : 0));
+  }
+
+  async list(runId: string): Promise<ValueMeta[]> {
+    return this.readMetas(runId, await this.listFiles(runId));
+  }
+
+  /** Metadata rows, each checked as a folder's sidecar is (a row may come from anyone with write access). */
+  async readMetas(runId: string, files: readonly { valueId: string; bytes: number }[]): Promise<ValueMeta[]> {
+    if (files.length === 0) return [];
+    const rows = await this.team.query(
+      `SELECT v.value_id, b.bytes, v.meta::text AS meta FROM run_values v JOIN blobs b USING (sha256)
+       WHERE v.run_id = $1 AND v.value_id = ANY($2::text[]) AND b.complete`,
+      [runId, files.map((f) => f.valueId)],
+    );
+    const byId = new Map(rows.map((r) => [r.value_id as string, r]));
+    const out: ValueMeta[] = [];
+    for (const file of files) {
+      const row = byId.get(file.valueId);
+      if (!row) continue;
+      const meta = sidecarMeta(row.meta as string, runId, file.valueId, Number(row.bytes));
+      if (meta) out.push(meta);
+      else throw new Error(`value ${file.valueId} of run ${runId}: its row in the team store is not well formed`);
+    }
+    return out;
+  }
+
+  /** Reads a blob by byte position: the part of each chunk a read spans, and only that. */
+  open(runId: string, valueId: string): OpenValue {
+    return async (): Promise<ValueBytes> => {
+      const { sha256, starts, index } = await this.layout(runId, valueId);
+      const chunkAt = (position: number) => {
+        let lo = 0;
+        let hi = starts.length - 1;
+        while (lo < hi) {
+          const mid = (lo + hi + 1) >> 1;
+          if (starts[mid]! <= position) lo = mid;
+          else hi = mid - 1;
+        }
+        return lo;
+      };
+      return {
+        read: async (buffer, offset, length, position) => {
+          let bytesRead = 0;
+          while (bytesRead < length && position + bytesRead < index.bytes) {
+            const at = position + bytesRead;
+            const n = chunkAt(at);
+            const chunkEnd = n + 1 < starts.length ? starts[n + 1]! : index.bytes;
+            const take = Math.min(length - bytesRead, chunkEnd - at);
+            const [row] = await this.team.query(
+              'SELECT substring(data FROM $3 FOR $4) AS part FROM blob_chunks WHERE sha256 = $1 AND n = $2',
+              [sha256, n, at - starts[n]! + 1, take],
+            );
+            const part = row?.part as Buffer | undefined;
+            if (!part || part.length === 0) break;
+            part.copy(buffer, offset + bytesRead);
+            bytesRead += part.length;
+          }
+          return { bytesRead };
+        },
+        close: async () => undefined,
+      };
+    };
+  }
+
+  /** A team value has no file: the editor reads it through the server (`retained/valueText`). */
+  uri(runId: string, valueId: string): string {
+    return `retained-value:/${encodeURIComponent(runId)}/${encodeURIComponent(valueId)}`;
+  }
+
+  async delete(runId: string, valueId: string): Promise<void> {
+    await this.team.transaction(async (client) => {
+      await this.team.query('DELETE FROM run_values WHERE run_id = $1 AND value_id = $2', [runId, valueId], client);
+      await this.team.notify(client, runId);
+    });
+  }
+
+  dropCachesFor(): void {
+    // Cached layouts are by hash: a blob never changes.
+  }
+}
+
+/** The role a URL connects as, for messages (libpq's order: the URL, PGUSER, the login name). */
+function safeUser(url: string): string {
+  try {
+    const user = decodeURIComponent(new URL(url).username);
+    if (user) return user;
+  } catch {
+    // fall through
+  }
+  try {
+    return process.env.PGUSER || userInfo().username;
+  } catch {
+    return '(unknown)';
+  }
+}

@@ -1,0 +1,105 @@
+/**
+ * The store interface the core talks to: runs, their events in order, their values (with line
+ * index and bytes), pins. Two stores implement it: a folder on this machine (store.ts, the
+ * default) and a team store in PostgreSQL (postgres/teamStore.ts); one conformance suite
+ * (test/server/storeConformance.test.ts) runs against both.
+ *
+ * A transcript is read by position: a position is opaque to the core (a byte offset in a folder
+ * store's file, an event's sequence number in a team store), known only from an earlier read.
+ * What only a folder has (the inspector's index file, temp files, the file watcher, clean-up's
+ * measure of the disk) is reached through `folder`, undefined on a team store.
+ */
+import type { TranscriptEvent } from '../../../../shared/events';
+import type { ReadResult, RunSummary, ValueMeta } from '../../../../shared/protocol';
+import type { AuditEntry } from './audit';
+import type { LineIndex } from './lineIndex';
+import type { OpenValue } from './lineReader';
+import type { RunMeta, Store } from './store';
+import type { TailRead } from './transcript';
+import type { NewValue, StagedValue } from './valueFiles';
+
+export interface RunStore {
+  /** Where it is, for messages: a folder's path, or a team store's URL without its password. */
+  readonly where: string;
+  /** The folder store itself, for what only a folder has; undefined on a team store. */
+  readonly folder: Store | undefined;
+  readonly values: ValueStore;
+
+  /** Opens the store, creating nothing. */
+  init(): Promise<void>;
+  /** Lets go of what it holds (a team store's connections). */
+  close(): Promise<void>;
+
+  listRunIds(): Promise<string[]>;
+  runExists(runId: string): Promise<boolean>;
+  summarizeRun(runId: string): Promise<RunSummary>;
+  readRunMeta(runId: string): Promise<RunMeta | undefined>;
+  /** Records the run's name once, when it is first written to. */
+  ensureRunMeta(runId: string, name: string, startedAt?: string): Promise<void>;
+  /** Every run holding a value with this id. */
+  runsWithValue(valueId: string): Promise<string[]>;
+
+  appendEvent(runId: string, event: TranscriptEvent): Promise<void>;
+  /** A new run's whole transcript (failing if it has one), or with `replace` in place of its own, at once. */
+  writeTranscript(runId: string, events: readonly TranscriptEvent[], replace?: boolean): Promise<void>;
+  /** Runs `work` as the only writer of the run (an import's read, compare and replace). */
+  locked<T>(runId: string, work: () => Promise<T>): Promise<T>;
+  /** `writeTranscript(…, true)` for a caller inside `locked`. */
+  replaceTranscript(runId: string, events: readonly TranscriptEvent[]): Promise<void>;
+  readEvents(runId: string, from?: number, limit?: number): Promise<ReadResult>;
+  readFirstEvent(runId: string): Promise<TranscriptEvent | undefined>;
+  /** The events from position `start` on (a reader following the run), a page of them when asked. */
+  readEventsFrom(
+    runId: string,
+    start?: number,
+    lineBase?: number,
+    page?: { from: number; limit: number; final?: boolean },
+  ): Promise<TailRead>;
+  /** The events at positions known from an earlier read; undefined when the transcript changed. */
+  readEventsAt(runId: string, positions: readonly number[]): Promise<TranscriptEvent[] | undefined>;
+  /** Which transcript the run has and how far it goes: a new identity is a replaced transcript. */
+  transcriptStamp(runId: string): Promise<{ identity: number; size: number } | undefined>;
+
+  /** Appends a record to the audit log (stamped with the time); throws when the store refused it. */
+  audit(record: AuditEntry): Promise<void>;
+  /** Where a person reads the audit log: a file's path, or the team store's table. */
+  readonly auditAt: string;
+
+  /** Calls `changed` for each run another process changes, until the returned watch is disposed. */
+  watch(changed: (runId: string) => void): { start(): void; dispose(): void };
+  /** What the run is now, as a string that changes whenever it does (a watcher's echo is told from news by it). */
+  fingerprint(runId: string): Promise<string>;
+
+  isPinned(runId: string): Promise<boolean>;
+  setPinned(runId: string, pinned: boolean): Promise<void>;
+  deleteRun(runId: string): Promise<void>;
+  /** Removes the run if `still` says so once no one else writes it; whether it went. */
+  deleteRunIf(runId: string, still: () => Promise<boolean>): Promise<boolean>;
+}
+
+/** A run's values: staged as they stream, placed once (visible only whole), read by line. */
+export interface ValueStore {
+  stage(
+    runId: string,
+    parts: Iterable<Buffer> | AsyncIterable<Buffer>,
+    onPart?: (part: Buffer) => void | Promise<void>,
+  ): Promise<StagedValue>;
+  readStaged(staged: StagedValue): Promise<string>;
+  discardStaged(staged: StagedValue): Promise<void>;
+  place(staged: StagedValue, value: NewValue, valueId?: string): Promise<ValueMeta>;
+  exists(runId: string, valueId: string): Promise<boolean>;
+  lineIndex(runId: string, valueId: string): Promise<LineIndex>;
+  readMeta(runId: string, valueId: string): Promise<ValueMeta>;
+  readHead(runId: string, valueId: string, maxBytes: number): Promise<string>;
+  /** Value ids and sizes of a run, oldest first (cheap). */
+  listFiles(runId: string): Promise<{ valueId: string; bytes: number; mtimeMs: number }[]>;
+  list(runId: string): Promise<ValueMeta[]>;
+  readMetas(runId: string, files: readonly { valueId: string; bytes: number }[]): Promise<ValueMeta[]>;
+  /** The value's bytes, for a reader (see lineReader.ts). */
+  open(runId: string, valueId: string): OpenValue;
+  /** Where an editor opens the value: a file URL, or a `retained:` URL the client reads through the server. */
+  uri(runId: string, valueId: string): string;
+  delete(runId: string, valueId: string): Promise<void>;
+  /** Forgets what it cached of a run, after another process changed it. */
+  dropCachesFor(runId: string): void;
+}

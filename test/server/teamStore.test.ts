@@ -92,11 +92,8 @@ describe('a team store in a real PostgreSQL', function () {
     assert.match(denied.stderr, /the role alice may not do this: permission denied for schema public/);
   });
 
-  it('refuses what it cannot do yet, and says where it cannot reach, without a password in the message', async () => {
+  it('says where it cannot reach, without a password in the message', async () => {
     const cwd = tempDir();
-    const run = retained(cwd, ['run', '--store', pg.url, '--', 'seq 1 3']);
-    assert.equal(run.code, 1);
-    assert.match(run.stderr, /run does not work on a team store .* yet: only migrate, ls, push and pull do/);
     const away = retained(cwd, ['migrate', '--store', 'postgres://someone:s3cret@127.0.0.1:1/retained']);
     assert.equal(away.code, 1);
     assert.match(away.stderr, /cannot reach postgres:\/\/someone:\*\*\*@127\.0\.0\.1:1\/retained/);
@@ -168,11 +165,11 @@ describe('a team store in a real PostgreSQL', function () {
     // The team store lists its runs and a run's values, as a folder's ls does.
     assert.match(
       retained(there, ['ls', '--store', pg.url]).stdout,
-      /^ci_job_7\S*\t1 values\t1988907 bytes kept out\t1 events\t.*\tci\/job 7$/m,
+      /^ci_job_7\S*\t1 values\t\d+ bytes kept out\t.*\tci\/job 7$/m,
     );
     assert.match(
       retained(there, ['ls', 'ci/job 7', '--store', pg.url]).stdout,
-      new RegExp(`^${id}\\trun_command\\t1988907 bytes\\t300001 lines$`, 'm'),
+      new RegExp(`^${id}\\trun_command\\t1988907 bytes\\t300001 lines\\t`, 'm'),
     );
 
     // Bob may not push; the message names the role and the grant.

@@ -31,17 +31,19 @@ const queues = new Map<string, Promise<unknown>>();
  * Appends one event as one line. Resolves when it is on disk (written, not fsynced); a failed
  * or short write takes back what it wrote, so the transcript is as it was.
  */
-export function appendEvent(root: string, path: string, event: TranscriptEvent): Promise<void> {
-  const stamped = event.ts ? event : { ...event, ts: new Date().toISOString() };
-  const line = encodeLine(stamped);
+export async function appendEvent(root: string, path: string, event: TranscriptEvent): Promise<void> {
+  return appendParts(root, path, eventLine(event));
+}
+
+/** An event as the line it is stored as, stamped with the time when it has none; throws when over the limit. */
+export function eventLine(event: TranscriptEvent): Buffer[] {
+  const line = encodeLine(event.ts ? event : { ...event, ts: new Date().toISOString() });
   const bytes = line.reduce((n, b) => n + b.length, 0);
   if (bytes > EVENT_LINE_MAX_BYTES)
-    return Promise.reject(
-      new LineTooLong(
-        `the event is ${bytes} bytes as JSON, over the ${EVENT_LINE_MAX_BYTES}-byte limit of one transcript line`,
-      ),
+    throw new LineTooLong(
+      `the event is ${bytes} bytes as JSON, over the ${EVENT_LINE_MAX_BYTES}-byte limit of one transcript line`,
     );
-  return appendParts(root, path, line);
+  return line;
 }
 
 /**
@@ -113,12 +115,8 @@ export async function writeEvents(
         batched = 0;
       };
       for (const event of events) {
-        const parts = encodeLine(event.ts ? event : { ...event, ts: new Date().toISOString() });
+        const parts = eventLine(event);
         const size = parts.reduce((n, b) => n + b.length, 0);
-        if (size > EVENT_LINE_MAX_BYTES)
-          throw new LineTooLong(
-            `an event of the run is over the ${EVENT_LINE_MAX_BYTES}-byte limit of one transcript line`,
-          );
         batch.push(...parts);
         batched += size;
         if (batched >= 1 << 20 || batch.length >= 512) await flush();

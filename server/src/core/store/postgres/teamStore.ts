@@ -216,7 +216,7 @@ export class TeamStore implements RunStore {
     await this.query('SELECT pg_notify($1, $2)', [CHANGES_CHANNEL, runId], client);
   }
 
-  appendEvent(runId: string, event: TranscriptEvent): Promise<void> {
+  async appendEvent(runId: string, event: TranscriptEvent): Promise<void> {
     checkedId(runId, 'run');
     return this.transaction(async (client) => {
       const next = await this.appending(client, runId);
@@ -225,7 +225,7 @@ export class TeamStore implements RunStore {
     });
   }
 
-  writeTranscript(runId: string, events: readonly TranscriptEvent[], replace = false): Promise<void> {
+  async writeTranscript(runId: string, events: readonly TranscriptEvent[], replace = false): Promise<void> {
     checkedId(runId, 'run');
     if (replace) return this.replaceTranscript(runId);
     return this.transaction(async (client) => {
@@ -580,15 +580,15 @@ class TeamValues implements ValueStore {
       newlines = Number(chunks[chunks.length - 1]!.first_line) - 1 + Number(last?.nl ?? 0);
     }
     const lines = bytes === 0 ? 0 : finalNewline ? newlines : newlines + 1;
-    const checkpointLines: number[] = [];
-    const checkpointOffsets: number[] = [];
+    // The first checkpoint is line 1 at byte 0, chunks or none (an empty value).
+    const checkpointLines = [1];
+    const checkpointOffsets = [0];
     chunks.forEach((chunk, i) => {
       const line = Number(chunk.first_line);
-      if (line > lines && i > 0) return;
+      if (i === 0 || line > lines) return;
       checkpointLines.push(line);
       checkpointOffsets.push(starts[i]!);
     });
-    if (checkpointLines.length === 0) checkpointLines.push(1), checkpointOffsets.push(0);
     return { bytes, lines, finalNewline, checkpointLines, checkpointOffsets };
   }
 

@@ -15,6 +15,7 @@ import type { ValueMeta } from '../../../../../shared/protocol';
 import { type LineIndex, serializeIndex } from '../lineIndex';
 import { openFile, READ } from '../safeFs';
 import type { Store } from '../store';
+import { eventLine } from '../transcript';
 import { CHUNK_MAX_BYTES } from './schema';
 
 /** Chunks written per statement, and read per query. */
@@ -181,7 +182,11 @@ export async function insertEvents(
 ): Promise<void> {
   for (let at = 0; at < events.length; at += EVENTS_PER_BATCH) {
     const part = events.slice(at, at + EVENTS_PER_BATCH);
-    const params = part.flatMap((event, i) => [runId, from + at + i, JSON.stringify(event)]);
+    // The line a folder store would write: stamped, and within the same limit.
+    const params = part.flatMap((event, i) => {
+      const line = Buffer.concat(eventLine(event));
+      return [runId, from + at + i, line.subarray(0, line.length - 1).toString('utf8')];
+    });
     const rows = part.map((_, i) => `($${i * 3 + 1}, $${i * 3 + 2}, $${i * 3 + 3}::json)`);
     await client.query(`INSERT INTO events (run_id, seq, event) VALUES ${rows.join(', ')}`, params);
   }

@@ -254,6 +254,26 @@ export namespace ValueFileRequest {
   export const type = new RequestType<ValueFileParams, { uri: string; bytes: number; valueId: string }, void>(method);
 }
 
+/** The most bytes one `retained/valueBytes` answer carries. */
+export const VALUE_BYTES_MAX = 4 << 20;
+export const ValueBytesParams = z.strictObject({
+  valueId: id,
+  runId: id,
+  offset: z.number().int().min(0),
+  length: z.number().int().min(1).max(VALUE_BYTES_MAX),
+  store,
+});
+export type ValueBytesParams = z.infer<typeof ValueBytesParams>;
+/**
+ * Client → server: a stretch of a value that has no file on this machine (a team store's), for
+ * its read-only document; base64, at most VALUE_BYTES_MAX bytes, with the value's whole size.
+ */
+export namespace ValueBytesRequest {
+  export const method = 'retained/valueBytes';
+  export const params = ValueBytesParams;
+  export const type = new RequestType<ValueBytesParams, { base64: string; bytes: number }, void>(method);
+}
+
 export const DeleteParams = z.strictObject({ runId: id, valueId: id.optional() });
 export type DeleteParams = z.infer<typeof DeleteParams>;
 /** Client → server: delete one value (with valueId) or a whole run (without). */
@@ -765,6 +785,19 @@ export namespace RunSearchRequest {
 export const ServerOptions = z.strictObject({
   /** Store root; defaults to `<first workspace folder>/.retained`. */
   storeRoot: z.string().min(1).max(PATH_MAX).optional(),
+  /**
+   * A team store's `postgres://` URL, served in place of the folder. Its password is never here:
+   * libpq's PGPASSWORD (which the extension sets from VS Code's secret storage) or ~/.pgpass.
+   */
+  storeUrl: z
+    .string()
+    .max(PATH_MAX)
+    .regex(/^postgres(ql)?:\/\//i, 'a postgres:// or postgresql:// URL')
+    .refine(
+      (url) => !/^postgres(ql)?:\/\/[^/@]*:[^/@]*@/i.test(url),
+      'a URL without its password (keep that in secret storage)',
+    )
+    .optional(),
   settings: SettingsSchema.optional(),
   /** Where agents' sessions opened in the inspector are converted to (not the workspace's store). */
   sessionsRoot: z.string().min(1).max(PATH_MAX).optional(),

@@ -16,17 +16,23 @@ import type { ServerOptions } from '../../shared/protocol';
 import type { Commands } from './commands';
 
 const MAX_RESTARTS = 5;
+/** Where the team store's password is kept: VS Code's secret storage, never settings.json. */
+export const PASSWORD_SECRET = 'retained.storePassword';
+/** Each client's server environment: the password reaches the server as libpq's PGPASSWORD, at each (re)start. */
+const environments = new WeakMap<LanguageClient, NodeJS.ProcessEnv>();
 const RESTART_WINDOW_MS = 3 * 60 * 1000;
 
 export function createClient(
   context: vscode.ExtensionContext,
   output: vscode.LogOutputChannel,
   options: ServerOptions,
+  password: string | undefined,
 ): LanguageClient {
   const module = context.asAbsolutePath('dist/server.js');
+  const env: NodeJS.ProcessEnv = { ...process.env, ...(password ? { PGPASSWORD: password } : {}) };
   const server: ProcessOptions = {
-    run: { module, transport: TransportKind.ipc },
-    debug: { module, transport: TransportKind.ipc, options: { execArgv: ['--nolazy', '--inspect=6019'] } },
+    run: { module, transport: TransportKind.ipc, options: { env } },
+    debug: { module, transport: TransportKind.ipc, options: { env, execArgv: ['--nolazy', '--inspect=6019'] } },
   };
   const restarts: number[] = [];
   const clientOptions: LanguageClientOptions = {
@@ -65,6 +71,7 @@ export function createClient(
     },
   };
   const client = new LanguageClient('retained', 'Retained Outputs', server, clientOptions);
+  environments.set(client, env);
   return client;
 }
 
@@ -87,4 +94,30 @@ export const serverCommands: Commands = {
       },
   },
   showOutput: { run: (ctx) => () => ctx.output.show() },
+  setStorePassword: {
+    run:
+      ({ client, extension, runs, statusBar }) =>
+      async () => {
+        const password = await vscode.window.showInputBox({
+          title: 'Retained Outputs: Team Store Password',
+          prompt: 'The password of the role retained.storeUrl connects as. Kept in secret storage; empty removes it.',
+          password: true,
+          ignoreFocusOut: true,
+        });
+        if (password === undefined) return;
+        const env = environments.get(client)!;
+        if (password) {
+          await extension.secrets.store(PASSWORD_SECRET, password);
+          env.PGPASSWORD = password;
+        } else {
+          await extension.secrets.delete(PASSWORD_SECRET);
+          delete env.PGPASSWORD;
+        }
+        await vscode.window.withProgress(
+          { location: vscode.ProgressLocation.Window, title: 'Retained Outputs: reconnecting to the team store' },
+          () => client.restart(),
+        );
+        await Promise.all([runs.refresh(), statusBar.refresh()]);
+      },
+  },
 };

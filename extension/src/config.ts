@@ -5,7 +5,8 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { ServerOptions } from '../../shared/protocol';
+import { check } from '../../shared/check';
+import { ServerOptions } from '../../shared/protocol';
 import {
   CleanupSchema,
   GuardSchema,
@@ -33,16 +34,18 @@ export function readServerOptions(sessionsRoot?: string): ServerOptions {
     ),
   };
   const root = config.get<string>('storeRoot')?.trim();
+  const url = config.get<string>('storeUrl')?.trim();
   const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
   return {
     settings: resolveSettings(settings, SECTION),
     ...(sessionsRoot ? { sessionsRoot } : {}),
+    ...(url ? { storeUrl: check(ServerOptions.shape.storeUrl, url, `${SECTION}.storeUrl`) } : {}),
     ...(root ? { storeRoot: path.isAbsolute(root) || !folder ? root : path.join(folder, root) } : {}),
   };
 }
 
-/** The store's folder as the server opens it: the setting, else `.retained` in the workspace. */
+/** The store as the server opens it: the team store's URL, else the folder setting, else `.retained` in the workspace. */
 export function storeRootOf(options: ServerOptions): string {
   const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-  return options.storeRoot ?? path.join(folder ?? process.cwd(), STORE_DIR);
+  return options.storeUrl ?? options.storeRoot ?? path.join(folder ?? process.cwd(), STORE_DIR);
 }

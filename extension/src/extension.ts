@@ -8,7 +8,7 @@ import { PEEK_TOOL } from '../../shared/peekTool';
 import { ChangedNotification, RunsRequest, type ServerOptions } from '../../shared/protocol';
 import { registerMcpServer } from './agents';
 import { createApi, type RetainedApi } from './api';
-import { createClient, sendSettings } from './client';
+import { createClient, PASSWORD_SECRET, sendSettings } from './client';
 import { installCli } from './cliInstall';
 import { registerCommands } from './commands';
 import { readServerOptions, SECTION, storeRootOf } from './config';
@@ -43,7 +43,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<Retain
     options = { sessionsRoot };
   }
   let current = options;
-  const client: LanguageClient = createClient(context, output, options);
+  const password = await context.secrets.get(PASSWORD_SECRET);
+  const client: LanguageClient = createClient(context, output, options, password);
   const runChanged = new vscode.EventEmitter<{ runId: string }>();
   const runs = new RunsTree(client);
   const texts = new ReadOnlyText();
@@ -118,7 +119,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<Retain
   });
 
   await client.start();
-  output.info(`Language server started (store: ${options.storeRoot ?? '.retained in the workspace'}).`);
+  output.info(
+    `Language server started (store: ${options.storeUrl ?? options.storeRoot ?? '.retained in the workspace'}).`,
+  );
   void ctx.statusBar.refresh();
   return createApi(client, runChanged.event, ctx.isTrusted);
 }

@@ -1,13 +1,14 @@
 /**
  * Values open read-only: the stored original must not change by accident. A value's document
  * (shared/valueDocument.ts) holds the value's ids; this read-only file system asks the language
- * server which file they are and serves it. The extension never reads a store path out of a URI.
+ * server which file they are and serves it; a value with no file here (a team store's) is read
+ * through the server a stretch at a time. The extension never reads a store path out of a URI.
  */
 import { promises as fs } from 'node:fs';
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import type { CallSubject } from '../../shared/callSubject';
-import { ValueFileRequest } from '../../shared/protocol';
+import { VALUE_BYTES_MAX, ValueBytesRequest, ValueFileRequest } from '../../shared/protocol';
 import { parseValueDocument, VALUE_SCHEME, type ValueDocument, valueDocumentParts } from '../../shared/valueDocument';
 
 /** The read-only document of a value, named after what its call read. */
@@ -21,17 +22,26 @@ class ValueFileSystem implements vscode.FileSystemProvider {
 
   constructor(private readonly client: LanguageClient) {}
 
-  /** The file the server says the document's value is; a document that names none is not found. */
-  private async file(uri: vscode.Uri): Promise<string> {
+  /** Where the server says the document's value is; a document that names none is not found. */
+  private async find(uri: vscode.Uri) {
     const value = parseValueDocument(uri.query);
     if (!value) throw vscode.FileSystemError.FileNotFound(uri);
     const found = await this.client.sendRequest(ValueFileRequest.type, value).catch(() => undefined);
     if (!found) throw vscode.FileSystemError.FileNotFound(uri);
-    return vscode.Uri.parse(found.uri).fsPath;
+    return { ...found, runId: value.runId };
   }
 
   async stat(uri: vscode.Uri): Promise<vscode.FileStat> {
-    const stat = await fs.lstat(await this.file(uri)).catch(() => undefined);
+    const found = await this.find(uri);
+    if (!found.uri.startsWith('file:'))
+      return {
+        type: vscode.FileType.File,
+        ctime: 0,
+        mtime: 0,
+        size: found.bytes,
+        permissions: vscode.FilePermission.Readonly,
+      };
+    const stat = await fs.lstat(vscode.Uri.parse(found.uri).fsPath).catch(() => undefined);
     if (!stat?.isFile()) throw vscode.FileSystemError.FileNotFound(uri);
     return {
       type: vscode.FileType.File,
@@ -43,9 +53,33 @@ class ValueFileSystem implements vscode.FileSystemProvider {
   }
 
   async readFile(uri: vscode.Uri): Promise<Uint8Array> {
-    const file = await this.file(uri);
+    const found = await this.find(uri);
+    if (!found.uri.startsWith('file:')) return this.readThroughServer(uri, found);
+    const file = vscode.Uri.parse(found.uri).fsPath;
     if (!(await fs.lstat(file).catch(() => undefined))?.isFile()) throw vscode.FileSystemError.FileNotFound(uri);
     return fs.readFile(file);
+  }
+
+  /** A team store's value, a stretch per request (the server caps each). */
+  private async readThroughServer(
+    uri: vscode.Uri,
+    found: { valueId: string; runId?: string | undefined; bytes: number },
+  ): Promise<Uint8Array> {
+    if (!found.runId) throw vscode.FileSystemError.FileNotFound(uri);
+    const out = new Uint8Array(found.bytes);
+    for (let offset = 0; offset < found.bytes; ) {
+      const { base64 } = await this.client.sendRequest(ValueBytesRequest.type, {
+        valueId: found.valueId,
+        runId: found.runId,
+        offset,
+        length: Math.min(VALUE_BYTES_MAX, found.bytes - offset),
+      });
+      const part = Buffer.from(base64, 'base64');
+      if (part.length === 0) break;
+      out.set(part, offset);
+      offset += part.length;
+    }
+    return out;
   }
 
   watch(): vscode.Disposable {

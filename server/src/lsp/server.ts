@@ -46,6 +46,7 @@ import {
   SessionRequest,
   StatusRequest,
   TranscriptRequest,
+  ValueBytesRequest,
   ValueFileRequest,
   ValueRequest,
   ValuesRequest,
@@ -96,7 +97,7 @@ let initFailure: string | undefined;
 let workspaceRoot = process.cwd();
 
 function storeRootFor(options: ServerOptions | undefined): string {
-  return options?.storeRoot || join(workspaceRoot, STORE_DIR);
+  return options?.storeUrl || options?.storeRoot || join(workspaceRoot, STORE_DIR);
 }
 
 async function open(options: ServerOptions | undefined): Promise<void> {
@@ -228,6 +229,7 @@ serve(PeekRequest, (s, p) => s.values.peek(p));
 serve(ValuesRequest, (s, p) => s.values.list(p));
 serve(ValueRequest, (s, p) => s.values.meta(p));
 serve(ValueFileRequest, (s, p) => s.valueFile(p));
+serve(ValueBytesRequest, (s, p) => s.values.bytes(p));
 serve(DeleteRequest, async (s, p) => {
   await s.delete(p);
   return { ok: true as const };

@@ -11,6 +11,7 @@ import {
   PeekParams,
   type PeekResult,
   VALUES_PAGE_MAX,
+  ValueBytesParams,
   type ValueMeta,
   ValueParams,
   type ValueSummary,
@@ -99,6 +100,26 @@ export class Values {
     const ref = await this.resolve(valueId, runId);
     const { bytes } = await store.values.readMeta(ref.runId, ref.valueId);
     return { uri: this.uri(ref), bytes, valueId: ref.valueId };
+  }
+
+  /** A stretch of a value's bytes, for a client that cannot read its file (a team store's value has none). */
+  async bytes(input: ValueBytesParams): Promise<{ base64: string; bytes: number }> {
+    const { valueId, runId, offset, length } = check(ValueBytesParams, input);
+    const ref = await this.resolve(valueId, runId);
+    const { bytes } = await this.ctx.store.values.readMeta(ref.runId, ref.valueId);
+    const buffer = Buffer.alloc(Math.max(0, Math.min(length, bytes - offset)));
+    const reader = await this.ctx.store.values.open(ref.runId, ref.valueId)();
+    try {
+      let read = 0;
+      while (read < buffer.length) {
+        const { bytesRead } = await reader.read(buffer, read, buffer.length - read, offset + read);
+        if (bytesRead === 0) break;
+        read += bytesRead;
+      }
+      return { base64: buffer.subarray(0, read).toString('base64'), bytes };
+    } finally {
+      await reader.close();
+    }
   }
 
   /** A withheld original's file, by its name; only a folder store keeps them. */

@@ -65,8 +65,9 @@ export class TeamStore implements RunStore {
       // A command line ends when its work does: idle connections do not hold it.
       allowExitOnIdle: true,
     });
-    // A connection dropped while idle is the next query's error, never an uncaught one.
+    // A connection dropped, idle or in use, is the error of the query using it, never an uncaught one.
     this.pool.on('error', () => undefined);
+    this.pool.on('connect', (client) => client.on('error', () => undefined));
     this.values = new TeamValues(this);
   }
 

@@ -1,0 +1,216 @@
+/**
+ * The team store used as a team would, in a real PostgreSQL: `retained run` into it from a
+ * command line, `peek` and `ls` on it, the language server started with `storeUrl` listing and
+ * peeking the same run and hearing of new ones while they are written (LISTEN/NOTIFY); a reader
+ * who may read but not write; and the faults: the database restarted while a 100 MB stream goes
+ * in, a connection cut mid-peek, 16 writer processes at once.
+ */
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { resolve } from 'node:path';
+import { RetentionService } from '../../server/src/core/service';
+import {
+  PeekRequest,
+  RunsRequest,
+  StatusRequest,
+  ValueBytesRequest,
+  ValueFileRequest,
+  ValuesRequest,
+} from '../../shared/protocol';
+import { type Postgres, startPostgres } from '../helpers/postgres';
+import { ServerProcess } from '../helpers/serverProcess';
+import { removeTempDirs, tempDir } from '../helpers/tmp';
+
+const CLI = resolve(__dirname, '../../dist/cli.js');
+
+function retained(args: string[], env: Record<string, string> = {}) {
+  const r = spawnSync(process.execPath, [CLI, ...args], {
+    cwd: tempDir(),
+    encoding: 'utf8',
+    env: { ...process.env, ...env },
+    maxBuffer: 1 << 30,
+  });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** The same, as a process of its own, for running many at once. */
+function retainedAsync(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((done) => {
+    const child = spawn(process.execPath, [CLI, ...args], { cwd: tempDir() });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d));
+    child.stderr.on('data', (d: Buffer) => (stderr += d));
+    child.on('close', (code) => done({ code, stdout, stderr }));
+  });
+}
+
+const stubId = (out: string) => /\[retained #([^\]\s]+)\]/.exec(out)?.[1];
+
+describe('a team store used by a team, in a real PostgreSQL', function () {
+  this.timeout(300_000);
+  let pg: Postgres;
+  before(async () => {
+    pg = await startPostgres();
+    assert.equal(retained(['migrate', '--store', pg.url]).code, 0);
+  });
+  after(() => {
+    pg?.stop();
+    removeTempDirs();
+  });
+
+  it('run prints a stub, peek finds the line, ls lists the run, and the language server with storeUrl lists and peeks it', async () => {
+    const made = retained(['run', '--store', pg.url, '--run', 'ci/build 1', '--', 'seq 1 300000']);
+    assert.equal(made.code, 0, made.stderr);
+    const id = stubId(made.stdout);
+    assert.ok(id, made.stdout.slice(0, 300));
+    assert.ok(made.stdout.length < 4096, 'the stub, not the output');
+    const found = retained(['peek', id, '--store', pg.url, '--grep', '299999']);
+    assert.equal(found.code, 0, found.stderr);
+    assert.match(found.stdout, /^299999: 299999$/m);
+    assert.match(retained(['ls', '--store', pg.url]).stdout, /\t1 values\t.*\tci\/build 1$/m);
+
+    const server = await ServerProcess.start({ workspace: tempDir(), storeUrl: pg.url });
+    try {
+      const { runs } = await server.request(RunsRequest.type, {});
+      const run = runs.find((r) => r.name === 'ci/build 1');
+      assert.ok(run, JSON.stringify(runs));
+      assert.equal(run.valueCount, 1);
+      const peeked = await server.request(PeekRequest.type, { valueId: id, query: '299999' });
+      assert.match(peeked.text, /^299999: 299999$/m);
+      const { values } = await server.request(ValuesRequest.type, { runId: run.runId });
+      assert.equal(values[0]?.valueId, id);
+      // The editor reads a team value through the server: no file of it on this machine.
+      const file = await server.request(ValueFileRequest.type, { valueId: id, runId: run.runId });
+      assert.match(file.uri, /^retained-value:/);
+      const tail = await server.request(ValueBytesRequest.type, {
+        valueId: id,
+        runId: run.runId,
+        offset: file.bytes - 7,
+        length: 100,
+      });
+      assert.equal(Buffer.from(tail.base64, 'base64').toString(), '300000\n');
+      const status = await server.request(StatusRequest.type, {});
+      assert.match(status.root, /^postgres:\/\//);
+
+      // Live: a run written elsewhere while the server watches is announced to it.
+      const heard = server.nextChange('ci_live', 20_000);
+      assert.equal(retained(['run', '--store', pg.url, '--run', 'ci_live', '--', 'seq 1 100000']).code, 0);
+      await heard;
+      const after = await server.request(RunsRequest.type, {});
+      assert.ok(after.runs.some((r) => r.runId === 'ci_live'));
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('a login role granted only retained_reader lists and peeks, and run fails naming the permission', async () => {
+    const made = retained(['run', '--store', pg.url, '--run', 'for-readers', '--', 'seq 1 50000']);
+    const id = stubId(made.stdout)!;
+    await pg.sql(`CREATE ROLE reader_ann LOGIN PASSWORD 'reader pw'; GRANT retained_reader TO reader_ann;`);
+    // The password as libpq takes it: PGPASSWORD, never in the URL.
+    const url = pg.urlAs('reader_ann');
+    const env = { PGPASSWORD: 'reader pw' };
+    assert.match(retained(['ls', '--store', url], env).stdout, /for-readers/);
+    assert.match(retained(['peek', id, '--store', url, '--grep', '49999'], env).stdout, /^49999: 49999$/m);
+    const refused = retained(['run', '--store', url, '--', 'seq 1 50000'], env);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /the role reader_ann may not do this: permission denied for table \w+/);
+    assert.match(refused.stderr, /an administrator grants retained_writer to write/);
+  });
+
+  it('the database restarted while a 100 MB stream goes in: the writer fails clearly or keeps it whole, never a stub to nothing', async () => {
+    const writing = retainedAsync(['run', '--store', pg.url, '--run', 'restarted', '--', 'seq 1 14000000']);
+    // Restarted while the value goes in (its chunks being written), or while the command streams.
+    for (let i = 0; i < 300; i++) {
+      const busy = await pg.sql(
+        `SELECT 1 FROM pg_stat_activity WHERE application_name = 'retained' AND query LIKE '%blob_chunks%'`,
+      );
+      if (busy.length > 0) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    pg.restart();
+    const r = await writing;
+    const id = stubId(r.stdout);
+    if (id) {
+      // A stub was printed: it names a whole value.
+      const found = retained(['peek', id, '--store', pg.url, '--grep', '13999999']);
+      assert.match(found.stdout, /^13999999: 13999999$/m, found.stderr);
+    } else {
+      // No stub: the output came through verbatim, or the command says what failed.
+      assert.ok(r.stdout.includes('13999999\n14000000\n') || /retained: /.test(r.stderr), r.stderr.slice(0, 500));
+    }
+    const dangling = await pg.sql(
+      `SELECT v.value_id FROM run_values v JOIN blobs b USING (sha256) WHERE NOT b.complete
+       UNION ALL SELECT v.value_id FROM run_values v WHERE NOT EXISTS (SELECT 1 FROM blobs b WHERE b.sha256 = v.sha256)`,
+    );
+    assert.deepEqual(dangling, [], 'no value names bytes that are not all there');
+  });
+
+  it('a connection cut mid-peek fails that peek clearly, and the next peek is answered', async () => {
+    const made = retained(['run', '--store', pg.url, '--run', 'cut', '--', 'seq 1 2000000']);
+    const id = stubId(made.stdout)!;
+    const server = await ServerProcess.start({ workspace: tempDir(), storeUrl: pg.url });
+    try {
+      await server.request(PeekRequest.type, { valueId: id, start: 1, end: 2 });
+      const peeks = Array.from({ length: 5 }, () =>
+        server.request(PeekRequest.type, { valueId: id, query: 'no such line' }).then(
+          () => 'answered',
+          (err: Error) => err.message,
+        ),
+      );
+      await pg.sql(
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'retained' AND pid <> pg_backend_pid()`,
+      );
+      const outcomes = await Promise.all(peeks);
+      for (const outcome of outcomes) assert.ok(outcome === 'answered' || outcome.length > 0, outcome);
+      const again = await server.request(PeekRequest.type, { valueId: id, start: 1999999 });
+      assert.equal(again.text, '1999999: 1999999\n2000000: 2000000');
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('16 writer processes retaining into one run and into runs of their own: every event and value there, none mixed', async () => {
+    const writers = Array.from({ length: 16 }, (_, w) => w);
+    // Each output is its writer's own: 100 KB of lines naming the writer.
+    const command = (w: number) => `seq 1 12000 | sed 's/^/writer ${w} line /'`;
+    const results = await Promise.all(
+      writers.flatMap((w) => [
+        retainedAsync(['run', '--store', pg.url, '--run', 'shared-16', '--', command(w)]),
+        retainedAsync(['run', '--store', pg.url, '--run', `own-${w}`, '--', command(w)]),
+      ]),
+    );
+    for (const r of results) assert.equal(r.code, 0, r.stderr);
+    const ids = results.map((r) => stubId(r.stdout));
+    assert.ok(
+      ids.every((id) => id),
+      'every writer got a stub',
+    );
+    const shared = await pg.sql(
+      `SELECT count(*)::int AS n, count(DISTINCT seq)::int AS seqs, max(seq)::int AS last FROM events WHERE run_id = 'shared-16'`,
+    );
+    assert.ok(
+      shared[0]!.n === shared[0]!.seqs && Number(shared[0]!.last) === Number(shared[0]!.n) - 1,
+      'no gap, no repeat',
+    );
+    // Each stub names its own writer's bytes, whole (read in this process, through the same store interface).
+    const reader = new RetentionService(pg.url);
+    try {
+      for (const [i, r] of results.entries()) {
+        const w = writers[Math.floor(i / 2)]!;
+        const runId = i % 2 === 0 ? 'shared-16' : `own-${w}`;
+        const head = await reader.values.peek({ valueId: ids[i]!, runId, start: 1, end: 1 });
+        assert.equal(head.text, `1: writer ${w} line 1`, runId);
+        assert.equal(head.totalLines, 12000);
+        const last = await reader.values.peek({ valueId: ids[i]!, runId, start: 12000 });
+        assert.equal(last.text, `12000: writer ${w} line 12000`);
+        assert.ok(r.stdout.length < 4096);
+      }
+    } finally {
+      reader.dispose();
+    }
+    const values = await pg.sql(`SELECT count(*)::int AS n FROM run_values WHERE run_id = 'shared-16'`);
+    assert.equal(values[0]!.n, 16);
+  });
+});

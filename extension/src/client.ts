@@ -99,7 +99,7 @@ export const serverCommands: Commands = {
       ({ client, extension, runs, statusBar }) =>
       async () => {
         const password = await vscode.window.showInputBox({
-          title: 'Retained Outputs: Team Store Password',
+          title: 'Set Team Store Password',
           prompt: 'The password of the role retained.storeUrl connects as. Kept in secret storage; empty removes it.',
           password: true,
           ignoreFocusOut: true,

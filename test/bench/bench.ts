@@ -8,6 +8,7 @@ import { createWriteStream, mkdirSync, openSync, readFileSync, rmSync, writeFile
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { RetentionService } from '../../server/src/core/service';
+import { Store } from '../../server/src/core/store/store';
 import {
   AppendRequest,
   ImportRequest,
@@ -613,33 +614,146 @@ async function benchImport(): Promise<void> {
 }
 
 /**
- * The team store, in a real PostgreSQL started for the run: `retained push` of a run holding a
- * 256 MB value (chunked, hashed, in one transaction) against `psql \copy` of the same bytes into
- * a one-column table (the floor for any bulk load), both with their peak memory; then `retained
- * pull` of it into a fresh folder against `cp` of the bytes.
+ * The team store, in a real PostgreSQL started for the run, each figure beside its floor in the
+ * same run: a 1 GB stream retained into it (`retained run`) against `psql \copy` of the same bytes
+ * into a one-column table; a peek of 100 lines at the end of that value against the same peek
+ * on a folder store; a cold inspect of the 10,000-event run against the folder store; 16
+ * writer processes at once, each 100 retains of 100 KB; and `push`
+ * and `pull` of a 256 MB run.
  */
 async function benchTeam(): Promise<void> {
   const { startPostgres } = await import('../helpers/postgres');
   const pg = await startPostgres();
+  const services: RetentionService[] = [];
+  const open = async (where: string) => {
+    const service = new RetentionService(where, { indexImports: false });
+    await service.init();
+    services.push(service);
+    return service;
+  };
   try {
     const dir = tempDir('retained-bench-team-');
+    execFileSync(process.execPath, [CLI, 'migrate', '--store', pg.url], { cwd: dir, stdio: 'ignore' });
+    const psql = join(setupScript('setup-postgres.sh'), 'psql');
+    await pg.sql('CREATE TABLE copied (line text)');
+
+    // 1 GB streamed in, against \copy of the same bytes.
+    const huge = join(dir, 'huge.log');
+    await writeLog(huge, 1024 * MB, 'error: the linker failed');
+    const stream = await measured(
+      process.execPath,
+      [CLI, 'run', '--store', pg.url, '--run', 'huge', '--quiet', '--', 'cat', huge],
+      { cwd: dir },
+    );
+    const copy = await measured(psql, [pg.url, '-q', '-c', `\\copy copied FROM '${huge}'`]);
+    await pg.sql('TRUNCATE copied');
+    rows.push([
+      'team store: retained run streaming into it (staged, hashed, chunks of 1 MiB)',
+      '1 GB output',
+      `${fmt(stream.ms, 0)} ms, ${fmt(1024 / (stream.ms / 1000), 0)} MB/s, peak ${fmt(stream.peakBytes / MB, 0)} MB`,
+      `psql \\copy into one text column: ${fmt(copy.ms, 0)} ms, ${fmt(1024 / (copy.ms / 1000), 0)} MB/s`,
+      `${fmt(copy.ms / stream.ms, 2)}× \\copy's rate`,
+    ]);
+
+    // 100 lines at the end of it: the team value against the same bytes in a folder store.
+    const team = await open(pg.url);
+    const folder = await open(join(dir, '.retained'));
+    const [teamValue] = await team.store.values.list('huge');
+    const folderRun = await folder.retainer.retainFile({
+      runId: 'huge',
+      callId: teamValue!.valueId,
+      tool: 'run_command',
+      path: huge,
+    });
+    const peekAt = async (service: RetentionService, valueId: string) => {
+      const { totalLines } = await service.values.peek({ valueId, runId: 'huge', start: 1, end: 1 });
+      const times: number[] = [];
+      for (let i = 0; i < 20; i++)
+        times.push(await timeMsAsync(() => service.values.peek({ valueId, runId: 'huge', start: totalLines - 99 })));
+      return percentile(times, 50);
+    };
+    const teamPeek = await peekAt(team, teamValue!.valueId);
+    const folderPeek = await peekAt(folder, folderRun.valueId!);
+    rows.push([
+      'team store: peek of the last 100 lines (warm, p50 of 20)',
+      '1 GB value',
+      `${fmt(teamPeek)} ms`,
+      `the same peek on a folder store: ${fmt(folderPeek)} ms`,
+      `${fmt(teamPeek / folderPeek, 1)}× its time`,
+    ]);
+
+    // The inspector's cold open of the 10,000-event run, pushed to the team store.
+    const inspectDir = tempDir('retained-bench-team-inspect-');
+    await recordBigRun(inspectDir);
+    execFileSync(process.execPath, [CLI, 'push', BIG_RUN.runId, '--store', pg.url], {
+      cwd: inspectDir,
+      stdio: 'ignore',
+    });
+    const coldInspect = async (where: string) => {
+      const service = await open(where);
+      return timeMsAsync(() => service.inspection.inspect({ runId: BIG_RUN.runId, from: 0, limit: 100 }));
+    };
+    const folderWhere = join(inspectDir, '.retained');
+    // A folder store's cold open without the index file its server would have written.
+    rmSync(folderStoreIndex(folderWhere), { force: true });
+    const folderCold = await coldInspect(folderWhere);
+    const teamCold = await coldInspect(pg.url);
+    rows.push([
+      'team store: inspector, first open of a run (cold, no index)',
+      '10,000 events, 3 × 50 MB',
+      `${fmt(teamCold, 0)} ms`,
+      `a folder store, no index file: ${fmt(folderCold, 0)} ms`,
+      `${fmt(teamCold / folderCold, 1)}× its time`,
+    ]);
+
+    // 16 writer processes at once, each with its own connections.
+    const started = Date.now();
+    const finished: number[] = [];
+    const perWriter = await Promise.all(
+      Array.from(
+        { length: 16 },
+        (_, w) =>
+          new Promise<number[]>((done, fail) => {
+            const child = spawn(
+              process.execPath,
+              ['--import', 'tsx', join(__dirname, 'teamWriter.ts'), pg.url, `load-${w % 2}`, String(w), '100'],
+              { stdio: ['ignore', 'pipe', 'inherit'] },
+            );
+            let out = '';
+            child.stdout.on('data', (d: Buffer) => (out += d));
+            child.on('close', (code) => {
+              finished.push(Date.now() - started);
+              if (code === 0) done(JSON.parse(out) as number[]);
+              else fail(new Error(`writer ${w} exited ${code}`));
+            });
+          }),
+      ),
+    );
+    const wall = Date.now() - started;
+    const latencies = perWriter.flat();
+    rows.push([
+      'team store: 16 writer processes at once, 100 retains of 100 KB each (two runs)',
+      '1,600 values',
+      `${fmt(1600 / (wall / 1000), 0)} values/s, p50 ${fmt(percentile(latencies, 50), 0)} ms, p99 ${fmt(percentile(latencies, 99), 0)} ms`,
+      `first writer done at ${fmt(Math.min(...finished) / 1000, 1)} s, last at ${fmt(Math.max(...finished) / 1000, 1)} s`,
+      `${fmt(Math.max(...finished) / Math.min(...finished), 2)}× (last/first)`,
+    ]);
+
+    // push and pull of a 256 MB run.
     const log = join(dir, 'build.log');
     await writeLog(log, 256 * MB, 'error: the linker failed');
-    execFileSync(process.execPath, [CLI, 'migrate', '--store', pg.url], { cwd: dir, stdio: 'ignore' });
     execFileSync(process.execPath, [CLI, 'run', '--run', 'big', '--quiet', '--', 'cat', log], {
       cwd: dir,
       stdio: 'ignore',
     });
     const push = await measured(process.execPath, [CLI, 'push', 'big', '--store', pg.url], { cwd: dir });
-    await pg.sql('CREATE TABLE copied (line text)');
-    const psql = join(setupScript('setup-postgres.sh'), 'psql');
-    const copy = await measured(psql, [pg.url, '-q', '-c', `\\copy copied FROM '${log}'`]);
+    const copy256 = await measured(psql, [pg.url, '-q', '-c', `\\copy copied FROM '${log}'`]);
     rows.push([
       'team store: retained push (chunks of 1 MiB, hashed, one transaction)',
       '256 MB value',
       `${fmt(push.ms, 0)} ms, ${fmt(256 / (push.ms / 1000), 0)} MB/s, peak ${fmt(push.peakBytes / MB, 0)} MB`,
-      `psql \\copy into one text column: ${fmt(copy.ms, 0)} ms, ${fmt(256 / (copy.ms / 1000), 0)} MB/s`,
-      `${fmt(copy.ms / push.ms, 2)}× \\copy's rate`,
+      `psql \\copy into one text column: ${fmt(copy256.ms, 0)} ms, ${fmt(256 / (copy256.ms / 1000), 0)} MB/s`,
+      `${fmt(copy256.ms / push.ms, 2)}× \\copy's rate`,
     ]);
     const there = tempDir('retained-bench-pull-');
     const pull = await measured(process.execPath, [CLI, 'pull', 'big', '--store', pg.url], { cwd: there });
@@ -652,8 +766,14 @@ async function benchTeam(): Promise<void> {
       `${fmt(pull.ms / cp.ms, 1)}× its time`,
     ]);
   } finally {
+    for (const service of services) service.dispose();
     pg.stop();
   }
+}
+
+/** A folder store's index file of the big run (derived: removed for a cold open). */
+function folderStoreIndex(root: string): string {
+  return new Store(root).runIndexPath(BIG_RUN.runId);
 }
 
 function markdownTable(header: string[], body: string[][]): string {

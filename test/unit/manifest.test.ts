@@ -39,7 +39,7 @@ describe('package.json', () => {
       assert.deepEqual(declared.default, value, `${name}'s default`);
       if (bounds) assert.deepEqual([declared.minimum, declared.maximum], [bounds.min, bounds.max], `${name}'s bounds`);
     }
-    const extensionOnly = ['retained.storeRoot', 'retained.pasteWithoutLineNumbers'];
+    const extensionOnly = ['retained.storeRoot', 'retained.storeUrl', 'retained.pasteWithoutLineNumbers'];
     assert.deepEqual(
       Object.keys(settings)
         .filter((name) => !expected.has(name) && !extensionOnly.includes(name))

@@ -116,7 +116,8 @@ export class RetentionService {
    */
   async init(): Promise<{ cleanup?: CleanupResult }> {
     await this.store.init();
-    if (!this.settings.cleanup.onStartup) return {};
+    // A team store is cleaned by its administrator (see Cleaner.cleanup), never at a client's start.
+    if (!this.settings.cleanup.onStartup || !this.store.folder) return {};
     return { cleanup: await this.cleaner.cleanup() };
   }
 

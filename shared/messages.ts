@@ -27,6 +27,8 @@ export const InspectorState = z.object({
   scrollIndex: z.number().int().min(0).optional(),
   /** For an agent's session followed live: its file. */
   session: z.string().max(PATH_MAX).optional(),
+  /** A run of the team store. */
+  team: z.boolean().optional(),
 });
 export type InspectorState = z.infer<typeof InspectorState>;
 
@@ -80,7 +82,7 @@ export type ViewToHost = z.infer<typeof ViewMessage>;
 
 export type HostToView =
   /** The run to show, and the saved state when it is a valid one of this run. */
-  | { type: 'init'; runId: string; session?: string; state?: InspectorState }
+  | { type: 'init'; runId: string; session?: string; team?: boolean; state?: InspectorState }
   | { type: 'response'; id: number; result: unknown }
   | { type: 'error'; id: number; message: string }
   /** The run changed (an event appended, a value written or deleted): fetch again. */

@@ -20,10 +20,13 @@ const whole = (min: number, max?: number) =>
   max === undefined ? z.number().int().min(min) : z.number().int().min(min).max(max);
 const query = z.string().min(1).max(MAX_QUERY_LENGTH);
 /**
- * Which store a read is of: the workspace's (the default), or the cache of agents' sessions the
- * inspector shows live (see SessionRequest), which is not the workspace's store.
+ * Which store a request is of: the workspace's (the default); the team store in PostgreSQL
+ * (`storeUrl` in initializationOptions); or the cache of agents' sessions the inspector shows
+ * live (see SessionRequest), which is not the workspace's store.
  */
-const store = z.enum(['workspace', 'sessions']).optional();
+export const STORES = ['workspace', 'team', 'sessions'] as const;
+const store = z.enum(STORES).optional();
+export type StoreKey = (typeof STORES)[number];
 
 /**
  * The largest message the language server reads (its JSON, so a result's escaped size counts):
@@ -167,7 +170,7 @@ export const PeekInput = z.strictObject({
 });
 export type PeekInput = z.infer<typeof PeekInput>;
 
-export const PeekParams = PeekInput.extend({ valueId: id, runId: id.optional() });
+export const PeekParams = PeekInput.extend({ valueId: id, runId: id.optional(), store });
 export type PeekParams = z.infer<typeof PeekParams>;
 
 export interface PeekAnswer {
@@ -217,6 +220,7 @@ export const ValuesParams = z.strictObject({
   runId: id,
   from: whole(0).optional(),
   limit: whole(1, VALUES_PAGE_MAX).optional(),
+  store,
 });
 export type ValuesParams = z.infer<typeof ValuesParams>;
 /** Client → server: a page of one run's retained values (oldest first), and how many it has. */
@@ -274,7 +278,7 @@ export namespace ValueBytesRequest {
   export const type = new RequestType<ValueBytesParams, { base64: string; bytes: number }, void>(method);
 }
 
-export const DeleteParams = z.strictObject({ runId: id, valueId: id.optional() });
+export const DeleteParams = z.strictObject({ runId: id, valueId: id.optional(), store });
 export type DeleteParams = z.infer<typeof DeleteParams>;
 /** Client → server: delete one value (with valueId) or a whole run (without). */
 export namespace DeleteRequest {
@@ -302,7 +306,7 @@ export interface RunSummary {
   pinned: boolean;
 }
 
-export const RunsParams = z.strictObject({ runIds: z.array(id).max(10_000).optional() });
+export const RunsParams = z.strictObject({ runIds: z.array(id).max(10_000).optional(), store });
 export type RunsParams = z.infer<typeof RunsParams>;
 /** Client → server: every run in the store, newest first; or just the runs named in `runIds`. */
 export namespace RunsRequest {
@@ -362,12 +366,13 @@ export namespace StatusRequest {
 /** Server → client: a run changed (this server, or another process writing the same store); one per change. */
 export namespace ChangedNotification {
   export const method = 'retained/changed';
-  export const type = new NotificationType<{ runId: string }>(method);
+  /** `store`: the team store's run (absent: the workspace's). */
+  export const type = new NotificationType<{ runId: string; store?: 'team' }>(method);
 }
 
 // ─── Store lifecycle ───────────────────────────────────────────────────────────────────────
 
-export const PinParams = z.strictObject({ runId: id, pinned: z.boolean() });
+export const PinParams = z.strictObject({ runId: id, pinned: z.boolean(), store });
 export type PinParams = z.infer<typeof PinParams>;
 /** Client → server: keep a run from clean-ups (`pinned: true`), or let them remove it again. */
 export namespace PinRequest {

@@ -9,11 +9,11 @@ import { type CallSubject, subjectFileName } from './callSubject';
 
 export const VALUE_SCHEME = 'retained-value';
 
-/** Which value a document shows; `store` is the sessions cache for a session opened from Agent Sessions. */
+/** Which value a document shows; `store`: the team store's, or the sessions cache's (a session opened from Agent Sessions). */
 export interface ValueDocument {
   runId: string;
   valueId: string;
-  store?: 'sessions' | undefined;
+  store?: 'sessions' | 'team' | undefined;
 }
 
 /** The document's path and query, for `vscode.Uri.from` or a string. */
@@ -54,6 +54,6 @@ export function parseValueDocument(query: string): ValueDocument | undefined {
   const runId = params.get('run');
   const valueId = params.get('value');
   const store = params.get('store');
-  if (!runId || !valueId || (store !== undefined && store !== 'sessions')) return undefined;
+  if (!runId || !valueId || (store !== undefined && store !== 'sessions' && store !== 'team')) return undefined;
   return { runId, valueId, ...(store ? { store } : {}) };
 }

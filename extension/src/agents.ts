@@ -53,10 +53,7 @@ export function registerMcpServer(context: vscode.ExtensionContext, storeRoot: (
   return vscode.Disposable.from(
     changed,
     vscode.lm.registerMcpServerDefinitionProvider(MCP_PROVIDER_ID, provider),
-    vscode.workspace.onDidChangeConfiguration(
-      (e) =>
-        (e.affectsConfiguration('retained.storeRoot') || e.affectsConfiguration('retained.storeUrl')) && changed.fire(),
-    ),
+    vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('retained.storeRoot') && changed.fire()),
   );
 }
 

@@ -6,13 +6,14 @@ import * as vscode from 'vscode';
 import { formatBytes, formatCount } from '../../shared/format';
 import { CleanupRequest, PinRequest } from '../../shared/protocol';
 import type { Command, Commands } from './commands';
-import type { Node } from './runsTree';
+import { type Node, storeOf } from './runsTree';
 
 const pin =
   (pinned: boolean): Command['run'] =>
   ({ client }) =>
   async (node?: Node) => {
-    if (node?.kind === 'run') await client.sendRequest(PinRequest.type, { runId: node.run.runId, pinned });
+    if (node?.kind === 'run')
+      await client.sendRequest(PinRequest.type, { runId: node.run.runId, pinned, ...storeOf(node) });
   };
 
 export const cleanupCommands: Commands = {

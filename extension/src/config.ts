@@ -44,8 +44,8 @@ export function readServerOptions(sessionsRoot?: string): ServerOptions {
   };
 }
 
-/** The store as the server opens it: the team store's URL, else the folder setting, else `.retained` in the workspace. */
+/** This machine's store as the server opens it: the setting, else `.retained` in the workspace (a team store is beside it). */
 export function storeRootOf(options: ServerOptions): string {
   const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-  return options.storeUrl ?? options.storeRoot ?? path.join(folder ?? process.cwd(), STORE_DIR);
+  return options.storeRoot ?? path.join(folder ?? process.cwd(), STORE_DIR);
 }

@@ -46,7 +46,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Retain
   const password = await context.secrets.get(PASSWORD_SECRET);
   const client: LanguageClient = createClient(context, output, options, password);
   const runChanged = new vscode.EventEmitter<{ runId: string }>();
-  const runs = new RunsTree(client);
+  const runs = new RunsTree(client, () => current.storeUrl !== undefined);
   const texts = new ReadOnlyText();
   const sessions = new SessionsTree(vscode.workspace.workspaceFolders?.[0]?.uri.fsPath, async () => {
     const { runs } = await client.sendRequest(RunsRequest.type, {});
@@ -103,17 +103,18 @@ export async function activate(context: vscode.ExtensionContext): Promise<Retain
 
   // A burst of changes (an agent writing fast) refreshes each run at most every 150 ms.
   const pending = new Map<string, NodeJS.Timeout>();
-  client.onNotification(ChangedNotification.type, ({ runId }) => {
-    runChanged.fire({ runId });
-    if (pending.has(runId)) return;
+  client.onNotification(ChangedNotification.type, ({ runId, store }) => {
+    if (!store) runChanged.fire({ runId });
+    const key = `${store ?? 'workspace'}:${runId}`;
+    if (pending.has(key)) return;
     pending.set(
-      runId,
+      key,
       setTimeout(() => {
-        pending.delete(runId);
-        void runs.refresh(runId);
-        void ctx.statusBar.refresh();
+        pending.delete(key);
+        void runs.refresh(runId, store);
+        if (!store) void ctx.statusBar.refresh();
         sessions.refresh();
-        ctx.inspectors.changed(runId);
+        ctx.inspectors.changed(runId, store === 'team');
       }, 150),
     );
   });

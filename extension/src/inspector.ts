@@ -50,9 +50,11 @@ function bodyOf(event: TranscriptEvent, callId?: string): string {
   return JSON.stringify(call.arguments ?? {}, null, 2);
 }
 
-/** What a panel shows: a run of the workspace's store, or an agent's session followed live. */
+/** What a panel shows: a run of the workspace's store or of the team's, or an agent's session followed live. */
 interface Target {
   runId: string;
+  /** A run of the team store (`retained.storeUrl`). */
+  team?: boolean;
   /** The session file, for a session (its run is in the sessions store). */
   session?: string;
   title?: string;
@@ -60,7 +62,11 @@ interface Target {
   view?: { view?: View; policy?: boolean };
 }
 
-const keyOf = (target: Target) => (target.session ? `session:${target.session}` : target.runId);
+const keyOf = (target: Target) =>
+  target.session ? `session:${target.session}` : target.team ? `team:${target.runId}` : target.runId;
+/** The `store` of a request about the panel's run. */
+const storeOf = (target: Target) =>
+  target.session ? { store: 'sessions' as const } : target.team ? { store: 'team' as const } : {};
 
 export class Inspectors implements vscode.WebviewPanelSerializer, vscode.Disposable {
   private readonly panels = new Map<string, vscode.WebviewPanel>();
@@ -78,10 +84,10 @@ export class Inspectors implements vscode.WebviewPanelSerializer, vscode.Disposa
   ) {}
 
   /** Opens (or reveals) the inspector of `runId`; without one, asks which run. */
-  async open(runId?: string): Promise<void> {
+  async open(runId?: string, team = false): Promise<void> {
     runId ??= await this.pickRun();
     if (!runId) return;
-    this.show({ runId });
+    this.show({ runId, ...(team ? { team } : {}) });
   }
 
   /** Opens (or reveals) an agent's session, converted by the server and followed as it grows. */
@@ -116,12 +122,12 @@ export class Inspectors implements vscode.WebviewPanelSerializer, vscode.Disposa
         .sendRequest(SessionRequest.type, { path: saved.session })
         .catch(() => ({ runId: saved.runId }));
       this.attach(panel, { runId, session: saved.session, view: saved });
-    } else this.attach(panel, { runId: saved.runId, view: saved });
+    } else this.attach(panel, { runId: saved.runId, ...(saved.team ? { team: true } : {}), view: saved });
   }
 
   /** Tells the run's panel, if open, that the run changed. */
-  changed(runId: string): void {
-    void this.panels.get(runId)?.webview.postMessage({ type: 'changed' } satisfies HostToView);
+  changed(runId: string, team = false): void {
+    void this.panels.get(keyOf({ runId, team }))?.webview.postMessage({ type: 'changed' } satisfies HostToView);
   }
 
   dispose(): void {
@@ -144,7 +150,9 @@ export class Inspectors implements vscode.WebviewPanelSerializer, vscode.Disposa
     const { runId } = target;
     const key = keyOf(target);
     this.panels.set(key, panel);
-    panel.title = target.session ? `Session: ${target.title ?? runId}` : `Inspector: ${runId}`;
+    panel.title = target.session
+      ? `Session: ${target.title ?? runId}`
+      : `Inspector: ${runId}${target.team ? ' (team)' : ''}`;
     const follow = target.session ? this.follow(panel, target.session) : undefined;
     panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'retained.svg');
     // While the page loads, the server answers the page's first request (the view it will ask
@@ -155,7 +163,7 @@ export class Inspectors implements vscode.WebviewPanelSerializer, vscode.Disposa
       ...first,
       from: 0,
       limit: INSPECT_PAGE_ROWS,
-      ...(target.session ? { store: 'sessions' as const } : {}),
+      ...storeOf(target),
     });
     answer.catch(() => undefined);
     this.firstPages.set(panel, { ...first, answer });
@@ -201,12 +209,12 @@ export class Inspectors implements vscode.WebviewPanelSerializer, vscode.Disposa
   private async handle(panel: vscode.WebviewPanel, target: Target, message: ViewToHost): Promise<void> {
     const { runId } = target;
     const post = (reply: HostToView) => void panel.webview.postMessage(reply);
-    // A session's run is read from the sessions store.
-    const store = target.session ? { store: 'sessions' as const } : {};
+    // A session's run is read from the sessions store, a team run from the team's.
+    const store = storeOf(target);
     switch (message.type) {
       case 'ready': {
         const state = parseState(message.state);
-        const session = target.session ? { session: target.session } : {};
+        const session = target.session ? { session: target.session } : target.team ? { team: true } : {};
         return post({
           type: 'init',
           runId,
@@ -339,7 +347,8 @@ export class Inspectors implements vscode.WebviewPanelSerializer, vscode.Disposa
 
 export const inspectorCommands: Commands = {
   openInspector: {
-    run: (ctx) => (arg?: RunNode | string) => ctx.inspectors.open(typeof arg === 'string' ? arg : arg?.run.runId),
+    run: (ctx) => (arg?: RunNode | string) =>
+      typeof arg === 'string' ? ctx.inspectors.open(arg) : ctx.inspectors.open(arg?.run.runId, arg?.store === 'team'),
   },
   openSession: { run: (ctx) => (session: AgentSession) => ctx.inspectors.openSession(session.path, session.title) },
 };

@@ -1,5 +1,6 @@
 /**
- * The sidebar: runs (newest first) → their retained values. Children load lazily, and a
+ * The sidebar: runs (newest first) → their retained values; with a team store configured
+ * (`retained.storeUrl`), under "This machine" and "Team". Children load lazily, and a
  * `retained/changed` refreshes only the run that changed, so the tree stays fast with
  * thousands of values.
  */
@@ -16,11 +17,23 @@ import {
 } from '../../shared/protocol';
 import type { Commands } from './commands';
 
-export type RunNode = { kind: 'run'; run: RunSummary; shown?: number };
-export type ValueNode = { kind: 'value'; value: ValueSummary };
+/** Which store a node is of: the team store's (`'team'`), or the workspace's (absent). */
+export type Team = { store?: 'team' };
+/** A store's heading, when there are two. */
+export type StoreNode = { kind: 'store'; store: 'workspace' | 'team' };
+export type RunNode = { kind: 'run'; run: RunSummary; shown?: number } & Team;
+export type ValueNode = { kind: 'value'; value: ValueSummary } & Team;
 /** The rest of a long run's values, listed on demand. */
 export type MoreNode = { kind: 'more'; run: RunNode; shown: number; total: number };
-export type Node = RunNode | ValueNode | MoreNode;
+export type Node = StoreNode | RunNode | ValueNode | MoreNode;
+
+/** The `store` field of a request about a node's run or value. */
+export const storeOf = (node: Team): Team => (node.store ? { store: node.store } : {});
+const keyOf = (runId: string, store?: 'team') => `${store ?? 'workspace'}:${runId}`;
+const HEADINGS: Record<StoreNode['store'], StoreNode> = {
+  workspace: { kind: 'store', store: 'workspace' },
+  team: { kind: 'store', store: 'team' },
+};
 
 /** Values listed when a run opens; a run of 10,000 values opens as fast as one of 200. */
 const VALUES_PAGE = 200;
@@ -28,48 +41,66 @@ const VALUES_PAGE = 200;
 export class RunsTree implements vscode.TreeDataProvider<Node> {
   private readonly changed = new vscode.EventEmitter<Node | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
-  /** The run nodes last shown, by id, so a change can refresh just that node. */
+  /** The run nodes last shown, by store and id, so a change can refresh just that node. */
   private runs = new Map<string, RunNode>();
 
-  constructor(private readonly client: LanguageClient) {}
+  /** `team`: whether a team store is configured (then both stores are shown, each under its heading). */
+  constructor(
+    private readonly client: LanguageClient,
+    private readonly team: () => boolean,
+  ) {}
 
   /** Refreshes everything (undefined) or one run. */
-  async refresh(runId?: string): Promise<void> {
-    const node = runId ? this.runs.get(runId) : undefined;
+  async refresh(runId?: string, store?: 'team'): Promise<void> {
+    const node = runId ? this.runs.get(keyOf(runId, store)) : undefined;
     if (!node) return this.changed.fire(undefined);
-    const [summary] = (await this.client.sendRequest(RunsRequest.type, { runIds: [runId!] })).runs;
+    const [summary] = (await this.client.sendRequest(RunsRequest.type, { runIds: [runId!], ...storeOf(node) })).runs;
     if (!summary) return this.changed.fire(undefined); // deleted: the list changes
     node.run = summary;
     this.changed.fire(node);
   }
 
   async getChildren(element?: Node): Promise<Node[]> {
-    if (!element) {
-      const { runs } = await this.client.sendRequest(RunsRequest.type, {});
-      this.runs = new Map(runs.map((run) => [run.runId, this.runs.get(run.runId) ?? { kind: 'run', run }]));
-      for (const run of runs) this.runs.get(run.runId)!.run = run;
+    if (!element && this.team()) return [HEADINGS.workspace, HEADINGS.team];
+    if (!element || element.kind === 'store') {
+      const store = element?.store === 'team' ? ('team' as const) : undefined;
+      const { runs } = await this.client.sendRequest(RunsRequest.type, store ? { store } : {}).catch((err: Error) => {
+        // An unreachable team store leaves this machine's runs listed; it says why.
+        if (!store) throw err;
+        void vscode.window.showWarningMessage(`Retained Outputs: the team store: ${err.message}`);
+        return { runs: [] };
+      });
+      const kept = new Map([...this.runs].filter(([, node]) => node.store !== store));
+      for (const run of runs) {
+        const key = keyOf(run.runId, store);
+        const node = this.runs.get(key) ?? { kind: 'run', run, ...(store ? { store } : {}) };
+        node.run = run;
+        kept.set(key, node);
+      }
+      this.runs = kept;
       // The welcome text shows only once the store is known to be empty, not while loading.
-      void vscode.commands.executeCommand('setContext', 'retained.empty', runs.length === 0);
-      return [...this.runs.values()];
+      if (!store) void vscode.commands.executeCommand('setContext', 'retained.empty', runs.length === 0);
+      return runs.map((run) => this.runs.get(keyOf(run.runId, store))!);
     }
     if (element.kind === 'run') {
       const shown = element.shown ?? VALUES_PAGE;
       const { values, total } = await this.client.sendRequest(ValuesRequest.type, {
         runId: element.run.runId,
         limit: Math.min(shown, VALUES_PAGE_MAX),
+        ...storeOf(element),
       });
-      const nodes: Node[] = values.map((value) => ({ kind: 'value', value }));
+      const nodes: Node[] = values.map((value) => ({ kind: 'value', value, ...storeOf(element) }));
       if (total > values.length) nodes.push({ kind: 'more', run: element, shown: values.length, total });
       return nodes;
     }
     return [];
   }
 
-  /** The node of a run, after listing the runs again (a run just imported). */
+  /** The node of this machine's run, after listing the runs again (a run just imported). */
   async runNode(runId: string): Promise<RunNode | undefined> {
-    await this.getChildren();
+    await this.getChildren(this.team() ? HEADINGS.workspace : undefined);
     this.changed.fire(undefined);
-    return this.runs.get(runId);
+    return this.runs.get(keyOf(runId));
   }
 
   /** Lists more of a run's values. */
@@ -80,15 +111,29 @@ export class RunsTree implements vscode.TreeDataProvider<Node> {
 
   getParent(element: Node): Node | undefined {
     if (element.kind === 'more') return element.run;
-    return element.kind === 'value' ? this.runs.get(element.value.runId) : undefined;
+    if (element.kind === 'value') return this.runs.get(keyOf(element.value.runId, element.store));
+    if (element.kind === 'run' && this.team()) return HEADINGS[element.store ?? 'workspace'];
+    return undefined;
   }
 
   getTreeItem(element: Node): vscode.TreeItem {
+    if (element.kind === 'store') {
+      const team = element.store === 'team';
+      const item = new vscode.TreeItem(team ? 'Team' : 'This machine', vscode.TreeItemCollapsibleState.Expanded);
+      item.id = `store:${element.store}`;
+      item.contextValue = `store ${element.store}`;
+      item.iconPath = new vscode.ThemeIcon(team ? 'organization' : 'device-desktop');
+      item.tooltip = team
+        ? 'Runs in the team store (retained.storeUrl): CI, cloud agents and teammates'
+        : "Runs in this workspace's store (retained.storeRoot)";
+      return item;
+    }
     if (element.kind === 'run') {
       const { run } = element;
       const item = new vscode.TreeItem(run.name, vscode.TreeItemCollapsibleState.Collapsed);
-      item.id = `run:${run.runId}`;
-      item.contextValue = run.pinned ? 'run pinned' : 'run';
+      item.id = element.store ? `team-run:${run.runId}` : `run:${run.runId}`;
+      // A team run's context names it (its values have no file to copy or reveal).
+      item.contextValue = `${run.pinned ? 'run pinned' : 'run'}${element.store ? ' team' : ''}`;
       item.iconPath = new vscode.ThemeIcon(run.pinned ? 'pinned' : 'history');
       item.description = `${formatCount(run.valueCount, 'value')} · ${formatBytes(run.valueBytes)} · ${formatAge(run.updatedAt)}`;
       item.tooltip = new vscode.MarkdownString(
@@ -109,7 +154,7 @@ export class RunsTree implements vscode.TreeDataProvider<Node> {
         `${(element.total - element.shown).toLocaleString()} more values…`,
         vscode.TreeItemCollapsibleState.None,
       );
-      more.id = `more:${element.run.run.runId}:${element.shown}`;
+      more.id = `more:${element.run.store ?? 'workspace'}:${element.run.run.runId}:${element.shown}`;
       more.iconPath = new vscode.ThemeIcon('ellipsis');
       more.tooltip =
         element.shown >= VALUES_PAGE_MAX
@@ -125,8 +170,8 @@ export class RunsTree implements vscode.TreeDataProvider<Node> {
       value.subject ? `${value.tool} ${value.subject.text}` : `${value.tool} · ${value.valueId}`,
       vscode.TreeItemCollapsibleState.None,
     );
-    item.id = `value:${value.runId}/${value.valueId}`;
-    item.contextValue = 'value';
+    item.id = `${element.store ? 'team-value' : 'value'}:${value.runId}/${value.valueId}`;
+    item.contextValue = element.store ? 'value team' : 'value';
     item.resourceUri = vscode.Uri.parse(value.uri);
     item.iconPath = new vscode.ThemeIcon(value.isError ? 'error' : 'file-text');
     item.description = `${formatBytes(value.bytes)} · ${formatCount(value.lines, 'line')} · ${formatAge(value.createdAt)}`;
@@ -140,6 +185,7 @@ export class RunsTree implements vscode.TreeDataProvider<Node> {
     const meta = await this.client.sendRequest(ValueRequest.type, {
       runId: element.value.runId,
       valueId: element.value.valueId,
+      ...storeOf(element),
     });
     const tooltip = new vscode.MarkdownString(
       `**#${meta.valueId}**: ${meta.tool}, ${formatBytes(meta.bytes)}, ${formatCount(meta.lines, 'line')}, call \`${meta.callId}\`, ${new Date(meta.createdAt).toLocaleString()}\n\n`,

@@ -5,7 +5,7 @@ import { formatBytes, formatCount } from '../../shared/format';
 import { DeleteRequest, PeekRequest, ValueRequest } from '../../shared/protocol';
 import type { ValueDocument } from '../../shared/valueDocument';
 import type { Commands } from './commands';
-import type { Node, RunNode, ValueNode } from './runsTree';
+import { type Node, type RunNode, storeOf, type Team, type ValueNode } from './runsTree';
 import { valueDocument } from './valueDocuments';
 
 /** Opens a value's original text, read-only, optionally selecting lines (1-based, inclusive). */
@@ -33,10 +33,10 @@ function parseRange(input: string): { start: number; end: number } | string {
   return { start, end };
 }
 
-/** The value a command was run on, from the Runs view. */
-function chosenValue(node: Node | undefined): ValueNode['value'] {
+/** The value a command was run on, from the Runs view, with the store it is in. */
+function chosenValue(node: Node | undefined): ValueNode['value'] & Team {
   if (node?.kind !== 'value') throw new Error('Choose a retained value in the Retained Outputs view first.');
-  return node.value;
+  return { ...node.value, ...storeOf(node) };
 }
 
 export const valueCommands: Commands = {
@@ -80,6 +80,7 @@ export const valueCommands: Commands = {
               runId: value.runId,
               query,
               ignoreCase: true,
+              ...storeOf(value),
             }),
         );
         const items = answer.text
@@ -102,7 +103,11 @@ export const valueCommands: Commands = {
       ({ client }) =>
       async (node: Node) => {
         const value = chosenValue(node);
-        const meta = await client.sendRequest(ValueRequest.type, { runId: value.runId, valueId: value.valueId });
+        const meta = await client.sendRequest(ValueRequest.type, {
+          runId: value.runId,
+          valueId: value.valueId,
+          ...storeOf(value),
+        });
         await vscode.env.clipboard.writeText(meta.stub);
         void vscode.window.setStatusBarMessage(`Copied the stub of #${value.valueId}`, 3000);
       },
@@ -135,7 +140,11 @@ export const valueCommands: Commands = {
           'Delete',
         );
         if (answer === 'Delete')
-          await client.sendRequest(DeleteRequest.type, { runId: value.runId, valueId: value.valueId });
+          await client.sendRequest(DeleteRequest.type, {
+            runId: value.runId,
+            valueId: value.valueId,
+            ...storeOf(value),
+          });
       },
   },
 
@@ -151,7 +160,7 @@ export const valueCommands: Commands = {
           { modal: true },
           'Delete',
         );
-        if (answer === 'Delete') await client.sendRequest(DeleteRequest.type, { runId: run.runId });
+        if (answer === 'Delete') await client.sendRequest(DeleteRequest.type, { runId: run.runId, ...storeOf(node) });
       },
   },
 };

@@ -227,6 +227,51 @@ for (const { kind, address } of STORES) {
       assert.ok(searched.hits.length > 0);
     });
 
+    it('a clean-up removes an old run whole and keeps a pinned one; no value a kept run names goes', async () => {
+      const service = await open();
+      const text = lines(20_000, 'shared');
+      await service.retainer.retain({ runId: 'old', callId: 'c1', tool: 't', text });
+      await service.retainer.retain({ runId: 'kept', callId: 'c2', tool: 't', text });
+      await service.cleaner.pin({ runId: 'kept', pinned: true });
+      const later = Date.now() + 60 * 24 * 60 * 60 * 1000;
+      const planned = await service.cleaner.cleanup({ dryRun: true }, later);
+      assert.deepEqual(
+        planned.removed.map((r) => [r.runId, r.reason]),
+        [['old', 'age']],
+      );
+      assert.equal(
+        planned.freedBytes > 0 && planned.freedBytes < Buffer.byteLength(text),
+        true,
+        'the shared bytes stay',
+      );
+      const done = await service.cleaner.cleanup({}, later);
+      assert.deepEqual(
+        done.removed.map((r) => r.runId),
+        ['old'],
+      );
+      assert.equal(done.spared.pinned, 1);
+      assert.deepEqual(await service.store.listRunIds(), ['kept']);
+      const kept = await service.values.peek({ valueId: 'c2', runId: 'kept', start: 20_000 });
+      assert.equal(kept.text, '20000: shared 20000');
+      assert.equal((await service.status()).runs, 1);
+    });
+
+    it("a guard's withheld original is kept whole, and read back only when peek_value may", async () => {
+      const service = await open();
+      const { results } = await service.withholder.withhold({
+        runId: 'guarded',
+        results: [{ callId: 'c', tool: 't', text: 'token=abc\nline two\n' }],
+      });
+      assert.equal(results[0]!.outcome, 'written');
+      const name = results[0]!.file!.slice('withheld/'.length, -'.txt'.length);
+      await assert.rejects(service.values.peek({ valueId: name, start: 1 }), /reading it through peek_value is off/);
+      service.updateSettings({ guard: { peekOriginals: true } });
+      assert.equal((await service.values.peek({ valueId: name, start: 1 })).text, '1: token=abc\n2: line two');
+      const { events } = await service.transcript({ runId: 'guarded' });
+      assert.doesNotMatch(JSON.stringify(events), /token=abc/, 'the transcript holds the notice, not the original');
+      assert.equal((await service.status()).withheld, 1);
+    });
+
     it('a second service on the same store hears of a run another one writes', async () => {
       const where = await address();
       const writer = await open(where);

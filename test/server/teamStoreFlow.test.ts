@@ -17,6 +17,7 @@ import {
   ValueFileRequest,
   ValuesRequest,
 } from '../../shared/protocol';
+import { parseValueDocument } from '../../shared/valueDocument';
 import { type Postgres, startPostgres } from '../helpers/postgres';
 import { ServerProcess } from '../helpers/serverProcess';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
@@ -70,34 +71,62 @@ describe('a team store used by a team, in a real PostgreSQL', function () {
     assert.match(found.stdout, /^299999: 299999$/m);
     assert.match(retained(['ls', '--store', pg.url]).stdout, /\t1 values\t.*\tci\/build 1$/m);
 
-    const server = await ServerProcess.start({ workspace: tempDir(), storeUrl: pg.url });
+    // The team store beside this machine's: "Team" and "This machine" in the sidebar.
+    const workspace = tempDir();
+    assert.equal(
+      retained(['run', '--store', `${workspace}/.retained`, '--run', 'local', '--', 'seq 1 100000']).code,
+      0,
+    );
+    const server = await ServerProcess.start({ workspace, storeUrl: pg.url });
     try {
-      const { runs } = await server.request(RunsRequest.type, {});
+      const { runs } = await server.request(RunsRequest.type, { store: 'team' });
       const run = runs.find((r) => r.name === 'ci/build 1');
       assert.ok(run, JSON.stringify(runs));
       assert.equal(run.valueCount, 1);
-      const peeked = await server.request(PeekRequest.type, { valueId: id, query: '299999' });
+      assert.deepEqual(
+        (await server.request(RunsRequest.type, {})).runs.map((r) => r.runId),
+        ['local'],
+        "this machine's runs, apart",
+      );
+      const peeked = await server.request(PeekRequest.type, { valueId: id, query: '299999', store: 'team' });
       assert.match(peeked.text, /^299999: 299999$/m);
-      const { values } = await server.request(ValuesRequest.type, { runId: run.runId });
+      const { values } = await server.request(ValuesRequest.type, { runId: run.runId, store: 'team' });
       assert.equal(values[0]?.valueId, id);
       // The editor reads a team value through the server: no file of it on this machine.
-      const file = await server.request(ValueFileRequest.type, { valueId: id, runId: run.runId });
-      assert.match(file.uri, /^retained-value:/);
+      const file = await server.request(ValueFileRequest.type, { valueId: id, runId: run.runId, store: 'team' });
+      assert.match(file.uri, /^retained-value:.*store=team/);
       const tail = await server.request(ValueBytesRequest.type, {
         valueId: id,
         runId: run.runId,
         offset: file.bytes - 7,
         length: 100,
+        store: 'team',
       });
       assert.equal(Buffer.from(tail.base64, 'base64').toString(), '300000\n');
       const status = await server.request(StatusRequest.type, {});
-      assert.match(status.root, /^postgres:\/\//);
+      assert.equal(status.runs, 1, "the status bar counts this machine's store");
 
-      // Live: a run written elsewhere while the server watches is announced to it.
+      // A stub in any open document links to its value, found in the team store when not here.
+      const uri = 'file:///ci-log.md';
+      await server.connection.sendNotification('textDocument/didOpen', {
+        textDocument: {
+          uri,
+          languageId: 'markdown',
+          version: 1,
+          text: `The CI job got:\n[retained #${id}] run_command result`,
+        },
+      });
+      const links = await server.raw<{ target: string }[]>('textDocument/documentLink', { textDocument: { uri } });
+      assert.equal(links.length, 1);
+      assert.match(links[0]!.target, /store=team/);
+      const linked = await server.request(ValueFileRequest.type, parseValueDocument(links[0]!.target.split('?')[1]!)!);
+      assert.equal(linked.bytes, file.bytes);
+
+      // Live: a run written elsewhere while the server watches is announced to it, as the team's.
       const heard = server.nextChange('ci_live', 20_000);
       assert.equal(retained(['run', '--store', pg.url, '--run', 'ci_live', '--', 'seq 1 100000']).code, 0);
       await heard;
-      const after = await server.request(RunsRequest.type, {});
+      const after = await server.request(RunsRequest.type, { store: 'team' });
       assert.ok(after.runs.some((r) => r.runId === 'ci_live'));
     } finally {
       await server.stop();
@@ -117,6 +146,18 @@ describe('a team store used by a team, in a real PostgreSQL', function () {
     assert.equal(refused.code, 1);
     assert.match(refused.stderr, /the role reader_ann may not do this: permission denied for table \w+/);
     assert.match(refused.stderr, /an administrator grants retained_writer to write/);
+    // Neither a reader nor a writer removes runs: a clean-up says whose it is, before touching anything.
+    await pg.sql('CREATE ROLE writer_ci LOGIN; GRANT retained_writer TO writer_ci;');
+    for (const role of [url, pg.urlAs('writer_ci')]) {
+      const cleanup = retained(['cleanup', '--store', role], env);
+      assert.equal(cleanup.code, 1);
+      assert.match(
+        cleanup.stderr,
+        /may not remove runs from postgres:\/\/.*a clean-up of a team store is an administrator's/,
+      );
+    }
+    assert.match(retained(['cleanup', '--dry-run', '--store', url], env).stdout, /would free/, "a dry run is anyone's");
+    assert.match(retained(['ls', '--store', url], env).stdout, /for-readers/, 'nothing went');
   });
 
   it('the database restarted while a 100 MB stream goes in: the writer fails clearly or keeps it whole, never a stub to nothing', async () => {
@@ -152,9 +193,9 @@ describe('a team store used by a team, in a real PostgreSQL', function () {
     const id = stubId(made.stdout)!;
     const server = await ServerProcess.start({ workspace: tempDir(), storeUrl: pg.url });
     try {
-      await server.request(PeekRequest.type, { valueId: id, start: 1, end: 2 });
+      await server.request(PeekRequest.type, { valueId: id, start: 1, end: 2, store: 'team' });
       const peeks = Array.from({ length: 5 }, () =>
-        server.request(PeekRequest.type, { valueId: id, query: 'no such line' }).then(
+        server.request(PeekRequest.type, { valueId: id, query: 'no such line', store: 'team' }).then(
           () => 'answered',
           (err: Error) => err.message,
         ),
@@ -164,7 +205,7 @@ describe('a team store used by a team, in a real PostgreSQL', function () {
       );
       const outcomes = await Promise.all(peeks);
       for (const outcome of outcomes) assert.ok(outcome === 'answered' || outcome.length > 0, outcome);
-      const again = await server.request(PeekRequest.type, { valueId: id, start: 1999999 });
+      const again = await server.request(PeekRequest.type, { valueId: id, start: 1999999, store: 'team' });
       assert.equal(again.text, '1999999: 1999999\n2000000: 2000000');
     } finally {
       await server.stop();

@@ -12,16 +12,27 @@ export function App({ host }: { host: Host }) {
   const [start, setStart] = useState<{
     runId: string;
     session?: string | undefined;
+    team?: boolean | undefined;
     saved?: InspectorState | undefined;
   }>();
   useEffect(
     () =>
       host.on((message) => {
-        if (message.type === 'init') setStart({ runId: message.runId, session: message.session, saved: message.state });
+        if (message.type === 'init')
+          setStart({ runId: message.runId, session: message.session, team: message.team, saved: message.state });
       }),
     [host],
   );
   useEffect(() => host.post({ type: 'ready', state: host.getState() }), [host]);
   if (!start) return <Loading runId={undefined} />;
-  return <Inspector key={start.runId} host={host} runId={start.runId} session={start.session} saved={start.saved} />;
+  return (
+    <Inspector
+      key={start.runId}
+      host={host}
+      runId={start.runId}
+      session={start.session}
+      team={start.team}
+      saved={start.saved}
+    />
+  );
 }

@@ -20,11 +20,14 @@ export function Inspector({
   host,
   runId,
   session,
+  team,
   saved,
 }: {
   host: Host;
   runId: string;
   session?: string | undefined;
+  /** A run of the team store: kept in the saved state, so a restored panel opens the same run. */
+  team?: boolean | undefined;
   saved: InspectorState | undefined;
 }) {
   const [policy, setPolicy] = useState(saved?.policy ?? false);
@@ -49,13 +52,14 @@ export function Inspector({
     host.setState({
       runId,
       ...(session ? { session } : {}),
+      ...(team ? { team } : {}),
       policy,
       view,
       ...(modelCall ? { modelCall } : {}),
       ...(search.query ? { query: search.query } : {}),
       scrollIndex: rows.firstShown(),
     });
-  }, [host, runId, session, policy, view, modelCall, search.query, rows.version, rows.firstShown]);
+  }, [host, runId, session, team, policy, view, modelCall, search.query, rows.version, rows.firstShown]);
 
   const reported = useRef(false);
   // biome-ignore lint/correctness/useExhaustiveDependencies: checked as rows arrive (version).

@@ -254,7 +254,7 @@ export class RetentionService {
     if (valueId !== undefined) return this.values.delete(runId, valueId);
     await this.writing(runId, () => this.runs.delete(runId));
     // Records of shared bytes whose file went with the run (a clean-up does this once, at its end).
-    await this.store.folder?.blobs.collect();
+    await this.store.collectGarbage();
   }
 
   async status(input: StatusParams = {}): Promise<StatusResult> {

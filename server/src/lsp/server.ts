@@ -90,6 +90,8 @@ const connection = process.argv.includes('--stdio')
   : createConnection(ProposedFeatures.all);
 const documents = new TextDocuments(TextDocument);
 let serving: RetentionService | undefined;
+/** The team store, beside the workspace's, when `storeUrl` names one; or why it could not be opened. */
+let team: { service?: RetentionService; url: string; failure?: string } | undefined;
 /** Agents' sessions the inspector shows, converted into a store of their own (when the client gives one). */
 let sessions: { service: RetentionService; cache: Sessions } | undefined;
 /** Why initialize failed, when it did: every request is then refused with it. */
@@ -97,7 +99,34 @@ let initFailure: string | undefined;
 let workspaceRoot = process.cwd();
 
 function storeRootFor(options: ServerOptions | undefined): string {
-  return options?.storeUrl || options?.storeRoot || join(workspaceRoot, STORE_DIR);
+  return options?.storeRoot || join(workspaceRoot, STORE_DIR);
+}
+
+/**
+ * Opens the team store `storeUrl` names (again when it changed). One that cannot be opened (not
+ * reached, no schema) leaves the workspace's store served, and its requests say why.
+ */
+async function openTeam(options: ServerOptions | undefined): Promise<void> {
+  const url = options?.storeUrl;
+  if (url && url === team?.url && team.service) {
+    team.service.updateSettings(options?.settings ?? {});
+    return;
+  }
+  team?.service?.dispose();
+  team = undefined;
+  if (!url) return;
+  const service = new RetentionService(url, { settings: options?.settings, workspace: workspaceRoot });
+  try {
+    await service.init();
+  } catch (err) {
+    service.dispose();
+    team = { url, failure: (err as Error).message };
+    connection.console.warn(`retained: the team store is not served: ${team.failure}`);
+    return;
+  }
+  team = { url, service };
+  service.onChanged((runId) => void connection.sendNotification(ChangedNotification.type, { runId, store: 'team' }));
+  service.watch();
 }
 
 async function open(options: ServerOptions | undefined): Promise<void> {
@@ -111,6 +140,7 @@ async function open(options: ServerOptions | undefined): Promise<void> {
   serving = next;
   next.onChanged((runId) => void connection.sendNotification(ChangedNotification.type, { runId }));
   next.watch();
+  await openTeam(options);
   if (options?.sessionsRoot && options.sessionsRoot !== sessions?.service.address) {
     sessions?.service.dispose();
     const service = new RetentionService(options.sessionsRoot, {
@@ -122,11 +152,32 @@ async function open(options: ServerOptions | undefined): Promise<void> {
   }
 }
 
-/** The store a request reads: the workspace's, or the sessions' (`store: 'sessions'`). */
+/** The store a request is of: the workspace's, the team's (`store: 'team'`), or the sessions' (`store: 'sessions'`). */
 function storeFor(params: unknown): RetentionService {
-  if ((params as { store?: unknown } | undefined)?.store !== 'sessions') return serving!;
+  const store = (params as { store?: unknown } | undefined)?.store;
+  if (store === 'team') {
+    if (team?.service) return team.service;
+    throw new InvalidInput(
+      team?.failure
+        ? `the team store is not served: ${team.failure}`
+        : 'params.store "team" needs a storeUrl in initializationOptions',
+    );
+  }
+  if (store !== 'sessions') return serving!;
   if (!sessions) throw new InvalidInput('params.store "sessions" needs a sessionsRoot in initializationOptions');
   return sessions.service;
+}
+
+/** The value a stub in a document names: in the workspace's store, else in the team's. */
+async function locateValue(valueId: string) {
+  for (const [service, store] of [
+    [serving, undefined],
+    [team?.service, 'team'],
+  ] as const) {
+    const target = service ? await service.values.locate(valueId).catch(() => undefined) : undefined;
+    if (service && target) return { service, target: { ...target, ...(store ? { store } : {}) } };
+  }
+  return undefined;
 }
 
 /**
@@ -204,7 +255,10 @@ connection.onDidChangeConfiguration(async (change) => {
   try {
     const options = check(ServerOptions, given, 'retained');
     if (storeRootFor(options) !== serving.address) await open(options);
-    else serving.updateSettings(options.settings ?? {});
+    else {
+      serving.updateSettings(options.settings ?? {});
+      await openTeam(options);
+    }
     connection.console.info(
       `retained: settings now ${JSON.stringify(serving.getSettings())} at ${serving.store.where}`,
     );
@@ -256,11 +310,11 @@ serve(SessionRequest, (_s, p) => {
 connection.onDocumentLinks(async ({ textDocument }) => {
   const document = documents.get(textDocument.uri);
   if (!document || !serving) return [];
-  const service = serving;
   const links: DocumentLink[] = [];
   for (const ref of findMarkers(document.getText())) {
-    const target = await service.values.locate(ref.valueId);
-    if (!target) continue;
+    const found = await locateValue(ref.valueId);
+    if (!found) continue;
+    const { service, target } = found;
     // Opens read-only, named after what the call read, as the sidebar opens it.
     const { subject } = await service.store.values.readMeta(target.runId, target.valueId);
     links.push({
@@ -275,12 +329,12 @@ connection.onDocumentLinks(async ({ textDocument }) => {
 connection.onHover(async ({ textDocument, position }): Promise<Hover | null> => {
   const document = documents.get(textDocument.uri);
   if (!document || !serving) return null;
-  const service = serving;
   const ref = markerAt(document.getText(), document.offsetAt(position));
   if (!ref) return null;
-  const target = await service.values.locate(ref.valueId);
-  if (!target)
+  const found = await locateValue(ref.valueId);
+  if (!found)
     return { contents: { kind: MarkupKind.Markdown, value: `No retained value \`#${ref.valueId}\` in this store.` } };
+  const { service, target } = found;
   const meta = await service.store.values.readMeta(target.runId, target.valueId);
   const preview = await service.values.peek({ valueId: target.valueId, runId: target.runId, start: 1, end: 12 });
   const fence = '`'.repeat(Math.max(3, longestBacktickRun(preview.text) + 1));
@@ -307,6 +361,7 @@ connection.onShutdown(async () => {
   // Indexes computed in the last second are kept: the next start opens those runs at once.
   await Promise.all([serving, sessions?.service].map((service) => service?.inspection.indexes.flush()));
   serving?.dispose();
+  team?.service?.dispose();
 });
 documents.listen(connection);
 connection.listen();

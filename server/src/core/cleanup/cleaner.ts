@@ -6,8 +6,8 @@ import { check } from '../../../../shared/check';
 import { InvalidInput } from '../../../../shared/invalidInput';
 import { CleanupParams, type CleanupResult, PinParams } from '../../../../shared/protocol';
 import type { Context } from '../context';
+import type { StoreUse } from '../store/usage';
 import { planCleanup } from './plan';
-import { measureStore, runNow, type StoreUse } from './usage';
 
 /** How long a measure of the store answers `retained/status` before the store is walked again. */
 const USE_TTL_MS = 2000;
@@ -20,23 +20,12 @@ export class Cleaner {
   /** The store's use, walked at most every 2 s (the status bar asks after every change). */
   use(fresh = false): Promise<StoreUse> {
     if (fresh || !this.cached || Date.now() - this.cached.at > USE_TTL_MS) {
-      const { folder } = this.ctx.store;
-      this.cached = { at: Date.now(), use: folder ? measureStore(folder.root) : this.teamUse() };
+      this.cached = { at: Date.now(), use: this.ctx.store.measure() };
       this.cached.use.catch(() => {
         this.cached = undefined;
       });
     }
     return this.cached.use;
-  }
-
-  /** A team store's use, from its runs' summaries (its disk is the database's). */
-  private async teamUse(): Promise<StoreUse> {
-    const runs = await this.ctx.runs.list();
-    return {
-      bytes: runs.reduce((n, r) => n + r.transcriptBytes + r.valueBytes, 0),
-      runs: new Map(),
-      withheld: 0,
-    };
   }
 
   async pin(input: PinParams): Promise<void> {
@@ -47,11 +36,9 @@ export class Cleaner {
 
   async cleanup(input: CleanupParams = {}, now = Date.now()): Promise<CleanupResult> {
     const { dryRun = false } = check(CleanupParams, input);
-    const { folder } = this.ctx.store;
-    if (!folder)
-      throw new InvalidInput(
-        `clean-up of a team store is not built yet (${this.ctx.store.where}): its writers delete nothing, and an administrator removes runs in SQL`,
-      );
+    const { store } = this.ctx;
+    const refused = dryRun ? undefined : await store.whyNoRemoval();
+    if (refused) throw new InvalidInput(refused);
     const policy = this.ctx.settings().cleanup;
     const before = await this.use(true);
     const plan = planCleanup(before, policy, now);
@@ -77,7 +64,7 @@ export class Cleaner {
         // Compare and remove, under the run's lock: a run written to or pinned since the plan stays.
         const went = await this.ctx.writing(run.runId, () =>
           this.ctx.runs.deleteIf(run.runId, async () => {
-            const now = await runNow(folder.root, run.runId);
+            const now = await store.runNow(run.runId);
             if (now.pinned) spared.pinned++;
             else if (now.lastWriteMs > planned.lastWriteMs) spared.recent++;
             else {
@@ -91,7 +78,7 @@ export class Cleaner {
         if (went) gone.add(run.runId);
       }
       removed = removed.filter((r) => gone.has(r.runId));
-      await folder.blobs.collect();
+      await store.collectGarbage();
     }
     const after = dryRun ? undefined : await this.use(true);
     return {

@@ -16,6 +16,7 @@ import type { LineIndex } from './lineIndex';
 import type { OpenValue } from './lineReader';
 import type { RunMeta, Store } from './store';
 import type { TailRead } from './transcript';
+import type { RunUse, StoreUse } from './usage';
 import type { NewValue, StagedValue } from './valueFiles';
 
 export interface RunStore {
@@ -69,6 +70,23 @@ export interface RunStore {
   watch(changed: (runId: string) => void): { start(): void; dispose(): void };
   /** What the run is now, as a string that changes whenever it does (a watcher's echo is told from news by it). */
   fingerprint(runId: string): Promise<string>;
+
+  /**
+   * Keeps a guard's withheld original under its name (its text, or a staged file's bytes, taken
+   * at once), whole or not at all; never replacing one.
+   */
+  keepWithheld(name: string, runId: string, original: { text: string } | { file: string }): Promise<void>;
+  /** A withheld original by its name, to peek into; an InvalidInput when there is none the role may read. */
+  openWithheld(name: string): Promise<{ open: OpenValue; index: LineIndex; bytes: number }>;
+
+  /** What the store holds, run by run, for a clean-up's plan and the status bar. */
+  measure(): Promise<StoreUse>;
+  /** A run's last write and pin as they are now (read again before it is removed). */
+  runNow(runId: string): Promise<Pick<RunUse, 'lastWriteMs' | 'pinned'>>;
+  /** Why this store may not remove runs here (a role without the grant), or undefined. */
+  whyNoRemoval(): Promise<string | undefined>;
+  /** Removes the bytes no value names any more, after runs went. */
+  collectGarbage(): Promise<void>;
 
   isPinned(runId: string): Promise<boolean>;
   setPinned(runId: string, pinned: boolean): Promise<void>;

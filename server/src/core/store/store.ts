@@ -7,14 +7,28 @@ import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import type { TranscriptEvent } from '../../../../shared/events';
 import { isSanitizedId } from '../../../../shared/ids';
+import { InvalidInput } from '../../../../shared/invalidInput';
 import type { ReadResult, RunSummary } from '../../../../shared/protocol';
 import { utf8Bytes } from '../text/bytes';
 import { type AuditEntry, appendAudit, auditPath } from './audit';
 import { Blobs } from './blobs';
-import { checkedId, GITIGNORE, isTemp, isValuesDir, RUN_FILE, RUNS_DIR, runFile, tempWriter } from './layout';
+import {
+  checkedId,
+  GITIGNORE,
+  isTemp,
+  isValuesDir,
+  RUN_FILE,
+  RUNS_DIR,
+  runFile,
+  tempWriter,
+  VALUE_EXT,
+  WITHHELD_DIR,
+} from './layout';
+import { indexFile, type LineIndex } from './lineIndex';
+import { fileBytes, type OpenValue } from './lineReader';
 import { RunLocks } from './runLock';
 import type { RunStore } from './runStore';
-import { CREATE_NEW, listDir, makeDir, openFile, readFile, realDir, statFile } from './safeFs';
+import { CREATE_NEW, listDir, makeDir, openFile, READ, readFile, realDir, statFile } from './safeFs';
 import {
   appendEvent,
   readEvents,
@@ -24,6 +38,7 @@ import {
   type TailRead,
   writeEvents,
 } from './transcript';
+import { measureStore, runNow, type StoreUse } from './usage';
 import { ValueFiles } from './valueFiles';
 import { StoreWatcher } from './watcher';
 
@@ -70,6 +85,55 @@ export class Store implements RunStore {
 
   get auditAt(): string {
     return auditPath(this.root);
+  }
+
+  /** `withheld/<name>`, read-only: a staged file is linked into place at once, a text written and synced. */
+  async keepWithheld(name: string, _runId: string, original: { text: string } | { file: string }): Promise<void> {
+    await this.ensureWritable();
+    await makeDir(this.root, join(this.root, WITHHELD_DIR));
+    const path = this.withheldPath(name);
+    if (!('text' in original)) return void (await fs.link(original.file, path));
+    const handle = await openFile(this.root, path, CREATE_NEW, 0o444);
+    try {
+      await handle.writeFile(original.text);
+      await handle.sync();
+      await handle.close();
+    } catch (err) {
+      await handle.close().catch(() => undefined);
+      await fs.rm(path, { force: true });
+      throw err;
+    }
+  }
+
+  async openWithheld(name: string): Promise<{ open: OpenValue; index: LineIndex; bytes: number }> {
+    const path = this.withheldPath(name);
+    const handle = await openFile(this.root, path, READ).catch(() => {
+      throw new InvalidInput(`no withheld original ${JSON.stringify(name)} in this store`);
+    });
+    const index = await indexFile(handle).finally(() => handle.close());
+    return { open: fileBytes(path), index, bytes: index.bytes };
+  }
+
+  /** The file of a withheld original, by the name its notice gives (`<name>` without `.txt`). */
+  withheldPath(name: string): string {
+    return join(this.root, WITHHELD_DIR, `${checkedWithheld(name)}${VALUE_EXT}`);
+  }
+
+  measure(): Promise<StoreUse> {
+    return measureStore(this.root);
+  }
+
+  runNow(runId: string): Promise<{ lastWriteMs: number; pinned: boolean }> {
+    return runNow(this.root, checkedId(runId, 'run'));
+  }
+
+  async whyNoRemoval(): Promise<string | undefined> {
+    return undefined;
+  }
+
+  /** Records of shared bytes whose file went with a removed run. */
+  async collectGarbage(): Promise<void> {
+    await this.blobs.collect();
   }
 
   watch(changed: (runId: string) => void): StoreWatcher {
@@ -375,4 +439,10 @@ function writerAlive(name: string): boolean {
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
+}
+
+/** A withheld original's name must be one the sanitizer made: nothing else reaches the folder. */
+function checkedWithheld(name: string): string {
+  if (!isSanitizedId(name)) throw new InvalidInput(`no withheld original ${JSON.stringify(name)} in this store`);
+  return name;
 }

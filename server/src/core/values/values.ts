@@ -2,10 +2,9 @@
  * Values and peek: finding a retained value by the id a stub shows, reading it back in bounded
  * answers, listing and deleting values.
  */
-import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { check } from '../../../../shared/check';
-import { isSanitizedId, valueIdCandidates } from '../../../../shared/ids';
+import { valueIdCandidates } from '../../../../shared/ids';
 import { InvalidInput } from '../../../../shared/invalidInput';
 import {
   PeekParams,
@@ -18,9 +17,7 @@ import {
   ValuesParams,
 } from '../../../../shared/protocol';
 import type { Context } from '../context';
-import { VALUE_EXT, WITHHELD_DIR } from '../store/layout';
-import { indexFile } from '../store/lineIndex';
-import { fileBytes } from '../store/lineReader';
+import { WITHHELD_DIR } from '../store/layout';
 import { openFile, READ } from '../store/safeFs';
 import { WITHHELD_NAME } from '../withhold/withholder';
 import { peekValue } from './peek';
@@ -64,7 +61,7 @@ export class Values {
   }
 
   async peek(input: PeekParams): Promise<PeekResult> {
-    const { valueId: given, runId: runGiven, ...request } = check(PeekParams, input);
+    const { valueId: given, runId: runGiven, store: _store, ...request } = check(PeekParams, input);
     if (WITHHELD_NAME.test(given)) return this.peekWithheld(given, request);
     const { runId, valueId } = await this.resolve(given, runGiven);
     const { store } = this.ctx;
@@ -79,9 +76,8 @@ export class Values {
       throw new InvalidInput(
         `${name} is a result a guard withheld from the model; reading it through peek_value is off (retained.guard.peekOriginals)`,
       );
-    const { path, handle } = await this.openWithheld(name);
-    const index = await indexFile(handle).finally(() => handle.close());
-    const answer = await peekValue(fileBytes(path), index, name, request, this.ctx.settings());
+    const { open, index } = await this.ctx.store.openWithheld(name);
+    const answer = await peekValue(open, index, name, request, this.ctx.settings());
     return { runId: WITHHELD_DIR, valueId: name, ...answer };
   }
 
@@ -93,7 +89,12 @@ export class Values {
   }> {
     const { store } = this.ctx;
     if (WITHHELD_NAME.test(valueId)) {
-      const { path, handle } = await this.openWithheld(valueId);
+      const { folder } = store;
+      if (!folder) throw new InvalidInput(`a team store's withheld original opens only through peek_value: ${valueId}`);
+      const path = folder.withheldPath(valueId);
+      const handle = await openFile(folder.root, path, READ).catch(() => {
+        throw new InvalidInput(`no withheld original ${JSON.stringify(valueId)} in this store`);
+      });
       const { size } = await handle.stat().finally(() => handle.close());
       return { uri: pathToFileURL(path).href, bytes: size, valueId };
     }
@@ -120,18 +121,6 @@ export class Values {
     } finally {
       await reader.close();
     }
-  }
-
-  /** A withheld original's file, by its name; only a folder store keeps them. */
-  private async openWithheld(name: string) {
-    const { folder } = this.ctx.store;
-    const missing = new InvalidInput(`no withheld original ${JSON.stringify(name)} in this store`);
-    if (!folder) throw missing;
-    const path = join(folder.root, WITHHELD_DIR, `${checkedName(name)}${VALUE_EXT}`);
-    const handle = await openFile(folder.root, path, READ).catch(() => {
-      throw missing;
-    });
-    return { path, handle };
   }
 
   uri({ runId, valueId }: ValueRef): string {
@@ -164,10 +153,4 @@ function describeKnown(ids: string[]): string {
   if (ids.length === 0) return 'no values are retained yet';
   const shown = ids.slice(0, 20).join(', ');
   return `known ids: ${shown}${ids.length > 20 ? `, … (${ids.length - 20} more)` : ''}`;
-}
-
-/** A withheld original's name must be one the sanitizer made: nothing else reaches the folder. */
-function checkedName(name: string): string {
-  if (!isSanitizedId(name)) throw new InvalidInput(`no withheld original ${JSON.stringify(name)} in this store`);
-  return name;
 }

@@ -11,7 +11,6 @@
  * outcome goes to the audit log, the reason only there.
  */
 import { randomBytes } from 'node:crypto';
-import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import { check } from '../../../../shared/check';
 import type { TranscriptEvent } from '../../../../shared/events';
@@ -20,7 +19,6 @@ import { type WithheldOutcome, WithholdParams, type WithholdResult } from '../..
 import type { Context } from '../context';
 import type { AuditEntry } from '../store/audit';
 import { VALUE_EXT, WITHHELD_DIR } from '../store/layout';
-import { CREATE_NEW, makeDir, openFile } from '../store/safeFs';
 import { sha256Hex, utf8Bytes } from '../text/bytes';
 import { withheldNotice } from './notice';
 import { SecretGuard } from './secrets';
@@ -70,17 +68,6 @@ export class Withholder {
     return Date.now() + (this.options.deadlineMs ?? BATCH_DEADLINE_MS);
   }
 
-  /** Where originals go: a folder store's `withheld/`; a team store keeps none yet. */
-  get dir(): string {
-    return join(this.folder().root, WITHHELD_DIR);
-  }
-
-  private folder() {
-    const { folder } = this.ctx.store;
-    if (!folder) throw new Error('a team store keeps no withheld originals yet: the result was withheld without one');
-    return folder;
-  }
-
   /** `retained/withhold`: one batch from the agent's guard. */
   async withhold(input: WithholdParams): Promise<WithholdResult> {
     const params = check(WithholdParams, input);
@@ -104,13 +91,15 @@ export class Withholder {
     for (const [index, result] of results.entries()) {
       const name = `${sanitizeId(`${date}-withheld-${batch}-${index}-${result.callId}`)}${VALUE_EXT}`;
       const file = `${WITHHELD_DIR}/${name}`;
-      const path = this.ctx.store.folder ? join(this.dir, name) : file;
+      // Where a person finds it: the file in a folder store, the row's name in a team store.
+      const { folder } = this.ctx.store;
+      const path = folder ? join(folder.root, WITHHELD_DIR, name) : `${file} in ${this.ctx.store.where}`;
       const line = { runId, callId: result.callId, batch, index };
       const sized = sizeOf(result.original);
       await this.audit({ event: 'withheld', ...line, ...sized, ...(result.reason ? { reason: result.reason } : {}) });
       // A batch whose time is spent writes on after the answer: the original still goes to its
       // file (never to the audit log, which holds reasons, not outputs).
-      const outcome: WithheldOutcome = await this.write(path, result.original, until, { ...line, file }).then(
+      const outcome: WithheldOutcome = await this.write(name, path, result.original, until, { ...line, file }).then(
         async (written) => {
           if (written === 'written') await this.audit({ event: 'written', ...line, file });
           else await this.audit({ event: 'unfinished', ...line, file });
@@ -150,14 +139,15 @@ export class Withholder {
    * the write failed, leaving no partial file.
    */
   private write(
+    name: string,
     path: string,
     original: Withheld['original'],
     deadline: number,
     line: { runId: string; callId: string; batch: string; index: number; file: string },
   ): Promise<'written' | 'unfinished'> {
     // A streamed original is linked, not written: at once, so it never races the deadline.
-    if (!('text' in original)) return this.writeFile(path, original).then(() => 'written' as const);
-    const writing = this.writeFile(path, original);
+    if (!('text' in original)) return this.keep(name, path, line.runId, original).then(() => 'written' as const);
+    const writing = this.keep(name, path, line.runId, original);
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<'unfinished'>((resolve) => {
       timer = setTimeout(() => resolve('unfinished'), Math.max(0, deadline - Date.now()));
@@ -174,26 +164,9 @@ export class Withholder {
     });
   }
 
-  private async writeFile(path: string, original: Withheld['original']): Promise<void> {
+  private async keep(name: string, path: string, runId: string, original: Withheld['original']): Promise<void> {
     await this.options.beforeWrite?.(path);
-    const store = this.folder();
-    await store.ensureWritable();
-    await makeDir(store.root, this.dir);
-    // A streamed output is already on disk, in the store: linked into place, at once, whatever its size.
-    if (!('text' in original)) {
-      await fs.link(original.file, path);
-      return;
-    }
-    const handle = await openFile(store.root, path, CREATE_NEW, 0o444);
-    try {
-      await handle.writeFile(original.text);
-      await handle.sync();
-      await handle.close();
-    } catch (err) {
-      await handle.close().catch(() => undefined);
-      await fs.rm(path, { force: true });
-      throw err;
-    }
+    await this.ctx.store.keepWithheld(name.slice(0, -VALUE_EXT.length), runId, original);
   }
 
   /** Appends an audit line; false when the store refused it. */

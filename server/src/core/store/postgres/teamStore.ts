@@ -10,6 +10,7 @@
  * Every id reaches SQL as a parameter; every row read back is checked before it is used.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { Client, type ClientBase, Pool, type PoolClient } from 'pg';
@@ -17,14 +18,16 @@ import type { TranscriptEvent } from '../../../../../shared/events';
 import { isSanitizedId } from '../../../../../shared/ids';
 import { InvalidInput } from '../../../../../shared/invalidInput';
 import type { ReadResult, RunSummary, ValueMeta } from '../../../../../shared/protocol';
+import { valueDocumentUri } from '../../../../../shared/valueDocument';
 import type { AuditEntry } from '../audit';
 import { checkedId } from '../layout';
-import { type LineIndex, parseIndex } from '../lineIndex';
+import { indexBuffer, type LineIndex, parseIndex } from '../lineIndex';
 import type { OpenValue, ValueBytes } from '../lineReader';
 import type { RunStore, ValueStore } from '../runStore';
 import { type RunMeta, Store } from '../store';
 import type { TailRead } from '../transcript';
 import { parseEvent } from '../transcript';
+import type { StoreUse } from '../usage';
 import { type NewValue, namesTaken, type StagedValue, sidecarMeta, valueNames } from '../valueFiles';
 import { shownUrl, storeError } from './connect';
 import { schemaVersion } from './migrate';
@@ -35,6 +38,8 @@ import { insertEvents, inTransaction, pushBlob } from './transfer';
 const POOL_MAX = 4;
 /** Blob layouts (chunk starts, line index) kept: a blob never changes, so they never go stale. */
 const LAYOUTS_MAX = 256;
+/** The most bytes of one withheld original a team store keeps (one row). */
+const WITHHELD_MAX_BYTES = 256 << 20;
 /** A watcher that lost its connection tries again after this long. */
 const RELISTEN_MS = 2000;
 
@@ -384,6 +389,108 @@ export class TeamStore implements RunStore {
     return `${row?.events}:${row?.values}:${row?.pinned}`;
   }
 
+  /** A withheld original as a row, whole or not at all; a name is never taken twice. */
+  async keepWithheld(name: string, runId: string, original: { text: string } | { file: string }): Promise<void> {
+    let data: Buffer;
+    if ('text' in original) data = Buffer.from(original.text, 'utf8');
+    else {
+      const { size } = await stat(original.file);
+      if (size > WITHHELD_MAX_BYTES)
+        throw new Error(`an original of ${size} bytes is over the ${WITHHELD_MAX_BYTES} a team store keeps in one row`);
+      data = await readFile(original.file);
+    }
+    await this.query('INSERT INTO withheld (name, run_id, data) VALUES ($1, $2, $3)', [
+      checkedId(name, 'value'),
+      runId,
+      data,
+    ]);
+  }
+
+  /** Only a role granted SELECT on `withheld` reads one (neither readers nor writers are). */
+  async openWithheld(name: string): Promise<{ open: OpenValue; index: LineIndex; bytes: number }> {
+    const missing = new InvalidInput(`no withheld original ${JSON.stringify(name)} in ${this.where}`);
+    if (!isSanitizedId(name)) throw missing;
+    const [row] = await this.query('SELECT data FROM withheld WHERE name = $1', [name]);
+    if (!row) throw missing;
+    const data = row.data as Buffer;
+    const open: OpenValue = async () => ({
+      read: async (buffer, offset, length, position) => ({
+        bytesRead: data.copy(buffer, offset, position, Math.min(data.length, position + length)),
+      }),
+      close: async () => undefined,
+    });
+    return { open, index: indexBuffer(data), bytes: data.length };
+  }
+
+  /**
+   * Each run's transcript and the blobs its values name (a blob shared by several values counts
+   * once, freed with the last of them), from two queries; the withheld originals a role may count.
+   */
+  async measure(): Promise<StoreUse> {
+    const runs = await this.query(
+      `SELECT r.run_id, r.pinned, extract(epoch FROM coalesce(e.last, r.created_at)) * 1000 AS last_ms,
+              coalesce(e.bytes, 0)::bigint AS bytes
+       FROM runs r LEFT JOIN LATERAL (SELECT max(at) AS last, sum(octet_length(event::text) + 1) AS bytes
+                                      FROM events WHERE run_id = r.run_id) e ON true`,
+    );
+    const values = await this.query('SELECT v.run_id, v.sha256, b.bytes FROM run_values v JOIN blobs b USING (sha256)');
+    const links = new Map<string, number>();
+    for (const v of values) links.set(v.sha256 as string, (links.get(v.sha256 as string) ?? 0) + 1);
+    const use: StoreUse = { bytes: 0, runs: new Map(), withheld: 0 };
+    for (const r of runs) {
+      const runId = r.run_id as string;
+      const bytes = Number(r.bytes);
+      use.bytes += bytes;
+      use.runs.set(runId, {
+        runId,
+        lastWriteMs: Number(r.last_ms),
+        pinned: r.pinned === true,
+        files: [{ inode: `events:${runId}`, size: bytes, links: 1 }],
+      });
+    }
+    const counted = new Set<string>();
+    for (const v of values) {
+      const sha = v.sha256 as string;
+      const size = Number(v.bytes);
+      if (!counted.has(sha)) use.bytes += size;
+      counted.add(sha);
+      use.runs.get(v.run_id as string)?.files.push({ inode: sha, size, links: links.get(sha)! });
+    }
+    // Counted only by a role that may read them (a query naming the table is refused as a whole).
+    const [may] = await this.query(`SELECT has_table_privilege('withheld', 'SELECT') AS may`);
+    if (may?.may === true) use.withheld = Number((await this.query('SELECT count(*) AS n FROM withheld'))[0]?.n ?? 0);
+    return use;
+  }
+
+  async runNow(runId: string): Promise<{ lastWriteMs: number; pinned: boolean }> {
+    const [row] = await this.query(
+      `SELECT r.pinned, extract(epoch FROM coalesce((SELECT max(at) FROM events WHERE run_id = r.run_id), r.created_at)) * 1000 AS last_ms
+       FROM runs r WHERE r.run_id = $1`,
+      [runId],
+    );
+    return { lastWriteMs: Number(row?.last_ms ?? 0), pinned: row?.pinned === true };
+  }
+
+  /** A writer deletes nothing: removing runs is a role granted DELETE on them (an administrator's). */
+  async whyNoRemoval(): Promise<string | undefined> {
+    const [row] = await this.query(
+      `SELECT has_table_privilege('runs', 'DELETE') AND has_table_privilege('blobs', 'DELETE') AS may`,
+    );
+    if (row?.may === true) return undefined;
+    return `the role ${this.user} may not remove runs from ${this.where}: a clean-up of a team store is an administrator's (a role granted DELETE on its tables); writers and readers delete nothing`;
+  }
+
+  /**
+   * Blobs no value names, once no writer can still be about to name them: a blob uploaded in the
+   * last hour stays (its value's row may be on its way; the row's foreign key fails if it went).
+   */
+  async collectGarbage(): Promise<void> {
+    await this.query(
+      `DELETE FROM blobs b WHERE b.created_at < now() - interval '1 hour'
+       AND NOT EXISTS (SELECT 1 FROM run_values v WHERE v.sha256 = b.sha256)`,
+    );
+  }
+
   async isPinned(runId: string): Promise<boolean> {
     const [row] = await this.query('SELECT pinned FROM runs WHERE run_id = $1', [runId]);
     return row?.pinned === true;
@@ -692,9 +799,9 @@ class TeamValues implements ValueStore {
     };
   }
 
-  /** A team value has no file: the editor reads it through the server (`retained/valueText`). */
+  /** A team value has no file here: its URI is its read-only document, read through the server (`retained/valueBytes`). */
   uri(runId: string, valueId: string): string {
-    return `retained-value:/${encodeURIComponent(runId)}/${encodeURIComponent(valueId)}`;
+    return valueDocumentUri({ runId, valueId, store: 'team' });
   }
 
   async delete(runId: string, valueId: string): Promise<void> {

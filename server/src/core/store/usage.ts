@@ -6,7 +6,7 @@
 import { lstatSync, readdirSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import { setImmediate as turn } from 'node:timers/promises';
-import { isPin, RUN_DATA, RUNS_DIR, runFile, WITHHELD_DIR } from '../store/layout';
+import { isPin, RUN_DATA, RUNS_DIR, runFile, WITHHELD_DIR } from './layout';
 
 export interface FileUse {
   /** `dev:ino`: the same bytes under several names are one file. */

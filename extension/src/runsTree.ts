@@ -126,6 +126,9 @@ export class RunsTree implements vscode.TreeDataProvider<Node> {
       item.tooltip = team
         ? 'Runs in the team store (retained.storeUrl): CI, cloud agents and teammates'
         : "Runs in this workspace's store (retained.storeRoot)";
+      item.accessibilityInformation = {
+        label: team ? 'Team: runs in the team store' : "This machine: runs in this workspace's store",
+      };
       return item;
     }
     if (element.kind === 'run') {

@@ -28,7 +28,7 @@ class ValueFileSystem implements vscode.FileSystemProvider {
     if (!value) throw vscode.FileSystemError.FileNotFound(uri);
     const found = await this.client.sendRequest(ValueFileRequest.type, value).catch(() => undefined);
     if (!found) throw vscode.FileSystemError.FileNotFound(uri);
-    return { ...found, runId: value.runId };
+    return { ...found, runId: value.runId, ...(value.store ? { store: value.store } : {}) };
   }
 
   async stat(uri: vscode.Uri): Promise<vscode.FileStat> {
@@ -63,7 +63,7 @@ class ValueFileSystem implements vscode.FileSystemProvider {
   /** A team store's value, a stretch per request (the server caps each). */
   private async readThroughServer(
     uri: vscode.Uri,
-    found: { valueId: string; runId?: string | undefined; bytes: number },
+    found: { valueId: string; runId?: string | undefined; bytes: number; store?: 'team' | 'sessions' },
   ): Promise<Uint8Array> {
     if (!found.runId) throw vscode.FileSystemError.FileNotFound(uri);
     const out = new Uint8Array(found.bytes);
@@ -73,6 +73,7 @@ class ValueFileSystem implements vscode.FileSystemProvider {
         runId: found.runId,
         offset,
         length: Math.min(VALUE_BYTES_MAX, found.bytes - offset),
+        ...(found.store ? { store: found.store } : {}),
       });
       const part = Buffer.from(base64, 'base64');
       if (part.length === 0) break;

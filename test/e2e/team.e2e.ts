@@ -1,0 +1,106 @@
+/**
+ * A team store in a real VS Code: a real PostgreSQL (test/helpers/postgres.ts) holds a run made
+ * "in CI" by the command line; VS Code with `retained.storeUrl` shows it under Team beside This
+ * machine, opens its value read-only (read through the language server, no file here) and its
+ * run in the inspector, and a run written while VS Code watches appears without a reload.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import type { Locator } from 'playwright-core';
+import { recordDemoRun } from '../../scripts/demoRun';
+import { ROOT } from '../../scripts/tools';
+import { type Postgres, startPostgres } from '../helpers/postgres';
+import { newWorkspace } from './fixtures';
+import { poll, VSCode } from './harness';
+
+const CLI = join(ROOT, 'dist/cli.js');
+
+describe('A team store in a real VS Code', () => {
+  let vs: VSCode;
+  let pg: Postgres;
+  const retained = (command: string, ...args: string[]) =>
+    execFileSync(process.execPath, [CLI, command, '--store', pg.url, ...args], { encoding: 'utf8', stdio: 'pipe' });
+
+  before(async () => {
+    pg = await startPostgres();
+    retained('migrate');
+    retained('run', '--run', 'ci/nightly build', '--', 'seq 1 300000; echo "error: the linker failed"');
+    const workspace = newWorkspace();
+    await recordDemoRun(workspace);
+    vs = await VSCode.start({ workspace, settings: { 'retained.storeUrl': pg.url } });
+  });
+  afterEach(async function () {
+    if (this.currentTest?.state === 'failed') {
+      await vs.screenshot(`failed-${this.currentTest.title.replace(/\W+/g, '-')}`);
+      console.log(`extension log:\n${vs.extensionLog()}`);
+    }
+    await vs.page.keyboard.press('Escape');
+  });
+  after(async () => {
+    await vs?.close();
+    pg?.stop();
+  });
+
+  const row = (name: string | RegExp): Locator => vs.page.getByRole('treeitem', { name }).first();
+  const expand = async (name: string | RegExp) => {
+    const item = row(name);
+    await item.waitFor({ timeout: 30_000 });
+    if ((await item.getAttribute('aria-expanded')) !== 'true') await item.click();
+  };
+
+  it('lists This machine and Team side by side, each with its own runs', async () => {
+    await vs.page.locator('.activitybar [aria-label^="Retained Outputs"]').first().click();
+    await row(/^This machine/).waitFor({ timeout: 30_000 });
+    await expand(/^Team/);
+    await row(/ci\/nightly build/).waitFor({ timeout: 30_000 });
+    await row(/demo-run/).waitFor();
+    await expand(/ci\/nightly build/);
+    await row(/run_command/).waitFor({ timeout: 30_000 });
+    await vs.screenshot('team-sidebar');
+  });
+
+  it('opens a team value read-only, read through the server: there is no file of it here', async () => {
+    await row(/run_command/).click();
+    const text = await poll(
+      'the team value in an editor',
+      () => vs.page.locator('.editor-instance .view-lines').first().innerText(),
+      (t) => /^1\s*$/m.test(t.replace(/\u00a0/g, ' ')) && t.includes('2'),
+    );
+    assert.match(text.replace(/\u00a0/g, ' '), /^3$/m);
+    // Its end, through Go to Line: the last of 300,001 lines.
+    await vs.page.keyboard.press('Control+g');
+    await vs.page.keyboard.type('300001');
+    await vs.page.keyboard.press('Enter');
+    await poll(
+      'the last line of the team value',
+      () => vs.page.locator('.editor-instance .view-lines').first().innerText(),
+      (t) => t.replace(/\u00a0/g, ' ').includes('error: the linker failed'),
+    );
+  });
+
+  it('opens a team run in the inspector, named as the team\u2019s', async () => {
+    await row(/ci\/nightly build/).click({ button: 'right' });
+    const entry = vs.page.getByRole('menuitem', { name: /Open Inspector|Inspect/ });
+    await entry.waitFor();
+    await vs.page.waitForTimeout(150);
+    await entry.click();
+    await poll(
+      'the inspector tab',
+      () => vs.tabTitles(),
+      (tabs) => tabs.some((t) => /Inspector: ci_nightly_build.*\(team\)/.test(t)),
+    );
+    // Its rows come from the team store: the run's one result, as a stub beside the full output.
+    const inspector = vs.page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
+    await inspector
+      .getByText(/\[retained #/)
+      .first()
+      .waitFor({ timeout: 30_000 });
+    await vs.screenshot('team-inspector');
+  });
+
+  it('a run written to the team store while VS Code watches appears under Team without a reload', async () => {
+    retained('run', '--run', 'ci/live job', '--', 'seq 1 100000');
+    await row(/ci\/live job/).waitFor({ timeout: 30_000 });
+  });
+});

@@ -8,6 +8,8 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { RetentionService } from '../../server/src/core/service';
 import {
   PeekRequest,
@@ -131,6 +133,48 @@ describe('a team store used by a team, in a real PostgreSQL', function () {
     } finally {
       await server.stop();
     }
+  });
+
+  it("an agent's hook and MCP server write into the team store: the stub, then peek_value on it", async () => {
+    // Claude Code's PostToolUse hook, as in CI with RETAINED_STORE set.
+    const whole = Array.from({ length: 20_000 }, (_, i) =>
+      i === 9000 ? 'error: boom at step 9000' : `step ${i} ok`,
+    ).join('\n');
+    const hook = spawnSync(process.execPath, [CLI, 'hook', 'claude-code'], {
+      cwd: tempDir(),
+      encoding: 'utf8',
+      env: { ...process.env, RETAINED_STORE: pg.url },
+      input: JSON.stringify({
+        session_id: 'ci-session-7',
+        tool_name: 'Bash',
+        tool_use_id: 'toolu_ci7',
+        tool_input: { command: 'make' },
+        hook_event_name: 'PostToolUse',
+        tool_response: { stdout: whole, stderr: '', interrupted: false, isImage: false },
+      }),
+    });
+    assert.equal(hook.status, 0, hook.stderr);
+    const answer = JSON.parse(hook.stdout) as { hookSpecificOutput: { updatedToolOutput: { stdout: string } } };
+    assert.match(answer.hookSpecificOutput.updatedToolOutput.stdout, /^\[retained #toolu_ci7\] Bash result/);
+    // The MCP server's peek_value, from another machine with the same URL.
+    const client = new Client({ name: 'team-test', version: '1.0.0' });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [CLI, 'mcp', '--store', pg.url, '--run', 'mcp-team'],
+        cwd: tempDir(),
+        stderr: 'pipe',
+      }),
+    );
+    try {
+      const peek = await client.callTool({ name: 'peek_value', arguments: { id: 'toolu_ci7', query: 'boom' } });
+      assert.match(JSON.stringify(peek.content), /9001: error: boom at step 9000/);
+      const ran = await client.callTool({ name: 'run_command', arguments: { command: 'seq 1 100000' } });
+      assert.match(JSON.stringify(ran.content), /\[retained #/);
+    } finally {
+      await client.close();
+    }
+    assert.match(retained(['ls', '--store', pg.url]).stdout, /^mcp-team\t1 values/m);
   });
 
   it('a login role granted only retained_reader lists and peeks, and run fails naming the permission', async () => {

@@ -132,6 +132,19 @@ function eventShapes(object: typeof z.object | typeof z.strictObject) {
        * blocks come in an order one event cannot hold (text, thinking, text).
        */
       response: z.string().optional(),
+      /**
+       * The provider's own count of the model call that produced this response, where the
+       * agent's file keeps it (on the response's first event): uncached input, cache reads and
+       * writes, output.
+       */
+      usage: z
+        .strictObject({
+          input: z.number().int().min(0),
+          cacheRead: z.number().int().min(0),
+          cacheWrite: z.number().int().min(0),
+          output: z.number().int().min(0),
+        })
+        .optional(),
     },
     /**
      * A tool's result. Its body is in the event (`result`) or, once retained, only in its value

@@ -11,6 +11,7 @@ import { NewEventSchema, type RunSource, type StopReason, type TranscriptEvent }
 import { type HistoryStats, type Projected, REPLAY_SHAPES, VIEWS, type View } from './history';
 import { MAX_QUERY_LENGTH } from './query';
 import { HistoryPolicySchema, LANDMARK_KINDS, type LandmarkKind, type Settings, SettingsSchema } from './settings';
+import type { RunUsage } from './usage';
 
 /** Ids, names and paths are bounded, so no request can make the server hold a huge key. */
 export const ID_MAX = 1024;
@@ -441,6 +442,26 @@ export interface AuditRecord {
 }
 
 // ─── History ───────────────────────────────────────────────────────────────────────────────
+
+export const UsageParams = z.strictObject({
+  runId: id,
+  /** `sent` (the default): as the agent sent it; `retained`: with Retained Outputs (for an imported run, a simulation). */
+  view: z.enum(VIEWS).optional(),
+  /** Older result bodies as references: the policy's fields, or `true` for the configured policy. */
+  policy: z.union([z.boolean(), HistoryPolicySchema]).optional(),
+  store,
+});
+export type UsageParams = z.infer<typeof UsageParams>;
+/**
+ * Client → server: where each model call's tokens go (by part: they add up to its total), its
+ * prompt-cache reads and writes (a simulation, as the Messages API bills them), its cost, and
+ * the run's totals.
+ */
+export namespace UsageRequest {
+  export const method = 'retained/usage';
+  export const params = UsageParams;
+  export const type = new RequestType<UsageParams, RunUsage, void>(method);
+}
 
 export const ReplayParams = z.strictObject({
   runId: id,

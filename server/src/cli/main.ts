@@ -37,6 +37,9 @@ Commands:
                                Import an agent's session (Claude Code, Codex, Gemini CLI, Qwen Code, Copilot CLI, Cline).
   replay <run> [--shape S] [--view sent|retained] [--policy]
                                The history a model is sent next, rebuilt from the run.
+  usage <run> [--view sent|retained] [--policy]
+                               Each model call's tokens by part, its prompt-cache reads and
+                               writes (simulated), and its cost; the run's totals.
   status                       Where the store is, what it holds, and its size against the quota.
   cleanup [--dry-run] [--quota BYTES] [--max-age DAYS]
                                Remove whole runs: those not written for 30 days (--max-age), then
@@ -148,6 +151,8 @@ export async function main(argv: readonly string[]): Promise<number> {
         return await importFile(service, o, rest);
       case 'replay':
         return await replay(service, o, rest);
+      case 'usage':
+        return await usage(service, o, rest);
       case 'status':
         return output(o, await service.status(), (s) =>
           [
@@ -456,6 +461,39 @@ async function replay(service: RetentionService, o: Options, rest: string[]): Pr
     ...(o.policy ? { policy: true } : {}),
   });
   return output(o, result, (r) => (r.shape === 'text' ? r.text : JSON.stringify(r.messages, null, 2)));
+}
+
+async function usage(service: RetentionService, o: Options, rest: string[]): Promise<number> {
+  const [runId] = rest;
+  if (!runId) throw new Usage('usage needs a run: retained usage <run> [--view retained] [--policy]');
+  const view = oneOf<View>(o.view, VIEWS, '--view');
+  const result = await service.inspection.usage({
+    runId,
+    ...(view ? { view } : {}),
+    ...(o.policy ? { policy: true } : {}),
+  });
+  const usd = (n: number | undefined) => (n === undefined ? '' : `\t$${n.toFixed(4)}`);
+  return output(o, result, (r) =>
+    [
+      `model call\ttokens\tcache read\tcache write\toutput${r.price ? '\tUSD' : ''}\tlargest parts`,
+      ...r.modelCalls.slice(0, -1).map((c) => {
+        const largest = Object.entries(c.parts)
+          .filter(([, n]) => n > 0)
+          .sort((a, b) => b[1] - a[1])
+          .slice(0, 3)
+          .map(([part, n]) => `${part} ${n}`)
+          .join(', ');
+        const broke =
+          c.breakReason && c.breakReason !== 'first' ? ` (cache broke at event ${c.breakAt}: ${c.breakReason})` : '';
+        return `${c.modelCall}\t${c.total}\t${c.cache.read}\t${c.cache.write}\t${c.output}${usd(c.usd)}\t${largest}${broke}`;
+      }),
+      `total\t${r.totals.total}\t${r.totals.cache.read}\t${r.totals.cache.write}\t${r.totals.output}${usd(r.totals.usd)}`,
+      r.price
+        ? `${r.model}: $${r.price.input}/M input, $${r.price.cacheRead}/M cache read, $${r.price.cacheWrite}/M cache write, $${r.price.output}/M output (prices of ${r.price.asOf})`
+        : `no price for ${r.model ?? 'an unnamed model'}: tokens only`,
+      `tokens: ${r.tokenizer}`,
+    ].join('\n'),
+  );
 }
 
 if (require.main === module) {

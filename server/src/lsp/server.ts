@@ -46,6 +46,7 @@ import {
   SessionRequest,
   StatusRequest,
   TranscriptRequest,
+  UsageRequest,
   ValueBytesRequest,
   ValueFileRequest,
   ValueRequest,
@@ -284,6 +285,7 @@ serve(ValuesRequest, (s, p) => s.values.list(p));
 serve(ValueRequest, (s, p) => s.values.meta(p));
 serve(ValueFileRequest, (s, p) => s.valueFile(p));
 serve(ValueBytesRequest, (s, p) => s.values.bytes(p));
+serve(UsageRequest, (s, p) => s.inspection.usage(p));
 serve(DeleteRequest, async (s, p) => {
   await s.delete(p);
   return { ok: true as const };

@@ -26,7 +26,7 @@ import type {
   TranscriptEvent,
 } from '../../../../shared/events';
 import { Turns } from '../turns';
-import { type Conversion, countKind, sessionInfo } from './conversion';
+import { anthropicUsage, type Conversion, countKind, type ProviderUsage, sessionInfo } from './conversion';
 import { type Json, recordKind } from './records';
 import {
   blocksOf,
@@ -161,6 +161,16 @@ class Session implements SessionFacts {
   /** Claude Code's `<persisted-output>`: the file the full output went to. */
   savedOutput(sent: string): string | undefined {
     return PERSISTED.exec(sent)?.[1]?.trim();
+  }
+
+  /** The provider's count of a response: from its last line that has one (each line repeats it as it grows). */
+  usageOf(id: string): ProviderUsage | undefined {
+    const lines = this.responses.get(id) ?? [];
+    for (let i = lines.length - 1; i >= 0; i--) {
+      const usage = anthropicUsage(messageOf(lines[i]!).usage);
+      if (usage) return usage;
+    }
+    return undefined;
   }
 
   /** Call ids of a response's tool uses. */
@@ -380,7 +390,12 @@ async function exactConversion(
       // The response to this request, from its lines.
       for (const id of responsesOf.get(request.id) ?? []) {
         const time = session.responses.get(id)?.[0]?.timestamp;
-        writer.response(blocksOf(session.response(id)), id, typeof time === 'string' ? time : undefined);
+        writer.response(
+          blocksOf(session.response(id)),
+          id,
+          typeof time === 'string' ? time : undefined,
+          session.usageOf(id),
+        );
       }
     },
   });
@@ -515,6 +530,7 @@ async function conversationConversion(
         blocksOf(session.response(id)).filter((b) => !(b.type === 'text' && String(b.text).trim() === '')),
         id,
         ts,
+        session.usageOf(id),
       );
       // Lines of a file without request records merge as the API merges consecutive user messages.
     } else if (line.isCompactSummary !== true) writer.message(messageOf(line), ts, { continues: true });

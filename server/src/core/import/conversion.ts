@@ -77,6 +77,25 @@ export function countKind(skipped: Record<string, number>, kind: string): void {
 }
 
 /** One block of an assistant response, in the order the provider returned them. */
+/** The provider's count of one model call, as an assistant event keeps it. */
+export type ProviderUsage = NonNullable<Extract<TranscriptEvent, { type: 'assistant' }>['usage']>;
+
+/** Anthropic's `usage` object as a ProviderUsage, when it is one. */
+export function anthropicUsage(usage: unknown): ProviderUsage | undefined {
+  if (!usage || typeof usage !== 'object') return undefined;
+  const u = usage as Record<string, unknown>;
+  const count = (v: unknown) => (Number.isSafeInteger(v) && (v as number) >= 0 ? (v as number) : undefined);
+  const input = count(u.input_tokens);
+  const output = count(u.output_tokens);
+  if (input === undefined || output === undefined) return undefined;
+  return {
+    input,
+    cacheRead: count(u.cache_read_input_tokens) ?? 0,
+    cacheWrite: count(u.cache_creation_input_tokens) ?? 0,
+    output,
+  };
+}
+
 export type ResponseBlock =
   | { type: 'thinking'; thinking: Thinking }
   | { type: 'text'; text: string }
@@ -91,6 +110,7 @@ export function responseEvents(
   blocks: readonly ResponseBlock[],
   response: string,
   ts: string | undefined,
+  usage?: ProviderUsage,
 ): TranscriptEvent[] {
   const events: TranscriptEvent[] = [];
   let thinking: Thinking[] = [];
@@ -104,6 +124,7 @@ export function responseEvents(
       ...(text !== undefined ? { text } : {}),
       ...(calls.length ? { toolCalls: calls } : {}),
       response,
+      ...(usage && events.length === 0 ? { usage } : {}),
       ...(ts ? { ts } : {}),
     });
     thinking = [];

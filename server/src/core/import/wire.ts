@@ -25,7 +25,7 @@ import type { Message } from '../../../../shared/history';
 import { toAnthropic } from '../history/providers';
 import { Replayer } from '../history/replay';
 import type { Turns } from '../turns';
-import { type ResponseBlock, responseEvents } from './conversion';
+import { type ProviderUsage, type ResponseBlock, responseEvents } from './conversion';
 import type { Json } from './records';
 
 export type WireBlock = Json & { type?: unknown };
@@ -280,7 +280,7 @@ export class EventWriter {
     this.push({ type: 'user', text: `[${String(block.type)}]`, injected: true, ...stamp });
   }
 
-  response(blocks: readonly WireBlock[], response: string, ts: string | undefined): void {
+  response(blocks: readonly WireBlock[], response: string, ts: string | undefined, usage?: ProviderUsage): void {
     const converted: ResponseBlock[] = [];
     for (const b of blocks) {
       if (b.type === 'thinking' && typeof b.thinking === 'string') {
@@ -301,7 +301,7 @@ export class EventWriter {
         });
       else this.notes.push(`a ${String(b.type)} block of a response is left out`);
     }
-    this.push(...responseEvents(converted, response, ts));
+    this.push(...responseEvents(converted, response, ts, usage));
   }
 
   result(block: WireBlock, ts: string | undefined): void {

@@ -16,7 +16,10 @@ import {
   type Outline,
   RunSearchParams,
   type RunSearchResult,
+  UsageParams,
 } from '../../../../shared/protocol';
+import { resolveHistoryPolicy } from '../../../../shared/settings';
+import type { RunUsage } from '../../../../shared/usage';
 import type { Context } from '../context';
 import { isImported } from '../history/replay';
 import { countValueTokens } from '../history/valueTokens';
@@ -26,6 +29,7 @@ import { SEARCH_BUDGET_MS } from '../values/peek';
 import { buildOutline, CELL_MAX_BYTES, firstModelCalls, fullCell, type ModelView, modelView } from './rows';
 import { type RunIndex, RunIndexes, type Stamp, sameStamp, transcriptStamp, viewKey } from './runIndex';
 import { searchRun } from './runSearch';
+import { usageOf } from './usage';
 
 /** The most hits one run search answers. */
 const SEARCH_HITS_MAX = 1000;
@@ -318,6 +322,24 @@ export class Inspection {
       const entry = this.settled.get(runId);
       return entry ? indexOf(entry) : undefined;
     });
+  }
+
+  /**
+   * `retained/usage`: each model call's tokens by part, its cache reads and writes, its cost. A
+   * policy applies to the view with Retained Outputs, as in `inspect` (an imported agent's own
+   * requests stay as it sent them).
+   */
+  async usage(input: UsageParams): Promise<RunUsage> {
+    const params = check(UsageParams, input);
+    const runId = await this.ctx.runs.existing(params.runId);
+    const { events, existingValues } = await this.entry(runId);
+    const view = params.view ?? INSPECT_VIEW;
+    const policy =
+      !params.policy || (isImported(events) && view === 'sent')
+        ? undefined
+        : resolveHistoryPolicy(params.policy, this.ctx.settings().history, 'params.policy');
+    await countValueTokens(this.store, runId, events);
+    return usageOf(events, existingValues, { view, policy });
   }
 
   /** Finds text anywhere in a run: messages, call arguments and full results. */

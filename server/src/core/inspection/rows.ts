@@ -146,7 +146,7 @@ function resultClip(event: ToolCallFinishedEvent, head: string | undefined): Cli
   return { text: shown.text, bytes, lines, cut: utf8Bytes(shown.text) < bytes };
 }
 
-function estimateTokens(json: string): number {
+export function estimateTokens(json: string): number {
   if (json.length <= TOKEN_SAMPLE_CHARS) return countTokens(json);
   const sample = json.slice(0, TOKEN_SAMPLE_CHARS);
   return Math.round((countTokens(sample) * json.length) / sample.length);
@@ -169,13 +169,13 @@ function fullBody(event: ToolCallFinishedEvent): { jsonBytes: number; tokens: nu
   return sizes;
 }
 
-function blockSizes(block: Block): { bytes: number; tokens: number } {
+export function blockSizes(block: Block): { bytes: number; tokens: number } {
   const json = JSON.stringify(block);
   return { bytes: utf8Bytes(json), tokens: estimateTokens(json) };
 }
 
 /** A tool_result block carrying the event's full result: the block around it, plus the body's known sizes. */
-function fullResultSizes(
+export function fullResultSizes(
   block: Extract<Block, { type: 'tool_result' }>,
   event: ToolCallFinishedEvent,
 ): { bytes: number; tokens: number } {
@@ -221,12 +221,12 @@ async function prefixSizes(
   return { bytes, tokens };
 }
 
-function segmentsOf(replay: StructuredReplay): Segment[] {
+export function segmentsOf(replay: StructuredReplay): Segment[] {
   return [...replay.compacted, { messages: replay.messages, owners: replay.owners }];
 }
 
 /** Where the newest `keepRounds` rounds before `cut` begin (the policy leaves them intact). */
-function keptFrom(roundStarts: readonly number[], cut: number, keepRounds: number): number {
+export function keptFrom(roundStarts: readonly number[], cut: number, keepRounds: number): number {
   // How many rounds start before `cut`: a binary search, as this runs once per model call.
   let lo = 0;
   let hi = roundStarts.length;
@@ -239,8 +239,21 @@ function keptFrom(roundStarts: readonly number[], cut: number, keepRounds: numbe
   return keepRounds === 0 ? cut : roundStarts[lo - keepRounds]!;
 }
 
+function calledIds(events: readonly TranscriptEvent[]): Set<string> {
+  return new Set(events.flatMap((e) => (e.type === 'assistant' ? (e.toolCalls ?? []).map((c) => c.id) : [])));
+}
+
+/** Where rounds start: at an assistant event with calls, or at a result no call recorded (replay gives it its own call). */
+export function roundStartsOf(events: readonly TranscriptEvent[], called = calledIds(events)): number[] {
+  return events.flatMap((e, i) =>
+    (e.type === 'assistant' && e.toolCalls?.length) || (e.type === 'tool_call_finished' && !called.has(e.callId))
+      ? [i]
+      : [],
+  );
+}
+
 /** The start of the history the model call at `cut` sent: the last compaction before it, else the run's start. */
-function historyStart(compactions: readonly number[], cut: number): number {
+export function historyStart(compactions: readonly number[], cut: number): number {
   let start = 0;
   for (const at of compactions) if (at < cut) start = at;
   return start;
@@ -281,13 +294,8 @@ export async function buildOutline(
           turns,
         )
       : undefined;
-  const called = new Set(events.flatMap((e) => (e.type === 'assistant' ? (e.toolCalls ?? []).map((c) => c.id) : [])));
-  // A round starts at an assistant event with calls, or at a result no call recorded (replay gives it its own call).
-  const roundStarts = events.flatMap((e, i) =>
-    (e.type === 'assistant' && e.toolCalls?.length) || (e.type === 'tool_call_finished' && !called.has(e.callId))
-      ? [i]
-      : [],
-  );
+  const called = calledIds(events);
+  const roundStarts = roundStartsOf(events, called);
   const compactions = events.flatMap((e, i) => (e.type === 'compaction' ? [i] : []));
 
   const cuts = [...responseStarts(events), events.length];

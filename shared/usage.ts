@@ -1,0 +1,62 @@
+/**
+ * The shapes of `retained/usage` (the core computes them: server/src/core/history/usage.ts):
+ * each model call's tokens by part, its cache reads and writes, and its cost.
+ */
+import type { Price } from './pricing';
+
+/** What a request's tokens are, part by part; a model call's parts add up to its total. */
+export const USAGE_PARTS = [
+  'systemPrompt',
+  'tools',
+  'system',
+  'user',
+  'assistant',
+  'thinking',
+  'toolInputs',
+  'toolResults',
+  'stubs',
+  'references',
+] as const;
+export type UsagePart = (typeof USAGE_PARTS)[number];
+export type Parts = Record<UsagePart, number>;
+
+export interface ModelCallUsage {
+  modelCall: number;
+  /** Events before this index were sent. */
+  cut: number;
+  parts: Parts;
+  total: number;
+  /** Tokens read from the cache (the prefix shared with the previous request) and written to it (the rest). */
+  cache: { read: number; write: number };
+  /** The first event not in the cached prefix, where the previous request's prefix stopped matching; absent when all of it matched. */
+  breakAt?: number;
+  /** Why the prefix broke there. */
+  breakReason?: 'first' | 'compaction' | 'shape' | 'reference';
+  /** Estimated tokens of the response this call produced. */
+  output: number;
+  /** In US dollars, when the run's model is priced. */
+  usd?: number;
+  /**
+   * The provider's own count of this call, where the agent's file keeps it. `error`: how far the
+   * estimate of what this call added to the previous one's input is from what the provider's
+   * counts say it added (a fraction; absent for the first call, or after a compaction). What the
+   * file does not hold (the system prompt and tools of an agent that does not record them) is
+   * the same in both calls, so it drops out.
+   */
+  provider?: { input: number; cacheRead: number; cacheWrite: number; output: number; error?: number };
+}
+
+export interface RunUsage {
+  modelCalls: ModelCallUsage[];
+  totals: { parts: Parts; total: number; cache: { read: number; write: number }; output: number; usd?: number };
+  model?: string;
+  /** The prices applied, and when the table was checked. */
+  price?: Price & { asOf: string };
+  tokenizer: string;
+  /**
+   * Over the calls the provider counted: how many, the estimate's error on what each added
+   * (median and largest, absolute fractions), and the median of what the provider counted and
+   * the estimate did not (tokens the file does not record: a system prompt, tool definitions).
+   */
+  providerError?: { calls: number; median: number; max: number; unrecorded: number };
+}

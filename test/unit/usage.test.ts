@@ -1,0 +1,128 @@
+/**
+ * `retained/usage`: each model call's tokens by part, its simulated prompt-cache reads and
+ * writes, its cost; on sessions recorded from real agents (test/fixtures/), on real third-party
+ * Claude Code sessions that keep the provider's own counts (test/fixtures/transcripts/), and on
+ * runs built to show a cache read and a cache break.
+ */
+import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { RetentionService } from '../../server/src/core/service';
+import { PRICES } from '../../shared/pricing';
+import { USAGE_PARTS } from '../../shared/usage';
+import { sessionFile } from '../helpers/asSent';
+import { removeTempDirs, tempDir } from '../helpers/tmp';
+
+const FIXTURES = resolve(__dirname, '../fixtures');
+
+async function service() {
+  const s = new RetentionService(join(tempDir(), '.retained'), { indexImports: false });
+  await s.init();
+  return s;
+}
+
+const big = (n: number, tag: string) => `${Array.from({ length: n }, (_, i) => `${tag} ${i + 1}`).join('\n')}\n`;
+
+describe('retained/usage', () => {
+  after(removeTempDirs);
+
+  for (const scenario of readdirSync(join(FIXTURES, 'claude-code')).sort())
+    it(`the parts of every model call add up to its total, and to the inspector's figure: Claude Code, ${scenario}`, async () => {
+      const s = await service();
+      const { runId } = await s.importer.import({ path: sessionFile(join(FIXTURES, 'claude-code', scenario)) });
+      for (const view of ['sent', 'retained'] as const) {
+        const usage = await s.inspection.usage({ runId, view });
+        const { outline } = await s.inspection.inspect({ runId, view, limit: 0 });
+        assert.equal(usage.modelCalls.length, outline.modelCalls.length);
+        for (const [k, call] of usage.modelCalls.entries()) {
+          const sum = USAGE_PARTS.reduce((n, part) => n + call.parts[part], 0);
+          assert.equal(sum, call.total, `model call ${call.modelCall}: parts add up`);
+          assert.equal(call.cache.read + call.cache.write, call.total);
+          // The system prompt and tools are counted apart here, together there: within a few tokens.
+          const figure = outline.modelCalls[k]!.tokensSent;
+          assert.ok(Math.abs(call.total - figure) <= Math.max(8, figure * 0.01), `${call.total} vs ${figure}`);
+        }
+      }
+    });
+
+  it('on real Claude Code sessions with the provider counts, the estimate of what each call added stays within the stated bound', async () => {
+    const sessions = readdirSync(join(FIXTURES, 'transcripts')).filter((f) => f.startsWith('claude-code_spotter_'));
+    assert.ok(sessions.length >= 3);
+    for (const file of sessions) {
+      const s = await service();
+      const { runId } = await s.importer.import({ path: join(FIXTURES, 'transcripts', file) });
+      const usage = await s.inspection.usage({ runId });
+      const error = usage.providerError;
+      assert.ok(error && error.calls >= 3, `${file}: the provider's counts are read`);
+      // o200k is not Claude's tokenizer: the bound measured on these sessions, with room (README).
+      assert.ok(error.median <= 0.3, `${file}: median ${error.median}`);
+      assert.ok(error.max <= 0.6, `${file}: max ${error.max}`);
+      // What the files do not hold (Claude Code's system prompt and tools) is said, not hidden.
+      assert.ok(error.unrecorded > 10_000, `${file}: ${error.unrecorded} tokens not in the file`);
+      assert.ok(usage.totals.usd! > 0 && usage.price, `${file}: priced as ${usage.model}`);
+    }
+  });
+
+  it('consecutive requests that share their whole prefix read all of the previous request from the cache', async () => {
+    const s = await service();
+    const runId = 'cached';
+    await s.retainer.append({
+      runId,
+      event: { type: 'run_started', tools: ['sh', 'peek_value'], model: 'claude-sonnet-4-5' },
+    });
+    await s.retainer.append({ runId, event: { type: 'user', text: 'Build it.' } });
+    for (let i = 0; i < 4; i++) {
+      await s.retainer.append({
+        runId,
+        event: {
+          type: 'assistant',
+          text: `Step ${i}.`,
+          toolCalls: [{ id: `c${i}`, name: 'sh', arguments: { cmd: `make ${i}` } }],
+        },
+      });
+      await s.retainer.retain({ runId, callId: `c${i}`, tool: 'sh', text: `ok ${i}\n` });
+    }
+    const usage = await s.inspection.usage({ runId });
+    const calls = usage.modelCalls;
+    assert.equal(calls[0]!.breakReason, 'first');
+    assert.equal(calls[0]!.cache.read, 0);
+    for (let k = 1; k < calls.length; k++) {
+      assert.equal(calls[k]!.cache.read, calls[k - 1]!.total, `call ${k + 1} reads call ${k}'s whole request`);
+      assert.equal(calls[k]!.breakAt, undefined);
+    }
+    // Priced as the Messages API bills it: reads at 0.1×, writes at 1.25× input, output at its rate.
+    const price = PRICES['claude-sonnet-4']!;
+    const c = calls[1]!;
+    assert.ok(
+      Math.abs(
+        c.usd! - (c.cache.read * price.cacheRead + c.cache.write * price.cacheWrite + c.output * price.output) / 1e6,
+      ) < 1e-12,
+    );
+  });
+
+  it('a reference the history policy writes at event k breaks the cached prefix at k', async () => {
+    const s = await service();
+    const runId = 'policy';
+    await s.retainer.append({ runId, event: { type: 'run_started', tools: ['sh', 'peek_value'] } });
+    await s.retainer.append({ runId, event: { type: 'user', text: 'Read them all.' } });
+    const resultAt: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      await s.retainer.append({
+        runId,
+        event: { type: 'assistant', toolCalls: [{ id: `r${i}`, name: 'sh', arguments: { cmd: `cat ${i}` } }] },
+      });
+      // Over the policy's inline size, under the retention threshold: a body the policy turns into a reference.
+      await s.retainer.retain({ runId, callId: `r${i}`, tool: 'sh', text: big(300, `file${i}`) });
+      resultAt.push(3 + i * 2);
+    }
+    const plain = await s.inspection.usage({ runId });
+    assert.ok(plain.modelCalls.slice(1).every((c) => c.breakAt === undefined));
+    const usage = await s.inspection.usage({ runId, view: 'retained', policy: { keepRounds: 1, inlineMaxBytes: 256 } });
+    const broken = usage.modelCalls.filter((c) => c.breakReason === 'reference');
+    assert.ok(broken.length > 0, JSON.stringify(usage.modelCalls.map((c) => [c.breakAt, c.breakReason])));
+    // The first result becomes a reference when its round is no longer the newest: the prefix breaks at its event.
+    assert.equal(broken[0]!.breakAt, resultAt[0]);
+    assert.ok(broken[0]!.parts.references > 0);
+    assert.ok(broken[0]!.cache.read < usage.modelCalls[broken[0]!.modelCall - 2]!.total);
+  });
+});

@@ -24,6 +24,8 @@ const anthropic = (input: number, output: number): Price => ({
 /** By model name prefix; the longest prefix that a model's name starts with applies. */
 export const PRICES: Readonly<Record<string, Price>> = {
   'claude-opus-4-5': anthropic(5, 25),
+  // Newer than the table checked: taken at Opus 4.5's prices (the output names the prices used).
+  'claude-opus-4-6': anthropic(5, 25),
   'claude-opus-4': anthropic(15, 75),
   'claude-sonnet-4': anthropic(3, 15),
   'claude-3-7-sonnet': anthropic(3, 15),

@@ -488,6 +488,11 @@ async function usage(service: RetentionService, o: Options, rest: string[]): Pro
         return `${c.modelCall}\t${c.total}\t${c.cache.read}\t${c.cache.write}\t${c.output}${usd(c.usd)}\t${largest}${broke}`;
       }),
       `total\t${r.totals.total}\t${r.totals.cache.read}\t${r.totals.cache.write}\t${r.totals.output}${usd(r.totals.usd)}`,
+      ...(r.providerError
+        ? [
+            `the provider counted ${r.providerError.calls} of these calls: the estimate of what each added is off by ${(r.providerError.median * 100).toFixed(0)} % (median), ${(r.providerError.max * 100).toFixed(0)} % at most; ${r.providerError.unrecorded} tokens a call (median) are not in the file (a system prompt, tools)`,
+          ]
+        : []),
       r.price
         ? `${r.model}: $${r.price.input}/M input, $${r.price.cacheRead}/M cache read, $${r.price.cacheWrite}/M cache write, $${r.price.output}/M output (prices of ${r.price.asOf})`
         : `no price for ${r.model ?? 'an unnamed model'}: tokens only`,

@@ -10,6 +10,7 @@ import { check } from './check';
 import { VIEWS } from './history';
 import { ID_MAX, InspectQuery, type InspectResult, PATH_MAX, type RunSearchResult, SearchQuery } from './protocol';
 import { MAX_QUERY_LENGTH } from './query';
+import type { RunUsage } from './usage';
 
 const id = z.string().min(1).max(ID_MAX);
 const line = z.number().int().min(1);
@@ -32,10 +33,15 @@ export const InspectorState = z.object({
 });
 export type InspectorState = z.infer<typeof InspectorState>;
 
+/** The usage of the panel's run, in a view, with the history policy or without. */
+export const UsageQuery = z.strictObject({ view: z.enum(VIEWS).optional(), policy: z.boolean().optional() });
+export type UsageQuery = z.infer<typeof UsageQuery>;
+
 /** The requests the webview can make, with their parameters and results. */
 export interface ViewRequests {
   inspect: { params: InspectQuery; result: InspectResult };
   search: { params: SearchQuery; result: RunSearchResult };
+  usage: { params: UsageQuery; result: RunUsage };
 }
 export type ViewRequestMethod = keyof ViewRequests;
 
@@ -59,6 +65,12 @@ export const ViewMessage = z.discriminatedUnion('type', [
       id: z.number().int().min(0),
       method: z.literal('search'),
       params: SearchQuery,
+    }),
+    z.strictObject({
+      type: z.literal('request'),
+      id: z.number().int().min(0),
+      method: z.literal('usage'),
+      params: UsageQuery,
     }),
   ]),
   /** Open a retained value of this run in an editor, at `line` (to `endLine`) when given. */

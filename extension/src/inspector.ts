@@ -19,6 +19,7 @@ import {
   RunsRequest,
   SessionRequest,
   TranscriptRequest,
+  UsageRequest,
   ValueFileRequest,
   ValueRequest,
 } from '../../shared/protocol';
@@ -269,7 +270,9 @@ export class Inspectors implements vscode.WebviewPanelSerializer, vscode.Disposa
               ? await (this.takeFirstPage(panel, message.params) ?? Promise.reject()).catch(() =>
                   this.client.sendRequest(InspectRequest.type, { runId, ...message.params, ...store }),
                 )
-              : await this.client.sendRequest(RunSearchRequest.type, { runId, ...message.params, ...store });
+              : message.method === 'usage'
+                ? await this.client.sendRequest(UsageRequest.type, { runId, ...message.params, ...store })
+                : await this.client.sendRequest(RunSearchRequest.type, { runId, ...message.params, ...store });
           const ms = Date.now() - started;
           // A slow request, and every first page (one line per open: how long the panel waited).
           const firstPage = message.method === 'inspect' && !message.params.from && Boolean(message.params.limit);

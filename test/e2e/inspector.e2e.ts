@@ -277,6 +277,19 @@ describe('The inspector in a real VS Code', () => {
     await vs.screenshot('inspector-search');
   });
 
+  it('"Where the tokens go" shows the model call by part, its cache reads and writes, and says what it is', async () => {
+    const summary = frame().locator('details.usage summary');
+    await summary.click();
+    const body = frame().locator('.usage-body');
+    await body.waitFor({ timeout: 30_000 });
+    const text = await body.innerText();
+    assert.match(text, /model call.*tokens/i);
+    assert.match(text, /Prompt cache \(simulated\)/);
+    assert.ok((await frame().locator('.usage-bar rect').count()) >= 2, 'a segment per part');
+    await vs.screenshot('inspector-usage');
+    await summary.click();
+  });
+
   it('is usable with the keyboard alone: Tab reaches the list, arrows every row and back, Enter into a row, Escape out', async () => {
     const active = () =>
       frame()

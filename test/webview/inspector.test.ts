@@ -69,7 +69,9 @@ function fakeVsCode(service: RetentionService, runId: string, initialState?: unk
         const answer =
           m.method === 'inspect'
             ? service.inspection.inspect({ runId, ...m.params })
-            : service.inspection.search({ runId, ...m.params });
+            : m.method === 'usage'
+              ? service.inspection.usage({ runId, ...m.params })
+              : service.inspection.search({ runId, ...m.params });
         answer.then(
           (result) => deliver({ type: 'response', id: m.id, result }),
           (err: Error) => deliver({ type: 'error', id: m.id, message: err.message }),
@@ -135,6 +137,30 @@ describe('inspector webview', () => {
     assert.match(view.container.querySelector('.header')!.textContent!, /The next model call.*3 made so far/);
     assert.match(view.container.querySelector('.header')!.textContent!, /All 3 model calls/);
     assert.match(view.container.querySelector('.columns-head')!.textContent!, /the next model call$/);
+  });
+
+  it('"Where the tokens go": the chosen model call by part, its cache reads and writes, asked for only when opened', async () => {
+    const { view, fake } = await mount();
+    const details = view.container.querySelector<HTMLDetailsElement>('details.usage')!;
+    assert.ok(details, 'the section is there');
+    assert.ok(!fake.posted.some((m) => m.type === 'request' && m.method === 'usage'), 'nothing asked while closed');
+    await act(async () => {
+      details.open = true;
+      fireEvent(details, new Event('toggle'));
+    });
+    await waitFor(() => assert.match(details.textContent!, /The next model call: [\d,.k]+ tokens/));
+    const legend = [...details.querySelectorAll('.usage-legend li')].map((li) => li.textContent);
+    assert.ok(
+      legend.some((t) => /^stubs \d+ \(\d+ %\)$/.test(t!)),
+      JSON.stringify(legend),
+    );
+    assert.ok(legend.some((t) => /^user text /.test(t!)));
+    assert.match(
+      details.textContent!,
+      /Prompt cache \(simulated\): [\d,.k]+ read, [\d,.k]+ written\. All of the previous request/,
+    );
+    assert.match(details.textContent!, /Tokens only: no price/);
+    assert.equal(details.querySelectorAll('.usage-bar rect').length, legend.length, 'one bar segment per part listed');
   });
 
   it('selects a model call: later events are shown as not sent yet, and the choice is saved', async () => {

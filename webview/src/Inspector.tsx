@@ -14,6 +14,7 @@ import { useScrollTarget } from './hooks/useScrollTarget';
 import type { Host } from './host';
 import { Loading } from './Loading';
 import { Timeline } from './Timeline';
+import { Usage } from './Usage';
 import { madeCalls } from './viewLabels';
 
 export function Inspector({
@@ -41,9 +42,12 @@ export function Inspector({
   const { loaded } = rows;
 
   const onChanged = useRef(() => {});
+  /** How many times the run changed while shown: what depends on all of it is asked for again. */
+  const [changes, setChanges] = useState(0);
   onChanged.current = () => {
     rows.refresh();
     rerun();
+    setChanges((n) => n + 1);
   };
   useEffect(() => host.on((message) => message.type === 'changed' && onChanged.current()), [host]);
 
@@ -136,6 +140,7 @@ export function Inspector({
           hit?.where === 'result' && hitRow?.full.valueId ? () => onOpen(hitRow.full.valueId!, hit.line) : undefined
         }
       />
+      <Usage host={host} modelCall={loaded.modelCall} view={view} policy={policy} version={changes} />
       {rows.error && (
         <div className="error-banner" role="alert">
           {rows.error}

@@ -163,6 +163,29 @@ describe('inspector webview', () => {
     assert.equal(details.querySelectorAll('.usage-bar rect').length, legend.length, 'one bar segment per part listed');
   });
 
+  it('the context across the run, with its compaction marked, and the calls whose cached prefix broke, each one click away', async () => {
+    const file = join(__dirname, '../fixtures/claude-code/compact/project/aa61cde6-2162-4c6a-a26c-0183d3f3d823.jsonl');
+    const { view } = await mount(undefined, async (s) => (await s.importer.import({ path: file })).runId);
+    const details = view.container.querySelector<HTMLDetailsElement>('details.usage')!;
+    await act(async () => {
+      details.open = true;
+      fireEvent(details, new Event('toggle'));
+    });
+    await waitFor(() => assert.ok(details.querySelector('.context-chart svg')));
+    const chart = details.querySelector('.context-chart svg')!;
+    assert.match(chart.getAttribute('aria-label')!, /Context size per model call, 4 calls: .*1 compaction/);
+    assert.equal(chart.querySelectorAll('line.compaction').length, 1);
+    assert.equal(chart.querySelectorAll('polyline.series').length, 2, 'an imported run: both views');
+    assert.match(
+      details.querySelector('figcaption')!.textContent!,
+      /as the agent sent it \(solid\), with Retained Outputs \(faint\)/,
+    );
+    const broke = details.querySelector('.cache-breaks li')!;
+    assert.match(broke.textContent!, /model call 3 at event 11: a compaction started a new history/);
+    await act(async () => fireEvent.click(broke.querySelector('button')!));
+    await waitFor(() => assert.match(details.querySelector('.usage-title')!.textContent!, /^Model call 3:/));
+  });
+
   it('selects a model call: later events are shown as not sent yet, and the choice is saved', async () => {
     const { rows, view, fake } = await mount();
     const previous = view.container.querySelector('vscode-button[aria-label="Previous model call"]')!;

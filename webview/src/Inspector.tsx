@@ -140,7 +140,15 @@ export function Inspector({
           hit?.where === 'result' && hitRow?.full.valueId ? () => onOpen(hitRow.full.valueId!, hit.line) : undefined
         }
       />
-      <Usage host={host} modelCall={loaded.modelCall} view={view} policy={policy} version={changes} />
+      <Usage
+        host={host}
+        modelCall={loaded.modelCall}
+        view={view}
+        policy={policy}
+        imported={loaded.outline.source !== undefined}
+        onModelCall={choose}
+        version={changes}
+      />
       {rows.error && (
         <div className="error-banner" role="alert">
           {rows.error}

@@ -1,14 +1,17 @@
 /**
  * "Where the tokens go": the chosen model call's request split into its parts (a stacked bar,
  * and the same figures as a list, which is what a screen reader reads), its prompt-cache reads
- * and writes with where the prefix broke, and the cost, from `retained/usage`. Asked for only
- * while open, and again when the run, the view or the policy changes.
+ * and writes with where the prefix broke, and the cost; the context's size across the run (for
+ * an imported run, as its agent sent it beside with Retained Outputs), compactions marked; and
+ * every call whose cached prefix broke. From `retained/usage`, asked for only while open, and
+ * again when the run, the view or the policy changes.
  */
 import { useEffect, useState } from 'react';
 import { formatCount, formatTokens } from '../../shared/format';
 import type { View } from '../../shared/history';
 import { type RunUsage, USAGE_PARTS, type UsagePart } from '../../shared/usage';
 import type { Host } from './host';
+import { LinkButton } from './LinkButton';
 
 const LABELS: Record<UsagePart, string> = {
   systemPrompt: 'system prompt',
@@ -49,26 +52,37 @@ export function Usage({
   modelCall,
   view,
   policy,
+  imported,
+  onModelCall,
   version,
 }: {
   host: Host;
   modelCall: number;
   view: View;
   policy: boolean;
+  /** An imported run: its other view is charted beside. */
+  imported: boolean;
+  onModelCall: (modelCall: number) => void;
   /** Changes when the run does: asked for again. */
   version: number;
 }) {
   const [open, setOpen] = useState(false);
   const [usage, setUsage] = useState<RunUsage>();
+  const [other, setOther] = useState<RunUsage>();
   const [error, setError] = useState<string>();
   // biome-ignore lint/correctness/useExhaustiveDependencies: asked for again when the run changes (version).
   useEffect(() => {
     if (!open) return;
     let current = true;
-    host.request('usage', { view, policy }).then(
-      (answer) => {
+    const otherView: View = view === 'sent' ? 'retained' : 'sent';
+    Promise.all([
+      host.request('usage', { view, policy }),
+      imported ? host.request('usage', { view: otherView, policy }) : Promise.resolve(undefined),
+    ]).then(
+      ([answer, beside]) => {
         if (!current) return;
         setUsage(answer);
+        setOther(beside);
         setError(undefined);
       },
       (err: Error) => {
@@ -78,7 +92,7 @@ export function Usage({
     return () => {
       current = false;
     };
-  }, [host, open, view, policy, version]);
+  }, [host, open, view, policy, imported, version]);
 
   const call = usage?.modelCalls[Math.min(modelCall, usage.modelCalls.length) - 1];
   const made = usage ? usage.modelCalls.length - 1 : 0;
@@ -133,8 +147,133 @@ export function Usage({
               : `Tokens only: no price for ${usage.model ?? 'this run’s model'}.`}{' '}
             Tokens: {usage.tokenizer}.
           </p>
+          {made > 1 && (
+            <ContextChart
+              usage={usage}
+              other={other}
+              names={imported ? viewNames(view) : undefined}
+              selected={modelCall}
+              onModelCall={onModelCall}
+            />
+          )}
+          <CacheBreaks usage={usage} onModelCall={onModelCall} />
         </div>
       )}
     </details>
+  );
+}
+
+const viewNames = (view: View): [string, string] =>
+  view === 'sent'
+    ? ['as the agent sent it', 'with Retained Outputs']
+    : ['with Retained Outputs', 'as the agent sent it'];
+
+const CHART = { width: 600, height: 150, left: 48, right: 8, top: 8, bottom: 22 };
+
+/**
+ * The context's size per model call made: a line (and, for an imported run, the other view's,
+ * faint), a y axis with its values, the calls on x, compactions as dashed lines. Each point is
+ * a button for the keyboard, and the chart says what it shows in words too.
+ */
+function ContextChart({
+  usage,
+  other,
+  names,
+  selected,
+  onModelCall,
+}: {
+  usage: RunUsage;
+  other: RunUsage | undefined;
+  names: [string, string] | undefined;
+  selected: number;
+  onModelCall: (modelCall: number) => void;
+}) {
+  const calls = usage.modelCalls.slice(0, -1);
+  const beside = other?.modelCalls.slice(0, calls.length) ?? [];
+  const top = Math.max(1, ...calls.map((c) => c.total), ...beside.map((c) => c.total));
+  const plotW = CHART.width - CHART.left - CHART.right;
+  const plotH = CHART.height - CHART.top - CHART.bottom;
+  const x = (i: number) => CHART.left + (calls.length === 1 ? plotW / 2 : (i / (calls.length - 1)) * plotW);
+  const y = (tokens: number) => CHART.top + plotH - (tokens / top) * plotH;
+  const line = (list: readonly { total: number }[]) => list.map((c, i) => `${x(i)},${y(c.total)}`).join(' ');
+  const compactions = calls.flatMap((c, i) => (c.breakReason === 'compaction' ? [i] : []));
+  const peak = calls.reduce((best, c) => (c.total > best.total ? c : best), calls[0]!);
+  const summary = `Context size per model call, ${calls.length} calls: from ${formatTokens(calls[0]!.total)} to ${formatTokens(calls[calls.length - 1]!.total)} tokens, at most ${formatTokens(peak.total)} (call ${peak.modelCall})${compactions.length ? `; ${formatCount(compactions.length, 'compaction')}` : ''}.`;
+  return (
+    <figure className="context-chart">
+      <figcaption>
+        Context size per model call{names ? `: ${names[0]} (solid), ${names[1]} (faint)` : ''}
+        {compactions.length ? '; dashed: a compaction' : ''}
+      </figcaption>
+      <svg viewBox={`0 0 ${CHART.width} ${CHART.height}`} role="img" aria-label={summary}>
+        {[0, 0.5, 1].map((f) => (
+          <g key={f} className="axis">
+            <line x1={CHART.left} x2={CHART.width - CHART.right} y1={y(top * f)} y2={y(top * f)} />
+            <text x={CHART.left - 4} y={y(top * f) + 4} textAnchor="end">
+              {formatTokens(Math.round(top * f))}
+            </text>
+          </g>
+        ))}
+        <text className="axis" x={x(0)} y={CHART.height - 6} textAnchor="middle">
+          1
+        </text>
+        <text className="axis" x={x(calls.length - 1)} y={CHART.height - 6} textAnchor="middle">
+          {calls.length}
+        </text>
+        {compactions.map((i) => (
+          <line key={i} className="compaction" x1={x(i)} x2={x(i)} y1={CHART.top} y2={CHART.top + plotH}>
+            <title>{`a compaction before model call ${i + 1}`}</title>
+          </line>
+        ))}
+        {beside.length > 0 && <polyline className="series other" points={line(beside)} />}
+        <polyline className="series" points={line(calls)} />
+        {calls.map((c, i) => (
+          // biome-ignore lint/a11y/useSemanticElements: an SVG point that selects its model call; a <button> cannot sit in SVG.
+          <circle
+            key={c.modelCall}
+            className={`point${c.modelCall === selected ? ' selected' : ''}`}
+            cx={x(i)}
+            cy={y(c.total)}
+            r={c.modelCall === selected ? 4 : 2.5}
+            role="button"
+            tabIndex={-1}
+            aria-label={`model call ${c.modelCall}: ${formatTokens(c.total)} tokens`}
+            onClick={() => onModelCall(c.modelCall)}
+          >
+            <title>{`model call ${c.modelCall}: ${formatTokens(c.total)} tokens`}</title>
+          </circle>
+        ))}
+      </svg>
+      <p className="sr-summary">{summary}</p>
+    </figure>
+  );
+}
+
+/** Every model call whose cached prefix stopped short of the previous request, and why; each a link to it. */
+function CacheBreaks({ usage, onModelCall }: { usage: RunUsage; onModelCall: (modelCall: number) => void }) {
+  const calls = usage.modelCalls.slice(0, -1);
+  const broken = calls.filter((c) => c.breakReason && c.breakReason !== 'first');
+  const read = usage.totals.cache.read;
+  const input = usage.totals.total;
+  return (
+    <div className="cache-breaks">
+      <p>
+        Over the run: {percent(read, input)} of input tokens read from the cache;{' '}
+        {broken.length === 0
+          ? 'the prefix never broke after the first call.'
+          : `the prefix broke at ${formatCount(broken.length, 'model call')}:`}
+      </p>
+      {broken.length > 0 && (
+        <ul>
+          {broken.slice(0, 50).map((c) => (
+            <li key={c.modelCall}>
+              <LinkButton onClick={() => onModelCall(c.modelCall)}>model call {c.modelCall}</LinkButton> at event{' '}
+              {(c.breakAt ?? 0) + 1}: {BREAKS[c.breakReason!]} ({formatTokens(c.cache.write)} written again)
+            </li>
+          ))}
+          {broken.length > 50 && <li>… {broken.length - 50} more</li>}
+        </ul>
+      )}
+    </div>
   );
 }

@@ -5,9 +5,11 @@
  * and a test holds the two together. A peek answer must stay below the retention threshold, or
  * a peek could itself be retained.
  */
+
 import { z } from 'zod';
 import { check } from './check';
 import { InvalidInput } from './invalidInput';
+import type { Price } from './pricing';
 import { compileQuery } from './query';
 
 /** The store's folder in a workspace (or above a command's folder) when no setting names another. */
@@ -65,6 +67,8 @@ export interface Settings {
   history: HistoryPolicy;
   cleanup: CleanupPolicy;
   guard: GuardSettings;
+  /** Prices per model name prefix, over the built-in table (shared/pricing.ts), in USD per million tokens. */
+  pricing: Record<string, Price>;
 }
 
 type Numeric = 'thresholdBytes' | 'peekMaxLines' | 'peekMaxBytes' | 'previewHeadLines' | 'previewTailLines';
@@ -118,6 +122,7 @@ export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
   previewHeadLines: 6,
   previewTailLines: 6,
   landmarkPatterns: {},
+  pricing: {},
   history: DEFAULT_HISTORY_POLICY,
   cleanup: DEFAULT_CLEANUP,
   guard: DEFAULT_GUARD,
@@ -152,6 +157,24 @@ const LandmarkPatternsSchema = z.strictObject(
   >,
 );
 
+const usdPerMillion = z.number().min(0).max(10_000);
+/** Model name prefixes (`claude-sonnet-4`), at most 100, each with its four prices. */
+const PricingSchema = z
+  .record(
+    z
+      .string()
+      .min(1)
+      .max(100)
+      .regex(/^[a-z0-9][a-z0-9._/-]*$/i, 'a model name prefix'),
+    z.strictObject({
+      input: usdPerMillion,
+      output: usdPerMillion,
+      cacheRead: usdPerMillion,
+      cacheWrite: usdPerMillion,
+    }),
+  )
+  .refine((table) => Object.keys(table).length <= 100, 'at most 100 models');
+
 /** Settings as a client sends them: any field may be left out for its default. */
 export const SettingsSchema = z.strictObject({
   thresholdBytes: bounded(SETTING_BOUNDS.thresholdBytes).optional(),
@@ -163,6 +186,7 @@ export const SettingsSchema = z.strictObject({
   history: HistoryPolicySchema.optional(),
   cleanup: CleanupSchema.optional(),
   guard: GuardSchema.optional(),
+  pricing: PricingSchema.optional(),
 });
 export type SettingsInput = z.infer<typeof SettingsSchema>;
 
@@ -204,7 +228,7 @@ export function resolveSettings(input: unknown, where = 'settings'): Settings {
       );
     }
   });
-  const { landmarkPatterns: _patterns, history, cleanup, guard, ...numbers } = given;
+  const { landmarkPatterns: _patterns, history, cleanup, guard, pricing, ...numbers } = given;
   const out: Settings = {
     ...DEFAULT_SETTINGS,
     ...numbers,
@@ -212,6 +236,9 @@ export function resolveSettings(input: unknown, where = 'settings'): Settings {
     history: resolveHistoryPolicy(history, DEFAULT_HISTORY_POLICY, `${where}.history`),
     cleanup: { ...DEFAULT_CLEANUP, ...cleanup },
     guard: { ...DEFAULT_GUARD, ...guard, patterns: [...(guard?.patterns ?? [])] },
+    pricing: Object.fromEntries(
+      Object.entries(pricing ?? {}).map(([model, price]) => [model.toLowerCase(), { ...price }]),
+    ),
   };
   if (out.peekMaxBytes >= out.thresholdBytes) {
     throw new InvalidInput(

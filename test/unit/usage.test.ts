@@ -100,6 +100,29 @@ describe('retained/usage', () => {
     );
   });
 
+  it('prices from retained.pricing, over the table, by the longest prefix of the model name', async () => {
+    const s = await service();
+    const runId = 'priced';
+    await s.retainer.append({ runId, event: { type: 'run_started', tools: ['sh'], model: 'acme-large-2' } });
+    await s.retainer.append({ runId, event: { type: 'user', text: 'Hello.' } });
+    await s.retainer.append({ runId, event: { type: 'assistant', text: 'Hi.' } });
+    assert.equal((await s.inspection.usage({ runId })).totals.usd, undefined, 'a model the table lacks: tokens only');
+    s.updateSettings({
+      pricing: {
+        acme: { input: 1, output: 2, cacheRead: 0.1, cacheWrite: 1.5 },
+        'ACME-large': { input: 10, output: 20, cacheRead: 1, cacheWrite: 15 },
+      },
+    });
+    const usage = await s.inspection.usage({ runId });
+    assert.deepEqual(usage.price, { input: 10, output: 20, cacheRead: 1, cacheWrite: 15, asOf: '2025-11' });
+    const [call] = usage.modelCalls;
+    assert.ok(Math.abs(usage.totals.usd! - (call!.cache.write * 15 + call!.output * 20) / 1e6) < 1e-12);
+    assert.throws(
+      () => s.updateSettings({ pricing: { acme: { input: -1, output: 2, cacheRead: 0, cacheWrite: 0 } } }),
+      /pricing\.acme\.input/,
+    );
+  });
+
   it('a reference the history policy writes at event k breaks the cached prefix at k', async () => {
     const s = await service();
     const runId = 'policy';

@@ -7,6 +7,7 @@
 import { check } from '../../../../shared/check';
 import type { TranscriptEvent } from '../../../../shared/events';
 import { INSPECT_PAGE_ROWS, INSPECT_VIEW, type View } from '../../../../shared/history';
+import { PRICES } from '../../../../shared/pricing';
 import {
   type Compare,
   InspectParams,
@@ -339,7 +340,7 @@ export class Inspection {
         ? undefined
         : resolveHistoryPolicy(params.policy, this.ctx.settings().history, 'params.policy');
     await countValueTokens(this.store, runId, events);
-    return usageOf(events, existingValues, { view, policy });
+    return usageOf(events, existingValues, { view, policy, prices: { ...PRICES, ...this.ctx.settings().pricing } });
   }
 
   /** Finds text anywhere in a run: messages, call arguments and full results. */

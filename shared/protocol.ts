@@ -452,6 +452,25 @@ export const UsageParams = z.strictObject({
   store,
 });
 export type UsageParams = z.infer<typeof UsageParams>;
+
+export const ExportParams = z.strictObject({
+  runId: id,
+  format: z.enum(['json', 'markdown', 'html']),
+  /** Only what model call k was sent, and its figures. */
+  modelCall: whole(1).optional(),
+  view: z.enum(VIEWS).optional(),
+  store,
+});
+export type ExportParams = z.infer<typeof ExportParams>;
+/**
+ * Client → server: a run (or one model call) as a report to attach to a bug: JSON in the
+ * protocol's shapes, Markdown, or one self-contained HTML file (no script, every text escaped).
+ */
+export namespace ExportRequest {
+  export const method = 'retained/export';
+  export const params = ExportParams;
+  export const type = new RequestType<ExportParams, { text: string }, void>(method);
+}
 /**
  * Client → server: where each model call's tokens go (by part: they add up to its total), its
  * prompt-cache reads and writes (a simulation, as the Messages API bills them), its cost, and

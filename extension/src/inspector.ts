@@ -12,6 +12,7 @@ import { formatBytes } from '../../shared/format';
 import { INSPECT_PAGE_ROWS, INSPECT_VIEW, type View } from '../../shared/history';
 import { type HostToView, parseState, parseViewMessage, type ViewToHost } from '../../shared/messages';
 import {
+  ExportRequest,
   type InspectQuery,
   InspectRequest,
   type InspectResult,
@@ -25,7 +26,7 @@ import {
 } from '../../shared/protocol';
 import type { Commands } from './commands';
 import type { ReadOnlyText } from './readOnlyText';
-import type { RunNode } from './runsTree';
+import { type RunNode, storeOf } from './runsTree';
 import type { AgentSession } from './sessionFiles';
 import { openValue } from './valueCommands';
 
@@ -66,7 +67,7 @@ interface Target {
 const keyOf = (target: Target) =>
   target.session ? `session:${target.session}` : target.team ? `team:${target.runId}` : target.runId;
 /** The `store` of a request about the panel's run. */
-const storeOf = (target: Target) =>
+const targetStore = (target: Target) =>
   target.session ? { store: 'sessions' as const } : target.team ? { store: 'team' as const } : {};
 
 export class Inspectors implements vscode.WebviewPanelSerializer, vscode.Disposable {
@@ -164,7 +165,7 @@ export class Inspectors implements vscode.WebviewPanelSerializer, vscode.Disposa
       ...first,
       from: 0,
       limit: INSPECT_PAGE_ROWS,
-      ...storeOf(target),
+      ...targetStore(target),
     });
     answer.catch(() => undefined);
     this.firstPages.set(panel, { ...first, answer });
@@ -211,7 +212,7 @@ export class Inspectors implements vscode.WebviewPanelSerializer, vscode.Disposa
     const { runId } = target;
     const post = (reply: HostToView) => void panel.webview.postMessage(reply);
     // A session's run is read from the sessions store, a team run from the team's.
-    const store = storeOf(target);
+    const store = targetStore(target);
     switch (message.type) {
       case 'ready': {
         const state = parseState(message.state);
@@ -348,7 +349,50 @@ export class Inspectors implements vscode.WebviewPanelSerializer, vscode.Disposa
   }
 }
 
+const EXPORTS = [
+  { label: 'Markdown', format: 'markdown', ext: 'md', detail: 'A report to paste into an issue' },
+  {
+    label: 'HTML',
+    format: 'html',
+    ext: 'html',
+    detail: 'One self-contained file: no script, nothing loaded from elsewhere',
+  },
+  {
+    label: 'JSON',
+    format: 'json',
+    ext: 'json',
+    detail: "The protocol's shapes: the run, its outline, its usage, its events",
+  },
+] as const;
+
 export const inspectorCommands: Commands = {
+  exportRun: {
+    run:
+      ({ client }) =>
+      async (node?: RunNode) => {
+        if (node?.kind !== 'run') throw new Error('Choose a run in the Retained Outputs view first.');
+        const picked = await vscode.window.showQuickPick(EXPORTS, {
+          title: `Export run ${node.run.name}`,
+          placeHolder: 'As…',
+        });
+        if (!picked) return;
+        const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+        const target = await vscode.window.showSaveDialog({
+          title: `Export run ${node.run.name}`,
+          ...(folder ? { defaultUri: vscode.Uri.joinPath(folder, `${node.run.runId}.${picked.ext}`) } : {}),
+          filters: { [picked.label]: [picked.ext] },
+        });
+        if (!target) return;
+        const { text } = await vscode.window.withProgress(
+          { location: vscode.ProgressLocation.Notification, title: `Exporting run ${node.run.name}…` },
+          () =>
+            client.sendRequest(ExportRequest.type, { runId: node.run.runId, format: picked.format, ...storeOf(node) }),
+        );
+        await vscode.workspace.fs.writeFile(target, Buffer.from(text, 'utf8'));
+        const open = await vscode.window.showInformationMessage(`Exported run ${node.run.name}.`, 'Open');
+        if (open) await vscode.commands.executeCommand('vscode.open', target);
+      },
+  },
   openInspector: {
     run: (ctx) => (arg?: RunNode | string) =>
       typeof arg === 'string' ? ctx.inspectors.open(arg) : ctx.inspectors.open(arg?.run.runId, arg?.store === 'team'),

@@ -21,6 +21,7 @@ import {
   RunSearchRequest,
   StatusRequest,
   TranscriptRequest,
+  UsageRequest,
   ValuesRequest,
 } from '../../shared/protocol';
 import { BIG_RUN, recordBigRun } from '../helpers/bigRun';
@@ -313,6 +314,21 @@ async function benchInspector(): Promise<void> {
       ]);
     } finally {
       await restarted.stop();
+    }
+    // Where the tokens go, from a server just started: the run read and every call counted.
+    const fresh = await ServerProcess.start({ workspace });
+    try {
+      const before = fresh.peakRssBytes();
+      const usage = await timeMsAsync(() => fresh.request(UsageRequest.type, { runId }));
+      rows.push([
+        'retained/usage: every model call by part, cache and cost (cold, server just started)',
+        input,
+        `${fmt(usage, 0)} ms, peak ${fmt(fresh.peakRssBytes() / MB, 0)} MB RSS (${fmt(before / MB, 0)} MB before)`,
+        `first open in the inspector: ${fmt(first, 0)} ms`,
+        `${fmt(usage / first, 1)}× its time`,
+      ]);
+    } finally {
+      await fresh.stop();
     }
   } finally {
     await server.stop();

@@ -11,7 +11,14 @@ import { parseArgs } from 'node:util';
 import { formatBytes, formatCount } from '../../../shared/format';
 import { REPLAY_SHAPES, type ReplayShape, VIEWS, type View } from '../../../shared/history';
 import { InvalidInput } from '../../../shared/invalidInput';
-import { IF_EXISTS, type IfExists, IMPORT_FORMATS, type ImportFormat, VALUES_PAGE_MAX } from '../../../shared/protocol';
+import {
+  type ExportParams,
+  IF_EXISTS,
+  type IfExists,
+  IMPORT_FORMATS,
+  type ImportFormat,
+  VALUES_PAGE_MAX,
+} from '../../../shared/protocol';
 import { LANDMARK_KINDS, type LandmarkKind } from '../../../shared/settings';
 import { VERSION } from '../../../shared/version';
 import { runCommand } from '../core/retain/command';
@@ -37,6 +44,9 @@ Commands:
                                Import an agent's session (Claude Code, Codex, Gemini CLI, Qwen Code, Copilot CLI, Cline).
   replay <run> [--shape S] [--view sent|retained] [--policy]
                                The history a model is sent next, rebuilt from the run.
+  export <run> [--format markdown|html|json] [--model-call K]
+                               The run (or what model call K was sent) as a report to attach to
+                               a bug: Markdown, one self-contained HTML file, or JSON.
   usage <run> [--view sent|retained] [--policy]
                                Each model call's tokens by part, its prompt-cache reads and
                                writes (simulated), and its cost; the run's totals.
@@ -153,6 +163,18 @@ export async function main(argv: readonly string[]): Promise<number> {
         return await replay(service, o, rest);
       case 'usage':
         return await usage(service, o, rest);
+      case 'export': {
+        if (!rest[0]) throw new Usage('export needs a run: retained export <run> [--format markdown|html|json]');
+        const format = oneOf<ExportParams['format']>(o.format, ['json', 'markdown', 'html'], '--format') ?? 'markdown';
+        const modelCall = whole(o['model-call'], '--model-call');
+        const { text } = await service.inspection.export({
+          runId: rest[0],
+          format,
+          ...(modelCall ? { modelCall } : {}),
+        });
+        process.stdout.write(text);
+        return 0;
+      }
       case 'status':
         return output(o, await service.status(), (s) =>
           [
@@ -225,6 +247,7 @@ function parse(args: readonly string[]) {
       'if-exists': { type: 'string' },
       shape: { type: 'string' },
       view: { type: 'string' },
+      'model-call': { type: 'string' },
       policy: { type: 'boolean' },
       timeout: { type: 'string' },
       'dry-run': { type: 'boolean' },

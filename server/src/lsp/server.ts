@@ -31,6 +31,7 @@ import {
   ChangedNotification,
   CleanupRequest,
   DeleteRequest,
+  ExportRequest,
   ImportParams,
   ImportRequest,
   InspectRequest,
@@ -286,6 +287,7 @@ serve(ValueRequest, (s, p) => s.values.meta(p));
 serve(ValueFileRequest, (s, p) => s.valueFile(p));
 serve(ValueBytesRequest, (s, p) => s.values.bytes(p));
 serve(UsageRequest, (s, p) => s.inspection.usage(p));
+serve(ExportRequest, (s, p) => s.inspection.export(p));
 serve(DeleteRequest, async (s, p) => {
   await s.delete(p);
   return { ok: true as const };

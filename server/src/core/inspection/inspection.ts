@@ -7,9 +7,11 @@
 import { check } from '../../../../shared/check';
 import type { TranscriptEvent } from '../../../../shared/events';
 import { INSPECT_PAGE_ROWS, INSPECT_VIEW, type View } from '../../../../shared/history';
+import { InvalidInput } from '../../../../shared/invalidInput';
 import { PRICES } from '../../../../shared/pricing';
 import {
   type Compare,
+  ExportParams,
   InspectParams,
   type InspectResult,
   type InspectRow,
@@ -27,6 +29,7 @@ import { countValueTokens } from '../history/valueTokens';
 import { readLines } from '../store/lineReader';
 import { lineMatch, searchLines } from '../values/lineSearch';
 import { SEARCH_BUDGET_MS } from '../values/peek';
+import { report } from './report';
 import { buildOutline, CELL_MAX_BYTES, firstModelCalls, fullCell, type ModelView, modelView } from './rows';
 import { type RunIndex, RunIndexes, type Stamp, sameStamp, transcriptStamp, viewKey } from './runIndex';
 import { searchRun } from './runSearch';
@@ -341,6 +344,23 @@ export class Inspection {
         : resolveHistoryPolicy(params.policy, this.ctx.settings().history, 'params.policy');
     await countValueTokens(this.store, runId, events);
     return usageOf(events, existingValues, { view, policy, prices: { ...PRICES, ...this.ctx.settings().pricing } });
+  }
+
+  /** `retained/export`: the run, or what one model call was sent, as JSON, Markdown or HTML (report.ts). */
+  async export(input: ExportParams): Promise<{ text: string }> {
+    const { runId: given, format, modelCall, view = INSPECT_VIEW } = check(ExportParams, input);
+    const runId = await this.ctx.runs.existing(given);
+    const { events, existingValues } = await this.entry(runId);
+    await countValueTokens(this.store, runId, events);
+    const [run] = await this.ctx.runs.list([runId]);
+    const outline = await buildOutline(events, existingValues, { view });
+    const usage = await usageOf(events, existingValues, {
+      view,
+      prices: { ...PRICES, ...this.ctx.settings().pricing },
+    });
+    if (modelCall !== undefined && modelCall > usage.modelCalls.length)
+      throw new InvalidInput(`model call ${modelCall} is past the run's ${usage.modelCalls.length}`);
+    return { text: report({ run: run!, outline, usage, events, ...(modelCall ? { modelCall } : {}) }, format) };
   }
 
   /** Finds text anywhere in a run: messages, call arguments and full results. */

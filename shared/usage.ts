@@ -53,10 +53,24 @@ export interface RunUsage {
   /** The prices applied, and when the table was checked. */
   price?: Price & { asOf: string };
   tokenizer: string;
+  /** Each compaction: what its summary replaced, and the retained values among it (each still one peek away). */
+  compactions: CompactionUsage[];
   /**
    * Over the calls the provider counted: how many, the estimate's error on what each added
    * (median and largest, absolute fractions), and the median of what the provider counted and
    * the estimate did not (tokens the file does not record: a system prompt, tool definitions).
    */
   providerError?: { calls: number; median: number; max: number; unrecorded: number };
+}
+
+export interface CompactionUsage {
+  /** The compaction's event. */
+  at: number;
+  /** The first model call sent the new history. */
+  modelCall: number;
+  /** The events of the history it replaced, and their tokens as they were last sent. */
+  dropped: { from: number; events: number; tokens: number };
+  /** The summary's tokens, as the next calls send it. */
+  summaryTokens: number;
+  values: { valueId: string; tool: string; bytes: number }[];
 }

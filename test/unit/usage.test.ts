@@ -100,6 +100,36 @@ describe('retained/usage', () => {
     );
   });
 
+  it('a compaction: what its summary replaced, and the retained values among it, each still readable', async () => {
+    const s = await service();
+    const runId = 'compacted';
+    await s.retainer.append({ runId, event: { type: 'run_started', tools: ['sh', 'peek_value'] } });
+    await s.retainer.append({ runId, event: { type: 'user', text: 'Build it.' } });
+    await s.retainer.append({
+      runId,
+      event: { type: 'assistant', toolCalls: [{ id: 'big1', name: 'sh', arguments: { cmd: 'make' } }] },
+    });
+    await s.retainer.retain({ runId, callId: 'big1', tool: 'sh', text: big(5000, 'build') });
+    await s.retainer.append({ runId, event: { type: 'assistant', text: 'It fails at the end.' } });
+    await s.retainer.append({ runId, event: { type: 'compaction', summary: 'The build failed; its log is #big1.' } });
+    await s.retainer.append({ runId, event: { type: 'user', text: 'Fix it.' } });
+    await s.retainer.append({ runId, event: { type: 'assistant', text: 'Done.' } });
+    const usage = await s.inspection.usage({ runId });
+    assert.equal(usage.compactions.length, 1);
+    const [c] = usage.compactions;
+    assert.equal(c!.at, 5);
+    assert.deepEqual(c!.dropped.from, 0);
+    assert.equal(c!.dropped.events, 5);
+    assert.ok(c!.dropped.tokens > c!.summaryTokens && c!.summaryTokens > 0);
+    assert.deepEqual(
+      c!.values.map((v) => v.valueId),
+      ['big1'],
+    );
+    const after = usage.modelCalls[c!.modelCall - 1]!;
+    assert.equal(after.breakReason, 'compaction');
+    assert.match((await s.values.peek({ valueId: 'big1', start: 5000 })).text, /^5000: build 5000$/);
+  });
+
   it('prices from retained.pricing, over the table, by the longest prefix of the model name', async () => {
     const s = await service();
     const runId = 'priced';

@@ -182,6 +182,10 @@ describe('inspector webview', () => {
     );
     const broke = details.querySelector('.cache-breaks li')!;
     assert.match(broke.textContent!, /model call 3 at event 11: a compaction started a new history/);
+    assert.match(
+      details.querySelector('.compactions li')!.textContent!,
+      /^Before model call 3, event 11 replaced 10 events \([\d.,k]+ tokens\) with a summary of [\d.,k]+ tokens; no retained value among them\.$/,
+    );
     await act(async () => fireEvent.click(broke.querySelector('button')!));
     await waitFor(() => assert.match(details.querySelector('.usage-title')!.textContent!, /^Model call 3:/));
   });

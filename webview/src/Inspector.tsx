@@ -147,6 +147,7 @@ export function Inspector({
         policy={policy}
         imported={loaded.outline.source !== undefined}
         onModelCall={choose}
+        onOpen={onOpen}
         version={changes}
       />
       {rows.error && (

@@ -54,6 +54,7 @@ export function Usage({
   policy,
   imported,
   onModelCall,
+  onOpen,
   version,
 }: {
   host: Host;
@@ -63,6 +64,8 @@ export function Usage({
   /** An imported run: its other view is charted beside. */
   imported: boolean;
   onModelCall: (modelCall: number) => void;
+  /** Opens a retained value of the run. */
+  onOpen: (valueId: string) => void;
   /** Changes when the run does: asked for again. */
   version: number;
 }) {
@@ -157,6 +160,7 @@ export function Usage({
             />
           )}
           <CacheBreaks usage={usage} onModelCall={onModelCall} />
+          <Compactions usage={usage} onModelCall={onModelCall} onOpen={onOpen} />
         </div>
       )}
     </details>
@@ -274,6 +278,50 @@ function CacheBreaks({ usage, onModelCall }: { usage: RunUsage; onModelCall: (mo
           {broken.length > 50 && <li>… {broken.length - 50} more</li>}
         </ul>
       )}
+    </div>
+  );
+}
+
+/** What each compaction's summary replaced: the events dropped, their tokens, and the retained values among them, each one click away. */
+function Compactions({
+  usage,
+  onModelCall,
+  onOpen,
+}: {
+  usage: RunUsage;
+  onModelCall: (modelCall: number) => void;
+  onOpen: (valueId: string) => void;
+}) {
+  if (usage.compactions.length === 0) return null;
+  return (
+    <div className="compactions">
+      <p>Compactions: what each summary replaced.</p>
+      <ul>
+        {usage.compactions.map((c) => (
+          <li key={c.at}>
+            Before <LinkButton onClick={() => onModelCall(c.modelCall)}>model call {c.modelCall}</LinkButton>, event{' '}
+            {c.at + 1} replaced {formatCount(c.dropped.events, 'event')} ({formatTokens(c.dropped.tokens)} tokens) with
+            a summary of {formatTokens(c.summaryTokens)} tokens
+            {c.values.length > 0 ? (
+              <>
+                ; retained values among them, still there to read:{' '}
+                {c.values.slice(0, 20).map((v, i) => (
+                  <span key={v.valueId}>
+                    {i > 0 ? ', ' : ''}
+                    <LinkButton onClick={() => onOpen(v.valueId)} title={`${v.tool}, ${v.bytes} bytes`}>
+                      #{v.valueId}
+                    </LinkButton>
+                  </span>
+                ))}
+                {c.values.length > 20 ? ` and ${c.values.length - 20} more` : ''}
+              </>
+            ) : (
+              '; no retained value among them'
+            )}
+            .
+          </li>
+        ))}
+      </ul>
     </div>
   );
 }

@@ -236,6 +236,23 @@ export async function usageOf(
     output: made.reduce((n, c) => n + c.output, 0),
     ...(price ? { usd: made.reduce((n, c) => n + (c.usd ?? 0), 0) } : {}),
   };
+  const compacted = compactions.map((at, i) => {
+    const from = i === 0 ? 0 : compactions[i - 1]!;
+    const values = events
+      .slice(from, at)
+      .flatMap((e) =>
+        e.type === 'tool_call_finished' && e.valueId && existingValues.has(e.valueId)
+          ? [{ valueId: e.valueId, tool: e.tool, bytes: e.bytes ?? 0 }]
+          : [],
+      );
+    return {
+      at,
+      modelCall: cuts.findIndex((cut) => cut > at) + 1,
+      dropped: { from, events: at - from, tokens: sumOf(between(sentSums, from, at)) },
+      summaryTokens: sumOf(between(sentSums, at, at + 1)),
+      values,
+    };
+  });
   const errors = made
     .flatMap((c) => (c.provider?.error !== undefined ? [Math.abs(c.provider.error)] : []))
     .sort((a, b) => a - b);
@@ -243,6 +260,7 @@ export async function usageOf(
   return {
     modelCalls,
     totals,
+    compactions: compacted,
     ...(errors.length
       ? {
           providerError: {

@@ -225,6 +225,20 @@ export function segmentsOf(replay: StructuredReplay): Segment[] {
   return [...replay.compacted, { messages: replay.messages, owners: replay.owners }];
 }
 
+/** The histories with every result the policy would ever turn into a reference turned (no round kept): what older rounds are sent as. */
+export function olderSegments(
+  replay: StructuredReplay,
+  events: readonly TranscriptEvent[],
+  existingValues: ReadonlySet<string>,
+  policy: HistoryPolicy,
+): Segment[] {
+  const infos = resultInfos(events, existingValues);
+  return segmentsOf(replay).map((segment) => ({
+    ...segment,
+    messages: applyHistoryPolicy(segment.messages, segment.owners, infos, { ...policy, keepRounds: 0 }).messages,
+  }));
+}
+
 /** Where the newest `keepRounds` rounds before `cut` begin (the policy leaves them intact). */
 export function keptFrom(roundStarts: readonly number[], cut: number, keepRounds: number): number {
   // How many rounds start before `cut`: a binary search, as this runs once per model call.
@@ -280,20 +294,9 @@ export async function buildOutline(
   const replay = replayStructured({ events, existingValues, ...(view ? { view } : {}) });
   const naive = await prefixSizes(events, segmentsOf(replay), true, turns);
   const sent = await prefixSizes(events, segmentsOf(replay), false, turns);
-  const infos = policy ? resultInfos(events, existingValues) : undefined;
-  const older =
-    policy && infos
-      ? await prefixSizes(
-          events,
-          segmentsOf(replay).map((segment) => ({
-            ...segment,
-            messages: applyHistoryPolicy(segment.messages, segment.owners, infos, { ...policy, keepRounds: 0 })
-              .messages,
-          })),
-          false,
-          turns,
-        )
-      : undefined;
+  const older = policy
+    ? await prefixSizes(events, olderSegments(replay, events, existingValues, policy), false, turns)
+    : undefined;
   const called = calledIds(events);
   const roundStarts = roundStartsOf(events, called);
   const compactions = events.flatMap((e, i) => (e.type === 'compaction' ? [i] : []));

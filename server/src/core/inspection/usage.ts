@@ -15,11 +15,19 @@ import { PRICES_AS_OF, type Price, priceOf } from '../../../../shared/pricing';
 import type { HistoryPolicy } from '../../../../shared/settings';
 import { type ModelCallUsage, type Parts, type RunUsage, USAGE_PARTS, type UsagePart } from '../../../../shared/usage';
 import { responseStarts } from '../history/modelCalls';
-import { applyHistoryPolicy, resultInfos } from '../history/policy';
 import { type BlockOwner, replayStructured, type Segment } from '../history/replay';
 import { TOKENIZER } from '../text/tokens';
 import { Turns } from '../turns';
-import { blockSizes, estimateTokens, fullResultSizes, historyStart, keptFrom, roundStartsOf, segmentsOf } from './rows';
+import {
+  blockSizes,
+  estimateTokens,
+  fullResultSizes,
+  historyStart,
+  keptFrom,
+  olderSegments,
+  roundStartsOf,
+  segmentsOf,
+} from './rows';
 
 const zero = (): Parts => Object.fromEntries(USAGE_PARTS.map((p) => [p, 0])) as Parts;
 
@@ -118,19 +126,9 @@ export async function usageOf(
   const replay = replayStructured({ events, existingValues, ...(view ? { view } : {}) });
   const sent = await eventParts(events, segmentsOf(replay), turns);
   const sentSums = prefix(sent.parts);
-  const infos = policy ? resultInfos(events, existingValues) : undefined;
-  const older =
-    policy && infos
-      ? await eventParts(
-          events,
-          segmentsOf(replay).map((segment) => ({
-            ...segment,
-            messages: applyHistoryPolicy(segment.messages, segment.owners, infos, { ...policy, keepRounds: 0 })
-              .messages,
-          })),
-          turns,
-        )
-      : undefined;
+  const older = policy
+    ? await eventParts(events, olderSegments(replay, events, existingValues, policy), turns)
+    : undefined;
   const olderSums = older ? prefix(older.parts) : undefined;
   const roundStarts = roundStartsOf(events);
   const compactions = events.flatMap((e, i) => (e.type === 'compaction' ? [i] : []));

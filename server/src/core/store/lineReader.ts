@@ -15,6 +15,18 @@ export interface ValueBytes {
 /** Opens a value's bytes for one read through it. */
 export type OpenValue = () => Promise<ValueBytes>;
 
+/** The first bytes of a value (a few more than `maxBytes`, for a character cut at the end), as text. */
+export async function readHead(open: OpenValue, maxBytes: number): Promise<string> {
+  const bytes = await open();
+  try {
+    const buffer = Buffer.alloc(maxBytes + 4);
+    const { bytesRead } = await bytes.read(buffer, 0, buffer.length, 0);
+    return buffer.subarray(0, bytesRead).toString('utf8');
+  } finally {
+    await bytes.close();
+  }
+}
+
 /** A value file's bytes, never through a link (the store checked the folders on the way; see safeFs.ts). */
 export function fileBytes(path: string): OpenValue {
   return () => openRegular(path);

@@ -16,7 +16,7 @@ import type { Blobs } from './blobs';
 import { fileSha256 } from './blobs';
 import { checkedId, tempPath, VALUE_EXT, valueFileName } from './layout';
 import { indexFile, type LineIndex, LineIndexBuilder, parseIndex, serializeIndex } from './lineIndex';
-import { fileBytes, type OpenValue } from './lineReader';
+import { type OpenValue, readHead } from './lineReader';
 import type { ValueStore } from './runStore';
 import {
   CREATE_NEW,
@@ -80,7 +80,9 @@ export class ValueFiles implements ValueStore {
 
   /** The value's bytes, for a reader (see lineReader.ts). */
   open(runId: string, valueId: string): OpenValue {
-    return fileBytes(this.path(runId, valueId));
+    // Each folder on the way checked again, and the file opened without following a link (safeFs.ts).
+    const path = this.path(runId, valueId);
+    return () => openFile(this.store.root, path, READ);
   }
 
   uri(runId: string, valueId: string): string {
@@ -314,15 +316,8 @@ export class ValueFiles implements ValueStore {
   }
 
   /** The first bytes and lines of a value, for a view that shows its start. */
-  async readHead(runId: string, valueId: string, maxBytes: number): Promise<string> {
-    const handle = await openFile(this.store.root, this.path(runId, valueId), READ);
-    try {
-      const buffer = Buffer.alloc(maxBytes + 4);
-      const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-      return buffer.subarray(0, bytesRead).toString('utf8');
-    } finally {
-      await handle.close();
-    }
+  readHead(runId: string, valueId: string, maxBytes: number): Promise<string> {
+    return readHead(this.open(runId, valueId), maxBytes);
   }
 
   /** Value ids and sizes in a run, from the folder alone (cheap: one readdir and a stat each). */

@@ -22,7 +22,7 @@ import { valueDocumentUri } from '../../../../../shared/valueDocument';
 import type { AuditEntry } from '../audit';
 import { checkedId } from '../layout';
 import { indexBuffer, type LineIndex, parseIndex } from '../lineIndex';
-import type { OpenValue, ValueBytes } from '../lineReader';
+import { type OpenValue, readHead, type ValueBytes } from '../lineReader';
 import type { RunStore, ValueStore } from '../runStore';
 import { type RunMeta, Store } from '../store';
 import type { TailRead } from '../transcript';
@@ -710,15 +710,8 @@ class TeamValues implements ValueStore {
     return meta;
   }
 
-  async readHead(runId: string, valueId: string, maxBytes: number): Promise<string> {
-    const bytes = await this.open(runId, valueId)();
-    try {
-      const buffer = Buffer.alloc(maxBytes + 4);
-      const { bytesRead } = await bytes.read(buffer, 0, buffer.length, 0);
-      return buffer.subarray(0, bytesRead).toString('utf8');
-    } finally {
-      await bytes.close();
-    }
+  readHead(runId: string, valueId: string, maxBytes: number): Promise<string> {
+    return readHead(this.open(runId, valueId), maxBytes);
   }
 
   async listFiles(runId: string): Promise<{ valueId: string; bytes: number; mtimeMs: number }[]> {

@@ -34,7 +34,11 @@ export const InspectorState = z.object({
 export type InspectorState = z.infer<typeof InspectorState>;
 
 /** The usage of the panel's run, in a view, with the history policy or without. */
-export const UsageQuery = z.strictObject({ view: z.enum(VIEWS).optional(), policy: z.boolean().optional() });
+export const UsageQuery = z.strictObject({
+  view: z.enum(VIEWS).optional(),
+  policy: z.boolean().optional(),
+  full: z.boolean().optional(),
+});
 export type UsageQuery = z.infer<typeof UsageQuery>;
 
 /** The requests the webview can make, with their parameters and results. */

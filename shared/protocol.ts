@@ -449,6 +449,8 @@ export const UsageParams = z.strictObject({
   view: z.enum(VIEWS).optional(),
   /** Older result bodies as references: the policy's fields, or `true` for the configured policy. */
   policy: z.union([z.boolean(), HistoryPolicySchema]).optional(),
+  /** Every result in full: what the run would have sent without Retained Outputs (the baseline; no policy). */
+  full: z.boolean().optional(),
   store,
 });
 export type UsageParams = z.infer<typeof UsageParams>;

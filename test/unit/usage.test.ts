@@ -43,6 +43,13 @@ describe('retained/usage', () => {
           assert.ok(Math.abs(call.total - figure) <= Math.max(8, figure * 0.01), `${call.total} vs ${figure}`);
         }
       }
+      // The baseline: every result in full, the inspector's "in full" figure.
+      const full = await s.inspection.usage({ runId, view: 'retained', full: true });
+      const { outline } = await s.inspection.inspect({ runId, view: 'retained', limit: 0 });
+      for (const [k, call] of full.modelCalls.entries()) {
+        const figure = outline.modelCalls[k]!.tokensFull;
+        assert.ok(Math.abs(call.total - figure) <= Math.max(8, figure * 0.01), `full: ${call.total} vs ${figure}`);
+      }
     });
 
   it('on real Claude Code sessions with the provider counts, the estimate of what each call added stays within the stated bound', async () => {

@@ -160,6 +160,10 @@ describe('inspector webview', () => {
       /Prompt cache \(simulated\): [\d,.k]+ read, [\d,.k]+ written\. All of the previous request/,
     );
     assert.match(details.textContent!, /Tokens only: no price/);
+    assert.match(
+      details.querySelector('.usage-saving')!.textContent!,
+      /^The whole run, as sent: [\d.,k]+ input tokens; with every result in full: [\d.,k]+ \(\d+ % of its tokens\)\.$/,
+    );
     assert.equal(details.querySelectorAll('.usage-bar rect').length, legend.length, 'one bar segment per part listed');
   });
 

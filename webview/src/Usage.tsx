@@ -80,7 +80,8 @@ export function Usage({
     const otherView: View = view === 'sent' ? 'retained' : 'sent';
     Promise.all([
       host.request('usage', { view, policy }),
-      imported ? host.request('usage', { view: otherView, policy }) : Promise.resolve(undefined),
+      // The baseline: an imported run's other view; a run recorded here with every result in full.
+      imported ? host.request('usage', { view: otherView, policy }) : host.request('usage', { view, full: true }),
     ]).then(
       ([answer, beside]) => {
         if (!current) return;
@@ -98,6 +99,7 @@ export function Usage({
   }, [host, open, view, policy, imported, version]);
 
   const call = usage?.modelCalls[Math.min(modelCall, usage.modelCalls.length) - 1];
+  const names: [string, string] = imported ? viewNames(view) : ['as sent', 'with every result in full'];
   const made = usage ? usage.modelCalls.length - 1 : 0;
   return (
     <details className="usage" onToggle={(e) => setOpen((e.currentTarget as HTMLDetailsElement).open)}>
@@ -150,20 +152,30 @@ export function Usage({
               : `Tokens only: no price for ${usage.model ?? 'this run’s model'}.`}{' '}
             Tokens: {usage.tokenizer}.
           </p>
+          {other && <Saving usage={usage} other={other} names={names} />}
           {made > 1 && (
-            <ContextChart
-              usage={usage}
-              other={other}
-              names={imported ? viewNames(view) : undefined}
-              selected={modelCall}
-              onModelCall={onModelCall}
-            />
+            <ContextChart usage={usage} other={other} names={names} selected={modelCall} onModelCall={onModelCall} />
           )}
           <CacheBreaks usage={usage} onModelCall={onModelCall} />
           <Compactions usage={usage} onModelCall={onModelCall} onOpen={onOpen} />
         </div>
       )}
     </details>
+  );
+}
+
+/** The run's input tokens and cost against its baseline's: the saving, in tokens and where priced in money. */
+function Saving({ usage, other, names }: { usage: RunUsage; other: RunUsage; names: [string, string] }) {
+  const ours = usage.totals;
+  const base = other.totals;
+  const money = ours.usd !== undefined && base.usd !== undefined;
+  return (
+    <p className="usage-saving">
+      The whole run, {names[0]}: <strong>{formatTokens(ours.total)}</strong> input tokens
+      {money ? `, ${usd(ours.usd!)}` : ''}; {names[1]}: {formatTokens(base.total)}
+      {money ? `, ${usd(base.usd!)}` : ''} ({percent(ours.total, base.total)} of its tokens
+      {money ? `, ${percent(ours.usd!, base.usd!)} of its cost` : ''}).
+    </p>
   );
 }
 

@@ -47,9 +47,10 @@ Commands:
   export <run> [--format markdown|html|json] [--model-call K]
                                The run (or what model call K was sent) as a report to attach to
                                a bug: Markdown, one self-contained HTML file, or JSON.
-  usage <run> [--view sent|retained] [--policy]
+  usage <run> [--view sent|retained] [--policy | --full]
                                Each model call's tokens by part, its prompt-cache reads and
-                               writes (simulated), and its cost; the run's totals.
+                               writes (simulated), and its cost; the run's totals. --full: every
+                               result in full (what it would have cost without Retained Outputs).
   status                       Where the store is, what it holds, and its size against the quota.
   cleanup [--dry-run] [--quota BYTES] [--max-age DAYS]
                                Remove whole runs: those not written for 30 days (--max-age), then
@@ -249,6 +250,7 @@ function parse(args: readonly string[]) {
       view: { type: 'string' },
       'model-call': { type: 'string' },
       policy: { type: 'boolean' },
+      full: { type: 'boolean' },
       timeout: { type: 'string' },
       'dry-run': { type: 'boolean' },
       quota: { type: 'string' },
@@ -494,6 +496,7 @@ async function usage(service: RetentionService, o: Options, rest: string[]): Pro
     runId,
     ...(view ? { view } : {}),
     ...(o.policy ? { policy: true } : {}),
+    ...(o.full ? { full: true } : {}),
   });
   const usd = (n: number | undefined) => (n === undefined ? '' : `\t$${n.toFixed(4)}`);
   return output(o, result, (r) =>

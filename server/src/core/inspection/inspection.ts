@@ -343,7 +343,12 @@ export class Inspection {
         ? undefined
         : resolveHistoryPolicy(params.policy, this.ctx.settings().history, 'params.policy');
     await countValueTokens(this.store, runId, events);
-    return usageOf(events, existingValues, { view, policy, prices: { ...PRICES, ...this.ctx.settings().pricing } });
+    return usageOf(events, existingValues, {
+      view,
+      policy,
+      full: params.full === true,
+      prices: { ...PRICES, ...this.ctx.settings().pricing },
+    });
   }
 
   /** `retained/export`: the run, or what one model call was sent, as JSON, Markdown or HTML (report.ts). */

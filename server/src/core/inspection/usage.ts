@@ -58,6 +58,8 @@ async function eventParts(
   events: readonly TranscriptEvent[],
   segments: readonly Segment[],
   turns: Turns,
+  /** Every result in full, whatever the request sent in its place (the baseline without Retained Outputs). */
+  full = false,
 ): Promise<{ parts: Parts[]; bytes: Float64Array }> {
   const parts = events.map(() => zero());
   const bytes = new Float64Array(events.length);
@@ -71,7 +73,7 @@ async function eventParts(
           block.type === 'tool_result' &&
           !owner.synthetic &&
           event?.type === 'tool_call_finished' &&
-          block.content === event.result;
+          (full || block.content === event.result);
         const size = whole ? fullResultSizes(block, event as ToolCallFinishedEvent) : blockSizes(block);
         parts[owner.event]![partOf(block, message, event, whole)] += size.tokens;
         bytes[owner.event]! += size.bytes;
@@ -114,6 +116,8 @@ export interface UsageOptions {
   view?: View;
   policy?: HistoryPolicy | undefined;
   prices?: Readonly<Record<string, Price>>;
+  /** Every result in full: the same run without Retained Outputs (no policy applies). */
+  full?: boolean;
 }
 
 export async function usageOf(
@@ -122,9 +126,10 @@ export async function usageOf(
   options: UsageOptions = {},
   turns = new Turns(),
 ): Promise<RunUsage> {
-  const { view, policy } = options;
+  const { view, full = false } = options;
+  const policy = full ? undefined : options.policy;
   const replay = replayStructured({ events, existingValues, ...(view ? { view } : {}) });
-  const sent = await eventParts(events, segmentsOf(replay), turns);
+  const sent = await eventParts(events, segmentsOf(replay), turns, full);
   const sentSums = prefix(sent.parts);
   const older = policy
     ? await eventParts(events, olderSegments(replay, events, existingValues, policy), turns)

@@ -173,26 +173,59 @@ interface Outcome {
   cumulative: number[];
   cumulativeBytes: number[];
   fitBefore: number[];
+  /** Input billed with prompt caching, in input-token equivalents (reads 0.1×, writes 1.25×), and the share of input read from the cache. */
+  cached: number[];
+  hitShare: number[];
 }
+
+/** A figure against its baseline: "−15 %" when below it, "+2 %" when above. */
+function change(value: number, base: number): string {
+  const percent = Math.round(100 * (value / base - 1));
+  return percent <= 0 ? `−${-percent} %` : `+${percent} %`;
+}
+
+/** Prompt caching as the Messages API bills it: the longest run of messages equal to the previous request's is read, the rest written. */
+const CACHE_READ = 0.1;
+const CACHE_WRITE = 1.25;
 
 function measure(session: Session): Outcome {
   const sends = policies.map((p) => p.start(session));
   const cumulative = policies.map(() => 0);
   const cumulativeBytes = policies.map(() => 0);
   const fitBefore = policies.map(() => -1);
+  const cached = policies.map(() => 0);
+  const hits = policies.map(() => 0);
+  const previous: string[][] = policies.map(() => []);
   let requests = 0;
   session.events.forEach((event, i) => {
     if (event.type !== 'assistant') return;
     requests++;
     const before = session.events.slice(0, i);
     sends.forEach((send, p) => {
-      const { tokens, bytes } = sizeOf(send(before));
+      const wire = toAnthropic(send(before));
+      const sizes = measureMessages(wire);
+      const tokens = sizes.reduce((n, m) => n + m.tokens, 0);
+      const bytes = sizes.reduce((n, m) => n + m.bytes, 0);
+      const json = wire.map((m) => JSON.stringify(m));
+      let shared = 0;
+      while (shared < json.length && json[shared] === previous[p]![shared]) shared++;
+      const read = sizes.slice(0, shared).reduce((n, m) => n + m.tokens, 0);
+      cached[p]! += read * CACHE_READ + (tokens - read) * CACHE_WRITE;
+      hits[p]! += read;
+      previous[p] = json;
       cumulative[p]! += tokens;
       cumulativeBytes[p]! += bytes;
       if (tokens > WINDOW && fitBefore[p] === -1) fitBefore[p] = requests - 1;
     });
   });
-  return { requests, cumulative, cumulativeBytes, fitBefore: fitBefore.map((f) => (f === -1 ? requests : f)) };
+  return {
+    requests,
+    cumulative,
+    cumulativeBytes,
+    fitBefore: fitBefore.map((f) => (f === -1 ? requests : f)),
+    cached,
+    hitShare: hits.map((h, p) => (cumulative[p]! > 0 ? h / cumulative[p]! : 0)),
+  };
 }
 
 /**
@@ -327,6 +360,8 @@ export interface EconomyTables {
   cumulative: string[][];
   bytes: string[][];
   window: string[][];
+  /** With prompt caching: the input billed, against the naive replay's with caching, and the cache's hit share. */
+  cached: string[][];
   header: string[];
 }
 
@@ -335,6 +370,7 @@ export async function contextEconomy(): Promise<EconomyTables> {
   const cumulative: string[][] = [];
   const bytes: string[][] = [];
   const window: string[][] = [];
+  const cached: string[][] = [];
   const mb = (n: number) => `${(n / 1e6).toFixed(1)} MB`;
   for (const session of sessions) {
     const outcome = measure(session);
@@ -348,8 +384,19 @@ export async function contextEconomy(): Promise<EconomyTables> {
     ]);
     bytes.push([session.name, String(outcome.requests), ...outcome.cumulativeBytes.map(mb)]);
     window.push([session.name, String(outcome.requests), ...outcome.fitBefore.map(String)]);
+    const naiveCached = outcome.cached[0]!;
+    cached.push([
+      session.name,
+      String(outcome.requests),
+      ...outcome.cached.map((c, p) => {
+        const hit = `${(100 * outcome.hitShare[p]!).toFixed(0)} % hits`;
+        return p === 0
+          ? `${Math.round(c).toLocaleString('en-US')} (${hit})`
+          : `${Math.round(c).toLocaleString('en-US')} (${change(c, naiveCached)}, ${hit})`;
+      }),
+    ]);
   }
-  return { cumulative, bytes, window, header: policies.map((p) => p.name) };
+  return { cumulative, bytes, window, cached, header: policies.map((p) => p.name) };
 }
 
 export const RETRIEVABLE = policies.map((p) => [p.name, p.retrievable]);

@@ -7,7 +7,9 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { resolve } from 'node:path';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { RetentionService } from '../../server/src/core/service';
@@ -253,6 +255,24 @@ describe('a team store used by a team, in a real PostgreSQL', function () {
       assert.equal(again.text, '1999999: 1999999\n2000000: 2000000');
     } finally {
       await server.stop();
+    }
+  });
+
+  it('a staging folder a killed writer left is removed by the next writer; a live one is left alone', async () => {
+    // A pid that is surely gone: a process that ran and ended.
+    const gone = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
+    const left = join(tmpdir(), `retained-staging-${gone.stdout}-test`);
+    mkdirSync(join(left, 'runs'), { recursive: true });
+    writeFileSync(join(left, 'runs', 'half-a-value'), 'x'.repeat(1 << 20));
+    const live = join(tmpdir(), `retained-staging-${process.pid}-test`);
+    mkdirSync(live, { recursive: true });
+    try {
+      assert.equal(retained(['run', '--store', pg.url, '--run', 'after-a-kill', '--', 'seq 1 100000']).code, 0);
+      assert.ok(!existsSync(left), "the dead writer's staging folder went");
+      assert.ok(existsSync(live), "a live process's stays");
+    } finally {
+      rmSync(live, { recursive: true, force: true });
+      rmSync(left, { recursive: true, force: true });
     }
   });
 

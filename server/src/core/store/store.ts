@@ -431,7 +431,11 @@ export class Store implements RunStore {
 /** The pid in a temp file's name (`.tmp-<pid>-…`, `….jsonl.tmp-<pid>-…`) is a live process. */
 function writerAlive(name: string): boolean {
   const pid = tempWriter(name);
-  if (pid === undefined) return false;
+  return pid !== undefined && processAlive(pid);
+}
+
+/** Whether a process of this id runs (one of another user's counts: it may not be signalled, but it is there). */
+export function processAlive(pid: number): boolean {
   if (pid === process.pid) return true;
   try {
     process.kill(pid, 0);

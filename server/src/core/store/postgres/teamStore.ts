@@ -9,7 +9,7 @@
  *
  * Every id reaches SQL as a parameter; every row read back is checked before it is used.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { lstatSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
@@ -24,7 +24,7 @@ import { checkedId } from '../layout';
 import { indexBuffer, type LineIndex, parseIndex } from '../lineIndex';
 import { type OpenValue, readHead, type ValueBytes } from '../lineReader';
 import type { RunStore, ValueStore } from '../runStore';
-import { type RunMeta, Store } from '../store';
+import { processAlive, type RunMeta, Store } from '../store';
 import type { TailRead } from '../transcript';
 import { parseEvent } from '../transcript';
 import type { StoreUse } from '../usage';
@@ -528,7 +528,10 @@ class TeamValues implements ValueStore {
   constructor(private readonly team: TeamStore) {}
 
   private stagingArea(): Store {
-    this.scratch ??= new Store(mkdtempSync(join(tmpdir(), 'retained-staging-')));
+    if (!this.scratch) {
+      sweepStagingAreas();
+      this.scratch = new Store(mkdtempSync(join(tmpdir(), `${STAGING_PREFIX}${process.pid}-`)));
+    }
     return this.scratch;
   }
 
@@ -806,6 +809,32 @@ class TeamValues implements ValueStore {
 
   dropCachesFor(): void {
     // Cached layouts are by hash: a blob never changes.
+  }
+}
+
+/** A staging folder's name: the prefix, the pid of the process staging in it, a random tail. */
+const STAGING_PREFIX = 'retained-staging-';
+
+/**
+ * Removes the staging folders of processes that are gone (killed while a value streamed in):
+ * only this user's real folders under this prefix, never through a link. A bounded look.
+ */
+function sweepStagingAreas(): void {
+  let names: string[];
+  try {
+    names = readdirSync(tmpdir())
+      .filter((n) => n.startsWith(STAGING_PREFIX))
+      .slice(0, 1000);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = Number(/^retained-staging-(\d+)-/.exec(name)?.[1]);
+    if (!Number.isSafeInteger(pid) || processAlive(pid)) continue;
+    const path = join(tmpdir(), name);
+    const stat = lstatSync(path, { throwIfNoEntry: false });
+    if (!stat?.isDirectory() || stat.uid !== process.getuid?.()) continue;
+    rmSync(path, { recursive: true, force: true });
   }
 }
 

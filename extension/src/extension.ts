@@ -78,6 +78,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Retain
     sessions,
     sessionsView,
     vscode.window.registerWebviewPanelSerializer(INSPECTOR_VIEW_TYPE, ctx.inspectors),
+    ctx.inspectors.onDidChangeActive((run) => void ctx.statusBar.setSession(run)),
     ...registerCommands(ctx),
     registerValueDocuments(client),
     registerPaste(),

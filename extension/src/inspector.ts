@@ -78,6 +78,10 @@ export class Inspectors implements vscode.WebviewPanelSerializer, vscode.Disposa
     { view: View; policy: boolean; answer: Promise<InspectResult> }
   >();
 
+  private readonly active = new vscode.EventEmitter<{ runId: string; team: boolean } | undefined>();
+  /** The run of the inspector in view (a session's is not a run of a store), or undefined when none is. */
+  readonly onDidChangeActive = this.active.event;
+
   constructor(
     private readonly extensionUri: vscode.Uri,
     private readonly client: LanguageClient,
@@ -134,6 +138,7 @@ export class Inspectors implements vscode.WebviewPanelSerializer, vscode.Disposa
 
   dispose(): void {
     for (const panel of this.panels.values()) panel.dispose();
+    this.active.dispose();
   }
 
   private options(): vscode.WebviewPanelOptions & vscode.WebviewOptions {
@@ -180,10 +185,18 @@ export class Inspectors implements vscode.WebviewPanelSerializer, vscode.Disposa
       }
       void this.handle(panel, target, message);
     });
+    const activeRun = () => (target.session ? undefined : { runId, team: target.team === true });
+    if (panel.active) this.active.fire(activeRun());
+    const viewState = panel.onDidChangeViewState(({ webviewPanel }) => {
+      if (webviewPanel.active) this.active.fire(activeRun());
+      else if (![...this.panels.values()].some((p) => p.active)) this.active.fire(undefined);
+    });
     panel.onDidDispose(() => {
       subscription.dispose();
+      viewState.dispose();
       follow?.dispose();
       if (this.panels.get(key) === panel) this.panels.delete(key);
+      if (![...this.panels.values()].some((p) => p.active)) this.active.fire(undefined);
     });
   }
 

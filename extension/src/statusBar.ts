@@ -1,11 +1,17 @@
-/** The status-bar item: values retained in this workspace and the bytes kept out of context. */
+/**
+ * The status-bar item: values retained in this workspace and the bytes kept out of context; and
+ * while an inspector is in view, what Retained Outputs saved that run, in money where its model
+ * is priced (else in tokens), with prompt caching simulated on both sides.
+ */
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { formatBytes, formatCount } from '../../shared/format';
-import { StatusRequest } from '../../shared/protocol';
+import { InspectRequest, StatusRequest, UsageRequest } from '../../shared/protocol';
 
 export class RetainedStatusBar implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('retained.status', vscode.StatusBarAlignment.Right, 100);
+  /** The run of the inspector in view, and what it saved. */
+  private session: { runId: string; team: boolean; saving?: string } | undefined;
 
   constructor(private readonly client: LanguageClient) {
     this.item.name = 'Retained Outputs';
@@ -17,7 +23,8 @@ export class RetainedStatusBar implements vscode.Disposable {
   async refresh(): Promise<void> {
     const status = await this.client.sendRequest(StatusRequest.type, {});
     const over = status.overQuota;
-    this.item.text = `$(${over ? 'warning' : 'archive'}) ${status.values} retained · ${formatBytes(status.keptOutBytes)} kept out`;
+    const saving = this.session?.saving ? ` · ${this.session.saving}` : '';
+    this.item.text = `$(${over ? 'warning' : 'archive'}) ${status.values} retained · ${formatBytes(status.keptOutBytes)} kept out${saving}`;
     this.item.backgroundColor = over ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
     // Over the quota, a click offers the clean-up; otherwise the runs to inspect.
     this.item.command = over ? 'retained.cleanup' : 'retained.openInspector';
@@ -28,6 +35,42 @@ export class RetainedStatusBar implements vscode.Disposable {
       ...(status.withheld ? [`${formatCount(status.withheld, 'result')} withheld by the guard.`] : []),
       over ? 'Over the quota: click to clean up.' : 'Click to open a run in the inspector.',
     ].join('\n');
+  }
+
+  /** The run in view changed: what it saved is asked for, and shown until another is in view. */
+  async setSession(run: { runId: string; team: boolean } | undefined): Promise<void> {
+    this.session = run;
+    if (run) {
+      const saving = await this.savingOf(run).catch(() => undefined);
+      // Still the run in view when the answer came.
+      if (this.session !== run) return;
+      this.session = { ...run, ...(saving ? { saving } : {}) };
+    }
+    await this.refresh().catch(() => undefined);
+  }
+
+  /** The run as sent against its baseline: an imported run as its agent sent it, one recorded here with every result in full. */
+  private async savingOf(run: { runId: string; team: boolean }): Promise<string | undefined> {
+    const store = run.team ? { store: 'team' as const } : {};
+    const { outline } = await this.client.sendRequest(InspectRequest.type, { runId: run.runId, limit: 0, ...store });
+    const [ours, base] = await Promise.all(
+      outline.source
+        ? [
+            this.client.sendRequest(UsageRequest.type, { runId: run.runId, view: 'retained', ...store }),
+            this.client.sendRequest(UsageRequest.type, { runId: run.runId, view: 'sent', ...store }),
+          ]
+        : [
+            this.client.sendRequest(UsageRequest.type, { runId: run.runId, ...store }),
+            this.client.sendRequest(UsageRequest.type, { runId: run.runId, full: true, ...store }),
+          ],
+    );
+    if (base.totals.total === 0) return undefined;
+    if (ours.totals.usd !== undefined && base.totals.usd !== undefined) {
+      const saved = base.totals.usd - ours.totals.usd;
+      return `${saved >= 0 ? 'saved' : 'cost'} $${Math.abs(saved).toFixed(2)} on this run`;
+    }
+    const share = Math.round((1 - ours.totals.total / base.totals.total) * 100);
+    return `${share >= 0 ? '−' : '+'}${Math.abs(share)} % tokens on this run`;
   }
 
   dispose(): void {

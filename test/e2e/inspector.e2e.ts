@@ -286,6 +286,16 @@ describe('The inspector in a real VS Code', () => {
     assert.match(text, /model call.*tokens/i);
     assert.match(text, /Prompt cache \(simulated\)/);
     assert.ok((await frame().locator('.usage-bar rect').count()) >= 2, 'a segment per part');
+    // While the inspector is in view, the status bar says what the run saved (tokens: its model is not priced).
+    await poll(
+      "the status bar's saving",
+      () =>
+        vs.page
+          .locator('.statusbar-item', { hasText: /kept out/ })
+          .first()
+          .innerText(),
+      (t) => /kept out · −\d+ % tokens on this run/.test(t),
+    );
     await vs.screenshot('inspector-usage');
     await summary.click();
   });

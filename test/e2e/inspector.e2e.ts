@@ -486,6 +486,12 @@ describe('The inspector in a real VS Code', () => {
       await rows().first().waitFor();
       await vs.page.waitForTimeout(500);
       await vs.screenshot(`inspector-${name}`);
+      // Where the tokens go, in the same theme: its colours are the theme's chart colours.
+      const usage = frame().locator('details.usage');
+      await usage.locator('summary').click();
+      await usage.locator('.context-chart svg').waitFor();
+      await vs.screenshot(`inspector-usage-${name}`);
+      await usage.locator('summary').click();
     }
   });
 

@@ -5,7 +5,7 @@
  * a provider shape has no such block (OpenAI's), or a view wants words, the block is written as
  * its stated text (`blockText`, the one rendering, listed in the README).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** The kinds of blocks kept verbatim that are not text (others may come; they are kept the same way). */
 export type VerbatimKind =

@@ -4,7 +4,7 @@
  * InvalidInput error whose message names each field that is wrong, what it should be, and, for
  * an unknown field, the likely one meant (`args` → `arguments`).
  */
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { InvalidInput } from './invalidInput';
 
 /** Names people (and agents) reach for instead of ours. */

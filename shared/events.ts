@@ -5,7 +5,7 @@
  * newer writer's run still reads); an event a client appends is parsed strictly (an unknown
  * field is a mistake, and refused naming it).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { type ContentBlock, ContentBlockSchema } from './blocks';
 import { LANDMARK_KINDS, type LandmarkKind } from './settings';
 

@@ -5,7 +5,7 @@
  * input: the extension checks each with `ViewMessage` before use, as the server checks requests,
  * and checks the state the webview saved too, so the page itself parses nothing.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { check } from './check';
 import { VIEWS } from './history';
 import { ID_MAX, InspectQuery, type InspectResult, PATH_MAX, type RunSearchResult, SearchQuery } from './protocol';

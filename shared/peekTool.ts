@@ -3,7 +3,7 @@
  * language-model tool in VS Code (package.json's `languageModelTools`, held equal to this by a
  * test), the MCP server, and the hint every stub ends with.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { TranscriptEvent } from './events';
 import { PEEK_TOOL } from './history';
 import { PeekInput, type PeekParams } from './protocol';

@@ -5,7 +5,7 @@
  * result type. The server, the extension, the MCP server, the CLI and the tests import these.
  */
 import { NotificationType, RequestType } from 'vscode-languageserver-protocol';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { CallSubject } from './callSubject';
 import { NewEventSchema, type RunSource, type StopReason, type TranscriptEvent } from './events';
 import { type HistoryStats, type Projected, REPLAY_SHAPES, VIEWS, type View } from './history';

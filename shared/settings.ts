@@ -6,7 +6,7 @@
  * a peek could itself be retained.
  */
 
-import { z } from 'zod';
+import * as z from 'zod';
 import { check } from './check';
 import { InvalidInput } from './invalidInput';
 import type { Price } from './pricing';

@@ -16,7 +16,7 @@
  * A hook never breaks the agent: on any failure it prints nothing and exits 0.
  */
 import { realpathSync } from 'node:fs';
-import { z } from 'zod';
+import * as z from 'zod';
 import { commandLine, GEMINI_SHELL_TOOL, type Launcher } from '../../../shared/agentSetup';
 import { check } from '../../../shared/check';
 import { ID_MAX } from '../../../shared/protocol';

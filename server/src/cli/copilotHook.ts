@@ -13,7 +13,7 @@ import { constants } from 'node:fs';
 import { lstat, open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, resolve } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { COPILOT_CLI_PEEK_TOOL } from '../../../shared/agents';
 import { check } from '../../../shared/check';
 import { ID_MAX } from '../../../shared/protocol';

@@ -12,7 +12,7 @@
  */
 import { lstat, mkdir } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { CLAUDE_CODE_PEEK_TOOL } from '../../../shared/agents';
 import { check } from '../../../shared/check';
 import { ID_MAX, PATH_MAX } from '../../../shared/protocol';

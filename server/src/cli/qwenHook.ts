@@ -6,7 +6,7 @@
  * tool's result in place of its cut (the turn goes on). Under the threshold it prints nothing.
  * It never breaks the agent: on any failure it prints nothing and exits 0.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { GEMINI_SHELL_TOOL } from '../../../shared/agentSetup';
 import { CLAUDE_CODE_PEEK_TOOL } from '../../../shared/agents';
 import { check } from '../../../shared/check';

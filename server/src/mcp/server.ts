@@ -11,7 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { z } from 'zod';
+import * as z from 'zod';
 import { PEEK_TOOL, PEEK_TOOL_DESCRIPTION, PeekToolInput, toPeekParams } from '../../../shared/peekTool';
 import { marker } from '../../../shared/stubText';
 import { VERSION } from '../../../shared/version';

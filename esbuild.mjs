@@ -21,12 +21,36 @@ const node = {
   external: ['pg-native'],
 };
 
+/** cli.js asks for the tokenizer at run time, from the file beside it (see the tokenizer build). */
+const besideTokenizer = {
+  name: 'beside-tokenizer',
+  setup(build) {
+    build.onResolve({ filter: /^gpt-tokenizer\/encoding\/o200k_base$/ }, () => ({
+      path: './tokenizer.js',
+      external: true,
+    }));
+  },
+};
+
 const builds = [
-  // The language server bundles all of its dependencies: it runs under VS Code's own Node.
-  // Its entry starts the server, or an import on a thread of its own.
-  { ...node, entryPoints: { server: 'server/src/lsp/main.ts' }, outdir: 'dist' },
-  // The command line (`retained`), with the MCP server and the Claude Code hook: the same core.
-  { ...node, entryPoints: { cli: 'server/src/cli/main.ts' }, outdir: 'dist', banner: { js: '#!/usr/bin/env node' } },
+  // The server side, in one bundle with all of its dependencies (it runs under VS Code's own Node):
+  // the command line `retained` (with the MCP server and the agents' hooks), and the language
+  // server as `retained lsp`, which starts imports on threads of its own (server/src/main.ts).
+  {
+    ...node,
+    entryPoints: { cli: 'server/src/main.ts' },
+    outdir: 'dist',
+    banner: { js: '#!/usr/bin/env node' },
+    plugins: [besideTokenizer],
+  },
+  // The tokenizer's table (2.7 MB of script), a file of its own beside cli.js: parsed only when a
+  // token is first counted, so a server or command that counts none stays small.
+  {
+    ...node,
+    entryPoints: { tokenizer: 'node_modules/gpt-tokenizer/cjs/encoding/o200k_base.js' },
+    outdir: 'dist',
+    sourcemap: false,
+  },
   // The Claude Agent SDK helper, loaded by the user's own program (it starts cli.js beside it).
   { ...node, entryPoints: { claudeAgentSdk: 'server/src/sdk/claudeAgentSdk.ts' }, outdir: 'dist' },
   // The extension: everything but `vscode`, which the extension host provides.

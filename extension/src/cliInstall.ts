@@ -1,8 +1,8 @@
 /**
  * The `retained` command line at a path that outlives the extension's updates. The extension's
  * own folder is named after its version (`…/retained-outputs-0.1.0/`), so a hook written with
- * that path would fail after the next update. On activation the bundled cli.js and the scan
- * kernel beside it are copied into the extension's global storage (`…/cli/`), again only when
+ * that path would fail after the next update. On activation the bundled cli.js and what it
+ * loads beside it (the tokenizer's table, the scan kernel) are copied into the extension's global storage (`…/cli/`), again only when
  * the bundle changed; what Set Up writes names that copy.
  */
 import { promises as fs } from 'node:fs';
@@ -17,7 +17,7 @@ import type * as vscode from 'vscode';
 export async function installCli(context: vscode.ExtensionContext): Promise<string> {
   const target = join(context.globalStorageUri.fsPath, 'cli');
   // The files the command line needs, side by side.
-  const files = [context.asAbsolutePath('dist/cli.js'), context.asAbsolutePath('dist/scanKernel.wasm')];
+  const files = ['dist/cli.js', 'dist/tokenizer.js', 'dist/scanKernel.wasm'].map((f) => context.asAbsolutePath(f));
   const bundle = await fs.stat(files[0]!);
   const stamp = `${String(context.extension.packageJSON.version)} ${bundle.size} ${Math.round(bundle.mtimeMs)}\n`;
   const marker = join(target, 'installed');

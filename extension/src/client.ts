@@ -28,11 +28,13 @@ export function createClient(
   options: ServerOptions,
   password: string | undefined,
 ): LanguageClient {
-  const module = context.asAbsolutePath('dist/server.js');
+  // The command line's bundle is the server too: `retained lsp`.
+  const module = context.asAbsolutePath('dist/cli.js');
+  const args = ['lsp'];
   const env: NodeJS.ProcessEnv = { ...process.env, ...(password ? { PGPASSWORD: password } : {}) };
   const server: ProcessOptions = {
-    run: { module, transport: TransportKind.ipc, options: { env } },
-    debug: { module, transport: TransportKind.ipc, options: { env, execArgv: ['--nolazy', '--inspect=6019'] } },
+    run: { module, args, transport: TransportKind.ipc, options: { env } },
+    debug: { module, args, transport: TransportKind.ipc, options: { env, execArgv: ['--nolazy', '--inspect=6019'] } },
   };
   const restarts: number[] = [];
   const clientOptions: LanguageClientOptions = {

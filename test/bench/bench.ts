@@ -26,7 +26,7 @@ import {
 } from '../../shared/protocol';
 import { BIG_RUN, recordBigRun } from '../helpers/bigRun';
 import { writeBigSession } from '../helpers/bigSession';
-import { SERVER_JS, ServerProcess } from '../helpers/serverProcess';
+import { SERVER_ARGS, ServerProcess } from '../helpers/serverProcess';
 import { setupScript } from '../helpers/setupScript';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
 import { contextEconomy, measureRetrievable, RETRIEVABLE } from './contextEconomy';
@@ -73,7 +73,7 @@ const fmt = (n: number, digits = 2) => n.toFixed(digits);
  * timed to its answer; with the server's peak memory.
  */
 async function serverSideRetain(workspace: string, text: string): Promise<{ ms: number; peakBytes: number }> {
-  const child = spawn(process.execPath, [SERVER_JS, '--stdio'], { stdio: ['pipe', 'pipe', 'ignore'] });
+  const child = spawn(process.execPath, SERVER_ARGS, { stdio: ['pipe', 'pipe', 'ignore'] });
   const frame = (message: object) => {
     const body = Buffer.from(JSON.stringify({ jsonrpc: '2.0', ...message }));
     return Buffer.concat([Buffer.from(`Content-Length: ${body.length}\r\n\r\n`), body]);

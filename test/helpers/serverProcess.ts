@@ -1,5 +1,5 @@
 /**
- * Spawns the built language server (`dist/server.js --stdio`) as a real process and speaks
+ * Spawns the built language server (`dist/cli.js lsp --stdio`) as a real process and speaks
  * JSON-RPC to it over its stdin and stdout, as any LSP client would.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -14,7 +14,8 @@ import {
 } from 'vscode-jsonrpc/node';
 import { ChangedNotification, RetainRequest, type ServerOptions } from '../../shared/protocol';
 
-export const SERVER_JS = resolve(__dirname, '../../dist/server.js');
+/** The built language server as node's arguments: the command line's bundle, `retained lsp`, over stdio. */
+export const SERVER_ARGS = [resolve(__dirname, '../../dist/cli.js'), 'lsp', '--stdio'];
 
 export interface StartOptions extends ServerOptions {
   workspace: string;
@@ -40,10 +41,14 @@ export class ServerProcess {
 
   static async start(options: StartOptions): Promise<ServerProcess> {
     const child = options.shellPrefix
-      ? spawn('bash', ['-c', `${options.shellPrefix}; exec "${process.execPath}" "${SERVER_JS}" --stdio`], {
-          stdio: 'pipe',
-        })
-      : spawn(process.execPath, [SERVER_JS, '--stdio'], { stdio: 'pipe' });
+      ? spawn(
+          'bash',
+          ['-c', `${options.shellPrefix}; exec "${process.execPath}" ${SERVER_ARGS.map((a) => `"${a}"`).join(' ')}`],
+          {
+            stdio: 'pipe',
+          },
+        )
+      : spawn(process.execPath, SERVER_ARGS, { stdio: 'pipe' });
     const connection = createMessageConnection(
       new StreamMessageReader(child.stdout!),
       new StreamMessageWriter(child.stdin!),

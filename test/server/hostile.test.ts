@@ -23,7 +23,7 @@ import {
   StatusRequest,
   TranscriptRequest,
 } from '../../shared/protocol';
-import { SERVER_JS, ServerProcess } from '../helpers/serverProcess';
+import { SERVER_ARGS, ServerProcess } from '../helpers/serverProcess';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
 
 const sha256 = (data: Buffer | string) => createHash('sha256').update(data).digest('hex');
@@ -259,7 +259,7 @@ describe('hostile input', function () {
       ['Content-Length: 30\r\n\r\n{"jsonrpc":"2.0","id":1,"method":"x"}', /a message body is not JSON/],
     ];
     for (const [input, reason] of cases) {
-      const child = spawn(process.execPath, [SERVER_JS, '--stdio'], { stdio: 'pipe' });
+      const child = spawn(process.execPath, SERVER_ARGS, { stdio: 'pipe' });
       let stderr = '';
       child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
       const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));

@@ -23,11 +23,10 @@ import { LANDMARK_KINDS, type LandmarkKind } from '../../../shared/settings';
 import { VERSION } from '../../../shared/version';
 import { runCommand } from '../core/retain/command';
 import { RetentionService } from '../core/service';
-import { isStoreUrl } from '../core/store/postgres/connect';
+import { isStoreUrl } from '../core/store/open';
 import { HOOK_AGENTS, type HookAgent, runHook } from './hook';
 import { setup } from './setup';
 import { findStore } from './store';
-import { TEAM_COMMANDS, teamStore } from './teamStore';
 
 const HELP = `retained ${VERSION}: keeps big tool outputs out of coding agents' context, without losing a byte
 
@@ -100,6 +99,10 @@ Exit codes: 0 done, 1 could not be done (said why on stderr), 2 a wrong command 
 
 class Usage extends Error {}
 
+/** The commands only a team store has (teamStore.ts). */
+const TEAM_COMMANDS = ['migrate', 'push', 'pull'] as const;
+type TeamCommand = (typeof TEAM_COMMANDS)[number];
+
 export async function main(argv: readonly string[]): Promise<number> {
   const dash = argv.indexOf('--');
   const [before, after] = dash === -1 ? [argv, []] : [argv.slice(0, dash), argv.slice(dash + 1)];
@@ -145,7 +148,9 @@ export async function main(argv: readonly string[]): Promise<number> {
       process.stderr.write(`retained: --${command === 'push' ? 'from' : 'to'} takes a folder store\n`);
       return 2;
     }
-    return teamStore(command as (typeof TEAM_COMMANDS)[number], store, { run: rest[0], folder });
+    // node-postgres and the schema load only for these commands.
+    const { teamStore } = await import('./teamStore');
+    return teamStore(command as TeamCommand, store, { run: rest[0], folder });
   }
   const service = new RetentionService(store, { workspace: process.cwd(), indexImports: false });
   try {
@@ -524,18 +529,5 @@ async function usage(service: RetentionService, o: Options, rest: string[]): Pro
         : `no price for ${r.model ?? 'an unnamed model'}: tokens only`,
       `tokens: ${r.tokenizer}`,
     ].join('\n'),
-  );
-}
-
-if (require.main === module) {
-  main(process.argv.slice(2)).then(
-    (code) => {
-      // The MCP server keeps the process alive through its transport.
-      if (code !== 0 || process.argv[2] !== 'mcp') process.exitCode = code;
-    },
-    (err) => {
-      process.stderr.write(`retained: ${(err as Error).stack ?? String(err)}\n`);
-      process.exitCode = 1;
-    },
   );
 }

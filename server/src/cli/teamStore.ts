@@ -18,13 +18,7 @@ export interface FolderSide {
   folder: string;
 }
 
-export const TEAM_COMMANDS = ['migrate', 'push', 'pull'] as const;
-
-export async function teamStore(
-  command: (typeof TEAM_COMMANDS)[number],
-  url: string,
-  side: FolderSide,
-): Promise<number> {
+export async function teamStore(command: 'migrate' | 'push' | 'pull', url: string, side: FolderSide): Promise<number> {
   if ((command === 'push' || command === 'pull') && !side.run) {
     process.stderr.write(`retained: ${command} takes a run: retained ${command} <run> --store ${shownUrl(url)}\n`);
     return 2;

@@ -26,7 +26,7 @@ import { resolveSettings, type Settings, type SettingsInput } from '../../../sha
 import { Cleaner } from './cleanup/cleaner';
 import type { Context } from './context';
 import { History } from './history/history';
-import { Importer } from './import/importer';
+import type { Importer } from './import/importer';
 import { Inspection } from './inspection/inspection';
 import { Retainer } from './retain/retainer';
 import { Runs } from './runs';
@@ -65,7 +65,6 @@ export class RetentionService {
   readonly values: Values;
   readonly history: History;
   readonly inspection: Inspection;
-  readonly importer: Importer;
   readonly cleaner: Cleaner;
   readonly withholder: Withholder;
   private settings: Settings;
@@ -101,13 +100,24 @@ export class RetentionService {
     this.values = new Values(ctx);
     this.history = new History(ctx, this.retainer);
     this.inspection = new Inspection(ctx);
-    this.importer = new Importer(
-      ctx,
-      this.retainer,
-      workspace,
-      options.indexImports === false ? undefined : (runId) => this.inspection.prepare(runId),
-    );
+    this.makeImporter = () => {
+      // The converters (one per agent, with their schemas) load on the first import, not at every start.
+      const { Importer } = require('./import/importer') as typeof import('./import/importer');
+      return new Importer(
+        ctx,
+        this.retainer,
+        workspace,
+        options.indexImports === false ? undefined : (runId) => this.inspection.prepare(runId),
+      );
+    };
     this.cleaner = new Cleaner(ctx);
+  }
+
+  private readonly makeImporter: () => Importer;
+  private madeImporter: Importer | undefined;
+  get importer(): Importer {
+    this.madeImporter ??= this.makeImporter();
+    return this.madeImporter;
   }
 
   /**

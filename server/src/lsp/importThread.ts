@@ -9,7 +9,7 @@ import { parentPort, Worker, workerData } from 'node:worker_threads';
 import { InvalidInput } from '../../../shared/invalidInput';
 import type { ImportParams, ImportResult } from '../../../shared/protocol';
 import type { SettingsInput } from '../../../shared/settings';
-import { RunExists } from '../core/import/importer';
+import { RunExists } from '../core/import/runExists';
 import { RetentionService } from '../core/service';
 
 interface Job {

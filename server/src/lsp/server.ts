@@ -1,7 +1,7 @@
 /**
  * The language server: wiring only. It hosts one RetentionService over the store and maps the
  * `retained/…` protocol, document links and hovers onto it; every request goes through one
- * handler. Run as `node dist/server.js --stdio` (or `--node-ipc`, as the extension does).
+ * handler. Run as `node dist/cli.js lsp --stdio` (or `--node-ipc`, as the extension does).
  */
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -58,7 +58,7 @@ import { STORE_DIR } from '../../../shared/settings';
 import { findMarkers, markerAt } from '../../../shared/stubText';
 import { valueDocumentUri } from '../../../shared/valueDocument';
 import { VERSION } from '../../../shared/version';
-import { RunExists } from '../core/import/importer';
+import { RunExists } from '../core/import/runExists';
 import { RetentionService } from '../core/service';
 import { FrameReader } from './frames';
 import { importOnThread } from './importThread';

@@ -26,13 +26,7 @@ import { convertCopilotCli, copilotCliRecord, isCopilotCliEvent } from './copilo
 import { convertGemini, isGeminiChat } from './gemini';
 import { convertQwen, isQwenRecord, qwenRecord } from './qwen';
 import { type Json, readSessionJson, readSessionRecords, UnreadableSession } from './records';
-
-/** The error an import answers when its run exists; `data.runId` names it. */
-export class RunExists extends InvalidInput {
-  constructor(readonly runId: string) {
-    super(`run ${runId} exists already: pass ifExists "replace" to replace it, or "new" to import as a new run`);
-  }
-}
+import { RunExists } from './runExists';
 
 export function detectFormat(records: readonly Json[]): ImportFormat | undefined {
   for (const r of records) {

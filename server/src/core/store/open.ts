@@ -2,11 +2,16 @@
  * Which store an address names: a `postgres://` or `postgresql://` URL is a team store, anything
  * else a folder on this machine (never a URL taken as a folder's name).
  */
-import { isStoreUrl } from './postgres/connect';
-import { TeamStore } from './postgres/teamStore';
 import type { RunStore } from './runStore';
 import { Store } from './store';
 
+export function isStoreUrl(store: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(store);
+}
+
 export function openStore(where: string): RunStore {
-  return isStoreUrl(where) ? new TeamStore(where) : new Store(where);
+  if (!isStoreUrl(where)) return new Store(where);
+  // node-postgres loads only for a team store: a folder's server and hooks never pay for it.
+  const { TeamStore } = require('./postgres/teamStore') as typeof import('./postgres/teamStore');
+  return new TeamStore(where);
 }

@@ -8,10 +8,6 @@ import { Client, type DatabaseError } from 'pg';
 import { InvalidInput } from '../../../../../shared/invalidInput';
 import { READER_ROLE, WRITER_ROLE } from './schema';
 
-export function isStoreUrl(store: string): boolean {
-  return /^postgres(ql)?:\/\//i.test(store);
-}
-
 /** The URL without its password, for messages. */
 export function shownUrl(url: string): string {
   try {

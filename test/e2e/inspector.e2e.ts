@@ -70,6 +70,26 @@ describe('The inspector in a real VS Code', () => {
         runId: guarded,
         results: [{ callId: 'toolu_deploy', tool: 'deploy', text: 'receipt: LOG.md clobbered\n', reason: 'a policy' }],
       });
+      // A run its agent compacted: a retained build log among what the summary replaced.
+      const compacted = 'compacted-run';
+      const append = (event: Record<string, unknown>) =>
+        server.request(AppendRequest.type, { runId: compacted, event: event as never });
+      await append({ type: 'run_started', tools: ['sh'] });
+      await append({ type: 'user', text: 'Build it and fix what fails.' });
+      await append({ type: 'assistant', toolCalls: [{ id: 'c_build', name: 'sh', arguments: { cmd: 'make' } }] });
+      await server.request(RetainRequest.type, {
+        runId: compacted,
+        callId: 'c_build',
+        tool: 'sh',
+        text: `${'cc -c module.c\n'.repeat(3000)}error: undefined reference to main\n`,
+      });
+      await append({ type: 'assistant', toolCalls: [{ id: 'c_ls', name: 'sh', arguments: { cmd: 'ls' } }] });
+      await server.request(RetainRequest.type, { runId: compacted, callId: 'c_ls', tool: 'sh', text: 'main.c\n' });
+      await append({ type: 'compaction', reason: 'auto', summary: 'The build failed: no main (log #c_build).' });
+      await append({ type: 'user', text: 'Go on.' });
+      await append({ type: 'assistant', toolCalls: [{ id: 'c_fix', name: 'sh', arguments: { cmd: 'make' } }] });
+      await server.request(RetainRequest.type, { runId: compacted, callId: 'c_fix', tool: 'sh', text: 'ok\n' });
+      await append({ type: 'assistant', text: 'Fixed: main was missing.' });
     } finally {
       await server.stop();
     }
@@ -117,6 +137,17 @@ describe('The inspector in a real VS Code', () => {
       'editors to close',
       () => vs.tabTitles(),
       (tabs) => tabs.length === 0,
+    );
+  }
+
+  /** Switches the workbench's colour theme through the workspace's settings, and waits until it shows. */
+  async function setTheme(name: 'light' | 'dark', theme: string): Promise<void> {
+    mkdirSync(join(workspace, '.vscode'), { recursive: true });
+    writeFileSync(join(workspace, '.vscode', 'settings.json'), JSON.stringify({ 'workbench.colorTheme': theme }));
+    await poll(
+      `the ${name} theme`,
+      () => vs.page.locator('.monaco-workbench').getAttribute('class'),
+      (c) => new RegExp(`(^|\\s)${name === 'light' ? 'vs' : 'vs-dark'}(\\s|$)`).test(c ?? ''),
     );
   }
 
@@ -472,17 +503,11 @@ describe('The inspector in a real VS Code', () => {
   });
 
   it('reads in the light and the dark theme (screenshots)', async () => {
-    mkdirSync(join(workspace, '.vscode'), { recursive: true });
     for (const [name, theme] of [
       ['light', 'Default Light Modern'],
       ['dark', 'Default Dark Modern'],
     ] as const) {
-      writeFileSync(join(workspace, '.vscode', 'settings.json'), JSON.stringify({ 'workbench.colorTheme': theme }));
-      await poll(
-        `the ${name} theme`,
-        () => vs.page.locator('.monaco-workbench').getAttribute('class'),
-        (c) => new RegExp(`(^|\\s)${name === 'light' ? 'vs' : 'vs-dark'}(\\s|$)`).test(c ?? ''),
-      );
+      await setTheme(name, theme);
       await rows().first().waitFor();
       await vs.page.waitForTimeout(500);
       await vs.screenshot(`inspector-${name}`);
@@ -493,6 +518,39 @@ describe('The inspector in a real VS Code', () => {
       await vs.screenshot(`inspector-usage-${name}`);
       await usage.locator('summary').click();
     }
+  });
+
+  it('shows where a compaction broke the cache and what its summary replaced, a retained value there one click away (both themes)', async () => {
+    await closeEditors();
+    await openFromPalette('compacted-run');
+    await rows().first().waitFor({ timeout: 60_000 });
+    const usage = frame().locator('details.usage');
+    await usage.locator('summary').click();
+    const breaks = usage.locator('.cache-breaks');
+    await breaks.waitFor({ timeout: 30_000 });
+    assert.match(await breaks.innerText(), /model call 3 at event 7: a compaction started a new history/);
+    const compactions = usage.locator('.compactions');
+    assert.match(
+      await compactions.innerText(),
+      /Before model call 3, event 7 replaced 6 events \([\d.,]+k? tokens\) with a summary of [\d.,]+k? tokens; retained values among them, still there to read: #c_build\./,
+    );
+    assert.equal(await usage.locator('.context-chart line.compaction').count(), 1, 'the chart marks it');
+    for (const [name, theme] of [
+      ['light', 'Default Light Modern'],
+      ['dark', 'Default Dark Modern'],
+    ] as const) {
+      await setTheme(name, theme);
+      await compactions.scrollIntoViewIfNeeded();
+      await vs.page.waitForTimeout(500);
+      await vs.screenshot(`inspector-compaction-${name}`);
+    }
+    await compactions.getByRole('button', { name: '#c_build' }).click();
+    await poll(
+      'the retained log to open',
+      () => vs.tabTitles(),
+      (tabs) => tabs.some((t) => t.startsWith('c_build')),
+    );
+    await closeEditors();
   });
 
   it('keeps its state when hidden and across a window reload', async () => {

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { NOT_IN_SESSION_FILES } from '../../shared/fidelity';
 import { PEEK_TOOL, PEEK_TOOL_DESCRIPTION, peekToolJsonSchema } from '../../shared/peekTool';
@@ -60,19 +60,37 @@ describe('package.json', () => {
     assert.deepEqual(tool.inputSchema, peekToolJsonSchema());
   });
 
+  // What `vsce ls` says ships: asked once (it takes a few seconds).
+  let files: string[] | undefined;
   const packaged = () =>
-    execFileSync(resolve(ROOT, 'node_modules/.bin/vsce'), ['ls', '--no-dependencies'], {
+    (files ??= execFileSync(resolve(ROOT, 'node_modules/.bin/vsce'), ['ls', '--no-dependencies'], {
       cwd: ROOT,
       encoding: 'utf8',
-    }).split('\n');
+    }).split('\n'));
 
-  it('packages every image the README shows, so the Marketplace page has no broken images', () => {
+  it('shows every README image from the repository (vsce points the packaged README at it), and packages none', () => {
     const images = [...readFileSync(resolve(ROOT, 'README.md'), 'utf8').matchAll(/!\[[^\]]*\]\(([^)]+)\)/g)].map(
       (m) => m[1]!,
     );
     assert.ok(images.length > 0);
     const files = packaged();
-    for (const image of images) assert.ok(files.includes(image), `${image} is in the package`);
+    for (const image of images) {
+      assert.ok(!/^[a-z]+:/.test(image), `${image} is a path in the repository, not a URL`);
+      assert.ok(existsSync(resolve(ROOT, image)), `${image} is in the repository`);
+      assert.ok(!files.includes(image), `${image} is not in the package`);
+    }
+  });
+
+  it('has what a published extension needs: a PNG icon of 128 × 128 or more, the repository, bugs, a changelog', () => {
+    const png = readFileSync(resolve(ROOT, manifest.icon));
+    assert.equal(png.subarray(1, 4).toString('latin1'), 'PNG');
+    const [width, height] = [png.readUInt32BE(16), png.readUInt32BE(20)];
+    assert.ok(width >= 128 && height >= 128, `${width} × ${height}`);
+    for (const field of ['repository', 'bugs', 'homepage', 'galleryBanner']) assert.ok(manifest[field], field);
+    const files = packaged();
+    for (const file of [manifest.icon, 'CHANGELOG.md', 'README.md', 'LICENSE']) assert.ok(files.includes(file), file);
+    // Packaged as published: no flag that lets a check pass.
+    assert.doesNotMatch(manifest.scripts.package, /--allow|--no-/);
   });
 
   it('packages every file the extension starts or loads from its own folder (the server, the CLI)', () => {
@@ -80,7 +98,7 @@ describe('package.json', () => {
       .map((name) => readFileSync(resolve(ROOT, 'extension/src', name), 'utf8'))
       .join('\n');
     const used = [...source.matchAll(/asAbsolutePath\('([^']+)'\)/g)].map((m) => m[1]!);
-    assert.ok(used.includes('dist/server.js') && used.includes('dist/cli.js'), JSON.stringify(used));
+    assert.ok(used.includes('dist/cli.js'), JSON.stringify(used));
     const files = packaged();
     for (const file of used) assert.ok(files.includes(file), `${file} is in the package`);
     // And what those start beside themselves: each bundle esbuild writes to dist/ is packaged.

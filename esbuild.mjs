@@ -21,16 +21,48 @@ const node = {
   external: ['pg-native'],
 };
 
-/** cli.js asks for the tokenizer at run time, from the file beside it (see the tokenizer build). */
-const besideTokenizer = {
-  name: 'beside-tokenizer',
+/**
+ * Libraries a process at rest never runs, each in a file of its own in dist/vendor/ that cli.js
+ * requires on first use: every byte of a script costs memory once it is loaded, run or not (the
+ * tokenizer's table alone is 2.7 MB). Each file exports its modules by name; the modules that
+ * must share one copy (ajv and its formats) share a file.
+ */
+const VENDOR = {
+  tokenizer: ['gpt-tokenizer/encoding/o200k_base'],
+  re2js: ['re2js'],
+  pg: ['pg'],
+  ajv: ['ajv', 'ajv-formats'],
+};
+const vendorOf = new Map(Object.entries(VENDOR).flatMap(([file, modules]) => modules.map((m) => [m, file])));
+const escaped = (s) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+
+/** In cli.js, a vendored module is a shim over its file's export: `require("./vendor/<file>.js")[<module>]`. */
+const fromVendor = {
+  name: 'from-vendor',
   setup(build) {
-    build.onResolve({ filter: /^gpt-tokenizer\/encoding\/o200k_base$/ }, () => ({
-      path: './tokenizer.js',
-      external: true,
+    build.onResolve({ filter: new RegExp(`^(${[...vendorOf.keys()].map(escaped).join('|')})$`) }, ({ path }) => ({
+      path,
+      namespace: 'vendor-shim',
+    }));
+    build.onResolve({ filter: /^\.\/vendor\// }, ({ path }) => ({ path, external: true }));
+    build.onLoad({ filter: /.*/, namespace: 'vendor-shim' }, ({ path }) => ({
+      contents: `module.exports = require(${JSON.stringify(`./vendor/${vendorOf.get(path)}.js`)})[${JSON.stringify(path)}];`,
+      loader: 'js',
     }));
   },
 };
+
+/** The vendor files themselves: each a bundle exporting its modules by name. */
+const vendorBuilds = Object.entries(VENDOR).map(([file, modules]) => ({
+  ...node,
+  sourcemap: false,
+  stdin: {
+    contents: `module.exports = {${modules.map((m) => `${JSON.stringify(m)}: require(${JSON.stringify(m)})`).join(', ')}};`,
+    resolveDir: '.',
+    loader: 'js',
+  },
+  outfile: `dist/vendor/${file}.js`,
+}));
 
 const builds = [
   // The server side, in one bundle with all of its dependencies (it runs under VS Code's own Node):
@@ -41,16 +73,9 @@ const builds = [
     entryPoints: { cli: 'server/src/main.ts' },
     outdir: 'dist',
     banner: { js: '#!/usr/bin/env node' },
-    plugins: [besideTokenizer],
+    plugins: [fromVendor],
   },
-  // The tokenizer's table (2.7 MB of script), a file of its own beside cli.js: parsed only when a
-  // token is first counted, so a server or command that counts none stays small.
-  {
-    ...node,
-    entryPoints: { tokenizer: 'node_modules/gpt-tokenizer/cjs/encoding/o200k_base.js' },
-    outdir: 'dist',
-    sourcemap: false,
-  },
+  ...vendorBuilds,
   // The Claude Agent SDK helper, loaded by the user's own program (it starts cli.js beside it).
   { ...node, entryPoints: { claudeAgentSdk: 'server/src/sdk/claudeAgentSdk.ts' }, outdir: 'dist' },
   // The extension: everything but `vscode`, which the extension host provides.

@@ -5,8 +5,16 @@
  * like `(a+)+$` costs what `a` costs: no pattern can stall the server. Lookarounds and
  * backreferences, which need backtracking, are not part of the dialect.
  */
-import { RE2JS } from 're2js';
+import type { RE2JS } from 're2js';
 import { InvalidInput } from './invalidInput';
+
+// Every side bundles this module (the webview too): a require that esbuild resolves, typed here.
+declare function require(id: 're2js'): typeof import('re2js');
+
+/** re2js, loaded on the first regular expression: a process that compiles none never parses it. */
+export function re2js(): typeof RE2JS {
+  return require('re2js').RE2JS;
+}
 
 /** The longest query accepted, in characters. */
 export const MAX_QUERY_LENGTH = 1000;
@@ -61,7 +69,8 @@ export function compileQuery(query: string, options: QueryOptions = {}): LineMat
   }
   let pattern: RE2JS;
   try {
-    pattern = RE2JS.compile(query, options.ignoreCase ? RE2JS.CASE_INSENSITIVE : 0);
+    const RE2 = re2js();
+    pattern = RE2.compile(query, options.ignoreCase ? RE2.CASE_INSENSITIVE : 0);
   } catch (err) {
     throw new InvalidInput(
       `query is not a valid regular expression (RE2 syntax: no lookaround or backreferences): ${(err as Error).message}`,

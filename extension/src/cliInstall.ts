@@ -2,7 +2,7 @@
  * The `retained` command line at a path that outlives the extension's updates. The extension's
  * own folder is named after its version (`…/retained-outputs-0.1.0/`), so a hook written with
  * that path would fail after the next update. On activation the bundled cli.js and what it
- * loads beside it (the tokenizer's table, the scan kernel) are copied into the extension's global storage (`…/cli/`), again only when
+ * loads beside it (the scan kernel, the libraries in vendor/) are copied into the extension's global storage (`…/cli/`), again only when
  * the bundle changed; what Set Up writes names that copy.
  */
 import { promises as fs } from 'node:fs';
@@ -16,17 +16,21 @@ import type * as vscode from 'vscode';
  */
 export async function installCli(context: vscode.ExtensionContext): Promise<string> {
   const target = join(context.globalStorageUri.fsPath, 'cli');
-  // The files the command line needs, side by side.
-  const files = ['dist/cli.js', 'dist/tokenizer.js', 'dist/scanKernel.wasm'].map((f) => context.asAbsolutePath(f));
+  // The files the command line needs, side by side: itself, the scan kernel, and the libraries it loads on first use.
+  const vendor = context.asAbsolutePath('dist/vendor');
+  const files = [
+    ...['dist/cli.js', 'dist/scanKernel.wasm'].map((f) => context.asAbsolutePath(f)),
+    ...(await fs.readdir(vendor)).map((name) => join(vendor, name)),
+  ];
   const bundle = await fs.stat(files[0]!);
   const stamp = `${String(context.extension.packageJSON.version)} ${bundle.size} ${Math.round(bundle.mtimeMs)}\n`;
   const marker = join(target, 'installed');
   const installed = await fs.readFile(marker, 'utf8').catch(() => undefined);
   if (installed === stamp) return join(target, 'cli.js');
-  await fs.mkdir(target, { recursive: true });
+  await fs.mkdir(join(target, 'vendor'), { recursive: true });
   for (const file of files) {
-    const name = basename(file);
-    const aside = join(target, `.${name}.${process.pid}.tmp`);
+    const name = file.startsWith(vendor) ? join('vendor', basename(file)) : basename(file);
+    const aside = join(target, `${name}.${process.pid}.tmp`);
     await fs.copyFile(file, aside);
     await fs.rename(aside, join(target, name));
   }

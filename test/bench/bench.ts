@@ -8,6 +8,7 @@ import { copyFileSync, createWriteStream, mkdirSync, openSync, readFileSync, rmS
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
+import { recordDemoRun } from '../../scripts/demoRun';
 import { RetentionService } from '../../server/src/core/service';
 import { Store } from '../../server/src/core/store/store';
 import {
@@ -525,6 +526,54 @@ async function benchLimits(): Promise<void> {
   }
 }
 
+/**
+ * The language server at rest: its resident memory 5 s after it started, in a folder with no
+ * store and in one with a run whose index is current (nothing asked of it yet), then after the
+ * first request that counts tokens (the tokenizer's table loaded).
+ */
+async function benchIdle(): Promise<void> {
+  const idle = async (workspace: string) => {
+    const server = await ServerProcess.start({ workspace });
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 5000));
+      const rss = server.rssBytes();
+      await server.request(UsageRequest.type, { runId: 'demo-run' }).catch(() => undefined);
+      return { rss, counted: server.rssBytes() };
+    } finally {
+      await server.stop();
+    }
+  };
+  const empty = await idle(tempDir('retained-bench-idle-'));
+  const withRun = tempDir('retained-bench-idle-');
+  await recordDemoRun(withRun);
+  // A server that knew the run wrote its index; the next one starts with nothing to do.
+  const first = await ServerProcess.start({ workspace: withRun });
+  await first.request(InspectRequest.type, { runId: 'demo-run', from: 0, limit: 100 });
+  await first.stop();
+  const stored = await idle(withRun);
+  const bare = await bareNodeRss();
+  for (const [where, m] of [
+    ['a folder with no store', empty],
+    ['a store with one run, its index current', stored],
+  ] as const)
+    rows.push([
+      'language server at rest: resident memory 5 s after start',
+      where,
+      `${fmt(m.rss / MB, 0)} MB; ${fmt(m.counted / MB, 0)} MB once a request counts tokens`,
+      `node with nothing loaded: ${fmt(bare / MB, 0)} MB`,
+      `+${fmt((m.rss - bare) / MB, 0)} MB`,
+    ]);
+}
+
+/** The resident memory of a Node process that loads nothing, 5 s after it started. */
+async function bareNodeRss(): Promise<number> {
+  const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 6000)'], { stdio: 'ignore' });
+  await new Promise((resolve) => setTimeout(resolve, 5000));
+  const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
+  child.kill();
+  return kb ? Number(kb[1]) * 1024 : Number.NaN;
+}
+
 /** A run of 10,000 retained values: the first page of the tree, against listing them all. */
 async function benchTree(): Promise<void> {
   const workspace = tempDir('retained-bench-tree-');
@@ -852,6 +901,7 @@ async function main(): Promise<void> {
     rows.push(['server peak memory', 'after the 200 MB retain and peeks', `${fmt(peak / MB, 0)} MB (VmHWM)`, '', '']);
   }
   if (wanted('inspector')) await benchInspector();
+  if (wanted('idle')) await benchIdle();
   if (wanted('tree')) await benchTree();
   if (wanted('dedupe')) await benchDedupe();
   if (wanted('limits')) await benchLimits();

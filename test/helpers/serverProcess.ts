@@ -104,9 +104,18 @@ export class ServerProcess {
 
   /** Peak resident memory of the server process, from /proc (Linux). */
   peakRssBytes(): number {
+    return this.status('VmHWM');
+  }
+
+  /** Resident memory of the server process now. */
+  rssBytes(): number {
+    return this.status('VmRSS');
+  }
+
+  private status(field: 'VmHWM' | 'VmRSS'): number {
     const { readFileSync } = require('node:fs') as typeof import('node:fs');
     const status = readFileSync(`/proc/${this.child.pid}/status`, 'utf8');
-    const kb = /VmHWM:\s+(\d+) kB/.exec(status);
+    const kb = new RegExp(`${field}:\\s+(\\d+) kB`).exec(status);
     return kb ? Number(kb[1]) * 1024 : NaN;
   }
 

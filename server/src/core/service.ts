@@ -25,9 +25,9 @@ import {
 import { resolveSettings, type Settings, type SettingsInput } from '../../../shared/settings';
 import { Cleaner } from './cleanup/cleaner';
 import type { Context } from './context';
-import { History } from './history/history';
+import type { History } from './history/history';
 import type { Importer } from './import/importer';
-import { Inspection } from './inspection/inspection';
+import type { Inspection } from './inspection/inspection';
 import { Retainer } from './retain/retainer';
 import { Runs } from './runs';
 import { withheldName } from './store/layout';
@@ -63,8 +63,6 @@ export class RetentionService {
   readonly runs: Runs;
   readonly retainer: Retainer;
   readonly values: Values;
-  readonly history: History;
-  readonly inspection: Inspection;
   readonly cleaner: Cleaner;
   readonly withholder: Withholder;
   private settings: Settings;
@@ -98,10 +96,17 @@ export class RetentionService {
     const workspace = options.workspace ?? process.cwd();
     this.retainer = new Retainer(ctx, this.withholder, workspace);
     this.values = new Values(ctx);
-    this.history = new History(ctx, this.retainer);
-    this.inspection = new Inspection(ctx);
-    this.makeImporter = () => {
-      // The converters (one per agent, with their schemas) load on the first import, not at every start.
+    // The parts a server at rest does not use load on their first use: their modules (the
+    // converters and their schemas, the inspector's rows and usage, replay) are most of the core.
+    this.lazyHistory = lazy(() => {
+      const { History } = require('./history/history') as typeof import('./history/history');
+      return new History(ctx, this.retainer);
+    });
+    this.lazyInspection = lazy(() => {
+      const { Inspection } = require('./inspection/inspection') as typeof import('./inspection/inspection');
+      return new Inspection(ctx);
+    });
+    this.lazyImporter = lazy(() => {
       const { Importer } = require('./import/importer') as typeof import('./import/importer');
       return new Importer(
         ctx,
@@ -109,15 +114,21 @@ export class RetentionService {
         workspace,
         options.indexImports === false ? undefined : (runId) => this.inspection.prepare(runId),
       );
-    };
+    });
     this.cleaner = new Cleaner(ctx);
   }
 
-  private readonly makeImporter: () => Importer;
-  private madeImporter: Importer | undefined;
+  private readonly lazyHistory: Lazy<History>;
+  private readonly lazyInspection: Lazy<Inspection>;
+  private readonly lazyImporter: Lazy<Importer>;
+  get history(): History {
+    return this.lazyHistory.get();
+  }
+  get inspection(): Inspection {
+    return this.lazyInspection.get();
+  }
   get importer(): Importer {
-    this.madeImporter ??= this.makeImporter();
-    return this.madeImporter;
+    return this.lazyImporter.get();
   }
 
   /**
@@ -198,7 +209,8 @@ export class RetentionService {
   /** A run changed: what is cached about it goes now; the notice goes once the burst is over. */
   private changed(runId: string, own: boolean): void {
     this.runs.forget(runId, !own);
-    this.inspection.invalidate(runId);
+    // Nothing of the run is cached before the inspection is first used.
+    this.lazyInspection.made?.invalidate(runId);
     this.indexLater(runId);
     if (!own) this.store.values.dropCachesFor(runId);
     const pending = this.pending.get(runId);
@@ -290,4 +302,23 @@ export class RetentionService {
       withheld: use.withheld,
     };
   }
+}
+
+interface Lazy<T> {
+  get(): T;
+  /** The part, once made. */
+  readonly made: T | undefined;
+}
+
+function lazy<T>(make: () => T): Lazy<T> {
+  let made: T | undefined;
+  return {
+    get: () => {
+      made ??= make();
+      return made;
+    },
+    get made() {
+      return made;
+    },
+  };
 }

@@ -5,7 +5,8 @@
  * straight there. A pure function of the text, so stubs stay deterministic.
  */
 
-import { RE2JS } from 're2js';
+import type { RE2JS } from 're2js';
+import { re2js } from '../../../../shared/query';
 import { LANDMARK_KINDS, type LandmarkKind } from '../../../../shared/settings';
 import { landmarksText } from '../../../../shared/stubText';
 
@@ -56,7 +57,7 @@ const compiled = new Map<string, RE2JS>();
 function re2(source: string): RE2JS {
   let pattern = compiled.get(source);
   if (!pattern) {
-    pattern = RE2JS.compile(source);
+    pattern = re2js().compile(source);
     compiled.set(source, pattern);
   }
   return pattern;

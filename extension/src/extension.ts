@@ -25,6 +25,7 @@ import { registerValueDocuments } from './valueDocuments';
 export type { RetainedApi };
 
 export async function activate(context: vscode.ExtensionContext): Promise<RetainedApi> {
+  const activating = performance.now();
   const output = vscode.window.createOutputChannel('Retained Outputs', { log: true });
   context.subscriptions.push(output);
   // The command line's stable copy, for what Set Up writes; made in the background.
@@ -120,9 +121,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<Retain
     );
   });
 
+  const starting = performance.now();
   await client.start();
+  const done = performance.now();
   output.info(
     `Language server started (store: ${options.storeUrl ?? options.storeRoot ?? '.retained in the workspace'}).`,
+  );
+  output.info(
+    `Activated in ${Math.round(done - activating)} ms, ${Math.round(done - starting)} ms of it the language server's start.`,
   );
   void ctx.statusBar.refresh();
   return createApi(client, runChanged.event, ctx.isTrusted);

@@ -60,8 +60,35 @@ describe('Agents outside VS Code, in a real VS Code', () => {
   const frame = (): FrameLocator => vs.page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
   const treeRow = (name: string | RegExp): Locator => vs.page.getByRole('treeitem', { name }).first();
 
-  it('opening a folder creates no store; the sidebar says what to do first', async () => {
+  it('opening a folder with no store starts no language server; opening the view starts it, and it idles small', async () => {
+    // The workbench is up and its extension host has had time to start what it starts.
+    await vs.page.locator('.statusbar').waitFor();
+    await vs.page.waitForTimeout(5000);
+    assert.deepEqual(vs.languageServers(), [], 'no language server before the view is opened');
+    assert.doesNotMatch(vs.extensionLog(), /Language server started/);
     await vs.page.locator('.activitybar [aria-label^="Retained Outputs"]').first().click();
+    const [server] = await poll(
+      'a language server',
+      () => vs.languageServers(),
+      (servers) => servers.length === 1,
+    );
+    const activated = await poll(
+      'the activation time in the log',
+      () => /Activated in (\d+) ms, (\d+) ms of it the language server's start/.exec(vs.extensionLog()),
+      (m) => m !== null,
+    );
+    // Idle: the view's first requests answered, nothing else asked of it for a few seconds.
+    await vs.page.waitForTimeout(5000);
+    const idle = vs.languageServers().find((s) => s.pid === server!.pid)!;
+    console.log(
+      `      activation: ${activated![1]} ms (${activated![2]} ms the language server's start); the idle server: ${Math.round(idle.rssBytes / 2 ** 20)} MiB resident`,
+    );
+    assert.ok(idle.rssBytes < 80 * 2 ** 20, `the idle server holds ${idle.rssBytes} bytes`);
+  });
+
+  it('opening a folder creates no store; the sidebar says what to do first', async () => {
+    if (!(await vs.page.locator('.pane-header[aria-label^="Runs"]').isVisible()))
+      await vs.page.locator('.activitybar [aria-label^="Retained Outputs"]').first().click();
     const welcome = vs.page.locator('.welcome-view-content', { hasText: 'No retained outputs yet' }).first();
     await welcome.waitFor({ timeout: 60_000 });
     for (const button of ['Set Up an Agent…', 'Import Agent Session…'])

@@ -5,7 +5,7 @@
  * or extensions, and nothing outside its folder is read or written.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
@@ -229,6 +229,23 @@ export class VSCode {
       .locator('.tabs-container .tab')
       .evaluateAll((tabs) => tabs.map((t) => t.getAttribute('aria-label') ?? ''));
     return labels.map((label) => label.split(/,\s/)[0]!.trim());
+  }
+
+  /** The language servers this VS Code's extension started (`cli.js lsp`): their pids and resident memory. */
+  languageServers(): { pid: number; rssBytes: number }[] {
+    const servers: { pid: number; rssBytes: number }[] = [];
+    for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+      try {
+        const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+        const at = args.findIndex((a) => a.startsWith(this.runDir) && a.endsWith('/dist/cli.js'));
+        if (at === -1 || args[at + 1] !== 'lsp') continue;
+        const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+        servers.push({ pid: Number(pid), rssBytes: kb ? Number(kb[1]) * 1024 : Number.NaN });
+      } catch {
+        // gone meanwhile
+      }
+    }
+    return servers;
   }
 
   /** The extension's own log (its output channel), for diagnosing a failed test. */

@@ -385,33 +385,6 @@ describe('Retained Outputs in a real VS Code', () => {
     writeFileSync(join(demo.workspace, '.vscode', 'settings.json'), JSON.stringify(settings, null, 2));
   }
 
-  it('Export Run… writes the run as Markdown where the save dialog says, and offers to open it', async () => {
-    await openSidebar();
-    await contextAction(/demo-run/, 'Export Run…');
-    await vs.page.locator('.quick-input-list .monaco-list-row', { hasText: 'Markdown' }).first().click();
-    // VS Code in a browser saves through its own dialog: the path in a quick input, the run's id in the workspace.
-    const path = vs.page.locator('.quick-input-widget input');
-    await poll(
-      'the save dialog',
-      () => path.inputValue(),
-      (v) => v.endsWith('demo-run.md'),
-    );
-    await vs.page.keyboard.press('Enter');
-    const toast = vs.page.locator('.notification-toast', { hasText: 'Exported run' }).first();
-    await toast.waitFor({ timeout: 30_000 });
-    const report = readFileSync(join(workspace, 'demo-run.md'), 'utf8');
-    assert.match(report, /^# Run demo-run\n/);
-    assert.match(report, /\| model call \| tokens \| cache read \| cache write \|/);
-    assert.match(report, /read_file/);
-    await toast.getByRole('button', { name: 'Open' }).click();
-    await poll(
-      'the report to open',
-      () => vs.tabTitles(),
-      (tabs) => tabs.includes('demo-run.md'),
-    );
-    await vs.runCommand('View: Close All Editors');
-  });
-
   it('a setting change takes effect without a reload: another store root shows its runs', async () => {
     await openSidebar();
     setWorkspaceSettings({ 'retained.storeRoot': altStore });
@@ -493,6 +466,32 @@ describe('Retained Outputs in a real VS Code', () => {
     assert.equal(existsSync(join(altStore, 'runs', 'other-run.jsonl')), true);
     const audit = readFileSync(join(altStore, 'audit.jsonl'), 'utf8');
     assert.match(audit, /"event":"removed","runId":"old-run","why":"age"/);
+  });
+  it('Export Run… writes the run as Markdown where the save dialog says, and offers to open it', async () => {
+    await openSidebar(/other-run/);
+    await contextAction(/other-run/, 'Export Run…');
+    await vs.page.locator('.quick-input-list .monaco-list-row', { hasText: 'Markdown' }).first().click();
+    // VS Code in a browser saves through its own dialog: the path in a quick input, the run's id in the workspace.
+    const path = vs.page.locator('.quick-input-widget input');
+    await poll(
+      'the save dialog',
+      () => path.inputValue(),
+      (v) => v.endsWith('other-run.md'),
+    );
+    await vs.page.keyboard.press('Enter');
+    const toast = vs.page.locator('.notification-toast', { hasText: 'Exported run' }).first();
+    await toast.waitFor({ timeout: 30_000 });
+    const report = readFileSync(join(workspace, 'other-run.md'), 'utf8');
+    assert.match(report, /^# Run other-run\n/);
+    assert.match(report, /\| model call \| tokens \| cache read \| cache write \|/);
+    assert.match(report, /read_file/);
+    await toast.getByRole('button', { name: 'Open' }).click();
+    await poll(
+      'the report to open',
+      () => vs.tabTitles(),
+      (tabs) => tabs.includes('other-run.md'),
+    );
+    await vs.runCommand('View: Close All Editors');
   });
 });
 

@@ -74,7 +74,7 @@ describe('The inspector in a real VS Code', () => {
       const compacted = 'compacted-run';
       const append = (event: Record<string, unknown>) =>
         server.request(AppendRequest.type, { runId: compacted, event: event as never });
-      await append({ type: 'run_started', tools: ['sh'] });
+      await append({ type: 'run_started', tools: ['sh', 'peek_value'] });
       await append({ type: 'user', text: 'Build it and fix what fails.' });
       await append({ type: 'assistant', toolCalls: [{ id: 'c_build', name: 'sh', arguments: { cmd: 'make' } }] });
       await server.request(RetainRequest.type, {
@@ -520,39 +520,6 @@ describe('The inspector in a real VS Code', () => {
     }
   });
 
-  it('shows where a compaction broke the cache and what its summary replaced, a retained value there one click away (both themes)', async () => {
-    await closeEditors();
-    await openFromPalette('compacted-run');
-    await rows().first().waitFor({ timeout: 60_000 });
-    const usage = frame().locator('details.usage');
-    await usage.locator('summary').click();
-    const breaks = usage.locator('.cache-breaks');
-    await breaks.waitFor({ timeout: 30_000 });
-    assert.match(await breaks.innerText(), /model call 3 at event 7: a compaction started a new history/);
-    const compactions = usage.locator('.compactions');
-    assert.match(
-      await compactions.innerText(),
-      /Before model call 3, event 7 replaced 6 events \([\d.,]+k? tokens\) with a summary of [\d.,]+k? tokens; retained values among them, still there to read: #c_build\./,
-    );
-    assert.equal(await usage.locator('.context-chart line.compaction').count(), 1, 'the chart marks it');
-    for (const [name, theme] of [
-      ['light', 'Default Light Modern'],
-      ['dark', 'Default Dark Modern'],
-    ] as const) {
-      await setTheme(name, theme);
-      await compactions.scrollIntoViewIfNeeded();
-      await vs.page.waitForTimeout(500);
-      await vs.screenshot(`inspector-compaction-${name}`);
-    }
-    await compactions.getByRole('button', { name: '#c_build' }).click();
-    await poll(
-      'the retained log to open',
-      () => vs.tabTitles(),
-      (tabs) => tabs.some((t) => t.startsWith('c_build')),
-    );
-    await closeEditors();
-  });
-
   it('keeps its state when hidden and across a window reload', async () => {
     await frame().locator('vscode-button[aria-label="Previous model call"]').click();
     await poll(
@@ -674,6 +641,39 @@ describe('The inspector in a real VS Code', () => {
       () => vs.page.locator('.editor-group-container.active .view-lines').first().innerText(),
       (t) => t.replace(/\u00a0/g, ' ').includes('receipt: LOG.md clobbered'),
     );
+  });
+
+  it('shows where a compaction broke the cache and what its summary replaced, a retained value there one click away (both themes)', async () => {
+    await closeEditors();
+    await openFromPalette('compacted-run');
+    await rows().first().waitFor({ timeout: 60_000 });
+    const usage = frame().locator('details.usage');
+    await usage.locator('summary').click();
+    const breaks = usage.locator('.cache-breaks');
+    await breaks.waitFor({ timeout: 30_000 });
+    assert.match(await breaks.innerText(), /model call 3 at event 7: a compaction started a new history/);
+    const compactions = usage.locator('.compactions');
+    assert.match(
+      await compactions.innerText(),
+      /Before model call 3, event 7 replaced 6 events \([\d.,]+k? tokens\) with a summary of [\d.,]+k? tokens; retained values among them, still there to read: #c_build\./,
+    );
+    assert.equal(await usage.locator('.context-chart line.compaction').count(), 1, 'the chart marks it');
+    for (const [name, theme] of [
+      ['light', 'Default Light Modern'],
+      ['dark', 'Default Dark Modern'],
+    ] as const) {
+      await setTheme(name, theme);
+      await compactions.scrollIntoViewIfNeeded();
+      await vs.page.waitForTimeout(500);
+      await vs.screenshot(`inspector-compaction-${name}`);
+    }
+    await compactions.getByRole('button', { name: '#c_build' }).click();
+    await poll(
+      'the retained log to open',
+      () => vs.tabTitles(),
+      (tabs) => tabs.some((t) => t.startsWith('c_build')),
+    );
+    await closeEditors();
   });
 
   it('opens a 10,000-event run with three 50 MB results and scrolls it (timed)', async function () {

@@ -581,7 +581,7 @@ describe('run index of the newest runs', () => {
 describe('run index format', () => {
   after(removeTempDirs);
 
-  it('changes with what it keeps: a change to the outline or the first page bumps FORMAT (old indexes rebuilt)', async () => {
+  it('changes with what it keeps: a change to the outline, the first page or usage bumps FORMAT (old indexes rebuilt)', async () => {
     const { FORMAT } = await import('../../server/src/core/inspection/runIndex');
     const { createHash } = await import('node:crypto');
     const s = await service();
@@ -592,12 +592,14 @@ describe('run index format', () => {
       kept.push(
         outline,
         rows.map((r) => [r.firstModelCall, r.model]),
+        // From FORMAT 3 the index keeps usage's counts too: what they give is part of it.
+        FORMAT >= 3 ? await s.inspection.usage({ runId: 'r', policy }) : undefined,
       );
     }
     const digest = createHash('sha256').update(JSON.stringify(kept)).digest('hex').slice(0, 16);
-    // What FORMAT 1 keeps for this run. If rows.ts now computes something else, an index written by
+    // What each FORMAT keeps for this run. If rows.ts now computes something else, an index written by
     // an older version would show old figures: bump FORMAT in runIndex.ts and record the new digest.
-    const KEPT: Record<number, string> = { 1: 'db9fa15d8602559f', 2: 'e322d3f345852465' };
+    const KEPT: Record<number, string> = { 1: 'db9fa15d8602559f', 2: 'e322d3f345852465', 3: '41cf5e67b0b9edfb' };
     assert.equal(digest, KEPT[FORMAT], `FORMAT ${FORMAT}: ${digest}`);
   });
 });

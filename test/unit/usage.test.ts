@@ -5,9 +5,11 @@
  * runs built to show a cache read and a cache break.
  */
 import assert from 'node:assert/strict';
-import { readdirSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { RetentionService } from '../../server/src/core/service';
+import { Store } from '../../server/src/core/store/store';
 import { PRICES } from '../../shared/pricing';
 import { USAGE_PARTS } from '../../shared/usage';
 import { sessionFile } from '../helpers/asSent';
@@ -68,6 +70,43 @@ describe('retained/usage', () => {
       assert.ok(error.unrecorded > 10_000, `${file}: ${error.unrecorded} tokens not in the file`);
       assert.ok(usage.totals.usd! > 0 && usage.price, `${file}: priced as ${usage.model}`);
     }
+  });
+
+  it('a server just started answers from the run index what an earlier one counted: the same figures, nothing counted again', async () => {
+    const root = join(tempDir(), '.retained');
+    const first = new RetentionService(root, { indexImports: false });
+    await first.init();
+    const runId = 'counted';
+    await first.retainer.append({ runId, event: { type: 'run_started', tools: ['sh', 'peek_value'] } });
+    await first.retainer.append({ runId, event: { type: 'user', text: 'Build it.' } });
+    await first.retainer.append({
+      runId,
+      event: { type: 'assistant', toolCalls: [{ id: 'c1', name: 'sh', arguments: { cmd: 'make' } }] },
+    });
+    await first.retainer.retain({ runId, callId: 'c1', tool: 'sh', text: big(3000, 'cc') });
+    await first.retainer.append({ runId, event: { type: 'assistant', text: 'Built.' } });
+    const counted = await first.inspection.usage({ runId });
+    await first.inspection.indexes.flush(runId);
+    first.dispose();
+    // The index holds the counts (its body hashed): change one, as only a reader of it would see.
+    const path = new Store(root).runIndexPath(runId);
+    const text = readFileSync(path, 'utf8');
+    const index = JSON.parse(text.slice(text.indexOf('\n') + 1));
+    const [key] = Object.keys(index.usage);
+    assert.ok(key, 'the index keeps what usage counted');
+    index.usage[key].sent.parts[USAGE_PARTS.indexOf('user')][1] += 1000;
+    const body = JSON.stringify(index);
+    writeFileSync(path, `${createHash('sha256').update(body).digest('hex')}\n${body}`);
+    const second = new RetentionService(root, { indexImports: false });
+    await second.init();
+    const read = await second.inspection.usage({ runId });
+    assert.equal(read.modelCalls[0]!.parts.user, counted.modelCalls[0]!.parts.user + 1000, 'read from the index');
+    assert.equal(read.modelCalls[0]!.total, counted.modelCalls[0]!.total + 1000);
+    // A run changed since is counted again: the index no longer matches it.
+    await second.retainer.append({ runId, event: { type: 'user', text: 'And now?' } });
+    const recounted = await second.inspection.usage({ runId });
+    assert.equal(recounted.modelCalls[0]!.parts.user, counted.modelCalls[0]!.parts.user);
+    second.dispose();
   });
 
   it('consecutive requests that share their whole prefix read all of the previous request from the cache', async () => {

@@ -33,7 +33,7 @@ import { report } from './report';
 import { buildOutline, CELL_MAX_BYTES, firstModelCalls, fullCell, type ModelView, modelView } from './rows';
 import { type RunIndex, RunIndexes, type Stamp, sameStamp, transcriptStamp, viewKey } from './runIndex';
 import { searchRun } from './runSearch';
-import { usageOf } from './usage';
+import { countUsage, type UsageCounts, type UsageOptions, usageKey, usageOf } from './usage';
 
 /** The most hits one run search answers. */
 const SEARCH_HITS_MAX = 1000;
@@ -53,6 +53,8 @@ interface Entry {
   firstModelCalls: number[];
   outlines: Map<string, Outline>;
   views: Map<string, ModelView>;
+  /** What usage counted, by usage key. */
+  usage: Map<string, UsageCounts>;
 }
 
 export class Inspection {
@@ -121,6 +123,7 @@ export class Inspection {
           firstModelCalls: [],
           outlines: new Map(),
           views: new Map(),
+          usage: new Map(),
         }
       : entry!;
     const read = await this.store.readEventsFrom(runId, base.end, base.lines);
@@ -137,6 +140,7 @@ export class Inspection {
       firstModelCalls: events === base.events ? base.firstModelCalls : firstModelCalls(events),
       outlines: new Map(),
       views: new Map(),
+      usage: new Map(),
     };
   }
 
@@ -156,6 +160,8 @@ export class Inspection {
             if (!stamp || !sameStamp(stamp, index.stamp)) return;
             for (const [key, outline] of Object.entries(index.outlines))
               if (!entry.outlines.has(key)) entry.outlines.set(key, outline);
+            for (const [key, counts] of Object.entries(index.usage))
+              if (!entry.usage.has(key)) entry.usage.set(key, counts);
           })
           .catch(() => undefined);
         return answer;
@@ -336,33 +342,66 @@ export class Inspection {
   async usage(input: UsageParams): Promise<RunUsage> {
     const params = check(UsageParams, input);
     const runId = await this.ctx.runs.existing(params.runId);
-    const { events, existingValues } = await this.entry(runId);
+    const entry = await this.entry(runId);
     const view = params.view ?? INSPECT_VIEW;
     const policy =
-      !params.policy || (isImported(events) && view === 'sent')
+      !params.policy || (isImported(entry.events) && view === 'sent')
         ? undefined
         : resolveHistoryPolicy(params.policy, this.ctx.settings().history, 'params.policy');
-    await countValueTokens(this.store, runId, events);
-    return usageOf(events, existingValues, {
-      view,
-      policy,
-      full: params.full === true,
-      prices: { ...PRICES, ...this.ctx.settings().pricing },
-    });
+    const options = { view, policy, full: params.full === true };
+    return usageOf(
+      entry.events,
+      entry.existingValues,
+      {
+        ...options,
+        prices: { ...PRICES, ...this.ctx.settings().pricing },
+      },
+      await this.usageCounts(runId, entry, options),
+    );
+  }
+
+  /**
+   * What usage counts for a view of the run: from the copy, else from the run's index when that
+   * was made from the same bytes (a cold request: no tokenizer, no counting), else counted now
+   * and kept in the index.
+   */
+  private async usageCounts(
+    runId: string,
+    entry: Entry,
+    options: Pick<UsageOptions, 'view' | 'policy' | 'full'>,
+  ): Promise<UsageCounts> {
+    const key = usageKey(options.view, options.policy, options.full === true);
+    const known = entry.usage.get(key);
+    if (known) return known;
+    const stamp = stampOf(entry);
+    const index = stamp ? await this.indexes.read(runId).catch(() => undefined) : undefined;
+    const indexed = index && stamp && sameStamp(stamp, index.stamp) ? index.usage[key] : undefined;
+    if (indexed) {
+      entry.usage.set(key, indexed);
+      return indexed;
+    }
+    await countValueTokens(this.store, runId, entry.events);
+    const counts = await countUsage(entry.events, entry.existingValues, options);
+    entry.usage.set(key, counts);
+    this.remember(runId);
+    return counts;
   }
 
   /** `retained/export`: the run, or what one model call was sent, as JSON, Markdown or HTML (report.ts). */
   async export(input: ExportParams): Promise<{ text: string }> {
     const { runId: given, format, modelCall, view = INSPECT_VIEW } = check(ExportParams, input);
     const runId = await this.ctx.runs.existing(given);
-    const { events, existingValues } = await this.entry(runId);
+    const entry = await this.entry(runId);
+    const { events, existingValues } = entry;
     await countValueTokens(this.store, runId, events);
     const [run] = await this.ctx.runs.list([runId]);
     const outline = await buildOutline(events, existingValues, { view });
-    const usage = await usageOf(events, existingValues, {
-      view,
-      prices: { ...PRICES, ...this.ctx.settings().pricing },
-    });
+    const usage = await usageOf(
+      events,
+      existingValues,
+      { view, prices: { ...PRICES, ...this.ctx.settings().pricing } },
+      await this.usageCounts(runId, entry, { view }),
+    );
     if (modelCall !== undefined && modelCall > usage.modelCalls.length)
       throw new InvalidInput(`model call ${modelCall} is past the run's ${usage.modelCalls.length}`);
     return { text: report({ run: run!, outline, usage, events, ...(modelCall ? { modelCall } : {}) }, format) };
@@ -422,5 +461,6 @@ function indexOf(entry: Entry): RunIndex | undefined {
     firstModelCalls: entry.firstModelCalls,
     outlines: Object.fromEntries(entry.outlines),
     pages,
+    usage: Object.fromEntries(entry.usage),
   };
 }

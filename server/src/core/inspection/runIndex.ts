@@ -3,7 +3,8 @@
  * inspector needs, so a cold open (a restarted server, a run not opened since) reads one small
  * file and the rows on screen instead of parsing the whole run and counting its tokens: the byte
  * offset of each event's line, the first model call that sends each event, the outlines computed
- * so far (one per view and policy) and the model's side of the first page.
+ * so far (one per view and policy), the model's side of the first page, and the tokens usage
+ * counted (per event and part).
  *
  * It is derived data, like a value's line index: written after the answer that computed it,
  * never on the way to one, and used only while it matches what it was made from (the
@@ -15,12 +16,14 @@ import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import { INSPECT_PAGE_ROWS } from '../../../../shared/history';
 import type { ModelCell, Outline } from '../../../../shared/protocol';
+import { USAGE_PARTS } from '../../../../shared/usage';
 import { tempPath } from '../store/layout';
 import type { RunStore } from '../store/runStore';
 import { CREATE_NEW, openFile, readFile, statFile } from '../store/safeFs';
+import type { UsageCounts } from './usage';
 
 /** Changes whenever what rows.ts computes does (inspection.test.ts holds it): an index of another format is rebuilt. */
-export const FORMAT = 2;
+export const FORMAT = 3;
 /** An index bigger than this is not one we wrote (offsets of a million events are a few MB). */
 const INDEX_MAX_BYTES = 64 << 20;
 /** Writes of a run's index are held this long, so a live run is not rewritten per event. */
@@ -50,6 +53,8 @@ export interface RunIndex {
   outlines: Record<string, Outline>;
   /** By view key and model call (`key@modelCall`): rows 0 to INSPECT_PAGE_ROWS. */
   pages: Record<string, FirstPage>;
+  /** What `retained/usage` counted, by its key (usage.ts `usageKey`): a cold request reads it instead of counting. */
+  usage: Record<string, UsageCounts>;
 }
 
 /** The transcript's part of a stamp: its inode and the bytes of it read. */
@@ -201,5 +206,23 @@ function wellFormed(v: unknown): v is RunIndex {
     if (!isRecord(page) || !Array.isArray(page.cells) || !isCount(page.unwritten)) return false;
     if (page.cells.length !== Math.min(INSPECT_PAGE_ROWS, offsets.length) || !page.cells.every(isRecord)) return false;
   }
+  if (!isRecord(v.usage)) return false;
+  for (const counts of Object.values(v.usage)) if (!wellCounted(counts, offsets.length)) return false;
   return true;
+}
+
+const isColumn = (v: unknown, length: number): boolean =>
+  Array.isArray(v) && v.length === length && v.every((n) => typeof n === 'number' && Number.isFinite(n) && n >= 0);
+const isPass = (v: unknown, length: number): boolean =>
+  isRecord(v) &&
+  Array.isArray(v.parts) &&
+  v.parts.length === USAGE_PARTS.length &&
+  v.parts.every((column) => isColumn(column, length)) &&
+  isColumn(v.bytes, length);
+
+/** Usage counts of a run of `length` events: a column per part, numbers only. */
+function wellCounted(v: unknown, length: number): boolean {
+  if (!isRecord(v) || !isPass(v.sent, length) || (v.older !== undefined && !isPass(v.older, length))) return false;
+  if (!isColumn(v.output, length) || !isRecord(v.shapes)) return false;
+  return Object.values(v.shapes).every((s) => isRecord(s) && isCount(s.systemPrompt) && isCount(s.tools));
 }

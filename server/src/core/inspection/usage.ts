@@ -1,7 +1,9 @@
 /**
  * Where each model call's tokens go, and what they cost with prompt caching. Pure: events in,
- * figures out. Each request's blocks are counted once per event as prefix sums by part (as the
- * outline counts them, rows.ts), so a run of 10,000 events is counted in one pass.
+ * figures out, in two steps: `countUsage` counts each event's tokens by part once (as the outline
+ * counts them, rows.ts: the only step that needs the tokenizer, and what the run index keeps),
+ * and `usageOf` makes every request's figures from those counts as prefix sums, so a run of
+ * 10,000 events is counted in one pass and a cold request for a run counted before counts nothing.
  *
  * Caching is simulated as the Messages API bills it: a request's cached prefix is the longest
  * run of it equal to the previous request (the system prompt and tools first, then messages);
@@ -29,7 +31,8 @@ import {
   segmentsOf,
 } from './rows';
 
-const zero = (): Parts => Object.fromEntries(USAGE_PARTS.map((p) => [p, 0])) as Parts;
+const ZERO = Object.fromEntries(USAGE_PARTS.map((p) => [p, 0])) as Parts;
+const zero = (): Parts => ({ ...ZERO });
 
 /** Which part a block of a request is. */
 function partOf(block: Block, message: Message, event: TranscriptEvent | undefined, whole: boolean): UsagePart {
@@ -53,15 +56,22 @@ function partOf(block: Block, message: Message, event: TranscriptEvent | undefin
   }
 }
 
-/** Per event, its tokens by part (index i: the blocks event i owns), over the given histories. */
+/** Each part's place in the columns below. */
+const PART_INDEX = new Map(USAGE_PARTS.map((part, i) => [part, i]));
+
+/**
+ * Per event, its tokens by part (column p, row i: part p of the blocks event i owns), over the
+ * given histories; a column per part rather than an object per event, as a 10,000-event run
+ * would otherwise make 10,000 objects for each pass.
+ */
 async function eventParts(
   events: readonly TranscriptEvent[],
   segments: readonly Segment[],
   turns: Turns,
   /** Every result in full, whatever the request sent in its place (the baseline without Retained Outputs). */
   full = false,
-): Promise<{ parts: Parts[]; bytes: Float64Array }> {
-  const parts = events.map(() => zero());
+): Promise<{ parts: Float64Array[]; bytes: Float64Array }> {
+  const parts = USAGE_PARTS.map(() => new Float64Array(events.length));
   const bytes = new Float64Array(events.length);
   for (const { messages, owners } of segments) {
     for (const [i, message] of messages.entries()) {
@@ -75,7 +85,7 @@ async function eventParts(
           event?.type === 'tool_call_finished' &&
           (full || block.content === event.result);
         const size = whole ? fullResultSizes(block, event as ToolCallFinishedEvent) : blockSizes(block);
-        parts[owner.event]![partOf(block, message, event, whole)] += size.tokens;
+        parts[PART_INDEX.get(partOf(block, message, event, whole))!]![owner.event]! += size.tokens;
         bytes[owner.event]! += size.bytes;
       });
     }
@@ -83,33 +93,87 @@ async function eventParts(
   return { parts, bytes };
 }
 
-/** Prefix sums of per-event parts: index i, the events before i. */
-function prefix(parts: readonly Parts[]): Parts[] {
-  const out = [zero()];
-  for (const p of parts) {
-    const last = out[out.length - 1]!;
-    out.push(Object.fromEntries(USAGE_PARTS.map((k) => [k, last[k] + p[k]])) as Parts);
-  }
-  return out;
+/** Prefix sums of each part's column: row i, the events before i. */
+function prefix(parts: readonly (ArrayLike<number> & { length: number })[]): Float64Array[] {
+  return parts.map((column) => {
+    const sums = new Float64Array(column.length + 1);
+    for (let i = 0; i < column.length; i++) sums[i + 1] = sums[i]! + column[i]!;
+    return sums;
+  });
 }
 
-const between = (sums: readonly Parts[], from: number, to: number): Parts =>
-  Object.fromEntries(USAGE_PARTS.map((k) => [k, to > from ? sums[to]![k] - sums[from]![k] : 0])) as Parts;
-const add = (a: Parts, b: Parts): Parts => Object.fromEntries(USAGE_PARTS.map((k) => [k, a[k] + b[k]])) as Parts;
+const between = (sums: readonly Float64Array[], from: number, to: number): Parts => {
+  const out = zero();
+  if (to > from)
+    USAGE_PARTS.forEach((part, p) => {
+      out[part] = sums[p]![to]! - sums[p]![from]!;
+    });
+  return out;
+};
+const add = (a: Parts, b: Parts): Parts => {
+  const out = zero();
+  for (const part of USAGE_PARTS) out[part] = a[part] + b[part];
+  return out;
+};
 const sumOf = (p: Parts): number => USAGE_PARTS.reduce((n, k) => n + p[k], 0);
 
-/** The system prompt and tools a request_shape sent, by hash. */
-function shapeParts(events: readonly TranscriptEvent[]): Map<string, Parts> {
-  const shapes = new Map<string, Parts>();
+/** The system prompt and tools a request_shape sent, by hash: their tokens. */
+function shapeTokens(events: readonly TranscriptEvent[]): Record<string, { systemPrompt: number; tools: number }> {
+  const shapes: Record<string, { systemPrompt: number; tools: number }> = {};
   for (const e of events) {
-    if (e.type !== 'request_shape' || shapes.has(e.hash)) continue;
-    shapes.set(e.hash, {
-      ...zero(),
+    if (e.type !== 'request_shape' || Object.hasOwn(shapes, e.hash)) continue;
+    shapes[e.hash] = {
       systemPrompt: e.system === undefined ? 0 : estimateTokens(JSON.stringify(e.system)),
       tools: e.tools?.length ? estimateTokens(JSON.stringify(e.tools)) : 0,
-    });
+    };
   }
   return shapes;
+}
+
+/**
+ * What usage counts, before any figure is made of it: each event's tokens by part as sent (and
+ * in the policy's older form), each assistant event's output tokens, each request shape's. The
+ * only part that needs the tokenizer; the run index keeps it, so a cold `retained/usage` of a
+ * run counted before reads it instead of counting again (see Inspection.usage).
+ */
+export interface UsageCounts {
+  sent: { parts: number[][]; bytes: number[] };
+  older?: { parts: number[][]; bytes: number[] };
+  /** Per event: an assistant event's output tokens, else 0. */
+  output: number[];
+  shapes: Record<string, { systemPrompt: number; tools: number }>;
+}
+
+/** The key of what a usage request counts: its view, its policy, and whether every result is in full. */
+export function usageKey(view: View | undefined, policy: HistoryPolicy | undefined, full: boolean): string {
+  return `${view ?? 'sent'}:${policy && !full ? JSON.stringify(policy) : 'none'}:${full ? 'full' : 'sent'}`;
+}
+
+export async function countUsage(
+  events: readonly TranscriptEvent[],
+  existingValues: ReadonlySet<string>,
+  options: Pick<UsageOptions, 'view' | 'policy' | 'full'>,
+  turns = new Turns(),
+): Promise<UsageCounts> {
+  const { view, full = false } = options;
+  const policy = full ? undefined : options.policy;
+  const replay = replayStructured({ events, existingValues, ...(view ? { view } : {}) });
+  const columns = (pass: { parts: Float64Array[]; bytes: Float64Array }) => ({
+    parts: pass.parts.map((column) => Array.from(column)),
+    bytes: Array.from(pass.bytes),
+  });
+  const sent = columns(await eventParts(events, segmentsOf(replay), turns, full));
+  const older = policy
+    ? columns(await eventParts(events, olderSegments(replay, events, existingValues, policy), turns))
+    : undefined;
+  const output = events.map((event) =>
+    event.type === 'assistant'
+      ? estimateTokens(
+          JSON.stringify({ text: event.text ?? '', thinking: event.thinking ?? [], toolCalls: event.toolCalls ?? [] }),
+        )
+      : 0,
+  );
+  return { sent, ...(older ? { older } : {}), output, shapes: shapeTokens(events) };
 }
 
 export interface UsageOptions {
@@ -124,20 +188,22 @@ export async function usageOf(
   events: readonly TranscriptEvent[],
   existingValues: ReadonlySet<string>,
   options: UsageOptions = {},
+  /** What an earlier request counted for the same run, view and policy (the run index's): else counted now. */
+  counted?: UsageCounts,
   turns = new Turns(),
 ): Promise<RunUsage> {
-  const { view, full = false } = options;
+  const { full = false } = options;
   const policy = full ? undefined : options.policy;
-  const replay = replayStructured({ events, existingValues, ...(view ? { view } : {}) });
-  const sent = await eventParts(events, segmentsOf(replay), turns, full);
+  const counts = counted ?? (await countUsage(events, existingValues, options, turns));
+  const sent = counts.sent;
   const sentSums = prefix(sent.parts);
-  const older = policy
-    ? await eventParts(events, olderSegments(replay, events, existingValues, policy), turns)
-    : undefined;
+  const older = policy ? counts.older : undefined;
   const olderSums = older ? prefix(older.parts) : undefined;
   const roundStarts = roundStartsOf(events);
   const compactions = events.flatMap((e, i) => (e.type === 'compaction' ? [i] : []));
-  const shapes = shapeParts(events);
+  const shapes = new Map(
+    Object.entries(counts.shapes).map(([hash, tokens]) => [hash, { ...zero(), ...tokens }] as const),
+  );
   const first = events[0];
   const model = first?.type === 'run_started' ? first.model : undefined;
   const price = priceOf(model, options.prices);
@@ -208,9 +274,7 @@ export async function usageOf(
         };
         unrecorded.push(counted - total);
       }
-      output += estimateTokens(
-        JSON.stringify({ text: event.text ?? '', thinking: event.thinking ?? [], toolCalls: event.toolCalls ?? [] }),
-      );
+      output += counts.output[e] ?? 0;
     }
     const usd = price
       ? (read * price.cacheRead + write * price.cacheWrite + output * price.output) / 1_000_000

@@ -348,4 +348,26 @@ describe('language server settings', () => {
       await server.stop();
     }
   });
+
+  it('answers a request sent right after a store root changed from the new store, never the old one', async () => {
+    const other = join(tempDir(), 'other-store');
+    const writer = await ServerProcess.start({ workspace: tempDir(), storeRoot: other });
+    await writer.request(AppendRequest.type, { runId: 'elsewhere', event: { type: 'user', text: 'hi' } });
+    await writer.stop();
+    const server = await ServerProcess.start({ workspace: tempDir() });
+    try {
+      await server.request(AppendRequest.type, { runId: 'here', event: { type: 'user', text: 'hi' } });
+      // As the extension does: the notification, then at once the request, with no answer between.
+      void server.connection.sendNotification('workspace/didChangeConfiguration', {
+        settings: { retained: { storeRoot: other } },
+      });
+      const { runs } = await server.request(RunsRequest.type, {});
+      assert.deepEqual(
+        runs.map((r) => r.runId),
+        ['elsewhere'],
+      );
+    } finally {
+      await server.stop();
+    }
+  });
 });

@@ -203,6 +203,8 @@ function serve<P, R>(
     const cancel = new AbortController();
     const listening = token.onCancellationRequested(() => cancel.abort());
     try {
+      // A settings change sent before this request (another store root) is in force when it runs.
+      await configuring;
       if (!serving)
         return new ResponseError(
           ErrorCodes.ServerNotInitialized,
@@ -251,8 +253,18 @@ connection.onInitialize(async (params) => {
   };
 });
 
-connection.onDidChangeConfiguration(async (change) => {
-  const given = (change.settings as { retained?: unknown } | null)?.retained;
+/**
+ * The settings change being applied: requests wait for it, as the client sends them after it (a
+ * store root changed is a new store: a request must not be answered from the old one meanwhile).
+ */
+let configuring: Promise<void> = Promise.resolve();
+
+connection.onDidChangeConfiguration((change) => {
+  configuring = configuring.then(() => configure(change.settings));
+});
+
+async function configure(settings: unknown): Promise<void> {
+  const given = (settings as { retained?: unknown } | null)?.retained;
   if (given === undefined || !serving) return;
   try {
     const options = check(ServerOptions, given, 'retained');
@@ -269,7 +281,7 @@ connection.onDidChangeConfiguration(async (change) => {
     connection.console.warn(message);
     void connection.window.showErrorMessage(message);
   }
-});
+}
 
 serve(RetainRequest, (s, p) => {
   // A big text the framing left escaped (liftText.ts) is streamed into its value.

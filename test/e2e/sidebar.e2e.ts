@@ -79,6 +79,12 @@ describe('Retained Outputs in a real VS Code', () => {
   }
 
   it('lists the run recorded through the protocol, and its retained value', async () => {
+    // A workspace that holds a store starts the extension by itself: its status bar item shows before any view opens.
+    assert.equal(await view().isVisible(), false);
+    await vs.page
+      .locator('.statusbar-item', { hasText: /retained · .* kept out/ })
+      .first()
+      .waitFor({ timeout: 60_000 });
     await openSidebar();
     await expandDemoRun();
     const label = await row(/read_file package-lock\.json/).innerText();

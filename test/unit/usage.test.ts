@@ -109,6 +109,29 @@ describe('retained/usage', () => {
     second.dispose();
   });
 
+  it('keeps the counts of the four views asked for last, whatever policies requests name; a shape hashed "__proto__" counts', async () => {
+    const s = await service();
+    const runId = 'many';
+    await s.retainer.append({ runId, event: { type: 'run_started', tools: ['sh', 'peek_value'] } });
+    await s.retainer.append({ runId, event: { type: 'request_shape', hash: '__proto__', system: 'You are careful.' } });
+    await s.retainer.append({ runId, event: { type: 'user', text: 'Build it.' } });
+    await s.retainer.append({ runId, event: { type: 'model_call', shape: '__proto__' } });
+    await s.retainer.append({ runId, event: { type: 'assistant', text: 'Built.' } });
+    const { modelCalls } = await s.inspection.usage({ runId });
+    assert.ok(modelCalls[0]!.parts.systemPrompt > 0, 'the system prompt of the shape named "__proto__"');
+    for (let keepRounds = 1; keepRounds <= 10; keepRounds++)
+      await s.inspection.usage({ runId, view: 'retained', policy: { keepRounds } });
+    await s.inspection.indexes.flush(runId);
+    const text = readFileSync(new Store(s.address).runIndexPath(runId), 'utf8');
+    const index = JSON.parse(text.slice(text.indexOf('\n') + 1));
+    assert.equal(Object.keys(index.usage).length, 4);
+    assert.ok(
+      Object.keys(index.usage).some((k) => k.includes('"keepRounds":10')),
+      'the last asked is kept',
+    );
+    s.dispose();
+  });
+
   it('consecutive requests that share their whole prefix read all of the previous request from the cache', async () => {
     const s = await service();
     const runId = 'cached';

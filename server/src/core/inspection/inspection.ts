@@ -37,6 +37,8 @@ import { countUsage, type UsageCounts, type UsageOptions, usageKey, usageOf } fr
 
 /** The most hits one run search answers. */
 const SEARCH_HITS_MAX = 1000;
+/** Usage counts kept per run, the most recently used: a request may name any policy, and each is a key. */
+const USAGE_KEYS_KEPT = 4;
 
 interface Entry {
   events: TranscriptEvent[];
@@ -161,7 +163,7 @@ export class Inspection {
             for (const [key, outline] of Object.entries(index.outlines))
               if (!entry.outlines.has(key)) entry.outlines.set(key, outline);
             for (const [key, counts] of Object.entries(index.usage))
-              if (!entry.usage.has(key)) entry.usage.set(key, counts);
+              if (!entry.usage.has(key)) keepCounts(entry, key, counts);
           })
           .catch(() => undefined);
         return answer;
@@ -372,17 +374,13 @@ export class Inspection {
   ): Promise<UsageCounts> {
     const key = usageKey(options.view, options.policy, options.full === true);
     const known = entry.usage.get(key);
-    if (known) return known;
+    if (known) return keepCounts(entry, key, known);
     const stamp = stampOf(entry);
     const index = stamp ? await this.indexes.read(runId).catch(() => undefined) : undefined;
     const indexed = index && stamp && sameStamp(stamp, index.stamp) ? index.usage[key] : undefined;
-    if (indexed) {
-      entry.usage.set(key, indexed);
-      return indexed;
-    }
+    if (indexed) return keepCounts(entry, key, indexed);
     await countValueTokens(this.store, runId, entry.events);
-    const counts = await countUsage(entry.events, entry.existingValues, options);
-    entry.usage.set(key, counts);
+    const counts = keepCounts(entry, key, await countUsage(entry.events, entry.existingValues, options));
     this.remember(runId);
     return counts;
   }
@@ -439,6 +437,14 @@ function compareOf(outline: Outline): Compare {
     totals: outline.totals,
     modelCalls: outline.modelCalls.map(({ tokensSent, bytesSent }) => ({ tokensSent, bytesSent })),
   };
+}
+
+/** Keeps a view's usage counts in the run's copy (and so its index) as the most recently used, and at most USAGE_KEYS_KEPT. */
+function keepCounts(entry: Entry, key: string, counts: UsageCounts): UsageCounts {
+  entry.usage.delete(key);
+  entry.usage.set(key, counts);
+  while (entry.usage.size > USAGE_KEYS_KEPT) entry.usage.delete(entry.usage.keys().next().value!);
+  return counts;
 }
 
 /** What a run's copy was read from; undefined when the run had no transcript. */

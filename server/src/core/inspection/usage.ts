@@ -119,7 +119,8 @@ const sumOf = (p: Parts): number => USAGE_PARTS.reduce((n, k) => n + p[k], 0);
 
 /** The system prompt and tools a request_shape sent, by hash: their tokens. */
 function shapeTokens(events: readonly TranscriptEvent[]): Record<string, { systemPrompt: number; tools: number }> {
-  const shapes: Record<string, { systemPrompt: number; tools: number }> = {};
+  // No prototype: a hash is the session file's (`__proto__` is a key like any other).
+  const shapes: Record<string, { systemPrompt: number; tools: number }> = Object.create(null);
   for (const e of events) {
     if (e.type !== 'request_shape' || Object.hasOwn(shapes, e.hash)) continue;
     shapes[e.hash] = {

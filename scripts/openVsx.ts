@@ -96,12 +96,17 @@ function validUrl(value: string): boolean {
 export function refusal(vsix: Buffer): string | undefined {
   if (vsix.length > UPLOAD_MAX_BYTES)
     return `The extension package exceeds the size limit of ${UPLOAD_MAX_BYTES} bytes.`;
-  let entries: Entry[];
+  // A zip cut short, or an entry that does not inflate, is refused as the server's reader refuses it.
   try {
-    entries = readZip(vsix);
+    return checkEntries(readZip(vsix));
   } catch (err) {
-    return (err as Error).message;
+    const message = (err as Error).message;
+    return message.startsWith('Could not read zip file') ? message : `Could not read zip file: ${message}`;
   }
+}
+
+/** The server's checks of a package's entries, in the order it makes them. */
+function checkEntries(entries: Entry[]): string | undefined {
   const byName = new Map(entries.map((e) => [e.name, e]));
   const manifestEntry = byName.get('extension.vsixmanifest');
   if (!manifestEntry) return 'Entry not found: extension.vsixmanifest';

@@ -87,5 +87,11 @@ describe('the published package', function () {
       /extra field/,
     );
     assert.match(refusal(Buffer.from('not a zip')) ?? '', /Could not read zip file/);
+    // Cut short: the central directory points past what is there.
+    const whole = storedZip(entries);
+    assert.match(
+      refusal(Buffer.concat([whole.subarray(0, 100), whole.subarray(-22)])) ?? '',
+      /Could not read zip file/,
+    );
   });
 });

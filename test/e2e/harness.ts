@@ -8,7 +8,7 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
 import { CHROMIUM, ensureTools, packageExtension, packageProbe, ROOT } from '../../scripts/tools';
 
 export const OUTPUT = join(ROOT, 'test-output', 'e2e');
@@ -191,6 +191,16 @@ export class VSCode {
       );
     }
     return vscode;
+  }
+
+  /** Right-clicks `target` (a tree row, an Explorer file) and picks an item of its context menu. */
+  async contextMenu(target: Locator, item: string | RegExp): Promise<void> {
+    await target.click({ button: 'right' });
+    const entry = this.page.getByRole('menuitem', { name: item });
+    await entry.waitFor();
+    await this.page.waitForTimeout(150); // the menu ignores clicks while it animates in
+    await entry.click();
+    await entry.waitFor({ state: 'detached' });
   }
 
   /** Runs a command by its title through the command palette (F1). */

@@ -182,11 +182,7 @@ describe('The inspector in a real VS Code', () => {
       await vs.page.locator('.activitybar [aria-label^="Retained Outputs"]').first().click();
     }
     await treeRow(/demo-run/).waitFor({ timeout: 60_000 });
-    await treeRow(/demo-run/).click({ button: 'right' });
-    const entry = vs.page.getByRole('menuitem', { name: 'Open Inspector' });
-    await entry.waitFor();
-    await vs.page.waitForTimeout(150);
-    await entry.click();
+    await vs.contextMenu(treeRow(/demo-run/), 'Open Inspector');
     await poll(
       'the inspector tab',
       () => vs.tabTitles(),

@@ -63,14 +63,7 @@ describe('Retained Outputs in a real VS Code', () => {
   }
 
   /** Right-clicks a tree row and picks a context-menu item. */
-  async function contextAction(name: string | RegExp, item: string): Promise<void> {
-    await row(name).click({ button: 'right' });
-    const entry = vs.page.getByRole('menuitem', { name: item });
-    await entry.waitFor();
-    await vs.page.waitForTimeout(150); // the menu ignores clicks while it animates in
-    await entry.click();
-    await entry.waitFor({ state: 'detached' });
-  }
+  const contextAction = (name: string | RegExp, item: string) => vs.contextMenu(row(name), item);
 
   async function expandDemoRun(): Promise<void> {
     const run = row(/demo-run/);
@@ -276,11 +269,7 @@ describe('Retained Outputs in a real VS Code', () => {
     await vs.runCommand('View: Show Explorer');
     const file = vs.page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'session.jsonl' }).first();
     await file.waitFor({ timeout: 20_000 });
-    await file.click({ button: 'right' });
-    const entry = vs.page.getByRole('menuitem', { name: 'Import Agent Session…' });
-    await entry.waitFor();
-    await vs.page.waitForTimeout(150);
-    await entry.click();
+    await vs.contextMenu(file, 'Import Agent Session…');
     const toast = vs.page.locator('.notification-toast', { hasText: 'Imported the Claude Code session' }).first();
     await toast.waitFor({ timeout: 60_000 });
     await vs.page

@@ -80,11 +80,7 @@ describe('A team store in a real VS Code', () => {
   });
 
   it('opens a team run in the inspector, named as the team\u2019s', async () => {
-    await row(/ci\/nightly build/).click({ button: 'right' });
-    const entry = vs.page.getByRole('menuitem', { name: /Open Inspector|Inspect/ });
-    await entry.waitFor();
-    await vs.page.waitForTimeout(150);
-    await entry.click();
+    await vs.contextMenu(row(/ci\/nightly build/), /Open Inspector|Inspect/);
     await poll(
       'the inspector tab',
       () => vs.tabTitles(),

@@ -12,6 +12,18 @@ import { LANDMARK_KINDS, type LandmarkKind } from './settings';
 export const STOP_REASONS = ['end_turn', 'interrupted', 'aborted', 'error'] as const;
 export type StopReason = (typeof STOP_REASONS)[number];
 
+/**
+ * How a command ended: its exit code, or the signal that killed it (and whether that was a
+ * timeout). A result whose command's end is known says it in its stub.
+ */
+const exitSchema = (object: typeof z.object | typeof z.strictObject) =>
+  z.union([
+    object({ code: z.number().int().min(-2147483648).max(2147483647) }),
+    object({ signal: z.string().regex(/^SIG[A-Z0-9]{1,12}$/), timedOut: z.literal(true).optional() }),
+  ]);
+export const ExitSchema = exitSchema(z.strictObject);
+export type Exit = z.infer<typeof ExitSchema>;
+
 /** The longest id, tool name or other short name an event carries. */
 const NAME_MAX = 1024;
 const name = z.string().min(1).max(NAME_MAX);
@@ -160,6 +172,8 @@ function eventShapes(object: typeof z.object | typeof z.strictObject) {
       /** The full result, when it is kept here rather than in a value file. */
       result: z.string().optional(),
       isError: z.boolean().optional(),
+      /** How the command ended, when the result is a command's. */
+      exit: exitSchema(object).optional(),
       durationMs: z.number().min(0).optional(),
       /** The call's arguments, for a result whose call no assistant event recorded. */
       arguments: z.unknown().optional(),

@@ -7,13 +7,14 @@
 import { NotificationType, RequestType } from 'vscode-languageserver-protocol';
 import * as z from 'zod';
 import type { CallSubject } from './callSubject';
-import { NewEventSchema, type RunSource, type StopReason, type TranscriptEvent } from './events';
+import { type Exit, ExitSchema, NewEventSchema, type RunSource, type StopReason, type TranscriptEvent } from './events';
 import { type HistoryStats, type Projected, REPLAY_SHAPES, VIEWS, type View } from './history';
 import { MAX_QUERY_LENGTH } from './query';
 import { HistoryPolicySchema, LANDMARK_KINDS, type LandmarkKind, type Settings, SettingsSchema } from './settings';
 import type { RunUsage } from './usage';
 
 /** Ids, names and paths are bounded, so no request can make the server hold a huge key. */
+export type { Exit };
 export const ID_MAX = 1024;
 export const PATH_MAX = 4096;
 const id = z.string().min(1).max(ID_MAX);
@@ -44,6 +45,8 @@ export const RetainParams = z.strictObject({
   tool: id,
   text: z.string(),
   isError: z.boolean().optional(),
+  /** How the command ended, for a command's output: its stub says it. */
+  exit: ExitSchema.optional(),
   /** The call's arguments, recorded with the result. */
   arguments: z.unknown().optional(),
   turn: whole(0).optional(),

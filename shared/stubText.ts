@@ -4,8 +4,10 @@
  * landmarks, peek hint), the references of the history policy, the notice for a deleted value,
  * and the `N: ` gutter of peeked lines with `stripGutters`, its inverse.
  */
+import type { Exit } from './events';
 import { PEEK_TOOL } from './history';
 import { ID_CHARS } from './ids';
+import { LANDMARK_KINDS, type LandmarkKind } from './settings';
 
 /** `[retained #id]`: how every stub and reference begins. */
 export function marker(valueId: string): string {
@@ -39,15 +41,23 @@ export function markerAt(text: string, offset: number): MarkerRef | undefined {
 const oneLine = (text: string) => text.replace(/[\r\n]/g, ' ');
 const kind = (isError: boolean | undefined) => (isError ? 'error' : 'result');
 
-/** The stub's first line. */
+/** How a command ended, as a stub says it: `exit 2`, `killed by SIGTERM`, `killed by SIGKILL on its timeout`. */
+export function exitText(exit: Exit): string {
+  if ('code' in exit) return `exit ${exit.code}`;
+  return `killed by ${exit.signal}${exit.timedOut ? ' on its timeout' : ''}`;
+}
+
+/** The stub's first line; a command's says how it ended. */
 export function stubHeader(
   valueId: string,
   tool: string,
   isError: boolean | undefined,
   bytes: number,
   lines: number,
+  exit?: Exit,
 ): string {
-  return `${marker(valueId)} ${oneLine(tool)} ${kind(isError)}: ${bytes} bytes, ${lines} lines, kept out of context`;
+  const ended = exit ? `, ${exitText(exit)}` : '';
+  return `${marker(valueId)} ${oneLine(tool)} ${kind(isError)}: ${bytes} bytes, ${lines} lines${ended}, kept out of context`;
 }
 
 /** The line between a stub's head and tail. */
@@ -55,9 +65,14 @@ export function omission(hidden: number, from: number, to: number): string {
   return `… ${hidden} lines not shown (${from}-${to}) …`;
 }
 
-/** The stub's landmarks line, from parts like `exit code 2`, `error at line 4, 9`. */
-export function landmarksText(parts: readonly string[], tool = PEEK_TOOL): string {
-  return `Landmarks: ${parts.join('; ')}. Jump there with ${tool} {"landmark":"error"} (or failure, warning, trace).`;
+/**
+ * The stub's landmarks line, from parts like `exit code 2`, `error at line 4, 9`: the jump it
+ * offers is to the first kind found (an error, when only an exit code was), the other kinds after it.
+ */
+export function landmarksText(parts: readonly string[], found: readonly LandmarkKind[] = [], tool = PEEK_TOOL): string {
+  const first = found[0] ?? 'error';
+  const others = LANDMARK_KINDS.filter((kind) => kind !== first).join(', ');
+  return `Landmarks: ${parts.join('; ')}. Jump there with ${tool} {"landmark":"${first}"} (or ${others}).`;
 }
 
 /** How a stub tells the model to read the value. */

@@ -314,18 +314,19 @@ describe("Codex's hook", () => {
     ...over,
   });
 
-  it('wraps a shell command in `retained run` for the session and call, the command one quoted word, the other fields kept', () => {
-    const answer = codexAnswer(input(), launcher, '/w/.retained', false) as {
+  it('rewrites a shell command to run through `retained run` for the session and call, the command in a here-document as written, the other fields kept', () => {
+    const answer = codexAnswer(input(), launcher, '/w/.retained', false, undefined, tempDir()) as {
       hookSpecificOutput: { permissionDecision: string; updatedInput: { command: string; workdir: string } };
     };
     assert.equal(answer.hookSpecificOutput.permissionDecision, 'allow');
-    assert.deepEqual(answer.hookSpecificOutput.updatedInput, {
-      command:
-        "/usr/bin/node /ext/cli/cli.js run --store=/w/.retained --run=s1 --call=call_1 --tool=Bash --quiet -- 'make test'",
-      workdir: '/w',
-    });
+    const { command, workdir } = answer.hookSpecificOutput.updatedInput;
+    assert.equal(workdir, '/w');
+    assert.match(
+      command,
+      /^exec \/usr\/bin\/node \/ext\/cli\/cli\.js run --store=\/w\/\.retained --run=s1 --call=call_1 --tool=Bash --quiet --command-fd=3 --shell="\$0" .* 3<<'RETAINED_OUTPUTS_EOF'\nmake test\nRETAINED_OUTPUTS_EOF$/,
+    );
     const again = codexAnswer(input({ tool_input: answer.hookSpecificOutput.updatedInput }), launcher, '/s', false);
-    assert.equal(again, undefined, 'never wrapped twice');
+    assert.equal(again, undefined, 'never rewritten twice');
   });
 
   it('leaves the command alone where Codex asks approvals (allowing it would approve it), and other tools', () => {
@@ -334,9 +335,36 @@ describe("Codex's hook", () => {
       codexAnswer(input({ permission_mode: 'default' }), launcher, '/s', false, (w) => said.push(w)),
       undefined,
     );
-    assert.match(said[0]!, /not wrapped: Codex asks approvals here \(default\)/);
+    assert.match(said[0]!, /not rewritten: Codex asks approvals here \(default\)/);
     assert.equal(codexAnswer(input({ tool_name: 'mcp__x__y' }), launcher, '/s', false), undefined);
     assert.equal(codexAnswer(input({ hook_event_name: 'PostToolUse' }), launcher, '/s', false), undefined);
+  });
+
+  it("leaves a command alone that Codex's own rules or its rm test could decide on, so they see it as written", () => {
+    const home = tempDir();
+    const project = tempDir();
+    mkdirSync(join(home, 'rules'));
+    writeFileSync(
+      join(home, 'rules', 'default.rules'),
+      'prefix_rule(pattern=["git", "push"], decision="prompt")\nprefix_rule(pattern=[["curl", "wget"]], decision="forbidden", justification="no network")\n',
+    );
+    mkdirSync(join(project, '.codex', 'rules'), { recursive: true });
+    writeFileSync(join(project, '.codex', 'rules', 'project.rules'), "prefix_rule(pattern=['docker'], decision='allow')\n");
+    const said: string[] = [];
+    const answer = (command: string, cwd = '/w') =>
+      codexAnswer(input({ tool_input: { command }, cwd }), launcher, '/s', false, (w) => said.push(w), home);
+    assert.equal(answer('cd app && git push origin main'), undefined);
+    assert.match(said.at(-1)!, /a rule in .*default\.rules starts with "git"/);
+    assert.equal(answer('echo x | wget -qO- http://h'), undefined, 'an alternative of the first word');
+    assert.equal(answer('/usr/bin/curl http://h'), undefined, 'a path to it');
+    assert.equal(answer('docker ps', join(project, 'sub')), undefined, 'a rule of a .codex folder above the working folder');
+    assert.equal(answer('rm -f build.log && make'), undefined);
+    assert.match(said.at(-1)!, /holds an rm/);
+    assert.ok(answer('make test'), 'a command no rule names is rewritten');
+    assert.ok(answer('docker ps', '/w'), 'a project rule holds only below its project');
+    writeFileSync(join(home, 'rules', 'odd.rules'), 'prefix_rule(pattern=PATTERNS, decision="forbidden")\n');
+    assert.equal(answer('make test'), undefined, 'a rule that cannot be read: nothing is rewritten');
+    assert.match(said.at(-1)!, /could not be read/);
   });
 
   it('names a wrong field of its input', () => {

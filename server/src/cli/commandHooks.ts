@@ -16,10 +16,14 @@
  * A hook never breaks the agent: on any failure it prints nothing and exits 0.
  */
 import { realpathSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import * as z from 'zod';
-import { commandLine, GEMINI_SHELL_TOOL, type Launcher } from '../../../shared/agentSetup';
+import { GEMINI_SHELL_TOOL, type Launcher } from '../../../shared/agentSetup';
 import { check } from '../../../shared/check';
-import { ID_MAX } from '../../../shared/protocol';
+import { ID_MAX, PATH_MAX } from '../../../shared/protocol';
+import { isRewritten, rewrite } from '../../../shared/rewrite';
+import { codexWouldAsk } from './codexRules';
 
 /** What Codex sends a PreToolUse hook; loose, as each release adds fields. */
 const CodexHookInput = z.looseObject({
@@ -28,6 +32,7 @@ const CodexHookInput = z.looseObject({
   tool_name: z.string().min(1).max(ID_MAX),
   tool_use_id: z.string().min(1).max(ID_MAX),
   permission_mode: z.string().max(100).optional(),
+  cwd: z.string().max(PATH_MAX).optional(),
   tool_input: z.looseObject({ command: z.string().optional() }).optional(),
 });
 
@@ -39,32 +44,6 @@ const GeminiHookInput = z.looseObject({
   tool_input: z.looseObject({ command: z.string().optional() }).optional(),
 });
 
-/** Marks a command a hook wrapped, so a command is never wrapped twice. */
-const WRAPPED = '--quiet';
-
-/** `command`, run through `retained run` in the session's run. */
-function wrapped(
-  command: string,
-  launcher: Launcher,
-  store: string,
-  { session, call, tool, guard }: { session: string; call?: string; tool: string; guard: boolean },
-): string {
-  // `--flag=value`: an id that starts with a dash is still the flag's value.
-  return commandLine(launcher, [
-    'run',
-    `--store=${store}`,
-    `--run=${session}`,
-    ...(call ? [`--call=${call}`] : []),
-    `--tool=${tool}`,
-    WRAPPED,
-    ...(guard ? ['--guard'] : []),
-    '--',
-    command,
-  ]);
-}
-
-const isWrapped = (command: string) => command.includes(' run --store=') && command.includes(` ${WRAPPED} `);
-
 /** The hook's answer for one call, or undefined to leave it as it is; `why` says why not. */
 export function codexAnswer(
   raw: unknown,
@@ -72,21 +51,26 @@ export function codexAnswer(
   store: string,
   guard: boolean,
   why: (reason: string) => void = () => undefined,
+  codexHome = process.env.CODEX_HOME || join(homedir(), '.codex'),
 ): unknown {
   const input = check(CodexHookInput, raw, 'the hook input');
   if (input.hook_event_name !== 'PreToolUse' || input.tool_name !== 'Bash') return undefined;
   const command = input.tool_input?.command;
-  if (!command || isWrapped(command)) return undefined;
-  if (input.permission_mode !== 'bypassPermissions') {
-    why(`${input.tool_use_id}: not wrapped: Codex asks approvals here (${input.permission_mode ?? 'no mode'})`);
+  if (!command || isRewritten(command)) return undefined;
+  const asks = codexWouldAsk(command, { permissionMode: input.permission_mode, cwd: input.cwd, codexHome });
+  if (asks) {
+    why(`${input.tool_use_id}: not rewritten: ${asks}`);
     return undefined;
   }
-  const run = wrapped(command, launcher, store, {
-    session: input.session_id,
-    call: input.tool_use_id,
-    tool: 'Bash',
-    guard,
-  });
+  const run = rewrite(
+    launcher,
+    { store, run: input.session_id, call: input.tool_use_id, tool: 'Bash', guard },
+    command,
+  );
+  if (!run) {
+    why(`${input.tool_use_id}: not rewritten: the command is too long to rewrite`);
+    return undefined;
+  }
   return {
     hookSpecificOutput: {
       hookEventName: 'PreToolUse',
@@ -101,8 +85,9 @@ export function geminiAnswer(raw: unknown, launcher: Launcher, store: string, gu
   const input = check(GeminiHookInput, raw, 'the hook input');
   if (input.hook_event_name !== 'BeforeTool' || input.tool_name !== GEMINI_SHELL_TOOL) return undefined;
   const command = input.tool_input?.command;
-  if (!command || isWrapped(command)) return undefined;
-  const run = wrapped(command, launcher, store, { session: input.session_id, tool: GEMINI_SHELL_TOOL, guard });
+  if (!command || isRewritten(command)) return undefined;
+  const run = rewrite(launcher, { store, run: input.session_id, tool: GEMINI_SHELL_TOOL, guard }, command);
+  if (!run) return undefined;
   return {
     hookSpecificOutput: { hookEventName: 'BeforeTool', tool_input: { ...input.tool_input, command: run } },
   };

@@ -69,9 +69,10 @@ export async function runHook(
 ): Promise<number> {
   try {
     const raw = JSON.parse(await readAll(stdin)) as unknown;
+    const notes: string[] = [];
     const answer =
       agent === 'codex'
-        ? codexAnswer(raw, selfLauncher(), service.address, guard)
+        ? codexAnswer(raw, selfLauncher(), service.address, guard, (note) => notes.push(note))
         : agent === 'gemini'
           ? geminiAnswer(raw, selfLauncher(), service.address, guard)
           : agent === 'qwen'
@@ -80,6 +81,7 @@ export async function runHook(
               ? await copilotAnswer(service, raw)
               : await hook(service, check(HookInput, raw, 'the hook input'));
     if (answer !== undefined) process.stdout.write(`${JSON.stringify(answer)}\n`);
+    for (const note of notes) await log(service, `${agent}: ${note}`);
   } catch (err) {
     await log(service, `${agent}: no answer: ${(err as Error).stack ?? String(err)}`);
   }

@@ -7,6 +7,7 @@
  * wrong. `run` exits with the command's own status.
  */
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { formatBytes, formatCount } from '../../../shared/format';
 import { REPLAY_SHAPES, type ReplayShape, VIEWS, type View } from '../../../shared/history';
@@ -21,7 +22,7 @@ import {
 } from '../../../shared/protocol';
 import { LANDMARK_KINDS, type LandmarkKind } from '../../../shared/settings';
 import { VERSION } from '../../../shared/version';
-import { runCommand } from '../core/retain/command';
+import { exitStatus, startCommand } from '../core/retain/command';
 import { RetentionService } from '../core/service';
 import { isStoreUrl } from '../core/store/open';
 import { HOOK_AGENTS, type HookAgent, runHook } from './hook';
@@ -33,9 +34,12 @@ const HELP = `retained ${VERSION}: keeps big tool outputs out of coding agents' 
 Usage: retained <command> [options]
 
 Commands:
-  run [--run R] [--call ID] [--tool T] [--quiet] -- <command…>
-                               Run a command; its output streams into a value. Prints the stub
-                               (or the output, when small) and exits with the command's status.
+  run [--run R] [--call ID] [--tool T] [--quiet] [--shell SH --shell-arg=-c] -- <command…>
+                               Run a command (with bash -c, or the shell given); its output
+                               streams into a value. A small output is given back as it came
+                               (stdout and stderr apart); a big one is the stub. Exits with the
+                               command's status (128 + n for signal n). --command-fd N reads the
+                               command line from descriptor N instead of after --.
   peek <id> [--run R] [--lines A:B | --grep Q [-i] [-E] [--context N] | --landmark KIND]
                                Read a retained value: numbered lines, at most 400 / 16 KiB.
   ls [run]                     The runs (newest first), or one run's values.
@@ -261,6 +265,9 @@ function parse(args: readonly string[]) {
       'dry-run': { type: 'boolean' },
       quota: { type: 'string' },
       quiet: { type: 'boolean' },
+      'command-fd': { type: 'string' },
+      shell: { type: 'string' },
+      'shell-arg': { type: 'string', multiple: true },
       'max-age': { type: 'string' },
       off: { type: 'boolean' },
       guard: { type: 'boolean' },
@@ -311,55 +318,102 @@ function whole(value: string | undefined, flag: string): number | undefined {
   return Number(value);
 }
 
-async function run(service: RetentionService, o: Options, command: string[]): Promise<number> {
-  if (command.length === 0) throw new Usage('run needs a command after --: retained run -- make test');
-  // One word is a command line for the shell; several are the words of one command, quoted for it.
-  const line = command.length === 1 ? command[0]! : command.map(quote).join(' ');
+/** The signals `run` passes on to its command: every one a process may be sent to end or steer it. */
+const PASSED_ON: readonly NodeJS.Signals[] = [
+  'SIGINT',
+  'SIGTERM',
+  'SIGHUP',
+  'SIGQUIT',
+  'SIGUSR1',
+  'SIGUSR2',
+  'SIGWINCH',
+];
+
+/**
+ * `retained run`: the command runs as it would without us (the shell it names, our stdin, our
+ * signals passed on, its exit status ours), its output streamed into a value. A small output is
+ * given back as it came, each byte on the stream it came on; a big one is the stub, on stdout.
+ */
+async function run(service: RetentionService, o: Options, words: string[]): Promise<number> {
+  const line = commandOf(o, words);
   const runId = o.run ?? 'cli';
   // An agent's hook names the call (its value then has the call's id); else a fresh one.
   const callId = o.call ?? `run-${timestamp()}-${randomBytes(3).toString('hex')}`;
   const timeoutSeconds = whole(o.timeout, '--timeout');
-  const progress = process.stderr.isTTY
-    ? setInterval(() => process.stderr.write(`\rretained: running ${line.slice(0, 60)}…`), 1000)
-    : undefined;
+  const threshold = service.getSettings().thresholdBytes;
+  // What the command printed, by stream, while it may still be small enough to give back as it came.
+  let held: { stream: 1 | 2; chunk: Buffer }[] | undefined = [];
+  let heldBytes = 0;
+  const command = startCommand(service.retainer, {
+    runId,
+    callId,
+    command: line,
+    cwd: process.cwd(),
+    stdin: 'inherit',
+    ...(o.shell ? { shell: { file: o.shell, args: o['shell-arg'] ?? ['-c'] } } : {}),
+    ...(timeoutSeconds ? { timeoutMs: timeoutSeconds * 1000 } : {}),
+    arguments: { command: line },
+    ...(o.tool ? { tool: o.tool } : {}),
+    onOutput: (stream, chunk) => {
+      if (!held) return;
+      heldBytes += chunk.length;
+      if (heldBytes > threshold) held = undefined;
+      else held.push({ stream, chunk });
+    },
+  });
+  const pass = (signal: NodeJS.Signals) => command.signal(signal);
+  for (const signal of PASSED_ON) process.on(signal, pass);
   try {
-    const result = await runCommand(service.retainer, {
-      runId,
-      callId,
-      command: line,
-      cwd: process.cwd(),
-      ...(timeoutSeconds ? { timeoutMs: timeoutSeconds * 1000 } : {}),
-      arguments: { command: line },
-      ...(o.tool ? { tool: o.tool } : {}),
-    });
-    if (progress) process.stderr.write('\r\x1b[K');
-    if (o.json) print(JSON.stringify({ runId, ...result }, null, 2));
-    else {
-      process.stdout.write(
-        result.content.endsWith('\n') || result.content === '' ? result.content : `${result.content}\n`,
-      );
-      const status = result.timedOut
-        ? `killed after ${timeoutSeconds} s`
-        : result.signal
-          ? `killed by ${result.signal}`
-          : `exit ${result.exitCode}`;
-      if (!o.quiet)
-        process.stderr.write(
-          `retained: ${result.retained ? `#${result.valueId}` : result.withheld ? `withheld (${result.withheld.outcome})` : 'kept verbatim'} in run ${runId}: ${result.bytes} bytes, ${result.lines} lines, ${status}${result.warning ? ` (${result.warning})` : ''}\n`,
-        );
+    const result = await command.result;
+    if (o.json) {
+      print(JSON.stringify({ runId, ...result }, null, 2));
+    } else if (held && !result.retained && !result.withheld) {
+      for (const { stream, chunk } of held) await writeOut(stream === 1 ? process.stdout : process.stderr, chunk);
+    } else {
+      await writeOut(process.stdout, result.content.endsWith('\n') ? result.content : `${result.content}\n`);
     }
-    return result.exitCode ?? (result.signal ? 128 + signalNumber(result.signal) : 1);
+    const status = result.timedOut
+      ? `killed after ${timeoutSeconds} s`
+      : result.signal
+        ? `killed by ${result.signal}`
+        : `exit ${result.exitCode}`;
+    if (!o.json && (!o.quiet || result.warning))
+      process.stderr.write(
+        `retained: ${result.retained ? `#${result.valueId}` : result.withheld ? `withheld (${result.withheld.outcome})` : 'kept verbatim'} in run ${runId}: ${result.bytes} bytes, ${result.lines} lines, ${status}${result.warning ? ` (${result.warning})` : ''}\n`,
+      );
+    return exitStatus(result.exitCode, result.signal);
   } finally {
-    if (progress) clearInterval(progress);
+    for (const signal of PASSED_ON) process.off(signal, pass);
   }
+}
+
+/**
+ * The command line `run` runs: read whole from a descriptor (`--command-fd 3`, a hook's rewrite
+ * hands it over in a here-document: no quoting, no argument-size limit), or after `--`, where one
+ * word is a command line for the shell and several are the words of one command, quoted for it.
+ */
+function commandOf(o: Options, words: string[]): string {
+  const fd = whole(o['command-fd'], '--command-fd');
+  if (fd !== undefined) {
+    if (words.length > 0) throw new Usage('run takes its command from --command-fd or after --, not both');
+    const text = readFileSync(fd, 'utf8');
+    // A here-document ends with a newline the command line did not have.
+    return text.endsWith('\n') ? text.slice(0, -1) : text;
+  }
+  if (words.length === 0) throw new Usage('run needs a command after --: retained run -- make test');
+  return words.length === 1 ? words[0]! : words.map(quote).join(' ');
+}
+
+/** Writes all of `data`, waiting while the reader is slow (a pipe to an agent). */
+function writeOut(stream: NodeJS.WriteStream, data: Buffer | string): Promise<void> {
+  return new Promise((resolve) => {
+    if (stream.write(data)) resolve();
+    else stream.once('drain', resolve);
+  });
 }
 
 function quote(word: string): string {
   return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
-}
-
-function signalNumber(signal: NodeJS.Signals): number {
-  return ({ SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGKILL: 9, SIGTERM: 15 } as Record<string, number>)[signal] ?? 0;
 }
 
 async function peek(service: RetentionService, o: Options, rest: string[]): Promise<number> {

@@ -1,25 +1,47 @@
 /**
- * A command run for an agent (the CLI's `run`, the MCP server's `run_command`): through the
- * shell, in the workspace, its stdout and stderr streamed into one result as they arrive (never
- * held whole), which is retained like any other. The answer names the exit status.
+ * A command run for an agent (the CLI's `run`, the MCP server's `run_command`): through a shell,
+ * its stdout and stderr streamed into one result as they arrive (never held whole), which is
+ * retained like any other. The answer names how it ended.
+ *
+ * The command runs in a process group of its own, so that a timeout, a signal passed on, or
+ * the end of this process reaches everything it started: a watchdog (a shell waiting on a pipe
+ * from us) kills the group if this process dies without saying it is done, even by SIGKILL. On
+ * a terminal (stdin a TTY) it stays in ours instead, so it can read the terminal, and the
+ * terminal's own signals reach it.
  */
 import { spawn } from 'node:child_process';
+import { accessSync, constants as fsConstants } from 'node:fs';
+import { constants } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { isatty } from 'node:tty';
 import { InvalidInput } from '../../../../shared/invalidInput';
-import type { RetainResult } from '../../../../shared/protocol';
+import type { Exit, RetainResult } from '../../../../shared/protocol';
 import { INTERRUPTED_RESULT } from '../../../../shared/stubText';
 import type { Door, Retainer } from './retainer';
+
+/** How a command line is run: a shell and the flags before the command line (`bash -c`, `bash -lc`). */
+export interface Shell {
+  file: string;
+  args: readonly string[];
+}
 
 export interface CommandParams {
   runId: string;
   callId: string;
-  /** A shell command line, run with `sh -c`. */
+  /** A shell command line, the last argument of `shell`. */
   command: string;
   cwd: string;
+  /** Default: bash (`bash -c`) where there is one, else `/bin/sh -c`. */
+  shell?: Shell;
+  /** The command's stdin: ours (a wrapper's, as the agent gave it) or none. Default none. */
+  stdin?: 'inherit' | 'ignore';
   /** Killed (its whole process group) after this long; 0: no limit. */
   timeoutMs?: number;
   /** Recorded with the result as the call's arguments. */
   arguments?: unknown;
   tool?: string;
+  /** Each piece of output as it comes, and the stream it came on (a wrapper passes a small output through as it was). */
+  onOutput?: (stream: 1 | 2, chunk: Buffer) => void;
 }
 
 export interface CommandResult extends RetainResult {
@@ -29,12 +51,56 @@ export interface CommandResult extends RetainResult {
   durationMs: number;
 }
 
+/** A command started: its answer, and a way to pass it a signal. */
+export interface RunningCommand {
+  result: Promise<CommandResult>;
+  /** Sends `signal` to the command's process group (to the command alone on a terminal). */
+  signal(signal: NodeJS.Signals): void;
+}
+
 /** Chunks read ahead of the store before the command's output is paused. */
 const QUEUE_MAX = 64;
 /** What is kept aside of an output, at its start and at its end, for when the store cannot take it. */
 const KEEP_BYTES = 512 << 10;
 /** After a timeout kills the command's group, how long its pipes may stay open (a detached child holding them). */
 const GRACE_MS = 500;
+
+/** The exit status a shell gives for a command that ended so: its code, or 128 + the signal's number. */
+export function exitStatus(code: number | null, signal: NodeJS.Signals | null): number {
+  if (code !== null) return code;
+  const n = signal ? (constants.signals as Record<string, number | undefined>)[signal] : undefined;
+  return n === undefined ? 1 : 128 + n;
+}
+
+/** How the command ended, for its stub. */
+export function exitOf(code: number | null, signal: NodeJS.Signals | null, timedOut = false): Exit {
+  if (signal) return { signal, ...(timedOut ? { timedOut: true } : {}) };
+  return { code: code ?? 1 };
+}
+
+let bash: string | null | undefined;
+/** bash on the PATH (found once), as agents run commands; else the POSIX shell. */
+export function defaultShell(): Shell {
+  if (bash === undefined) {
+    bash = null;
+    for (const dir of (process.env.PATH ?? '/usr/bin:/bin').split(delimiter)) {
+      try {
+        accessSync(join(dir, 'bash'), fsConstants.X_OK);
+        bash = join(dir, 'bash');
+        break;
+      } catch {
+        // not here
+      }
+    }
+  }
+  return { file: bash ?? '/bin/sh', args: ['-c'] };
+}
+
+/**
+ * Kills the command's group unless told `done` first: a pipe from us is its stdin, so our
+ * death, however it comes, is an end of file it reads.
+ */
+const WATCHDOG = 'read -r said; [ "$said" = done ] || kill -s KILL -- "-$1" 2>/dev/null';
 
 /**
  * The start and the end of an output, bounded: what a command gives back verbatim when the store
@@ -83,13 +149,59 @@ class Kept {
   }
 }
 
-export async function runCommand(retainer: Retainer, params: CommandParams, door: Door = {}): Promise<CommandResult> {
+export function runCommand(retainer: Retainer, params: CommandParams, door: Door = {}): Promise<CommandResult> {
+  return startCommand(retainer, params, door).result;
+}
+
+export function startCommand(retainer: Retainer, params: CommandParams, door: Door = {}): RunningCommand {
   const started = Date.now();
-  const child = spawn('/bin/sh', ['-c', params.command], {
+  const shell = params.shell ?? defaultShell();
+  const stdin = params.stdin ?? 'ignore';
+  // On a terminal the command stays in our group: a group of its own could not read the terminal.
+  const ownGroup = !(stdin === 'inherit' && isatty(0));
+  const child = spawn(shell.file, [...shell.args, params.command], {
     cwd: params.cwd,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
+    stdio: [stdin, 'pipe', 'pipe'],
+    detached: ownGroup,
   });
+  const watchdog =
+    ownGroup && child.pid !== undefined
+      ? spawn('/bin/sh', ['-c', WATCHDOG, 'retained-watchdog', String(child.pid)], {
+          stdio: ['pipe', 'ignore', 'ignore'],
+          detached: true,
+        })
+      : undefined;
+  if (watchdog) {
+    watchdog.on('error', () => undefined);
+    watchdog.stdin?.on('error', () => undefined);
+    watchdog.unref();
+    (watchdog.stdin as unknown as { unref?: () => void } | null)?.unref?.();
+  }
+  const send = (signal: NodeJS.Signals) => {
+    if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+    try {
+      process.kill(ownGroup ? -child.pid : child.pid, signal);
+    } catch {
+      // gone meanwhile
+    }
+  };
+  const result = collect(retainer, params, door, child, send, started).finally(() => {
+    // Said last, once the command has ended: what it left running on purpose (a server started with `&`) stays.
+    watchdog?.stdin?.end('done\n');
+  });
+  return { result, signal: send };
+}
+
+async function collect(
+  retainer: Retainer,
+  params: CommandParams,
+  door: Door,
+  child: ReturnType<typeof spawn>,
+  send: (signal: NodeJS.Signals) => void,
+  started: number,
+): Promise<CommandResult> {
+  const stdout = child.stdout!;
+  const stderr = child.stderr!;
   const queue: Buffer[] = [];
   const kept = new Kept();
   let wake: (() => void) | undefined;
@@ -97,13 +209,14 @@ export async function runCommand(retainer: Retainer, params: CommandParams, door
   let failure: Error | undefined;
   /** Set when the store failed: the rest of the output is only kept aside, never queued. */
   let draining = false;
-  const onData = (chunk: Buffer) => {
+  const onData = (stream: 1 | 2) => (chunk: Buffer) => {
+    params.onOutput?.(stream, chunk);
     kept.push(chunk);
     if (draining) return;
     queue.push(chunk);
     if (queue.length > QUEUE_MAX) {
-      child.stdout.pause();
-      child.stderr.pause();
+      stdout.pause();
+      stderr.pause();
     }
     wake?.();
   };
@@ -116,8 +229,8 @@ export async function runCommand(retainer: Retainer, params: CommandParams, door
     if (open <= 0) ended();
     wake?.();
   };
-  child.stdout.on('data', onData).on('end', onEnd);
-  child.stderr.on('data', onData).on('end', onEnd);
+  stdout.on('data', onData(1)).on('end', onEnd);
+  stderr.on('data', onData(2)).on('end', onEnd);
   child.on('error', (err) => {
     failure = err;
     open = 0;
@@ -131,15 +244,11 @@ export async function runCommand(retainer: Retainer, params: CommandParams, door
   const timer = params.timeoutMs
     ? setTimeout(() => {
         timedOut = true;
-        try {
-          process.kill(-child.pid!, 'SIGKILL');
-        } catch {
-          child.kill('SIGKILL');
-        }
+        send('SIGKILL');
         // A child that left the group (setsid) may hold the pipes open: they are closed on our side.
         setTimeout(() => {
-          child.stdout.destroy();
-          child.stderr.destroy();
+          stdout.destroy();
+          stderr.destroy();
           open = 0;
           ended();
           wake?.();
@@ -152,8 +261,8 @@ export async function runCommand(retainer: Retainer, params: CommandParams, door
       const chunk = queue.shift();
       if (chunk) {
         if (queue.length < QUEUE_MAX / 2) {
-          child.stdout.resume();
-          child.stderr.resume();
+          stdout.resume();
+          stderr.resume();
         }
         yield chunk;
         continue;
@@ -180,7 +289,11 @@ export async function runCommand(retainer: Retainer, params: CommandParams, door
       output(),
       async () => {
         exit = await exited;
-        return { isError: exit.code !== 0, durationMs: Date.now() - started };
+        return {
+          isError: exit.code !== 0,
+          durationMs: Date.now() - started,
+          exit: exitOf(exit.code, exit.signal, timedOut),
+        };
       },
       door,
     );
@@ -195,8 +308,8 @@ export async function runCommand(retainer: Retainer, params: CommandParams, door
     // (bounded), and given back verbatim with the reason.
     draining = true;
     queue.length = 0;
-    child.stdout.resume();
-    child.stderr.resume();
+    stdout.resume();
+    stderr.resume();
     await streamsEnded;
     exit = await exited;
     const why = (err as Error).message;
@@ -214,6 +327,6 @@ export async function runCommand(retainer: Retainer, params: CommandParams, door
     };
   } finally {
     if (timer) clearTimeout(timer);
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    if (child.exitCode === null && child.signalCode === null) send('SIGKILL');
   }
 }

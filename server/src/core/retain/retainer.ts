@@ -12,6 +12,7 @@ import { PEEK_TOOL } from '../../../../shared/history';
 import { InvalidInput } from '../../../../shared/invalidInput';
 import {
   AppendParams,
+  type Exit,
   RetainFileParams,
   RetainParams,
   type RetainResult,
@@ -133,8 +134,8 @@ export class Retainer {
     input: Omit<RetainParams, 'text' | 'isError'>,
     source: Iterable<Buffer> | AsyncIterable<Buffer>,
     after: () =>
-      | Pick<RetainParams, 'isError' | 'durationMs'>
-      | Promise<Pick<RetainParams, 'isError' | 'durationMs'>> = () => ({}),
+      | Pick<RetainParams, 'isError' | 'durationMs' | 'exit'>
+      | Promise<Pick<RetainParams, 'isError' | 'durationMs' | 'exit'>> = () => ({}),
     door: Door = {},
   ): Promise<RetainResult> {
     const params = check(RetainParams.omit({ text: true, isError: true }), input);
@@ -203,12 +204,12 @@ export class Retainer {
 
   private newValue(
     runId: string,
-    call: { callId: string; tool: string; arguments?: unknown },
+    call: { callId: string; tool: string; arguments?: unknown; exit?: Exit | undefined },
     isError: boolean,
     scan: ScanResult,
     preview: PreviewSettings,
   ): NewValue {
-    const { callId, tool } = call;
+    const { callId, tool, exit } = call;
     const subject = callSubject(call.arguments);
     // Landmarks belong to what commands print; a file's own code (`{:error, _} ->`) is not an error.
     const shown = subject?.isFile ? { ...scan, landmarks: { lines: {} } } : scan;
@@ -218,7 +219,7 @@ export class Retainer {
       tool,
       isError,
       ...(subject ? { subject } : {}),
-      stubFor: (valueId) => stubOf({ valueId, tool, isError }, shown, preview),
+      stubFor: (valueId) => stubOf({ valueId, tool, isError, ...(exit ? { exit } : {}) }, shown, preview),
     };
   }
 
@@ -238,6 +239,7 @@ export class Retainer {
       tool: call.tool,
       ...('meta' in kept ? retainedFields(kept.meta, kept.sizes) : { result: kept.text }),
       ...(call.isError ? { isError: true } : {}),
+      ...(call.exit ? { exit: call.exit } : {}),
       ...(call.arguments !== undefined ? { arguments: call.arguments } : {}),
       ...(call.turn !== undefined ? { turn: call.turn } : {}),
       ...(call.durationMs !== undefined ? { durationMs: call.durationMs } : {}),

@@ -168,9 +168,8 @@ export function landmarkTest(kind: LandmarkKind, overrides: Partial<Record<Landm
 export function landmarksLine(landmarks: Landmarks, tool?: string): string | undefined {
   const parts: string[] = [];
   if (landmarks.exitCode !== undefined) parts.push(`exit code ${landmarks.exitCode}`);
-  for (const kind of LANDMARK_KINDS) {
-    const lines = landmarks.lines[kind];
-    if (lines?.length) parts.push(`${kind === 'trace' ? 'stack trace' : kind} at line ${lines.join(', ')}`);
-  }
-  return parts.length ? landmarksText(parts, tool) : undefined;
+  const found = LANDMARK_KINDS.filter((kind) => landmarks.lines[kind]?.length);
+  for (const kind of found)
+    parts.push(`${kind === 'trace' ? 'stack trace' : kind} at line ${landmarks.lines[kind]!.join(', ')}`);
+  return parts.length ? landmarksText(parts, found, tool) : undefined;
 }

@@ -3,7 +3,7 @@
  * scan of it) and the preview settings, so the live turn and every replay produce the same bytes,
  * whether the result was held in memory or streamed.
  */
-import type { PreviewSettings } from '../../../../shared/events';
+import type { Exit, PreviewSettings } from '../../../../shared/events';
 import { gutterLine, omission, peekHint, readLine, readRest, stubHeader } from '../../../../shared/stubText';
 import { cutToBytes, withCutMark } from './bytes';
 import { landmarksLine } from './landmarks';
@@ -22,6 +22,8 @@ export interface StubInput {
   valueId: string;
   tool: string;
   isError?: boolean | undefined;
+  /** How the command ended, when the result is a command's. */
+  exit?: Exit | undefined;
 }
 
 /** The stub-shaping part of the settings, as recorded with each retained value. */
@@ -57,7 +59,7 @@ export function stubOf(input: StubInput, scan: Omit<ScanResult, 'tokens'>, previ
   const { valueId } = input;
   const { bytes, lines } = scan;
   const tool = cutToBytes(input.tool.replace(/[\r\n]/g, ' '), TOOL_NAME_MAX_BYTES).kept;
-  const header = stubHeader(valueId, tool, input.isError, bytes, lines);
+  const header = stubHeader(valueId, tool, input.isError, bytes, lines, input.exit);
   if (preview.style === 'read') return readStub(valueId, header, scan, preview);
   const out: string[] = [header];
 

@@ -1,0 +1,169 @@
+/**
+ * The rewrite is invisible to the command: every command of the corpus (test/helpers/commandCorpus.ts)
+ * runs plain and rewritten (shared/rewrite.ts, as the Codex, Gemini CLI, OpenCode and Cline hooks
+ * rewrite it) under each shell the agents start, each time in a fresh copy of one project folder,
+ * with the same stdin and in a process group of its own (as the agents start it). Stdout, stderr,
+ * the exit status (128 + n for a signal) and the project folder afterwards must be the same; an
+ * output over the threshold is the stub instead, and its value holds the plain output byte for byte.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { exitStatus } from '../../server/src/core/retain/command';
+import { SHELLS } from '../../shared/agents';
+import { rewrite } from '../../shared/rewrite';
+import { CORPUS, type CorpusCommand, seedProject } from '../helpers/commandCorpus';
+import { removeTempDirs, tempDir } from '../helpers/tmp';
+
+const CLI = join(__dirname, '..', '..', 'dist', 'cli.js');
+/** Runs at once: two cores, and most of a run is waiting on a process. */
+const PARALLEL = 4;
+
+interface Outcome {
+  stdout: Buffer;
+  stderr: Buffer;
+  status: number;
+  tree: string;
+}
+
+/** Runs `script` as an agent does: `shell args… script`, its own process group, the given stdin. */
+function runAs(
+  shell: { file: string; args: readonly string[] },
+  script: string,
+  cwd: string,
+  home: string,
+  stdin?: string,
+) {
+  return new Promise<Omit<Outcome, 'tree'>>((resolve, reject) => {
+    const child = spawn(shell.file, [...shell.args, script], {
+      cwd,
+      detached: true,
+      stdio: [stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, LANG: 'C.UTF-8' },
+    });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout!.on('data', (d: Buffer) => out.push(d));
+    child.stderr!.on('data', (d: Buffer) => err.push(d));
+    if (stdin !== undefined) child.stdin!.end(Buffer.from(stdin, 'latin1'));
+    const timer = setTimeout(() => {
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {}
+    }, 30_000);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({
+        stdout: Buffer.concat(out),
+        stderr: withoutPids(Buffer.concat(err)),
+        status: exitStatus(code, signal),
+      });
+    });
+  });
+}
+
+/** Bash names a job it reports by its pid (`line 1: 4242 Segmentation fault`): no two runs share one. */
+function withoutPids(stderr: Buffer): Buffer {
+  const text = stderr.toString('latin1');
+  const out = text.replace(/^(.*: line \d+: +)\d+ /gm, '$1<pid> ');
+  return out === text ? stderr : Buffer.from(out, 'latin1');
+}
+
+/** Every entry under `dir` (but the store): its path, kind, mode and content hash. */
+function treeOf(dir: string, at = ''): string {
+  const lines: string[] = [];
+  for (const name of readdirSync(join(dir, at)).sort()) {
+    const path = join(at, name);
+    const full = join(dir, path);
+    const stat = lstatSync(full);
+    const mode = (stat.mode & 0o7777).toString(8);
+    if (stat.isSymbolicLink()) lines.push(`${path} -> ${readlinkSync(full)}`);
+    else if (stat.isDirectory()) lines.push(`${path}/ ${mode}`, treeOf(dir, path));
+    else
+      lines.push(
+        `${path} ${mode} ${stat.mtimeMs < 1e12 ? stat.mtimeMs : ''} ${createHash('sha256').update(readFileSync(full)).digest('hex').slice(0, 16)}`,
+      );
+  }
+  return lines.filter(Boolean).join('\n');
+}
+
+/** One command, plain then rewritten, in the same folder made fresh for each. */
+async function compare(
+  shell: { file: string; args: readonly string[] },
+  entry: CorpusCommand,
+  index: number,
+  work: string,
+  store: string,
+) {
+  const project = join(work, 'project');
+  const home = join(work, 'home');
+  const fresh = () => {
+    rmSync(project, { recursive: true, force: true });
+    seedProject(project);
+  };
+  fresh();
+  const plain = { ...(await runAs(shell, entry.command, project, home, entry.stdin)), tree: treeOf(project) };
+  fresh();
+  const call = `c${index}`;
+  const script = rewrite(
+    { node: process.execPath, cli: CLI },
+    { store, run: 'transparency', call, tool: 'Bash' },
+    entry.command,
+  );
+  assert.ok(script, 'the rewrite fits');
+  const wrapped = { ...(await runAs(shell, script, project, home, entry.stdin)), tree: treeOf(project) };
+  const what = `${shell.file} ${shell.args.join(' ')} ${JSON.stringify(entry.command.slice(0, 200))}`;
+  assert.equal(wrapped.status, plain.status, `${what}: the exit status\n${wrapped.stderr}`);
+  assert.equal(wrapped.tree, plain.tree, `${what}: the folder afterwards`);
+  if (wrapped.stdout.toString('utf8').startsWith(`[retained #${call}]`)) {
+    const value = readFileSync(join(store, 'runs', 'transparency.values', `${call}.txt`));
+    assert.ok(plain.stdout.length === 0 || plain.stderr.length === 0, `${what}: a big output on one stream`);
+    assert.ok(value.equals(Buffer.concat([plain.stdout, plain.stderr])), `${what}: the value is the plain output`);
+    assert.equal(wrapped.stderr.length, 0, `${what}: nothing but the stub`);
+    return 'retained';
+  }
+  assert.equal(wrapped.stdout.toString('latin1'), plain.stdout.toString('latin1'), `${what}: stdout`);
+  assert.equal(wrapped.stderr.toString('latin1'), plain.stderr.toString('latin1'), `${what}: stderr`);
+  return 'same';
+}
+
+describe('the rewrite is invisible to the command', function () {
+  this.timeout(900_000);
+  after(removeTempDirs);
+
+  it(`has at least 300 commands, bash-only syntax, heredocs, signals, stdin, big and long ones among them`, () => {
+    assert.ok(CORPUS.length >= 300, `${CORPUS.length} commands`);
+    const has = (re: RegExp) => CORPUS.some((c) => re.test(c.command));
+    for (const re of [/\{1\.\.5\}/, /\[\[/, /<\(/, /pipefail/, /^source /, /<<'EOF'/, /kill -SEGV/, /&$|& wait/])
+      assert.ok(has(re), String(re));
+    assert.ok(CORPUS.some((c) => c.stdin !== undefined));
+    assert.ok(CORPUS.some((c) => c.command.length > 60_000));
+  });
+
+  for (const shell of SHELLS) {
+    it(`under ${shell.file} ${shell.args.join(' ')} (${shell.agents.join(', ')}): the same stdout, stderr, exit status and files, every command`, async () => {
+      const store = join(tempDir(), '.retained');
+      const failures: string[] = [];
+      const counts = { same: 0, retained: 0 };
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: PARALLEL }, async () => {
+          const work = tempDir();
+          mkdirSync(join(work, 'home'));
+          for (let i = next++; i < CORPUS.length; i = next++) {
+            try {
+              counts[await compare(shell, CORPUS[i]!, i, work, store)]++;
+            } catch (err) {
+              failures.push((err as Error).message.slice(0, 2000));
+            }
+          }
+        }),
+      );
+      assert.deepEqual(failures, [], `${failures.length} of ${CORPUS.length} differ`);
+      assert.ok(counts.retained >= 5, `the big outputs were retained (${counts.retained})`);
+    });
+  }
+});

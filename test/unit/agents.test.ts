@@ -131,7 +131,36 @@ describe('agent setup', () => {
     };
     assert.equal(apply(inside, run('codex', inside, true))['/c/config.toml'], 'model = "mine"\n');
     const byHand = { '/c/config.toml': '[mcp_servers.retained]\ncommand = "mine"\n' };
-    assert.deepEqual(run('codex', byHand), [], 'a table of its own is left as it is');
+    assert.throws(() => run('codex', byHand), /has an mcp_servers\.retained that retained setup did not write/);
+    assert.deepEqual(run('codex', byHand, true), [], 'a removal leaves it');
+  });
+
+  it("Codex: after Codex's own `codex mcp add` rewrote config.toml (its marks dropped or its server moved), --remove still takes out setup's tables and nothing of the user's", () => {
+    // config.toml as the real Codex 0.171 left it: `codex mcp add foo -- echo hi` on setup's block.
+    const setUp = run('codex', {
+      '/c/config.toml': 'model = "gpt-5.5"\n\n[mcp_servers.existing]\ncommand = "foo"\n',
+    })[0]!.after!;
+    const marksDropped = setUp
+      .replace(/# >>> Retained Outputs.*\n/, '')
+      .replace(
+        '# <<< Retained Outputs\n',
+        '\n[mcp_servers.foo]\ncommand = "echo"\nargs = ["hi"]\n# <<< Retained Outputs\n',
+      );
+    const removed = apply({ '/c/config.toml': marksDropped }, run('codex', { '/c/config.toml': marksDropped }, true));
+    assert.equal(
+      removed['/c/config.toml'],
+      'model = "gpt-5.5"\n\n[mcp_servers.existing]\ncommand = "foo"\n\n[mcp_servers.foo]\ncommand = "echo"\nargs = ["hi"]\n',
+    );
+    // Its server's env split into a table, and the user's server written inside the marks.
+    const exploded =
+      'model = "gpt-5.5"\n\n# >>> Retained Outputs (`retained setup codex --remove` takes this block out)\n[[hooks.PreToolUse]]\nmatcher = "^Bash$"\n[[hooks.PreToolUse.hooks]]\ntype = "command"\ncommand = "node /e/cli.js hook codex"\ntimeout = 30\n[hooks.state."/c/config.toml:pre_tool_use:0:0"]\ntrusted_hash = "sha256:00"\n\n[mcp_servers.retained]\ncommand = "node"\nargs = ["/e/cli.js", "mcp"]\n\n[mcp_servers.retained.env]\nELECTRON_RUN_AS_NODE = "1"\n\n[mcp_servers.foo]\ncommand = "echo"\nargs = ["hi"]\n\n[mcp_servers.foo.env]\nK = "V"\n# <<< Retained Outputs\n';
+    const out = apply({ '/c/config.toml': exploded }, run('codex', { '/c/config.toml': exploded }, true))[
+      '/c/config.toml'
+    ]!;
+    assert.equal(
+      out,
+      'model = "gpt-5.5"\n\n[mcp_servers.foo]\ncommand = "echo"\nargs = ["hi"]\n\n[mcp_servers.foo.env]\nK = "V"\n',
+    );
   });
 
   it("Gemini CLI, OpenCode and Qwen Code: the hook or plugin and the MCP server beside the user's settings; --remove gives them back to the byte, and a file it made goes", () => {
@@ -349,7 +378,10 @@ describe("Codex's hook", () => {
       'prefix_rule(pattern=["git", "push"], decision="prompt")\nprefix_rule(pattern=[["curl", "wget"]], decision="forbidden", justification="no network")\n',
     );
     mkdirSync(join(project, '.codex', 'rules'), { recursive: true });
-    writeFileSync(join(project, '.codex', 'rules', 'project.rules'), "prefix_rule(pattern=['docker'], decision='allow')\n");
+    writeFileSync(
+      join(project, '.codex', 'rules', 'project.rules'),
+      "prefix_rule(pattern=['docker'], decision='allow')\n",
+    );
     const said: string[] = [];
     const answer = (command: string, cwd = '/w') =>
       codexAnswer(input({ tool_input: { command }, cwd }), launcher, '/s', false, (w) => said.push(w), home);
@@ -357,7 +389,11 @@ describe("Codex's hook", () => {
     assert.match(said.at(-1)!, /a rule in .*default\.rules starts with "git"/);
     assert.equal(answer('echo x | wget -qO- http://h'), undefined, 'an alternative of the first word');
     assert.equal(answer('/usr/bin/curl http://h'), undefined, 'a path to it');
-    assert.equal(answer('docker ps', join(project, 'sub')), undefined, 'a rule of a .codex folder above the working folder');
+    assert.equal(
+      answer('docker ps', join(project, 'sub')),
+      undefined,
+      'a rule of a .codex folder above the working folder',
+    );
     assert.equal(answer('rm -f build.log && make'), undefined);
     assert.match(said.at(-1)!, /holds an rm/);
     assert.ok(answer('make test'), 'a command no rule names is rewritten');

@@ -228,10 +228,9 @@ export async function convertCodex(records: readonly Json[], path: string): Prom
   }
   writer.endAborted();
   writer.flush();
-  if (writer.events.some((e) => e.type === 'tool_call_finished'))
-    notes.push(
-      'Codex records each tool output as the model got it, already cut to about 10 KB: the full output was never kept',
-    );
+  const cut = writer.events.flatMap((e) =>
+    e.type === 'tool_call_finished' && CUT.test(e.result ?? '') ? [e.callId] : [],
+  );
   const first = records.find(
     (r) => typeof r.timestamp === 'string' && !Number.isNaN(Date.parse(r.timestamp as string)),
   );
@@ -254,5 +253,13 @@ export async function convertCodex(records: readonly Json[], path: string): Prom
     outputs: new Map(),
     skipped,
     notes,
+    // The hook's run of this session holds its outputs whole: the import joins it.
+    ...(info.session ? { name: info.session } : {}),
+    ...(cut.length
+      ? { cut: { calls: cut, note: 'Codex records a tool output as the model got it, cut to about 10 KB' } }
+      : {}),
   };
 }
+
+/** How Codex marks an output it cut (the header it adds, and the gap in the middle). */
+const CUT = /^Warning: truncated output|… \d+ (?:bytes|tokens|chars) (?:omitted|truncated) …/m;

@@ -26,6 +26,12 @@ export interface Conversion {
   skipped: Record<string, number>;
   /** Why the rebuild is less than exact, and anything else a user should know. */
   notes: string[];
+  /**
+   * Results the agent cut before it recorded them (by call id), and what to say of those the
+   * run does not hold whole: an import that joins the live run of the session says it only of
+   * the ones its hook did not keep.
+   */
+  cut?: { calls: string[]; note: string };
 }
 
 /** The session id and agent version a record names, if any. */

@@ -131,8 +131,9 @@ export class Importer {
         );
       }
     }
+    const { kept, ...made } = result;
     return {
-      ...result,
+      ...made,
       name,
       format,
       ...(live ? { enriched: live.values } : {}),
@@ -140,7 +141,7 @@ export class Importer {
       lostOutputs,
       skippedLines,
       skipped: conversion.skipped,
-      notes: conversion.notes,
+      notes: [...conversion.notes, ...cutNote(conversion, kept)],
       subagents,
     };
   }
@@ -190,7 +191,7 @@ export class Importer {
     conversion: Conversion,
     outputs: ReadonlyMap<string, string>,
     signal?: AbortSignal,
-  ): Promise<Pick<ImportResult, 'runId' | 'events' | 'toolCalls' | 'retained'>> {
+  ): Promise<Written> {
     const { store } = this.ctx;
     // The values first, outside the lock (a big one streams), for results the run has none of.
     const staged = await this.storeValues(runId, conversion, outputs, signal, live.byCall);
@@ -221,8 +222,7 @@ export class Importer {
       const merged = [...events, ...rest];
       await store.replaceTranscript(runId, merged);
       this.ctx.runs.forget(runId, true);
-      const retained = merged.filter((e) => e.type === 'tool_call_finished' && e.valueId).length;
-      return { runId, events: merged.length, toolCalls: staged.toolCalls, retained };
+      return { runId, events: merged.length, toolCalls: staged.toolCalls, ...keptOf(merged) };
     });
   }
 
@@ -233,12 +233,12 @@ export class Importer {
     conversion: Conversion,
     outputs: ReadonlyMap<string, string>,
     signal?: AbortSignal,
-  ): Promise<Pick<ImportResult, 'runId' | 'events' | 'toolCalls' | 'retained'>> {
+  ): Promise<Written> {
     try {
-      const { events, toolCalls, retained } = await this.storeValues(runId, conversion, outputs, signal);
+      const { events, toolCalls } = await this.storeValues(runId, conversion, outputs, signal);
       const start = conversion.events[0];
       await this.retainer.writeTranscript(runId, name, events, start?.ts);
-      return { runId, events: events.length, toolCalls, retained };
+      return { runId, events: events.length, toolCalls, ...keptOf(events) };
     } catch (err) {
       await this.ctx.runs.delete(runId).catch(() => undefined);
       throw err;
@@ -290,6 +290,22 @@ export class Importer {
     }
     return { events, toolCalls, retained };
   }
+}
+
+/** What an import wrote: the run, its size, and the calls whose results it holds as values. */
+type Written = Pick<ImportResult, 'runId' | 'events' | 'toolCalls' | 'retained'> & { kept: Set<string> };
+
+function keptOf(events: readonly TranscriptEvent[]): Pick<Written, 'retained' | 'kept'> {
+  const kept = new Set(events.flatMap((e) => (e.type === 'tool_call_finished' && e.valueId ? [e.callId] : [])));
+  return { retained: kept.size, kept };
+}
+
+/** What the agent cut and the run does not hold whole, said once. */
+function cutNote(conversion: Conversion, kept: ReadonlySet<string>): string[] {
+  const lost = conversion.cut?.calls.filter((id) => !kept.has(id)) ?? [];
+  if (!conversion.cut || lost.length === 0) return [];
+  const of = `${lost.length} of ${conversion.cut.calls.length}`;
+  return [`${conversion.cut.note}: ${of} such outputs were never kept whole`];
 }
 
 /** A live run of the conversation an import reads, and the results it retained, by call id. */

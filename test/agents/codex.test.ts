@@ -13,6 +13,17 @@ import { sha256Hex } from '../../server/src/core/text/bytes';
 import { setupChanges } from '../../shared/agentSetup';
 import { codexScript, runCodex } from '../helpers/codex';
 import { type Item, ScriptedResponses } from '../helpers/scriptedResponses';
+import {
+  assertDenied,
+  assertFailingKept,
+  assertStopped,
+  BASH_ONLY,
+  BASH_ONLY_OUTPUT,
+  DENIED,
+  FAILING,
+  plantVictim,
+  TICKING,
+} from '../helpers/realCommands';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
 
 const CLI = resolve(__dirname, '../../dist/cli.js');
@@ -191,6 +202,72 @@ describe('a real Codex CLI with Retained Outputs', function () {
     console.log(
       `      Codex with the hook: the model got ${Buffer.byteLength(sent)} bytes for the shell's output, the error's line named`,
     );
+  });
+
+  describe('on the commands people run: a failing build, bash-only syntax, a command Codex kills, a rule that forbids', () => {
+    const rules = 'prefix_rule(pattern=["rm"], decision="forbidden", justification="no rm here")\n';
+    const exec = (call_id: string, cmd: string, extra: Record<string, unknown> = {}) => [
+      { type: 'function_call' as const, call_id, name: 'exec_command', arguments: JSON.stringify({ cmd, ...extra }) },
+    ];
+
+    async function run(withRetained: boolean) {
+      const root = tempDir();
+      const cwd = join(root, 'project');
+      mkdirSync(cwd, { recursive: true });
+      plantVictim(cwd);
+      const model = new ScriptedResponses([
+        { prompt: 'Build it', reply: exec('call_fail', FAILING) },
+        { after: 'call_fail', reply: exec('call_bash', BASH_ONLY) },
+        { after: 'call_bash', reply: exec('call_rm', DENIED) },
+        // Still running when Codex yields: Codex ends it (its whole group) when the session ends.
+        { after: 'call_rm', reply: exec('call_tick', TICKING, { yield_time_ms: 1000 }) },
+        { after: 'call_tick', reply: [{ type: 'message', text: 'Done.' }] },
+      ]);
+      const url = await model.start();
+      try {
+        const result = await runCodex(
+          {
+            codexHome: join(root, '.codex'),
+            cwd,
+            modelUrl: url,
+            prompt: 'Build it and tell me what failed.',
+            files: { 'rules/default.rules': rules },
+            ...(withRetained
+              ? {
+                  setup: (path: string, before: string) =>
+                    setupChanges('codex', { codexHome: dirname(path) }, { node: process.execPath, cli: CLI }, () => before, {
+                      sha256: sha256Hex,
+                    })[0]!.after!,
+                }
+              : {}),
+          },
+          script,
+        );
+        assert.equal(result.code, 0, result.stderr.slice(-1500));
+        assert.deepEqual(model.unusedRules(), [], 'the script ran to its end');
+      } finally {
+        await model.stop();
+      }
+      return { cwd, model };
+    }
+
+    it('with the hook: the failing build is kept whole and its stub says exit 2; the rest ends exactly as without it', async () => {
+      const plain = await run(false);
+      const ours = await run(true);
+      assertFailingKept('Codex with the hook', { sent: outputSent(ours.model, 'call_fail'), cwd: ours.cwd });
+      for (const { model } of [plain, ours])
+        assert.match(outputSent(model, 'call_bash') ?? '', new RegExp(`Output:\\n${BASH_ONLY_OUTPUT}\\n`));
+      // The rule decides on the command as the model wrote it, with the hook as without.
+      const refused = (m: ScriptedResponses) => (outputSent(m, 'call_rm') ?? '').replace(/\/bin\/bash -lc '.*'/, '');
+      assert.match(refused(plain.model), /no rm here/);
+      assert.equal(refused(ours.model), refused(plain.model));
+      for (const { cwd } of [plain, ours]) assertDenied('Codex', cwd);
+      for (const [what, { cwd }] of [
+        ['Codex alone', plain],
+        ['Codex with the hook', ours],
+      ] as const)
+        await assertStopped(what, cwd);
+    });
   });
 
   it("without it, Codex's shell tool sends the head and the tail, and the error in the middle is lost", async () => {

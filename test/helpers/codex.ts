@@ -4,7 +4,7 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { agentFile } from './agents';
 
 export const CODEX_VERSION = '0.171.0';
@@ -24,6 +24,8 @@ export interface CodexRun {
   resume?: boolean;
   /** Set up as `retained setup codex` sets it up: its block appended to the config (MCP server, hook, trust). */
   setup?: (configPath: string, before: string) => string;
+  /** More files of CODEX_HOME (its `rules/`), by path inside it. */
+  files?: Record<string, string>;
 }
 
 export function runCodex(
@@ -49,6 +51,10 @@ export function runCodex(
       // Codex gives a server 10 s to list its tools; on a loaded machine a late list leaves the tool out of the request.
       'startup_timeout_sec = 60',
     );
+  for (const [path, text] of Object.entries(run.files ?? {})) {
+    mkdirSync(dirname(join(run.codexHome, path)), { recursive: true });
+    writeFileSync(join(run.codexHome, path), text);
+  }
   const configPath = join(run.codexHome, 'config.toml');
   const base = `${lines.join('\n')}\n`;
   writeFileSync(configPath, run.setup ? run.setup(configPath, base) : base);

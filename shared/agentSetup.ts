@@ -6,11 +6,11 @@
  * settings: comments and the rest of the file kept); a TOML file gets one marked block.
  */
 import { applyEdits, type JSONPath, modify, type ParseError, parse, printParseErrorCode } from 'jsonc-parser';
-import { AGENT_NAMES, MCP_SERVER } from './agents';
+import { AGENT_IDS, AGENTS, type AgentId, MCP_SERVER } from './agents';
 
-/** The agents `setup` knows. */
-export const SETUP_AGENTS = ['claude-code', 'cline', 'codex', 'copilot', 'gemini', 'opencode', 'qwen'] as const;
-export type SetupAgent = (typeof SETUP_AGENTS)[number];
+/** The agents `setup` knows: every row of the agent table. */
+export const SETUP_AGENTS = AGENT_IDS;
+export type SetupAgent = AgentId;
 
 /** How to start the `retained` command line: a Node and a cli.js that outlives an upgrade. */
 export interface Launcher {
@@ -20,53 +20,21 @@ export interface Launcher {
   env?: Record<string, string>;
 }
 
-/** Where the agents keep their configuration. */
+/** Where setup writes: the project (Claude Code's `.mcp.json` and `.claude/settings.json`), and the agent's home folder. */
 export interface SetupPlaces {
-  /** The project (Claude Code's `.mcp.json` and `.claude/settings.json`). */
   project?: string | undefined;
-  /** Codex's home (`$CODEX_HOME`, else `~/.codex`). */
-  codexHome?: string | undefined;
-  /** Gemini CLI's home (`~/.gemini`). */
-  geminiHome?: string | undefined;
-  /** OpenCode's configuration folder (`$XDG_CONFIG_HOME/opencode`, else `~/.config/opencode`). */
-  opencodeConfig?: string | undefined;
-  /** Qwen Code's home (`~/.qwen`). */
-  qwenHome?: string | undefined;
-  /** GitHub Copilot CLI's home (`$COPILOT_HOME`, else `~/.copilot`). */
-  copilotHome?: string | undefined;
-  /** Cline's home (`$CLINE_DIR`, else `~/.cline`): its `plugins/`, and `data/settings/` for MCP. */
-  clineHome?: string | undefined;
-}
-
-/** Where each agent keeps its configuration, from a home folder and the environment, as each agent documents it. */
-export function defaultPlaces(home: string, env: Record<string, string | undefined>, project?: string): SetupPlaces {
-  return {
-    project,
-    codexHome: env.CODEX_HOME || `${home}/.codex`,
-    geminiHome: `${home}/.gemini`,
-    opencodeConfig: `${env.XDG_CONFIG_HOME || `${home}/.config`}/opencode`,
-    qwenHome: `${home}/.qwen`,
-    copilotHome: env.COPILOT_HOME || `${home}/.copilot`,
-    clineHome: env.CLINE_DIR || `${home}/.cline`,
-  };
+  /** The agent's home folder (agentHome: as the agent finds it). */
+  home?: string | undefined;
 }
 
 /** Each agent setup knows: its name, and what setup adds (for a picker). */
-export const SETUP_AGENT_INFO: Record<SetupAgent, { name: string; adds: string }> = {
-  'claude-code': {
-    name: AGENT_NAMES['claude-code'],
-    adds: 'The MCP server in .mcp.json, and the PostToolUse hook in .claude/settings.json (this project)',
-  },
-  cline: { name: 'Cline', adds: 'The MCP server in ~/.cline/data/settings, and a plugin in ~/.cline/plugins' },
-  codex: { name: AGENT_NAMES.codex, adds: 'The MCP server and a PreToolUse hook, trusted, in config.toml' },
-  copilot: {
-    name: 'GitHub Copilot CLI',
-    adds: 'The MCP server in ~/.copilot/mcp-config.json, and a postToolUse hook in ~/.copilot/hooks',
-  },
-  gemini: { name: 'Gemini CLI', adds: 'The MCP server and a BeforeTool hook in ~/.gemini/settings.json' },
-  opencode: { name: 'OpenCode', adds: 'The MCP server in opencode.json, and a plugin' },
-  qwen: { name: 'Qwen Code', adds: 'The MCP server and a PostToolUse hook in ~/.qwen/settings.json' },
-};
+export const SETUP_AGENT_INFO: Record<SetupAgent, { name: string; adds: string }> = Object.fromEntries(
+  AGENT_IDS.map((id) => {
+    const { name, home, config, hook } = AGENTS[id];
+    const where = id === 'claude-code' ? 'this project' : `~/${home.folder} ($${home.variable})`;
+    return [id, { name, adds: `The MCP server and ${hook}: ${config.join(', ')} in ${where}` }];
+  }),
+) as Record<SetupAgent, { name: string; adds: string }>;
 
 export interface FileChange {
   path: string;
@@ -87,20 +55,21 @@ export function setupChanges(
   read: Read,
   { remove = false, sha256 }: { remove?: boolean | undefined; sha256: Sha256 },
 ): FileChange[] {
+  const home = () => required(places.home, `${AGENTS[agent].name}'s home folder`);
   const changes =
     agent === 'claude-code'
       ? claudeCode(required(places.project, 'a project folder'), launcher, read, remove)
       : agent === 'cline'
-        ? cline(required(places.clineHome, "Cline's home folder"), launcher, read, remove)
+        ? cline(home(), launcher, read, remove)
         : agent === 'codex'
-          ? codex(required(places.codexHome, "Codex's home folder"), launcher, read, remove, sha256)
+          ? codex(home(), launcher, read, remove, sha256)
           : agent === 'copilot'
-            ? copilot(required(places.copilotHome, "Copilot CLI's home folder"), launcher, read, remove)
+            ? copilot(home(), launcher, read, remove)
             : agent === 'gemini'
-              ? gemini(required(places.geminiHome, "Gemini CLI's home folder"), launcher, read, remove)
+              ? gemini(home(), launcher, read, remove)
               : agent === 'opencode'
-                ? opencode(required(places.opencodeConfig, "OpenCode's configuration folder"), launcher, read, remove)
-                : qwen(required(places.qwenHome, "Qwen Code's home folder"), launcher, read, remove);
+                ? opencode(home(), launcher, read, remove)
+                : qwen(home(), launcher, read, remove);
   return changes.filter((c) => c.before !== c.after);
 }
 
@@ -132,11 +101,63 @@ function parseObject(text: string | undefined, path: string): Record<string, unk
   return value as Record<string, unknown>;
 }
 
-/** One edit of a JSON file's text: a value set at a path, or (undefined) removed. */
+/**
+ * One edit of a JSON file's text: a value set at a path, or (undefined) removed. Only the text of
+ * that value changes: the rest keeps its own layout (jsonc-parser's formatter would re-indent the
+ * lines an edit touches, a sibling written on one line among them), the new value written as the
+ * agents write their files, two spaces a level. An array setup appends to is the one exception.
+ */
 function edit(text: string, path: JSONPath, value: unknown, arrayInsertion = false): string {
-  const edits = modify(text, path, value, { ...FORMAT, isArrayInsertion: arrayInsertion });
-  const out = applyEdits(text, edits);
-  return text === '' && out !== '' && !out.endsWith('\n') ? `${out}\n` : out;
+  // A value under keys that are not there yet is one new property, the outermost missing one.
+  const missing = value === undefined || arrayInsertion ? -1 : firstMissing(text, path);
+  if (missing >= 0 && missing < path.length - 1) {
+    const nested = path.slice(missing + 1).reduceRight<unknown>((inner, key) => ({ [key]: inner }), value);
+    return edit(text, path.slice(0, missing + 1), nested);
+  }
+  const plain = modify(text, path, value, { isArrayInsertion: arrayInsertion });
+  const [one] = plain;
+  // A new file, an empty container, an array's new entry: nothing else of the text to keep as it was.
+  if (arrayInsertion || plain.length !== 1 || !one || /^\s*\{?\s*\}?\s*$/.test(text) || emptyParent(text, path)) {
+    const out = applyEdits(text, modify(text, path, value, { ...FORMAT, isArrayInsertion: arrayInsertion }));
+    return text === '' && out !== '' && !out.endsWith('\n') ? `${out}\n` : out;
+  }
+  const indent = '  '.repeat(path.length);
+  if (value === undefined) {
+    // A removal that took the whitespace before what follows (the next entry, the closing bracket) leaves it to that.
+    const removed = text.slice(one.offset, one.offset + one.length);
+    const length = one.length - /\s*$/.exec(removed)![0].length;
+    return text.slice(0, one.offset) + text.slice(one.offset + length);
+  }
+  const pretty = JSON.stringify(value, null, 2).replace(/\n/g, `\n${indent}`);
+  const compact = JSON.stringify(value);
+  const at = one.content.lastIndexOf(compact);
+  if (at < 0) return applyEdits(text, [one]);
+  const head = one.content.slice(0, at);
+  const tail = one.content.slice(at + compact.length);
+  // A new property: on a line of its own, after the comma; a changed value: in its place.
+  const key = /^(,?)("(?:[^"\\]|\\.)*":\s*)$/.exec(head);
+  const content = key ? `${key[1]}\n${indent}${key[2]}${pretty}${tail}` : `${head}${pretty}${tail}`;
+  return applyEdits(text, [{ ...one, content }]);
+}
+
+/** The index of `path`'s first key that is not there, or -1. */
+function firstMissing(text: string, path: JSONPath): number {
+  let node: unknown = parse(text, [], { allowTrailingComma: true });
+  for (const [i, key] of path.entries()) {
+    node = (node as Record<string | number, unknown> | undefined)?.[key];
+    if (node === undefined) return i;
+  }
+  return -1;
+}
+
+/** Whether the object or array that holds `path`'s last key is there and empty. */
+function emptyParent(text: string, path: JSONPath): boolean {
+  let node: unknown = parse(text, [], { allowTrailingComma: true });
+  for (const key of path.slice(0, -1)) node = (node as Record<string | number, unknown> | undefined)?.[key];
+  if (node === undefined) return true;
+  return Array.isArray(node)
+    ? node.length === 0
+    : typeof node === 'object' && node !== null && !Object.keys(node).length;
 }
 
 /** After a removal: the containers on `path` (deepest first) go while empty, and a file left `{}` goes. */

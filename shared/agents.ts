@@ -7,19 +7,116 @@ import type { ImportFormat } from './protocol';
 
 /** The name our MCP server goes by in every agent's configuration. */
 export const MCP_SERVER = 'retained';
-/** peek_value as Claude Code's model knows it: an MCP tool is `mcp__<server>__<tool>`. */
-export const CLAUDE_CODE_PEEK_TOOL = `mcp__${MCP_SERVER}__${PEEK_TOOL}`;
-/** peek_value as GitHub Copilot CLI's model knows it: `<server>-<tool>`. */
-export const COPILOT_CLI_PEEK_TOOL = `${MCP_SERVER}-${PEEK_TOOL}`;
 
+/**
+ * The one agent table: a row per agent Retained Outputs sets up, naming everything the rest
+ * reads of it (setup, the hooks, the command line's flags, imports, the Agent Sessions view).
+ * A new agent is a row here and its adapter (its setup in agentSetup.ts, its hook, its converter).
+ */
+export const AGENT_IDS = ['claude-code', 'codex', 'gemini', 'qwen', 'opencode', 'copilot', 'cline'] as const;
+export type AgentId = (typeof AGENT_IDS)[number];
+
+export interface AgentRow {
+  name: string;
+  /**
+   * Its home folder: `variable` when set (the folder itself; with `inside`, the folder that holds
+   * it), else `folder` in the user's home. Claude Code's setup writes the project instead.
+   */
+  home: { variable: string; folder: string; inside?: string };
+  /** The files setup writes, in its home (Claude Code: in the project). */
+  config: readonly string[];
+  /** How Retained Outputs reaches its tool results. */
+  hook: string;
+  /** What a failing command gives the model. */
+  failing: string;
+  /** The session formats its files import as. */
+  formats: readonly ImportFormat[];
+  /** peek_value as its model knows it (an MCP tool's name). */
+  peekTool: string;
+}
+
+export const AGENTS: Readonly<Record<AgentId, AgentRow>> = {
+  'claude-code': {
+    name: 'Claude Code',
+    home: { variable: 'CLAUDE_CONFIG_DIR', folder: '.claude' },
+    config: ['.mcp.json', '.claude/settings.json'],
+    hook: 'PostToolUse and PostToolUseFailure hooks',
+    failing: "the stub, beside Claude Code's own first 10 KB",
+    formats: ['claude-code'],
+    peekTool: `mcp__${MCP_SERVER}__${PEEK_TOOL}`,
+  },
+  codex: {
+    name: 'Codex',
+    home: { variable: 'CODEX_HOME', folder: '.codex' },
+    config: ['config.toml'],
+    hook: 'a PreToolUse hook that runs shell commands through `retained run`',
+    failing: 'the stub, with its exit status',
+    formats: ['codex'],
+    peekTool: PEEK_TOOL,
+  },
+  gemini: {
+    name: 'Gemini CLI',
+    home: { variable: 'GEMINI_CLI_HOME', inside: '.gemini', folder: '.gemini' },
+    config: ['settings.json'],
+    hook: 'a BeforeTool hook that runs shell commands through `retained run`',
+    failing: 'the stub, with its exit status',
+    formats: ['gemini-cli'],
+    peekTool: `mcp_${MCP_SERVER}_${PEEK_TOOL}`,
+  },
+  qwen: {
+    name: 'Qwen Code',
+    home: { variable: 'QWEN_HOME', folder: '.qwen' },
+    config: ['settings.json'],
+    hook: 'PostToolUse and PostToolUseFailure hooks',
+    failing: 'the stub, with its exit status',
+    formats: ['qwen-code'],
+    peekTool: `mcp__${MCP_SERVER}__${PEEK_TOOL}`,
+  },
+  opencode: {
+    name: 'OpenCode',
+    home: { variable: 'XDG_CONFIG_HOME', inside: 'opencode', folder: '.config/opencode' },
+    config: ['opencode.json', 'plugins/retained-outputs.js'],
+    hook: 'a plugin that runs bash commands through `retained run`',
+    failing: 'the stub, with its exit status',
+    formats: [],
+    peekTool: `${MCP_SERVER}_${PEEK_TOOL}`,
+  },
+  copilot: {
+    name: 'GitHub Copilot CLI',
+    home: { variable: 'COPILOT_HOME', folder: '.copilot' },
+    config: ['mcp-config.json', 'hooks/retained-outputs.json'],
+    hook: 'a postToolUse hook',
+    failing: 'the stub, after its exit status line',
+    formats: ['copilot-cli'],
+    peekTool: `${MCP_SERVER}-${PEEK_TOOL}`,
+  },
+  cline: {
+    name: 'Cline',
+    home: { variable: 'CLINE_DIR', folder: '.cline' },
+    config: ['data/settings/cline_mcp_settings.json', 'plugins/retained-outputs.js'],
+    hook: 'a plugin that runs each command of run_commands through `retained run`',
+    failing: 'the stub, with its exit status',
+    formats: ['cline'],
+    peekTool: `${MCP_SERVER}__${PEEK_TOOL}`,
+  },
+};
+
+/** The agent's home folder, as the agent itself works it out from the environment. */
+export function agentHome(agent: AgentId, userHome: string, env: Record<string, string | undefined>): string {
+  const { variable, inside, folder } = AGENTS[agent].home;
+  const set = env[variable];
+  return set ? (inside ? `${set}/${inside}` : set) : `${userHome}/${folder}`;
+}
+
+/** The names people read, by import format (VS Code's Copilot chat replays have no row of their own). */
 export const AGENT_NAMES: Record<ImportFormat, string> = {
-  'claude-code': 'Claude Code',
-  codex: 'Codex',
+  'claude-code': AGENTS['claude-code'].name,
+  codex: AGENTS.codex.name,
   copilot: 'Copilot',
-  'copilot-cli': 'GitHub Copilot CLI',
-  cline: 'Cline',
-  'gemini-cli': 'Gemini CLI',
-  'qwen-code': 'Qwen Code',
+  'copilot-cli': AGENTS.copilot.name,
+  cline: AGENTS.cline.name,
+  'gemini-cli': AGENTS.gemini.name,
+  'qwen-code': AGENTS.qwen.name,
 };
 
 /** The name of the agent that wrote a session of this format. */

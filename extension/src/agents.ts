@@ -9,14 +9,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import * as vscode from 'vscode';
-import {
-  defaultPlaces,
-  type FileChange,
-  type Launcher,
-  SETUP_AGENT_INFO,
-  SETUP_AGENTS,
-  setupChanges,
-} from '../../shared/agentSetup';
+import { type FileChange, type Launcher, SETUP_AGENT_INFO, SETUP_AGENTS, setupChanges } from '../../shared/agentSetup';
+import { agentHome } from '../../shared/agents';
 import type { Commands } from './commands';
 import type { Ctx } from './ctx';
 
@@ -82,7 +76,6 @@ function previewText(agent: string, changes: FileChange[], write: string, moving
 /** Set Up: which agent, what will be written (a read-only preview), then the question; writes only on yes. */
 async function setUp({ extension: context, cli, texts }: Ctx): Promise<void> {
   const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-  const places = defaultPlaces(homedir(), process.env, folder);
   const agents = SETUP_AGENTS.filter((agent) => agent !== 'claude-code' || folder);
   const picked = await vscode.window.showQuickPick(
     agents.map((agent) => ({
@@ -98,6 +91,7 @@ async function setUp({ extension: context, cli, texts }: Ctx): Promise<void> {
   const stable = await cli.catch(() => bundled);
   try {
     const run = launcher(stable);
+    const places = { project: folder, home: agentHome(picked.agent, homedir(), process.env) };
     changes = setupChanges(picked.agent, places, run, readText, { sha256 });
   } catch (err) {
     void vscode.window.showErrorMessage(`Retained Outputs: ${(err as Error).message}`);

@@ -13,6 +13,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { type AgentId, agentHome } from '../../shared/agents';
 import type { ImportFormat } from '../../shared/protocol';
 
 export type Agent = Exclude<ImportFormat, 'copilot'>;
@@ -39,29 +40,32 @@ export const SESSIONS_MAX = 50;
 /** Session files looked at per agent where an agent keeps every workspace's together: the newest. */
 const LOOKED_MAX = 500;
 
+/** An agent's home folder, as the agent finds it (the agent table says how). */
+const home = (agent: AgentId, env: NodeJS.ProcessEnv) => agentHome(agent, homedir(), env);
+
 export function claudeCodeDir(workspace: string, env = process.env): string {
-  return join(env.CLAUDE_CONFIG_DIR ?? join(homedir(), '.claude'), 'projects', workspace.replace(/[/.]/g, '-'));
+  return join(home('claude-code', env), 'projects', workspace.replace(/[/.]/g, '-'));
 }
 
 export function codexDir(env = process.env): string {
-  return join(env.CODEX_HOME ?? join(homedir(), '.codex'), 'sessions');
+  return join(home('codex', env), 'sessions');
 }
 
 /** Gemini CLI's folders of projects, each with its `chats/`. */
 export function geminiDir(env = process.env): string {
-  return join(env.GEMINI_CLI_HOME ?? homedir(), '.gemini', 'tmp');
+  return join(home('gemini', env), 'tmp');
 }
 
 export function qwenDir(workspace: string, env = process.env): string {
-  return join(env.QWEN_HOME ?? join(homedir(), '.qwen'), 'projects', workspace.replace(/[^a-zA-Z0-9]/g, '-'), 'chats');
+  return join(home('qwen', env), 'projects', workspace.replace(/[^a-zA-Z0-9]/g, '-'), 'chats');
 }
 
 export function copilotCliDir(env = process.env): string {
-  return join(env.COPILOT_HOME ?? join(homedir(), '.copilot'), 'session-state');
+  return join(home('copilot', env), 'session-state');
 }
 
 export function clineDir(env = process.env): string {
-  return join(env.CLINE_DIR ?? join(homedir(), '.cline'), 'data', 'sessions');
+  return join(home('cline', env), 'data', 'sessions');
 }
 
 function headLines(path: string): string[] {

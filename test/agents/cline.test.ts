@@ -75,7 +75,7 @@ describe('a real Cline CLI with Retained Outputs', function () {
       if (withRetained)
         for (const change of setupChanges(
           'cline',
-          { clineHome: join(home, '.cline') },
+          { home: join(home, '.cline') },
           { node: process.execPath, cli: CLI },
           () => undefined,
           { sha256: sha256Hex },

@@ -12,7 +12,6 @@ import { dirname, join, resolve } from 'node:path';
 import { sha256Hex } from '../../server/src/core/text/bytes';
 import { setupChanges } from '../../shared/agentSetup';
 import { codexScript, runCodex } from '../helpers/codex';
-import { type Item, ScriptedResponses } from '../helpers/scriptedResponses';
 import {
   assertDenied,
   assertFailingKept,
@@ -24,6 +23,7 @@ import {
   plantVictim,
   TICKING,
 } from '../helpers/realCommands';
+import { type Item, ScriptedResponses } from '../helpers/scriptedResponses';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
 
 const CLI = resolve(__dirname, '../../dist/cli.js');
@@ -173,7 +173,7 @@ describe('a real Codex CLI with Retained Outputs', function () {
           setup: (path, before) => {
             const [change] = setupChanges(
               'codex',
-              { codexHome: dirname(path) },
+              { home: dirname(path) },
               { node: process.execPath, cli: CLI },
               () => before,
               { sha256: sha256Hex },
@@ -235,7 +235,7 @@ describe('a real Codex CLI with Retained Outputs', function () {
             ...(withRetained
               ? {
                   setup: (path: string, before: string) =>
-                    setupChanges('codex', { codexHome: dirname(path) }, { node: process.execPath, cli: CLI }, () => before, {
+                    setupChanges('codex', { home: dirname(path) }, { node: process.execPath, cli: CLI }, () => before, {
                       sha256: sha256Hex,
                     })[0]!.after!,
                 }

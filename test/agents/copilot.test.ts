@@ -12,7 +12,10 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { sha256Hex } from '../../server/src/core/text/bytes';
 import { setupChanges } from '../../shared/agentSetup';
-import { COPILOT_CLI_PEEK_TOOL } from '../../shared/agents';
+import { AGENTS } from '../../shared/agents';
+
+const COPILOT_CLI_PEEK_TOOL = AGENTS.copilot.peekTool;
+
 import { agentFile, runAgent } from '../helpers/agents';
 import { assertKept, assertLost, BUILD, CLI, stubId } from '../helpers/buildScenario';
 import { type ChatMessage, ScriptedChat, toolResults } from '../helpers/scriptedChat';
@@ -41,7 +44,7 @@ describe('a real GitHub Copilot CLI with Retained Outputs', function () {
     if (withRetained)
       for (const change of setupChanges(
         'copilot',
-        { copilotHome },
+        { home: copilotHome },
         { node: process.execPath, cli: CLI },
         () => undefined,
         {

@@ -53,7 +53,7 @@ describe('a real Gemini CLI with Retained Outputs', function () {
     if (withRetained) {
       const [change] = setupChanges(
         'gemini',
-        { geminiHome: join(home, '.gemini') },
+        { home: join(home, '.gemini') },
         { node: process.execPath, cli: CLI },
         () => settings,
         { sha256: sha256Hex },

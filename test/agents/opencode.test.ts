@@ -78,7 +78,7 @@ describe('a real OpenCode with Retained Outputs', function () {
       if (withRetained) {
         for (const change of setupChanges(
           'opencode',
-          { opencodeConfig: configDir },
+          { home: configDir },
           { node: process.execPath, cli: CLI },
           (p) => (p === configPath ? config : undefined),
           { sha256: sha256Hex },

@@ -72,9 +72,15 @@ describe('a real Qwen Code with Retained Outputs', function () {
         2,
       )}\n`;
       if (withRetained) {
-        const [change] = setupChanges('qwen', { qwenHome }, { node: process.execPath, cli: CLI }, () => settings, {
-          sha256: sha256Hex,
-        });
+        const [change] = setupChanges(
+          'qwen',
+          { home: qwenHome },
+          { node: process.execPath, cli: CLI },
+          () => settings,
+          {
+            sha256: sha256Hex,
+          },
+        );
         settings = change!.after!;
       }
       writeFileSync(settingsPath, settings);

@@ -258,7 +258,7 @@ const DRIVERS: Record<Agent, Driver> = {
         }),
       };
       writeOwn(own);
-      if (retained) setUp('gemini', { geminiHome: join(home, '.gemini') }, own);
+      if (retained) setUp('gemini', { home: join(home, '.gemini') }, own);
     },
     command: (prompt, i) => [
       process.execPath,
@@ -284,7 +284,7 @@ const DRIVERS: Record<Agent, Driver> = {
         }),
       };
       writeOwn(own);
-      if (retained) setUp('qwen', { qwenHome: join(home, '.qwen') }, own);
+      if (retained) setUp('qwen', { home: join(home, '.qwen') }, own);
     },
     command: (prompt, i) => [
       process.execPath,
@@ -295,7 +295,7 @@ const DRIVERS: Record<Agent, Driver> = {
   },
   'copilot-cli': {
     async prepare(home, _url, retained) {
-      if (retained) setUp('copilot', { copilotHome: join(home, '.copilot') });
+      if (retained) setUp('copilot', { home: join(home, '.copilot') });
     },
     command: (prompt, i) => [
       copilotBinary(),
@@ -319,7 +319,7 @@ const DRIVERS: Record<Agent, Driver> = {
         { cwd, env: DRIVERS.cline.env(home, url) },
       );
       if (auth.code !== 0) throw new Error(`cline auth: ${auth.stderr.slice(-1000)}`);
-      if (retained) setUp('cline', { clineHome: join(home, '.cline') });
+      if (retained) setUp('cline', { home: join(home, '.cline') });
     },
     command: (prompt) => [agentFile(CLINE), ['--yolo', prompt]],
     env: (home) => ({ HOME: home, CLINE_SESSION_BACKEND_MODE: 'local', CLINE_NO_AUTO_UPDATE: '1' }),

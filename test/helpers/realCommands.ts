@@ -35,7 +35,9 @@ export function assertFailingKept(what: string, { sent, cwd }: { sent: string | 
   const file = values.map((v) => join(runs, v, `${stubId(sent)}.txt`)).find((f) => existsSync(f));
   assert.ok(file, `${what}: the value ${stubId(sent)} is in the store`);
   assert.deepEqual(readFileSync(file), buildOutput(), `${what}: the value is the whole output`);
-  console.log(`      ${what}: a failing 1 MB build gave the model ${Buffer.byteLength(sent)} bytes, exit 2 and the error's line named`);
+  console.log(
+    `      ${what}: a failing 1 MB build gave the model ${Buffer.byteLength(sent)} bytes, exit 2 and the error's line named`,
+  );
 }
 
 /** The ticking command was ended with the session: its file grows no more. */

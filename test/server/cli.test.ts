@@ -3,15 +3,15 @@
  * run on a real store, as an agent or a person would run it.
  */
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
 
 const CLI = resolve(__dirname, '../../dist/cli.js');
 
-function retained(cwd: string, args: string[], input?: string) {
-  const r = spawnSync(process.execPath, [CLI, ...args], { cwd, input, encoding: 'utf8', maxBuffer: 64 << 20 });
+function retained(cwd: string, args: string[], input?: string, env?: NodeJS.ProcessEnv) {
+  const r = spawnSync(process.execPath, [CLI, ...args], { cwd, input, env, encoding: 'utf8', maxBuffer: 64 << 20 });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -41,14 +41,26 @@ describe('the retained command line', function () {
     assert.match(failing.stderr, /^oops\nretained: kept verbatim in run cli: 5 bytes, 1 lines, exit 3\n$/);
   });
 
-  it('setup shows what it writes, writes it with --yes (not from a script without), and --remove gives every file back to the byte', () => {
+  it("setup shows what it writes, writes it with --yes (not from a script without), in each agent's home as the agent finds it, and --remove gives every file back to the byte", () => {
     const project = tempDir();
+    const home = tempDir();
     const codexHome = tempDir();
-    const geminiHome = tempDir();
-    const opencodeConfig = tempDir();
+    const geminiHome = join(tempDir(), '.gemini');
+    const xdg = tempDir();
+    const opencodeConfig = join(xdg, 'opencode');
     const qwenHome = tempDir();
     const copilotHome = tempDir();
     const clineHome = tempDir();
+    // Each agent's own variable names its home (Gemini CLI's the folder holding .gemini); Qwen Code's is given with --home.
+    const env = {
+      PATH: process.env.PATH,
+      HOME: home,
+      CODEX_HOME: codexHome,
+      GEMINI_CLI_HOME: dirname(geminiHome),
+      XDG_CONFIG_HOME: xdg,
+      COPILOT_HOME: copilotHome,
+      CLINE_DIR: clineHome,
+    };
     const settings = `${JSON.stringify({ model: 'opus', permissions: { allow: ['Bash(ls:*)'] } }, null, 2)}\n`;
     mkdirSync(join(project, '.claude'));
     writeFileSync(join(project, '.claude', 'settings.json'), settings);
@@ -69,15 +81,14 @@ describe('the retained command line', function () {
           join(clineHome, 'plugins', 'retained-outputs.js'),
         ].map((f) => [f, existsSync(f) ? readFileSync(f, 'utf8') : undefined]),
       );
-    const where = [
-      ['--project', project],
-      ['--codex-home', codexHome],
-      ['--gemini-home', geminiHome],
-      ['--opencode-config', opencodeConfig],
-      ['--qwen-home', qwenHome],
-      ['--copilot-home', copilotHome],
-      ['--cline-home', clineHome],
-    ].flat();
+    const where = ['--project', project];
+    const setup = (agent: string, ...args: string[]) =>
+      retained(
+        project,
+        ['setup', agent, ...args, ...where, ...(agent === 'qwen' ? ['--home', qwenHome] : [])],
+        undefined,
+        env,
+      );
     // A Copilot CLI configuration of the user's own, beside which ours goes and from which it goes again.
     writeFileSync(
       join(copilotHome, 'mcp-config.json'),
@@ -86,20 +97,20 @@ describe('the retained command line', function () {
     const agents = ['claude-code', 'cline', 'codex', 'copilot', 'gemini', 'opencode', 'qwen'];
     const before = snapshot();
 
-    const dry = retained(project, ['setup', 'claude-code', '--dry-run', ...where]);
+    const dry = setup('claude-code', '--dry-run');
     assert.equal(dry.code, 0, dry.stderr);
     assert.match(dry.stdout, /\.mcp\.json: a new file\n\+ \{/);
     assert.match(dry.stdout, /settings\.json: changed\n[\s\S]*\+ .*hook claude-code/);
     assert.deepEqual(snapshot(), before, 'a dry run writes nothing');
-    const scripted = retained(project, ['setup', 'claude-code', ...where]);
+    const scripted = setup('claude-code');
     assert.deepEqual([scripted.code, snapshot()], [2, before], 'from a script, only with --yes');
     assert.match(scripted.stderr, /pass --yes/);
 
     for (const agent of agents) {
-      const r = retained(project, ['setup', agent, '--yes', ...where]);
+      const r = setup(agent, '--yes');
       assert.equal(r.code, 0, r.stderr);
       assert.match(r.stdout, /set up\. Start a new session/);
-      assert.match(retained(project, ['setup', agent, '--yes', ...where]).stdout, /set up already/);
+      assert.match(setup(agent, '--yes').stdout, /set up already/);
     }
     const set = snapshot();
     const hook = JSON.parse(set[join(project, '.claude', 'settings.json')]!).hooks.PostToolUse[0].hooks[0].command;
@@ -114,15 +125,73 @@ describe('the retained command line', function () {
       'every file written',
     );
     for (const agent of agents) {
-      const r = retained(project, ['setup', agent, '--remove', '--yes', ...where]);
+      const r = setup(agent, '--remove', '--yes');
       assert.equal(r.code, 0, r.stderr);
     }
     assert.deepEqual(snapshot(), before, 'removed, to the byte');
-    assert.match(
-      retained(project, ['setup', 'codex', '--remove', ...where]).stdout,
-      /nothing of Retained Outputs to remove/,
-    );
+    assert.match(setup('codex', '--remove').stdout, /nothing of Retained Outputs to remove/);
+    assert.deepEqual(readdirSync(home), [], 'nothing written in the home folder the agents were moved out of');
     assert.equal(retained(project, ['setup', 'aider']).code, 2);
+  });
+
+  it("setup's faults: an object it never edited keeps its layout, a dangling link is written through, two setups at once both land, an immutable or huge file is refused in words, and --remove leaves no folder it made", async () => {
+    const env = { PATH: process.env.PATH, HOME: tempDir() };
+    const setup = (home: string, ...args: string[]) =>
+      retained(tempDir(), ['setup', 'opencode', '--yes', '--home', home, ...args], undefined, env);
+    // A one-line object of the user's stays on its line, through setup and removal.
+    const oc = tempDir();
+    const mine = '{\n  "permission": { "bash": "allow" }\n}\n';
+    writeFileSync(join(oc, 'opencode.json'), mine);
+    assert.equal(setup(oc).code, 0);
+    assert.match(readFileSync(join(oc, 'opencode.json'), 'utf8'), /^\{\n {2}"permission": \{ "bash": "allow" \},\n/);
+    assert.equal(setup(oc, '--remove').code, 0);
+    assert.equal(readFileSync(join(oc, 'opencode.json'), 'utf8'), mine);
+    assert.deepEqual(readdirSync(oc), ['opencode.json'], 'the plugins/ folder it made goes');
+    // A link whose target is not there yet: the file is made where it points, the link stays.
+    const linked = tempDir();
+    const dotfiles = tempDir();
+    symlinkSync(join(dotfiles, 'opencode.json'), join(linked, 'opencode.json'));
+    assert.equal(setup(linked).code, 0);
+    assert.ok(lstatSync(join(linked, 'opencode.json')).isSymbolicLink());
+    assert.match(readFileSync(join(dotfiles, 'opencode.json'), 'utf8'), /"retained"/);
+    // Two setups of one file at once (Gemini CLI's and Qwen Code's, given one home): both changes land.
+    for (let round = 0; round < 6; round++) {
+      const home = tempDir();
+      const codes = await Promise.all(
+        ['gemini', 'qwen'].map(
+          (agent) =>
+            new Promise<number | null>((done) =>
+              spawn(process.execPath, [CLI, 'setup', agent, '--yes', '--home', home], { env, stdio: 'ignore' }).on(
+                'close',
+                done,
+              ),
+            ),
+        ),
+      );
+      assert.deepEqual(codes, [0, 0]);
+      const hooks = JSON.parse(readFileSync(join(home, 'settings.json'), 'utf8')).hooks;
+      assert.deepEqual(Object.keys(hooks).sort(), ['BeforeTool', 'PostToolUse'], `round ${round}: neither write lost`);
+    }
+    // A file over the size limit, or one that cannot be written: a sentence, not a stack trace.
+    const big = tempDir();
+    writeFileSync(join(big, 'opencode.json'), `{"x": "${'a'.repeat(5 << 20)}"}`);
+    const huge = setup(big);
+    assert.equal(huge.code, 1);
+    assert.match(
+      huge.stderr,
+      /^retained: .*opencode\.json is \d+ bytes: setup edits files of at most \d+ bytes; edit it by hand\n$/,
+    );
+    const locked = tempDir();
+    writeFileSync(join(locked, 'opencode.json'), '{}\n');
+    execFileSync('chattr', ['+i', join(locked, 'opencode.json')]);
+    try {
+      const refused = setup(locked);
+      assert.equal(refused.code, 1);
+      assert.match(refused.stderr, /^retained: could not write the set-up: E(PERM|ACCES)[^\n]*\n$/);
+      assert.doesNotMatch(refused.stderr, /\n\s+at /, 'no stack trace');
+    } finally {
+      execFileSync('chattr', ['-i', join(locked, 'opencode.json')]);
+    }
   });
 
   it('--guard withholds a secret in a command output; withhold takes a result from stdin; cleanup and pin', () => {

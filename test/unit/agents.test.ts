@@ -40,7 +40,7 @@ describe('agent setup', () => {
     return out;
   };
   const run = (agent: SetupAgent, files: Record<string, string>, remove = false, with_ = launcher) =>
-    setupChanges(agent, { project: '/w', codexHome: '/c' }, with_, (p) => files[p], { remove, sha256: sha256Hex });
+    setupChanges(agent, { project: '/w', home: '/c' }, with_, (p) => files[p], { remove, sha256: sha256Hex });
 
   it('Claude Code: the MCP server in .mcp.json and the hook in .claude/settings.json, beside what is there; a second run changes nothing; --remove gives the files back to the byte', () => {
     const existing: Record<string, string> = {
@@ -164,11 +164,11 @@ describe('agent setup', () => {
   });
 
   it("Gemini CLI, OpenCode and Qwen Code: the hook or plugin and the MCP server beside the user's settings; --remove gives them back to the byte, and a file it made goes", () => {
-    const places = { geminiHome: '/g', opencodeConfig: '/o', qwenHome: '/q' };
+    const homes: Partial<Record<SetupAgent, string>> = { gemini: '/g', opencode: '/o', qwen: '/q' };
     const go = (agent: SetupAgent, files: Record<string, string>, remove = false) =>
       apply(
         files,
-        setupChanges(agent, places, launcher, (p) => files[p], { remove, sha256: sha256Hex }),
+        setupChanges(agent, { home: homes[agent] }, launcher, (p) => files[p], { remove, sha256: sha256Hex }),
       );
     const gemini = {
       '/g/settings.json': `${JSON.stringify({ security: { auth: { selectedType: 'gemini-api-key' } } }, null, 2)}\n`,
@@ -212,7 +212,7 @@ describe('agent setup', () => {
   });
 
   it("Cline: the MCP server in its settings beside the user's, a plugin of its own that wraps each command and gives the results back under the commands written; --remove deletes it", async () => {
-    const places = { clineHome: '/k' };
+    const places = { home: '/k' };
     const go = (files: Record<string, string>, remove = false) =>
       apply(
         files,
@@ -277,7 +277,7 @@ describe('agent setup', () => {
   });
 
   it("GitHub Copilot CLI: the MCP server beside the user's, and a hooks file of its own that --remove deletes", () => {
-    const places = { copilotHome: '/h' };
+    const places = { home: '/h' };
     const go = (files: Record<string, string>, remove = false) =>
       apply(
         files,
@@ -323,7 +323,7 @@ describe('agent setup', () => {
     };
     assert.throws(
       () =>
-        setupChanges('opencode', { opencodeConfig: '/o' }, launcher, (p) => opencode[p as keyof typeof opencode], {
+        setupChanges('opencode', { home: '/o' }, launcher, (p) => opencode[p as keyof typeof opencode], {
           sha256: sha256Hex,
         }),
       /opencode\.json has a mcp\.retained/,

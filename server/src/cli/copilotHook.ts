@@ -14,7 +14,7 @@ import { lstat, open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, resolve } from 'node:path';
 import * as z from 'zod';
-import { COPILOT_CLI_PEEK_TOOL } from '../../../shared/agents';
+import { AGENTS } from '../../../shared/agents';
 import { check } from '../../../shared/check';
 import { ID_MAX } from '../../../shared/protocol';
 import { fileChunks } from '../core/retain/fileSource';
@@ -88,7 +88,7 @@ export async function copilotAnswer(service: RetentionService, raw: unknown): Pr
     tool: input.toolName,
     ...(input.toolArgs !== undefined ? { arguments: input.toolArgs } : {}),
   };
-  const door = { peekTool: COPILOT_CLI_PEEK_TOOL };
+  const door = { peekTool: AGENTS.copilot.peekTool };
   const result = file
     ? await service.retainer.retainStream(call, fileChunks(file), () => ({}), door)
     : await service.retainer.retain({ ...call, text }, door);

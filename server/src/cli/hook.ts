@@ -13,7 +13,7 @@
 import { lstat, mkdir } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import * as z from 'zod';
-import { CLAUDE_CODE_PEEK_TOOL } from '../../../shared/agents';
+import { AGENTS } from '../../../shared/agents';
 import { check } from '../../../shared/check';
 import { ID_MAX, PATH_MAX } from '../../../shared/protocol';
 import { readContent } from '../../../shared/stubText';
@@ -120,7 +120,7 @@ export async function hook(service: RetentionService, input: HookInput): Promise
     ...(input.tool_input !== undefined ? { arguments: input.tool_input } : {}),
     ...(input.duration_ms !== undefined ? { durationMs: input.duration_ms } : {}),
   };
-  const door: Door = { peekTool: CLAUDE_CODE_PEEK_TOOL, ...shaped.door };
+  const door: Door = { peekTool: AGENTS['claude-code'].peekTool, ...shaped.door };
   const result = shaped.file
     ? await service.retainer.retainStream(call, fileChunks(shaped.file, shaped.after ?? ''), () => ({}), door)
     : await service.retainer.retain({ ...call, text: shaped.text ?? '' }, door);

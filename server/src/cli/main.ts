@@ -9,6 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { AGENT_IDS, AGENTS } from '../../../shared/agents';
 import { formatBytes, formatCount } from '../../../shared/format';
 import { REPLAY_SHAPES, type ReplayShape, VIEWS, type View } from '../../../shared/history';
 import { InvalidInput } from '../../../shared/invalidInput';
@@ -78,17 +79,11 @@ Commands:
                                not sent again).
   pull <run> --store postgres://… [--to DIR]
                                Bring a run of the team store down into a folder store.
-  setup <agent> [--remove] [--dry-run] [--yes]
+  setup <agent> [--remove] [--dry-run] [--yes] [--project DIR | --home DIR]
                                Write the agent's own configuration, after showing what changes;
-                               --remove takes it out again. claude-code: .mcp.json and
-                               .claude/settings.json in the project (--project DIR); codex:
-                               config.toml in $CODEX_HOME or ~/.codex (--codex-home DIR); gemini:
-                               ~/.gemini/settings.json (--gemini-home DIR); opencode: opencode.json
-                               and a plugin in ~/.config/opencode (--opencode-config DIR); qwen:
-                               ~/.qwen/settings.json (--qwen-home DIR); copilot: mcp-config.json
-                               and hooks/ in $COPILOT_HOME or ~/.copilot (--copilot-home DIR);
-                               cline: data/settings/cline_mcp_settings.json and a plugin in
-                               $CLINE_DIR or ~/.cline (--cline-home DIR).
+                               --remove takes it out again. Each agent's files, in its home
+                               folder (--home, else the agent's own variable, else ~/…):
+${setupHelp()}
 
 Options:
   --store DIR   The store (default: $RETAINED_STORE, else the nearest .retained above the current
@@ -101,6 +96,16 @@ Options:
 
 Exit codes: 0 done, 1 could not be done (said why on stderr), 2 a wrong command line.
 `;
+
+/** The agents setup knows, from the agent table: an id, its files and where they go. */
+function setupHelp(): string {
+  return AGENT_IDS.map((id) => {
+    const { config, home } = AGENTS[id];
+    const variable = `$${home.variable}${home.inside ? `/${home.inside}` : ''}`;
+    const where = id === 'claude-code' ? 'the project (--project DIR)' : `${variable} or ~/${home.folder}`;
+    return `${' '.repeat(31)}${id}: ${config.join(', ')} in ${where}`;
+  }).join('\n');
+}
 
 class Usage extends Error {}
 
@@ -136,12 +141,7 @@ export async function main(argv: readonly string[]): Promise<number> {
         dryRun: o['dry-run'],
         yes: o.yes,
         project: o.project,
-        codexHome: o['codex-home'],
-        geminiHome: o['gemini-home'],
-        opencodeConfig: o['opencode-config'],
-        qwenHome: o['qwen-home'],
-        copilotHome: o['copilot-home'],
-        clineHome: o['cline-home'],
+        home: o.home,
       },
       print,
       (text) => process.stderr.write(`${text}\n`),
@@ -277,14 +277,9 @@ function parse(args: readonly string[]) {
       remove: { type: 'boolean' },
       yes: { type: 'boolean', short: 'y' },
       project: { type: 'string' },
-      'codex-home': { type: 'string' },
-      'gemini-home': { type: 'string' },
-      'opencode-config': { type: 'string' },
-      'qwen-home': { type: 'string' },
-      'copilot-home': { type: 'string' },
+      home: { type: 'string' },
       from: { type: 'string' },
       to: { type: 'string' },
-      'cline-home': { type: 'string' },
     },
   });
 }

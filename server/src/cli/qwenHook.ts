@@ -8,7 +8,7 @@
  */
 import * as z from 'zod';
 import { GEMINI_SHELL_TOOL } from '../../../shared/agentSetup';
-import { CLAUDE_CODE_PEEK_TOOL } from '../../../shared/agents';
+import { AGENTS } from '../../../shared/agents';
 import { check } from '../../../shared/check';
 import { ID_MAX } from '../../../shared/protocol';
 import type { RetentionService } from '../core/service';
@@ -47,7 +47,7 @@ export async function qwenAnswer(service: RetentionService, raw: unknown): Promi
       ...(input.duration_ms !== undefined ? { durationMs: input.duration_ms } : {}),
     },
     // Qwen Code names MCP tools as Claude Code does.
-    { peekTool: CLAUDE_CODE_PEEK_TOOL },
+    { peekTool: AGENTS.qwen.peekTool },
   );
   if (!result.retained && !result.withheld) return undefined;
   return { continue: false, stopReason: result.content };

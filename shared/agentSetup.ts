@@ -293,8 +293,9 @@ function claudeCode(project: string, launcher: Launcher, read: Read, remove: boo
 export const GEMINI_SHELL_TOOL = 'run_shell_command';
 
 /**
- * Gemini CLI, for the user: `settings.json` in its home gets the MCP server and a BeforeTool
- * hook on the shell tool (`retained hook gemini`, which runs the command through `retained run`).
+ * Gemini CLI, for the user: `settings.json` in its home gets the MCP server, and BeforeTool and
+ * AfterTool hooks on the shell tool (`retained hook gemini`: a command rewritten to run through
+ * `retained run` where Gemini CLI's rules allow it whatever it is, else its big output retained after).
  */
 function gemini(home: string, launcher: Launcher, read: Read, remove: boolean): FileChange[] {
   const path = `${home}/settings.json`;
@@ -304,8 +305,15 @@ function gemini(home: string, launcher: Launcher, read: Read, remove: boolean): 
     hooks: [{ type: 'command', name: 'retained', command: commandLine(launcher, ['hook', 'gemini']), timeout: 30_000 }],
   };
   let text = withServer(before ?? '', path, remove ? undefined : serverOf(launcher));
-  text = withHook(text, path, 'BeforeTool', /\bhook gemini(\s|$)/, remove ? undefined : hook);
-  return [{ path, before, after: finish(before, text, path, remove, [['mcpServers'], ['hooks', 'BeforeTool']]) }];
+  for (const event of ['BeforeTool', 'AfterTool'])
+    text = withHook(text, path, event, /\bhook gemini(\s|$)/, remove ? undefined : hook);
+  return [
+    {
+      path,
+      before,
+      after: finish(before, text, path, remove, [['mcpServers'], ['hooks', 'BeforeTool'], ['hooks', 'AfterTool']]),
+    },
+  ];
 }
 
 function sameJson(a: string | undefined, b: string | undefined): boolean {

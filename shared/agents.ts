@@ -58,7 +58,7 @@ export const AGENTS: Readonly<Record<AgentId, AgentRow>> = {
     name: 'Gemini CLI',
     home: { variable: 'GEMINI_CLI_HOME', inside: '.gemini', folder: '.gemini' },
     config: ['settings.json'],
-    hook: 'a BeforeTool hook that runs shell commands through `retained run`',
+    hook: 'BeforeTool and AfterTool hooks: shell commands run through `retained run` where no rule could decide on them, else a big output replaced after',
     failing: 'the stub, with its exit status',
     formats: ['gemini-cli'],
     peekTool: `mcp_${MCP_SERVER}_${PEEK_TOOL}`,

@@ -5,7 +5,7 @@
  * process the agent started, and the agent's signals reach it) with the command line in a
  * here-document on descriptor 3: never quoted, so it reaches the shell byte for byte at any
  * length, and stdin stays the agent's. `retained run` starts the same shell the agent started
- * (`"$0"`, a login shell if it was one, `-c`) on it.
+ * (`"$0"`, `-l` if bash says it was a login shell, `-c`) on it.
  */
 import type { Launcher } from './agentSetup';
 import { commandLine } from './agentSetup';
@@ -51,8 +51,9 @@ export function rewrite(launcher: Launcher, options: RewriteOptions, command: st
     ...(options.guard ? ['--guard'] : []),
     `--command-fd=${DESCRIPTOR}`,
   ]);
-  // The shell as the agent started it: its name (`$0`), a login shell's `-l` (bash says so), then `-c`.
-  const shell = `--shell="$0" $(shopt -q login_shell 2>/dev/null && echo --shell-arg=-l) --shell-arg=-c`;
+  // The shell as the agent started it: its name (`$0`), and bash's options, which say a login shell.
+  // (No command substitution: agents refuse a command that holds one.)
+  const shell = `--shell="$0" --shell-options="$BASHOPTS"`;
   const text = `exec ${retained} ${shell} ${DESCRIPTOR}<<'${tag}'\n${command}\n${tag}`;
   return utf8Length(text) <= REWRITE_MAX_BYTES ? text : undefined;
 }

@@ -13,6 +13,17 @@ import { sha256Hex } from '../../server/src/core/text/bytes';
 import { GEMINI_SHELL_TOOL, setupChanges } from '../../shared/agentSetup';
 import { agentFile, runAgent } from '../helpers/agents';
 import { assertKept, assertLost, BUILD, CLI } from '../helpers/buildScenario';
+import {
+  assertDenied,
+  assertFailingKept,
+  assertStopped,
+  BASH_ONLY,
+  BASH_ONLY_OUTPUT,
+  DENIED,
+  FAILING,
+  plantVictim,
+  TICKING,
+} from '../helpers/realCommands';
 import { type GeminiContent, ScriptedGemini } from '../helpers/scriptedGemini';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
 
@@ -41,7 +52,14 @@ describe('a real Gemini CLI with Retained Outputs', function () {
   });
   after(removeTempDirs);
 
-  async function session(withRetained: boolean) {
+  async function session(
+    withRetained: boolean,
+    {
+      rules,
+      settingsMore = {},
+      policy,
+    }: { rules?: ConstructorParameters<typeof ScriptedGemini>[0]; settingsMore?: object; policy?: string } = {},
+  ) {
     const root = tempDir();
     const home = join(root, 'home');
     const cwd = join(root, 'project');
@@ -49,7 +67,12 @@ describe('a real Gemini CLI with Retained Outputs', function () {
     mkdirSync(cwd, { recursive: true });
     // Gemini CLI's own settings for an API key and no usage statistics; setup merges into them.
     const settingsPath = join(home, '.gemini', 'settings.json');
-    let settings = `${JSON.stringify({ security: { auth: { selectedType: 'gemini-api-key' } }, privacy: { usageStatisticsEnabled: false } }, null, 2)}\n`;
+    let settings = `${JSON.stringify({ security: { auth: { selectedType: 'gemini-api-key' } }, privacy: { usageStatisticsEnabled: false }, ...settingsMore }, null, 2)}\n`;
+    if (policy) {
+      mkdirSync(join(home, '.gemini', 'policies'), { recursive: true });
+      writeFileSync(join(home, '.gemini', 'policies', 'mine.toml'), policy);
+    }
+    plantVictim(cwd);
     if (withRetained) {
       const [change] = setupChanges(
         'gemini',
@@ -61,20 +84,22 @@ describe('a real Gemini CLI with Retained Outputs', function () {
       settings = change!.after!;
     }
     writeFileSync(settingsPath, settings);
-    const model = new ScriptedGemini([
-      { prompt: 'Build it', reply: [{ functionCall: { name: GEMINI_SHELL_TOOL, args: { command: BUILD } } }] },
-      ...(withRetained
-        ? [
-            {
-              after: GEMINI_SHELL_TOOL,
-              reply: (contents: GeminiContent[]) => [
-                { functionCall: { name: PEEK, args: { id: stubId(contents), landmark: 'error', context: 0 } } },
-              ],
-            },
-            { after: PEEK, reply: [{ text: 'The linker failed.' }] },
-          ]
-        : [{ after: GEMINI_SHELL_TOOL, reply: [{ text: 'Something printed a lot.' }] }]),
-    ]);
+    const model = new ScriptedGemini(
+      rules ?? [
+        { prompt: 'Build it', reply: [{ functionCall: { name: GEMINI_SHELL_TOOL, args: { command: BUILD } } }] },
+        ...(withRetained
+          ? [
+              {
+                after: GEMINI_SHELL_TOOL,
+                reply: (contents: GeminiContent[]) => [
+                  { functionCall: { name: PEEK, args: { id: stubId(contents), landmark: 'error', context: 0 } } },
+                ],
+              },
+              { after: PEEK, reply: [{ text: 'The linker failed.' }] },
+            ]
+          : [{ after: GEMINI_SHELL_TOOL, reply: [{ text: 'Something printed a lot.' }] }]),
+      ],
+    );
     const url = await model.start();
     try {
       const result = await runAgent(
@@ -106,6 +131,55 @@ describe('a real Gemini CLI with Retained Outputs', function () {
       cwd,
       tool: 'run_shell_command',
     });
+  });
+
+  describe('on the commands people run: a failing build, bash-only syntax, a command Gemini CLI kills, a policy that denies', () => {
+    const shell = (command: string) => [{ functionCall: { name: GEMINI_SHELL_TOOL, args: { command } } }];
+    const rules = () => [
+      { prompt: 'Build it', reply: shell(FAILING) },
+      { after: GEMINI_SHELL_TOOL, reply: shell(BASH_ONLY) },
+      { after: GEMINI_SHELL_TOOL, reply: shell(DENIED) },
+      // Silent: Gemini CLI's inactivity timeout (2 s here) kills it.
+      { after: GEMINI_SHELL_TOOL, reply: shell(TICKING) },
+      { after: GEMINI_SHELL_TOOL, reply: [{ text: 'Done.' }] },
+    ];
+    const settingsMore = { tools: { shell: { inactivityTimeout: 2 } } };
+    const policy =
+      '[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = "rm"\ndecision = "deny"\npriority = 100\n';
+    const untouched = (text: string | undefined) =>
+      (text ?? '').replace(/\n*\[System\] Tool input parameters were modified by a hook before execution\.\s*$/, '');
+
+    for (const withPolicy of [false, true])
+      it(`${withPolicy ? 'with a policy (the hook then rewrites nothing: its AfterTool keeps the big output)' : 'in YOLO mode with no policy (the hook rewrites)'}: the failing build is kept whole, exit 2 in its stub; the rest ends as without it`, async () => {
+        const options = { rules: rules(), settingsMore, ...(withPolicy ? { policy } : {}) };
+        const plain = await session(false, options);
+        const ours = await session(true, { ...options, rules: rules() });
+        const [failed, bash, rm] = ours.model.responsesTo(GEMINI_SHELL_TOOL);
+        assertFailingKept(
+          `Gemini CLI ${withPolicy ? 'with a policy, by its AfterTool hook' : 'in YOLO, by its rewrite'}`,
+          {
+            sent: failed,
+            cwd: ours.cwd,
+            trimmed: withPolicy,
+          },
+        );
+        // Gemini CLI sends the reason its AfterTool hook blocked the result with: our stub.
+        if (withPolicy) assert.match(failed ?? '', /^(Tool result blocked: )?\[retained #/);
+        const [, plainBash, plainRm] = plain.model.responsesTo(GEMINI_SHELL_TOOL);
+        assert.match(untouched(bash), new RegExp(`Output: ${BASH_ONLY_OUTPUT}`));
+        assert.equal(untouched(bash).replace(/PGID: \d+/, ''), untouched(plainBash).replace(/PGID: \d+/, ''));
+        if (withPolicy) {
+          assert.match(rm ?? '', /denied|blocked|policy/i, 'the policy refused it');
+          assert.equal(rm, plainRm, 'refused as without the hook');
+          assertDenied('Gemini CLI with a policy', ours.cwd);
+          assertDenied('Gemini CLI alone, with a policy', plain.cwd);
+        }
+        for (const [what, { cwd }] of [
+          ['Gemini CLI alone', plain],
+          ['Gemini CLI with the hooks', ours],
+        ] as const)
+          await assertStopped(what, cwd);
+      });
   });
 
   it('without it, Gemini CLI sends the head and the tail, and the error in the middle is lost', async () => {

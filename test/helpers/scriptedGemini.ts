@@ -61,6 +61,18 @@ export class ScriptedGemini {
     return undefined;
   }
 
+  /** What each call of `name` got back, in order, as the last request sent them. */
+  responsesTo(name: string): string[] {
+    const contents = this.requests.at(-1)?.body.contents ?? [];
+    return contents.flatMap((content) =>
+      content.parts.flatMap((part) =>
+        part.functionResponse?.name === name
+          ? [part.functionResponse.response.output ?? part.functionResponse.response.error ?? '']
+          : [],
+      ),
+    );
+  }
+
   private handle(req: IncomingMessage, res: ServerResponse): void {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));

@@ -22,6 +22,7 @@ import { parse } from 'jsonc-parser';
 import { claudeCodeDir, findSessions } from '../../extension/src/sessionFiles';
 import { codexAnswer } from '../../server/src/cli/commandHooks';
 import { copilotAnswer } from '../../server/src/cli/copilotHook';
+import { geminiWouldAsk } from '../../server/src/cli/geminiRules';
 import { RetentionService } from '../../server/src/core/service';
 import { sha256Hex } from '../../server/src/core/text/bytes';
 import { type FileChange, type SetupAgent, setupChanges } from '../../shared/agentSetup';
@@ -328,6 +329,29 @@ describe('agent setup', () => {
         }),
       /opencode\.json has a mcp\.retained/,
     );
+  });
+});
+
+describe("Gemini CLI's rules, read before a rewrite", () => {
+  after(removeTempDirs);
+  const yolo = ['node', '/x/bundle/gemini.js', '--yolo', '-p', 'go'];
+
+  it('rewrites only in YOLO mode with no policy file and no tools setting that could decide on a shell command', () => {
+    const home = tempDir();
+    const project = tempDir();
+    const ask = (argv?: string[], cwd = project) => geminiWouldAsk({ cwd, geminiHome: home }, argv);
+    assert.equal(ask(yolo), undefined);
+    assert.equal(ask(['node', '/x/gemini.js', '--approval-mode=yolo']), undefined);
+    assert.match(ask(['node', '/x/gemini.js', '-p', 'go'])!, /may ask here \(approval mode default\)/);
+    assert.match(ask(['node', '/x/gemini.js', '--approval-mode', 'auto_edit'])!, /auto_edit/);
+    assert.match(ask(undefined)!, /no Gemini CLI process found/);
+    assert.match(ask([...yolo, '--allowed-tools', 'run_shell_command(git)'])!, /--allowed-tools/);
+    writeFileSync(join(home, 'settings.json'), '{ "tools": { "exclude": ["run_shell_command(rm)"] } }');
+    assert.match(ask(yolo)!, /tools\.exclude in .*settings\.json/);
+    rmSync(join(home, 'settings.json'));
+    mkdirSync(join(project, '.gemini', 'policies'), { recursive: true });
+    writeFileSync(join(project, '.gemini', 'policies', 'p.toml'), '[[rule]]\ntoolName = "run_shell_command"\n');
+    assert.match(ask(yolo, join(project, 'deeper'))!, /a policy in .*p\.toml/);
   });
 });
 

@@ -9,9 +9,6 @@
  *   10 KB. Rewriting needs `permissionDecision: "allow"`, which would also approve the command,
  *   so it rewrites only where Codex asks no approval anyway (`permission_mode:
  *   bypassPermissions`, as `codex exec` runs); elsewhere MCP `run_command` keeps outputs whole.
- * - `retained hook gemini` (BeforeTool, Gemini CLI and its descendants): an AfterTool answer
- *   replaces a result only as an error; a BeforeTool one rewrites `tool_input` and the model
- *   gets the output, with the CLI's own line saying a hook changed the input.
  *
  * A hook never breaks the agent: on any failure it prints nothing and exits 0.
  */
@@ -19,7 +16,7 @@ import { realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import * as z from 'zod';
-import { GEMINI_SHELL_TOOL, type Launcher } from '../../../shared/agentSetup';
+import type { Launcher } from '../../../shared/agentSetup';
 import { check } from '../../../shared/check';
 import { ID_MAX, PATH_MAX } from '../../../shared/protocol';
 import { isRewritten, rewrite } from '../../../shared/rewrite';
@@ -33,14 +30,6 @@ const CodexHookInput = z.looseObject({
   tool_use_id: z.string().min(1).max(ID_MAX),
   permission_mode: z.string().max(100).optional(),
   cwd: z.string().max(PATH_MAX).optional(),
-  tool_input: z.looseObject({ command: z.string().optional() }).optional(),
-});
-
-/** What Gemini CLI sends a BeforeTool hook (it names no call: the value gets a fresh id). */
-const GeminiHookInput = z.looseObject({
-  hook_event_name: z.string().max(100),
-  session_id: z.string().min(1).max(ID_MAX),
-  tool_name: z.string().min(1).max(ID_MAX),
   tool_input: z.looseObject({ command: z.string().optional() }).optional(),
 });
 
@@ -77,19 +66,6 @@ export function codexAnswer(
       permissionDecision: 'allow',
       updatedInput: { ...input.tool_input, command: run },
     },
-  };
-}
-
-/** Gemini CLI's BeforeTool answer for one call, or undefined to leave it as it is. */
-export function geminiAnswer(raw: unknown, launcher: Launcher, store: string, guard: boolean): unknown {
-  const input = check(GeminiHookInput, raw, 'the hook input');
-  if (input.hook_event_name !== 'BeforeTool' || input.tool_name !== GEMINI_SHELL_TOOL) return undefined;
-  const command = input.tool_input?.command;
-  if (!command || isRewritten(command)) return undefined;
-  const run = rewrite(launcher, { store, run: input.session_id, tool: GEMINI_SHELL_TOOL, guard }, command);
-  if (!run) return undefined;
-  return {
-    hookSpecificOutput: { hookEventName: 'BeforeTool', tool_input: { ...input.tool_input, command: run } },
   };
 }
 

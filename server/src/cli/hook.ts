@@ -11,9 +11,10 @@
  * the store's `hook.log`.
  */
 import { lstat, mkdir } from 'node:fs/promises';
+import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import * as z from 'zod';
-import { AGENTS } from '../../../shared/agents';
+import { AGENTS, agentHome } from '../../../shared/agents';
 import { check } from '../../../shared/check';
 import { ID_MAX, PATH_MAX } from '../../../shared/protocol';
 import { readContent } from '../../../shared/stubText';
@@ -22,8 +23,9 @@ import type { Door } from '../core/retain/retainer';
 import type { RetentionService } from '../core/service';
 import { APPEND, openFile } from '../core/store/safeFs';
 import { utf8Bytes } from '../core/text/bytes';
-import { codexAnswer, geminiAnswer, selfLauncher } from './commandHooks';
+import { codexAnswer, selfLauncher } from './commandHooks';
 import { copilotAnswer } from './copilotHook';
+import { geminiAnswer } from './geminiHook';
 import { qwenAnswer } from './qwenHook';
 
 /** The agents with a `retained hook <agent>`. */
@@ -74,7 +76,12 @@ export async function runHook(
       agent === 'codex'
         ? codexAnswer(raw, selfLauncher(), service.address, guard, (note) => notes.push(note))
         : agent === 'gemini'
-          ? geminiAnswer(raw, selfLauncher(), service.address, guard)
+          ? await geminiAnswer(service, raw, {
+              launcher: selfLauncher(),
+              guard,
+              geminiHome: agentHome('gemini', homedir(), process.env),
+              why: (note) => notes.push(note),
+            })
           : agent === 'qwen'
             ? await qwenAnswer(service, raw)
             : agent === 'copilot'

@@ -23,7 +23,7 @@ import {
 } from '../../../shared/protocol';
 import { LANDMARK_KINDS, type LandmarkKind } from '../../../shared/settings';
 import { VERSION } from '../../../shared/version';
-import { exitStatus, startCommand } from '../core/retain/command';
+import { exitStatus, type Shell, startCommand } from '../core/retain/command';
 import { RetentionService } from '../core/service';
 import { isStoreUrl } from '../core/store/open';
 import { HOOK_AGENTS, type HookAgent, runHook } from './hook';
@@ -35,8 +35,8 @@ const HELP = `retained ${VERSION}: keeps big tool outputs out of coding agents' 
 Usage: retained <command> [options]
 
 Commands:
-  run [--run R] [--call ID] [--tool T] [--quiet] [--shell SH --shell-arg=-c] -- <command…>
-                               Run a command (with bash -c, or the shell given); its output
+  run [--run R] [--call ID] [--tool T] [--quiet] [--shell SH] -- <command…>
+                               Run a command (with bash -c, or SH -c); its output
                                streams into a value. A small output is given back as it came
                                (stdout and stderr apart); a big one is the stub. Exits with the
                                command's status (128 + n for signal n). --command-fd N reads the
@@ -267,7 +267,7 @@ function parse(args: readonly string[]) {
       quiet: { type: 'boolean' },
       'command-fd': { type: 'string' },
       shell: { type: 'string' },
-      'shell-arg': { type: 'string', multiple: true },
+      'shell-options': { type: 'string' },
       'max-age': { type: 'string' },
       off: { type: 'boolean' },
       guard: { type: 'boolean' },
@@ -345,7 +345,7 @@ async function run(service: RetentionService, o: Options, words: string[]): Prom
     command: line,
     cwd: process.cwd(),
     stdin: 'inherit',
-    ...(o.shell ? { shell: { file: o.shell, args: o['shell-arg'] ?? ['-c'] } } : {}),
+    ...(o.shell ? { shell: shellOf(o.shell, o['shell-options']) } : {}),
     ...(timeoutSeconds ? { timeoutMs: timeoutSeconds * 1000 } : {}),
     arguments: { command: line },
     ...(o.tool ? { tool: o.tool } : {}),
@@ -380,6 +380,11 @@ async function run(service: RetentionService, o: Options, words: string[]): Prom
   } finally {
     for (const signal of PASSED_ON) process.off(signal, pass);
   }
+}
+
+/** The shell `run` starts: the one named, as a login shell when its options (bash's BASHOPTS) say it was one. */
+function shellOf(file: string, options = ''): Shell {
+  return { file, args: options.split(':').includes('login_shell') ? ['-l', '-c'] : ['-c'] };
 }
 
 /**

@@ -1,0 +1,118 @@
+/**
+ * `retained hook gemini`: Gemini CLI's BeforeTool and AfterTool hooks on its shell tool.
+ *
+ * - BeforeTool: where Gemini CLI would run the command without asking whatever it is (YOLO, no
+ *   policy or tools setting that could decide on it: geminiRules.ts), the command is rewritten to
+ *   run through `retained run`, which keeps its whole output and prints the stub when it is big;
+ *   Gemini CLI tells the model a hook changed the input. Elsewhere it runs as it is.
+ * - AfterTool: a command that ran as it is and printed more than the threshold is retained (the
+ *   text Gemini CLI made for the model, its last 16 MB at most), and the hook answers the stub as
+ *   the reason it blocks the result: the model gets `Tool result blocked: <stub>` in its place.
+ *
+ * A hook never breaks the agent: on any failure it prints nothing and exits 0.
+ */
+import { constants } from 'node:os';
+import * as z from 'zod';
+import { GEMINI_SHELL_TOOL, type Launcher } from '../../../shared/agentSetup';
+import { AGENTS } from '../../../shared/agents';
+import { check } from '../../../shared/check';
+import type { Exit } from '../../../shared/protocol';
+import { ID_MAX, PATH_MAX } from '../../../shared/protocol';
+import { isRewritten, rewrite } from '../../../shared/rewrite';
+import type { RetentionService } from '../core/service';
+import { utf8Bytes } from '../core/text/bytes';
+import { geminiWouldAsk } from './geminiRules';
+
+/** What Gemini CLI sends its tool hooks (it names no call: a value gets a fresh id); loose, as releases add fields. */
+const GeminiHookInput = z.looseObject({
+  hook_event_name: z.string().max(100),
+  session_id: z.string().min(1).max(ID_MAX),
+  cwd: z.string().max(PATH_MAX).optional(),
+  tool_name: z.string().min(1).max(ID_MAX),
+  tool_input: z.looseObject({ command: z.string().optional() }).optional(),
+  tool_response: z.looseObject({ llmContent: z.unknown().optional() }).optional(),
+});
+
+export interface GeminiContext {
+  launcher: Launcher;
+  guard: boolean;
+  geminiHome: string;
+  /** Says why a command was left as it is. */
+  why?: (reason: string) => void;
+  /** Gemini CLI's own command line (read from the process above the hook when not given). */
+  argv?: readonly string[];
+}
+
+/** Gemini CLI's answer for one hook call, or undefined to leave the call as it is. */
+export async function geminiAnswer(service: RetentionService, raw: unknown, context: GeminiContext): Promise<unknown> {
+  const input = check(GeminiHookInput, raw, 'the hook input');
+  if (input.tool_name !== GEMINI_SHELL_TOOL) return undefined;
+  const command = input.tool_input?.command;
+  if (!command || isRewritten(command)) return undefined;
+  if (input.hook_event_name === 'BeforeTool') {
+    const asks = geminiWouldAsk({ cwd: input.cwd, geminiHome: context.geminiHome }, context.argv);
+    if (asks) {
+      context.why?.(`not rewritten: ${asks}; its AfterTool hook keeps a big output`);
+      return undefined;
+    }
+    const run = rewrite(
+      context.launcher,
+      { store: service.address, run: input.session_id, tool: GEMINI_SHELL_TOOL, guard: context.guard },
+      command,
+    );
+    if (!run) return undefined;
+    return { hookSpecificOutput: { hookEventName: 'BeforeTool', tool_input: { ...input.tool_input, command: run } } };
+  }
+  if (input.hook_event_name !== 'AfterTool') return undefined;
+  const content = input.tool_response?.llmContent;
+  if (typeof content !== 'string') return undefined;
+  const { text, exit } = outputOf(content);
+  const small = utf8Bytes(text) <= service.getSettings().thresholdBytes;
+  if (small && !service.withholder.guard()?.find(text)) return undefined;
+  const result = await service.retainer.retain(
+    {
+      runId: input.session_id,
+      callId: `${GEMINI_SHELL_TOOL}-${Date.now()}-${Math.random().toString(16).slice(2, 8)}`,
+      tool: GEMINI_SHELL_TOOL,
+      text,
+      arguments: input.tool_input,
+      exit,
+      isError: !('code' in exit) || exit.code !== 0,
+    },
+    { peekTool: AGENTS.gemini.peekTool },
+  );
+  if (!result.retained && !result.withheld) return undefined;
+  return { decision: 'block', reason: result.content };
+}
+
+/** A signal as Gemini CLI names it (its number, or its name), by its name. */
+function signalName(said: string): string {
+  if (/^SIG[A-Z0-9]{1,12}$/.test(said)) return said;
+  const named = Object.entries(constants.signals).find(([, n]) => String(n) === said)?.[0];
+  return named ?? 'SIGKILL';
+}
+
+/** The lines Gemini CLI writes after a command's output. */
+const AFTER = /\n(Error|Exit Code|Signal|Background PIDs|Process Group PGID): ([^\n]*)$/;
+
+/**
+ * The command's output in the text Gemini CLI made for the model (`Output: …` then a line each
+ * for the exit code, the signal, the process group; inside `<untrusted_context>`), and how it
+ * ended. Gemini CLI trims the output's end, so its last newline is not there.
+ */
+function outputOf(content: string): { text: string; exit: Exit } {
+  let text = content.replace(/^<untrusted_context>\n/, '').replace(/\n<\/untrusted_context>\s*$/, '');
+  if (!text.startsWith('Output: ')) return { text: content, exit: { code: 0 } };
+  const after: Record<string, string> = {};
+  for (let m = AFTER.exec(text); m; m = AFTER.exec(text)) {
+    after[m[1]!] = m[2]!;
+    text = text.slice(0, m.index);
+  }
+  text = text.slice('Output: '.length);
+  if (text === '(empty)') text = '';
+  const signal = after.Signal;
+  const exit: Exit = signal
+    ? { signal: signalName(signal) }
+    : { code: /^-?\d{1,9}$/.test(after['Exit Code'] ?? '') ? Number(after['Exit Code']) : 0 };
+  return { text, exit };
+}

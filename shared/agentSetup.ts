@@ -322,8 +322,9 @@ function sameJson(a: string | undefined, b: string | undefined): boolean {
 }
 
 /**
- * Qwen Code, for the user: `settings.json` in its home gets the MCP server and a PostToolUse hook
- * on the shell tool (`retained hook qwen`: its whole output retained, the model gets the stub).
+ * Qwen Code, for the user: `settings.json` in its home gets the MCP server and PostToolUse and
+ * PostToolUseFailure hooks on the shell tool (`retained hook qwen`: its whole output retained,
+ * the model gets the stub; after a failure, beside Qwen Code's own cut).
  */
 function qwen(home: string, launcher: Launcher, read: Read, remove: boolean): FileChange[] {
   const path = `${home}/settings.json`;
@@ -333,8 +334,19 @@ function qwen(home: string, launcher: Launcher, read: Read, remove: boolean): Fi
     hooks: [{ type: 'command', command: commandLine(launcher, ['hook', 'qwen']) }],
   };
   let text = withServer(before ?? '', path, remove ? undefined : serverOf(launcher));
-  text = withHook(text, path, 'PostToolUse', /\bhook qwen(\s|$)/, remove ? undefined : hook);
-  return [{ path, before, after: finish(before, text, path, remove, [['mcpServers'], ['hooks', 'PostToolUse']]) }];
+  for (const event of ['PostToolUse', 'PostToolUseFailure'])
+    text = withHook(text, path, event, /\bhook qwen(\s|$)/, remove ? undefined : hook);
+  return [
+    {
+      path,
+      before,
+      after: finish(before, text, path, remove, [
+        ['mcpServers'],
+        ['hooks', 'PostToolUse'],
+        ['hooks', 'PostToolUseFailure'],
+      ]),
+    },
+  ];
 }
 
 /**

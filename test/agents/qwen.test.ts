@@ -13,6 +13,17 @@ import { sha256Hex } from '../../server/src/core/text/bytes';
 import { setupChanges } from '../../shared/agentSetup';
 import { agentFile, runAgent } from '../helpers/agents';
 import { assertKept, assertLost, BUILD, buildOutput, CLI, stubId } from '../helpers/buildScenario';
+import {
+  assertDenied,
+  assertFailingKept,
+  assertStopped,
+  BASH_ONLY,
+  BASH_ONLY_OUTPUT,
+  DENIED,
+  FAILING,
+  plantVictim,
+  TICKING,
+} from '../helpers/realCommands';
 import { type ChatMessage, ScriptedChat, toolResults } from '../helpers/scriptedChat';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
 
@@ -31,31 +42,37 @@ describe('a real Qwen Code with Retained Outputs', function () {
   });
   after(removeTempDirs);
 
-  async function session(withRetained: boolean) {
+  async function session(
+    withRetained: boolean,
+    { rules, settingsMore = {} }: { rules?: ConstructorParameters<typeof ScriptedChat>[0]; settingsMore?: object } = {},
+  ) {
     const root = tempDir();
     const home = join(root, 'home');
     const cwd = join(root, 'project');
     const qwenHome = join(home, '.qwen');
     mkdirSync(qwenHome, { recursive: true });
     mkdirSync(cwd, { recursive: true });
-    const model = new ScriptedChat([
-      {
-        prompt: 'Build it',
-        reply: { tool: SHELL, args: { command: BUILD, description: 'Build', is_background: false } },
-      },
-      ...(withRetained
-        ? [
-            {
-              after: SHELL,
-              reply: (messages: ChatMessage[]) => ({
-                tool: PEEK,
-                args: { id: stubId(toolResults(messages)), landmark: 'error', context: 0 },
-              }),
-            },
-            { after: PEEK, reply: { text: 'The linker failed.' } },
-          ]
-        : [{ after: SHELL, reply: { text: 'Something printed a lot.' } }]),
-    ]);
+    plantVictim(cwd);
+    const model = new ScriptedChat(
+      rules ?? [
+        {
+          prompt: 'Build it',
+          reply: { tool: SHELL, args: { command: BUILD, description: 'Build', is_background: false } },
+        },
+        ...(withRetained
+          ? [
+              {
+                after: SHELL,
+                reply: (messages: ChatMessage[]) => ({
+                  tool: PEEK,
+                  args: { id: stubId(toolResults(messages)), landmark: 'error', context: 0 },
+                }),
+              },
+              { after: PEEK, reply: { text: 'The linker failed.' } },
+            ]
+          : [{ after: SHELL, reply: { text: 'Something printed a lot.' } }]),
+      ],
+    );
     const url = await model.start();
     try {
       // Qwen Code's own settings: the scripted provider, no statistics, no updates; setup merges into them.
@@ -67,6 +84,7 @@ describe('a real Qwen Code with Retained Outputs', function () {
           privacy: { usageStatisticsEnabled: false },
           telemetry: { enabled: false },
           general: { enableAutoUpdate: false },
+          ...settingsMore,
         },
         null,
         2,
@@ -105,6 +123,44 @@ describe('a real Qwen Code with Retained Outputs', function () {
       cwd,
       tool: 'run_shell_command',
       whole: Buffer.from(buildOutput().toString().trimEnd()),
+    });
+  });
+
+  describe('on the commands people run: a failing build, bash-only syntax, a command Qwen Code kills, a rule that denies', () => {
+    const shell = (command: string, more: Record<string, unknown> = {}) => ({
+      tool: SHELL,
+      args: { command, description: 'Run it', is_background: false, ...more },
+    });
+    const rules = () => [
+      { prompt: 'Build it', reply: shell(FAILING) },
+      { after: SHELL, reply: shell(BASH_ONLY) },
+      { after: SHELL, reply: shell(DENIED) },
+      { after: SHELL, reply: shell(TICKING, { timeout: 1500 }) },
+      { after: SHELL, reply: { text: 'Done.' } },
+    ];
+    const settingsMore = { permissions: { deny: ['Bash(rm *)'] } };
+
+    it('with the hooks: the failing build is kept whole and named beside Qwen Code’s own cut, exit 2; the rest ends as without it', async () => {
+      const plain = await session(false, { rules: rules(), settingsMore });
+      const ours = await session(true, { rules: rules(), settingsMore });
+      const [failed, bash, rm] = ours.model.resultsOf(SHELL);
+      // A failure hook can only add to Qwen Code's cut: the stub comes after it.
+      assert.match(failed ?? '', /^Tool output was too large and has been truncated\.[\s\S]*\n\n\[retained #/);
+      assertFailingKept('Qwen Code with the hooks', {
+        sent: failed?.slice(failed.indexOf('[retained #')),
+        cwd: ours.cwd,
+        trimmed: true,
+      });
+      const [, plainBash, plainRm] = plain.model.resultsOf(SHELL);
+      assert.match(bash ?? '', new RegExp(BASH_ONLY_OUTPUT));
+      assert.equal(bash, plainBash);
+      assert.equal(rm, plainRm, 'the rule refused it as without the hooks');
+      for (const { cwd } of [plain, ours]) assertDenied('Qwen Code', cwd);
+      for (const [what, { cwd }] of [
+        ['Qwen Code alone', plain],
+        ['Qwen Code with the hooks', ours],
+      ] as const)
+        await assertStopped(what, cwd);
     });
   });
 

@@ -75,6 +75,18 @@ export class ScriptedChat {
     return undefined;
   }
 
+  /** What each call of function `name` got back, in order, as the last request sent them. */
+  resultsOf(name: string): string[] {
+    const messages = this.requests.at(-1)?.messages ?? [];
+    return messages
+      .flatMap((m) => m.tool_calls ?? [])
+      .filter((c) => c.function.name === name)
+      .map((c) => {
+        const result = messages.find((m) => m.role === 'tool' && m.tool_call_id === c.id);
+        return result ? chatText(result.content) : '';
+      });
+  }
+
   private handle(req: IncomingMessage, res: ServerResponse): void {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));

@@ -123,17 +123,3 @@ export const AGENT_NAMES: Record<ImportFormat, string> = {
 export function agentName(format: ImportFormat): string {
   return AGENT_NAMES[format];
 }
-
-/** A shell as an agent starts it for the model's command: the file, and the flags before the command line. */
-export interface AgentShell {
-  file: string;
-  args: readonly string[];
-  /** The agents that start it so. */
-  agents: readonly string[];
-}
-
-/** Each shell the rewriting agents start, once. */
-export const SHELLS: readonly AgentShell[] = [
-  { file: '/bin/bash', args: ['-c'], agents: ['Codex'] },
-  { file: '/bin/bash', args: ['-lc'], agents: ['Codex (before its shell snapshot)'] },
-];

@@ -18,6 +18,8 @@ export interface RewriteOptions {
   call?: string | undefined;
   tool: string;
   guard?: boolean | undefined;
+  /** Shell variables of the agent's script the inner shell needs too, passed in its environment. */
+  pass?: readonly string[];
 }
 
 /** The most a rewritten command may take: one argument of `sh -c` (Linux's MAX_ARG_STRLEN, with its NUL). */
@@ -54,13 +56,14 @@ export function rewrite(launcher: Launcher, options: RewriteOptions, command: st
   // The shell as the agent started it: its name (`$0`), and bash's options, which say a login shell.
   // (No command substitution: agents refuse a command that holds one.)
   const shell = `--shell="$0" --shell-options="$BASHOPTS"`;
-  const text = `exec ${retained} ${shell} ${DESCRIPTOR}<<'${tag}'\n${command}\n${tag}`;
+  const pass = (options.pass ?? []).map((name) => `${name}="$${name}" `).join('');
+  const text = `${pass}exec ${retained} ${shell} ${DESCRIPTOR}<<'${tag}'\n${command}\n${tag}`;
   return utf8Length(text) <= REWRITE_MAX_BYTES ? text : undefined;
 }
 
 /** Whether `command` is a rewrite already (a command is never rewritten twice). */
 export function isRewritten(command: string): boolean {
-  return command.startsWith('exec ') && command.includes(` --command-fd=${DESCRIPTOR} --shell="$0" `);
+  return /^(\w+="\$\w+" )*exec /.test(command) && command.includes(` --command-fd=${DESCRIPTOR} --shell="$0" `);
 }
 
 /** A text's UTF-8 length, without Node (shared/ runs in the webview too). */

@@ -124,7 +124,7 @@ const EVERYDAY = [
   'find . -type f | sort',
   'find . -type d | sort',
   'find . -name "*.ts" -exec wc -l {} + | sort',
-  'find . -newer package.json -type f | wc -l',
+  'find . -type f -name "*.json" | sort',
   'du -s src | cut -f2',
   'stat -c %s package.json',
   'file --version >/dev/null 2>&1 && echo has-file || echo no-file',

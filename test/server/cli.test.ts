@@ -170,7 +170,11 @@ describe('the retained command line', function () {
       );
       assert.deepEqual(codes, [0, 0]);
       const hooks = JSON.parse(readFileSync(join(home, 'settings.json'), 'utf8')).hooks;
-      assert.deepEqual(Object.keys(hooks).sort(), ['BeforeTool', 'PostToolUse'], `round ${round}: neither write lost`);
+      assert.deepEqual(
+        Object.keys(hooks).sort(),
+        ['AfterTool', 'BeforeTool', 'PostToolUse', 'PostToolUseFailure'],
+        `round ${round}: neither write lost`,
+      );
     }
     // A file over the size limit, or one that cannot be written: a sentence, not a stack trace.
     const big = tempDir();

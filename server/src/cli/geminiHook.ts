@@ -18,7 +18,7 @@ import { AGENTS } from '../../../shared/agents';
 import { check } from '../../../shared/check';
 import type { Exit } from '../../../shared/protocol';
 import { ID_MAX, PATH_MAX } from '../../../shared/protocol';
-import { isRewritten, rewrite } from '../../../shared/rewrite';
+import { isRewritten, type RewriteOptions, rewrite } from '../../../shared/rewrite';
 import type { RetentionService } from '../core/service';
 import { utf8Bytes } from '../core/text/bytes';
 import { geminiWouldAsk } from './geminiRules';
@@ -55,7 +55,7 @@ export async function geminiAnswer(service: RetentionService, raw: unknown, cont
       context.why?.(`not rewritten: ${asks}; its AfterTool hook keeps a big output`);
       return undefined;
     }
-    const run = rewrite(
+    const run = geminiRewrite(
       context.launcher,
       { store: service.address, run: input.session_id, tool: GEMINI_SHELL_TOOL, guard: context.guard },
       command,
@@ -83,6 +83,30 @@ export async function geminiAnswer(service: RetentionService, raw: unknown, cont
   );
   if (!result.retained && !result.withheld) return undefined;
   return { decision: 'block', reason: result.content };
+}
+
+/**
+ * Gemini CLI 0.61 hands bash (`bash -c`) a script around the command: it unsets the options that
+ * would change how it reads (`shopt -u …`), and runs the command, trimmed, in a subshell whose EXIT
+ * trap lists its background jobs into a file Gemini CLI reads after. The rewrite is what runs in
+ * that script, so `retained run` starts the command in the same script, the jobs list going to
+ * the same file: line numbers, `$$`, traps, options and job messages are what they would have been.
+ */
+function asGeminiRuns(command: string): string {
+  let trimmed = command.trim();
+  if (trimmed.endsWith('\\')) trimmed += ' ';
+  return `shopt -u promptvars nullglob extglob nocaseglob dotglob; _bgpids_file=\${_bgpids_file:-/dev/null}; export -n _bgpids_file
+(
+  trap 'jobs -p > "$_bgpids_file"' EXIT
+${trimmed}
+)
+__code=$?
+exit $__code`;
+}
+
+/** The rewrite of a command for Gemini CLI's shell: it runs as Gemini CLI would have run it. */
+export function geminiRewrite(launcher: Launcher, options: RewriteOptions, command: string): string | undefined {
+  return rewrite(launcher, { ...options, pass: ['_bgpids_file'] }, asGeminiRuns(command));
 }
 
 /** A signal as Gemini CLI names it (its number, or its name), by its name. */

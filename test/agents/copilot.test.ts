@@ -18,7 +18,16 @@ const COPILOT_CLI_PEEK_TOOL = AGENTS.copilot.peekTool;
 
 import { agentFile, runAgent } from '../helpers/agents';
 import { assertKept, assertLost, BUILD, CLI, stubId } from '../helpers/buildScenario';
-import { type ChatMessage, ScriptedChat, toolResults } from '../helpers/scriptedChat';
+import {
+  assertDenied,
+  assertFailingKept,
+  BASH_ONLY,
+  BASH_ONLY_OUTPUT,
+  DENIED,
+  FAILING,
+  plantVictim,
+} from '../helpers/realCommands';
+import { type ChatMessage, type ChatRule, ScriptedChat, toolResults } from '../helpers/scriptedChat';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
 
 const COPILOT_VERSION = '1.0.102';
@@ -34,13 +43,14 @@ describe('a real GitHub Copilot CLI with Retained Outputs', function () {
   });
   after(removeTempDirs);
 
-  async function session(withRetained: boolean) {
+  async function session(withRetained: boolean, script?: ChatRule[], extraArgs: string[] = []) {
     const root = tempDir();
     const home = join(root, 'home');
     const cwd = join(root, 'project');
     const copilotHome = join(home, '.copilot');
     mkdirSync(copilotHome, { recursive: true });
     mkdirSync(cwd, { recursive: true });
+    plantVictim(cwd);
     if (withRetained)
       for (const change of setupChanges(
         'copilot',
@@ -54,29 +64,31 @@ describe('a real GitHub Copilot CLI with Retained Outputs', function () {
         mkdirSync(dirname(change.path), { recursive: true });
         writeFileSync(change.path, change.after!);
       }
-    const model = new ScriptedChat([
-      {
-        prompt: 'Build it',
-        reply: { tool: SHELL, args: { command: BUILD, description: 'Build', mode: 'sync', initial_wait: 60 } },
-      },
-      ...(withRetained
-        ? [
-            {
-              after: SHELL,
-              reply: (messages: ChatMessage[]) => ({
-                tool: COPILOT_CLI_PEEK_TOOL,
-                args: { id: stubId(toolResults(messages)), landmark: 'error', context: 0 },
-              }),
-            },
-            { after: COPILOT_CLI_PEEK_TOOL, reply: { text: 'The linker failed.' } },
-          ]
-        : [{ after: SHELL, reply: { text: 'Something printed a lot.' } }]),
-    ]);
+    const model = new ScriptedChat(
+      script ?? [
+        {
+          prompt: 'Build it',
+          reply: { tool: SHELL, args: { command: BUILD, description: 'Build', mode: 'sync', initial_wait: 60 } },
+        },
+        ...(withRetained
+          ? [
+              {
+                after: SHELL,
+                reply: (messages: ChatMessage[]) => ({
+                  tool: COPILOT_CLI_PEEK_TOOL,
+                  args: { id: stubId(toolResults(messages)), landmark: 'error', context: 0 },
+                }),
+              },
+              { after: COPILOT_CLI_PEEK_TOOL, reply: { text: 'The linker failed.' } },
+            ]
+          : [{ after: SHELL, reply: { text: 'Something printed a lot.' } }]),
+      ],
+    );
     const url = await model.start();
     try {
       const result = await runAgent(
         binary,
-        ['-p', 'Build it and tell me what failed.', '--allow-all-tools', '--no-auto-update'],
+        ['-p', 'Build it and tell me what failed.', '--allow-all-tools', '--no-auto-update', ...extraArgs],
         {
           cwd,
           env: {
@@ -111,5 +123,34 @@ describe('a real GitHub Copilot CLI with Retained Outputs', function () {
   it('without it, Copilot CLI sends a notice with the first 500 characters, and the error is lost', async () => {
     const { model } = await session(false);
     assertLost('Copilot CLI alone', model.resultOf(SHELL));
+  });
+
+  describe('on the commands people run: a failing build, bash-only syntax, a denied rm', () => {
+    const bash = (command: string, extra: Record<string, unknown> = {}) => ({
+      tool: SHELL,
+      args: { command, description: 'Run', mode: 'sync', initial_wait: 60, ...extra },
+    });
+    const script: ChatRule[] = [
+      { prompt: 'Build it', reply: bash(FAILING) },
+      { after: SHELL, reply: bash(BASH_ONLY) },
+      { after: SHELL, reply: bash(DENIED) },
+      { after: SHELL, reply: { text: 'Done.' } },
+    ];
+    const deny = ['--deny-tool', 'shell(rm)'];
+
+    it('with the hook: the failing build is kept whole and its stub says exit 2; the rest ends exactly as without it', async () => {
+      const plain = await session(false, script, deny);
+      const ours = await session(true, script, deny);
+      const [failed, bashOnly, refused] = ours.model.resultsOf(SHELL);
+      const [plainFailed, plainBash, plainRefused] = plain.model.resultsOf(SHELL);
+      assertFailingKept('Copilot CLI with the hook', { sent: failed, cwd: ours.cwd });
+      // Copilot CLI's own line for how the command ended closes the result, with the hook as without.
+      const ended = /\n\n<shellId: \d+ completed with exit code 2>$/;
+      assert.match(plainFailed ?? '', ended);
+      assert.match(failed ?? '', ended);
+      for (const text of [bashOnly, plainBash]) assert.match(text ?? '', new RegExp(`^${BASH_ONLY_OUTPUT}\\n`));
+      assert.equal(refused, plainRefused, 'the deny rule answers as without the hook');
+      for (const { cwd } of [plain, ours]) assertDenied('Copilot CLI', cwd);
+    });
   });
 });

@@ -5,8 +5,10 @@
  * saved file into a value of the session's run (Copilot CLI names no call: the value gets a
  * fresh id, and its stub names it) and answers `modifiedResult`, which Copilot CLI sends the
  * model in place of the notice. A result it was given whole is retained when over the threshold.
- * The command is never rewritten, so Copilot CLI's own permission rules see it as it is. It
- * never breaks the agent: on any failure it prints nothing and exits 0.
+ * Copilot CLI ends a shell result with its own line for how the command ended
+ * (`<shellId: 0 completed with exit code 2>`): the stub says the exit too, and that line stays
+ * after it, as the model would have seen it. The command is never rewritten, so Copilot CLI's own
+ * permission rules see it as it is. It never breaks the agent: on any failure it prints nothing and exits 0.
  */
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
@@ -16,6 +18,7 @@ import { basename, dirname, resolve } from 'node:path';
 import * as z from 'zod';
 import { AGENTS } from '../../../shared/agents';
 import { check } from '../../../shared/check';
+import type { Exit } from '../../../shared/events';
 import { ID_MAX } from '../../../shared/protocol';
 import { fileChunks } from '../core/retain/fileSource';
 import type { RetentionService } from '../core/service';
@@ -34,6 +37,16 @@ const CopilotHookInput = z.looseObject({
 const SAVED = /^Output too large to read at once \([^)]{1,40}\)\. Saved to: (\S+)\n/;
 /** The names Copilot CLI gives the files it saves outputs to. */
 const SAVED_NAME = /^\d+-copilot-tool-output-[\w-]{1,200}\.txt$/;
+
+/** Copilot CLI's last line of a shell result: how the command ended (its own pattern, from the binary). */
+const ENDED = /\n\n(<(?:detached command with )?shellId: [^\r\n]{1,200} completed with exit code (-?\d{1,10})>[ \t]*)$/;
+
+/** The result without Copilot CLI's closing line, that line, and the exit it names. */
+function endOf(text: string): { body: string; line?: string; exit?: Exit } {
+  const ended = ENDED.exec(text.slice(-400));
+  if (!ended) return { body: text };
+  return { body: text.slice(0, text.length - ended[0].length), line: ended[1]!, exit: { code: Number(ended[2]) } };
+}
 
 /** Where Copilot CLI's notice shows the output's start. */
 const PREVIEW = '\n\nPreview (first 500 chars):\n';
@@ -76,8 +89,9 @@ async function readHead(file: string, bytes: number): Promise<string> {
 
 export async function copilotAnswer(service: RetentionService, raw: unknown): Promise<unknown> {
   const input = check(CopilotHookInput, raw, 'the hook input');
-  const { textResultForLlm: text, resultType } = input.toolResult;
+  const { textResultForLlm: whole, resultType } = input.toolResult;
   if (resultType !== 'success') return undefined;
+  const { body: text, line, exit } = endOf(whole);
   const file = await savedOutput(text, input.timestamp);
   const small = !file && utf8Bytes(text) <= service.getSettings().thresholdBytes;
   if (small && !service.withholder.guard()?.find(text)) return undefined;
@@ -87,11 +101,13 @@ export async function copilotAnswer(service: RetentionService, raw: unknown): Pr
     callId: `${input.toolName.replace(/[^\w-]/g, '_').slice(0, 64)}-${input.timestamp ?? Date.now()}-${randomBytes(3).toString('hex')}`,
     tool: input.toolName,
     ...(input.toolArgs !== undefined ? { arguments: input.toolArgs } : {}),
+    ...(exit ? { exit } : {}),
   };
   const door = { peekTool: AGENTS.copilot.peekTool };
   const result = file
     ? await service.retainer.retainStream(call, fileChunks(file), () => ({}), door)
     : await service.retainer.retain({ ...call, text }, door);
   if (!result.retained && !result.withheld) return undefined;
-  return { modifiedResult: { textResultForLlm: result.content, resultType: 'success' } };
+  const content = line === undefined ? result.content : `${result.content}\n\n${line}`;
+  return { modifiedResult: { textResultForLlm: content, resultType: 'success' } };
 }

@@ -7,6 +7,7 @@
  */
 import { applyEdits, type JSONPath, modify, type ParseError, parse, printParseErrorCode } from 'jsonc-parser';
 import { AGENT_IDS, AGENTS, type AgentId, MCP_SERVER } from './agents';
+import { STORE_DIR } from './settings';
 
 /** The agents `setup` knows: every row of the agent table. */
 export const SETUP_AGENTS = AGENT_IDS;
@@ -41,6 +42,8 @@ export interface FileChange {
   /** The file's text before (undefined: no file) and after (undefined: the file goes). */
   before: string | undefined;
   after: string | undefined;
+  /** A program the agent runs (mode 755). */
+  executable?: boolean;
 }
 
 type Read = (path: string) => string | undefined;
@@ -245,20 +248,57 @@ function ownFile(
   ours: (text: string) => boolean,
   remove: boolean,
   text: () => string,
+  executable = false,
 ): FileChange {
   const before = read(path);
   if (before !== undefined && !ours(before))
     throw new Error(`${path} was not written by retained setup: move it away first`);
-  return { path, before, after: remove ? undefined : text() };
+  return { path, before, after: remove ? undefined : text(), ...(executable ? { executable } : {}) };
 }
 
-/** Claude Code, for a project: `.mcp.json` gets the server, `.claude/settings.json` the hook and the server's approval. */
+/** Claude Code's setting for a program it runs each shell command through (its Bash tool's, its hooks', its MCP servers'). */
+const SHELL_PREFIX = 'CLAUDE_CODE_SHELL_PREFIX';
+const PREFIX_FILE = 'retained-outputs-prefix.sh';
+const PREFIX_MARK = '#!/bin/sh\n# Retained Outputs: Claude Code';
+
+/**
+ * The program Claude Code runs its shell commands through (`CLAUDE_CODE_SHELL_PREFIX`): Claude
+ * Code hands it one argument, the script it would have run with its shell; its permission rules
+ * have judged the command by then, as the model wrote it. A Bash tool script (it records the
+ * folder it ends in: `pwd -P >| …`) runs through `retained run` in the same shell, so the whole
+ * output, of a failing command too, is kept; anything else runs as it is.
+ */
+function claudePrefix(launcher: Launcher, store: string): string {
+  const { env, ...program } = launcher;
+  const run = commandLine(program, ['run', '--tool=Bash', '--quiet']);
+  // Assignments before `exec` are the program's environment (after it, a word of the command).
+  const assign = Object.entries(env ?? {}).map(([k, v]) => `${k}=${shellQuote(v)} `);
+  return `${PREFIX_MARK} runs each shell command through this file (${SHELL_PREFIX} in
+# .claude/settings.json; \`retained setup claude-code --remove\` takes both out). A command of its Bash
+# tool runs through \`retained run\`: its whole output is kept, and the model gets it when small, else a
+# stub naming its error lines. Anything else, or everything once Retained Outputs is gone, runs as it is.
+shell=\${CLAUDE_CODE_SHELL:-$SHELL}
+case "\${shell##*/}" in bash | zsh) ;; *) shell=$(command -v bash || echo /bin/sh) ;; esac
+case "$1" in *' && pwd -P >| '*) ;; *) exec /bin/sh -c "$1" ;; esac
+[ -n "$CLAUDE_CODE_SESSION_ID" ] && [ -f ${shellQuote(launcher.cli)} ] && [ -x ${shellQuote(launcher.node)} ] || exec "$shell" -c "$1"
+# Claude Code starts a login shell only when it has no snapshot of the user's shell to source.
+case "$1" in 'source '*shell-snapshots/*) options= ;; *) options=login_shell ;; esac
+store=\${RETAINED_STORE:-${shellQuote(store)}}
+${assign.join('')}exec ${run} --store="$store" --run="$CLAUDE_CODE_SESSION_ID" --shell="$shell" --shell-options="$options" -- "$1"
+`;
+}
+
+/**
+ * Claude Code, for a project: `.mcp.json` gets the server; `.claude/settings.json` the hook, the
+ * server's approval and the shell prefix (`.claude/retained-outputs-prefix.sh`: claudePrefix).
+ */
 function claudeCode(project: string, launcher: Launcher, read: Read, remove: boolean): FileChange[] {
   const mcpPath = `${project}/.mcp.json`;
   const mcpBefore = read(mcpPath);
   const mcp = withServer(mcpBefore ?? '', mcpPath, remove ? undefined : serverOf(launcher));
 
   const settingsPath = `${project}/.claude/settings.json`;
+  const prefixPath = `${project}/.claude/${PREFIX_FILE}`;
   const settingsBefore = read(settingsPath);
   const hook = { matcher: '*', hooks: [{ type: 'command', command: commandLine(launcher, ['hook', 'claude-code']) }] };
   let settings = withHook(
@@ -268,7 +308,8 @@ function claudeCode(project: string, launcher: Launcher, read: Read, remove: boo
     /\bhook claude-code(\s|$)/,
     remove ? undefined : hook,
   );
-  const enabled = (parseObject(settings, settingsPath).enabledMcpjsonServers as string[] | undefined) ?? [];
+  const parsed = parseObject(settings, settingsPath);
+  const enabled = (parsed.enabledMcpjsonServers as string[] | undefined) ?? [];
   const at = enabled.indexOf(MCP_SERVER);
   if (remove && at >= 0) settings = edit(settings, ['enabledMcpjsonServers', at], undefined);
   if (!remove && at < 0)
@@ -276,6 +317,13 @@ function claudeCode(project: string, launcher: Launcher, read: Read, remove: boo
       enabled.length > 0
         ? edit(settings, ['enabledMcpjsonServers', -1], MCP_SERVER, true)
         : edit(settings, ['enabledMcpjsonServers'], [MCP_SERVER]);
+  const prefix = (parsed.env as Record<string, unknown> | undefined)?.[SHELL_PREFIX];
+  if (prefix !== undefined && prefix !== prefixPath && !remove)
+    throw new Error(
+      `${settingsPath} runs shell commands through ${JSON.stringify(prefix)} (env.${SHELL_PREFIX}): Claude Code takes one; remove it first`,
+    );
+  if (prefix === prefixPath && remove) settings = edit(settings, ['env', SHELL_PREFIX], undefined);
+  if (prefix === undefined && !remove) settings = edit(settings, ['env', SHELL_PREFIX], prefixPath);
   return [
     { path: mcpPath, before: mcpBefore, after: finish(mcpBefore, mcp, mcpPath, remove, [['mcpServers']]) },
     {
@@ -284,8 +332,17 @@ function claudeCode(project: string, launcher: Launcher, read: Read, remove: boo
       after: finish(settingsBefore, settings, settingsPath, remove, [
         ['hooks', 'PostToolUse'],
         ['enabledMcpjsonServers'],
+        ['env'],
       ]),
     },
+    ownFile(
+      prefixPath,
+      read,
+      (t) => t.startsWith(PREFIX_MARK),
+      remove,
+      () => claudePrefix(launcher, `${project}/${STORE_DIR}`),
+      true,
+    ),
   ];
 }
 

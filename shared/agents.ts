@@ -39,9 +39,9 @@ export const AGENTS: Readonly<Record<AgentId, AgentRow>> = {
   'claude-code': {
     name: 'Claude Code',
     home: { variable: 'CLAUDE_CONFIG_DIR', folder: '.claude' },
-    config: ['.mcp.json', '.claude/settings.json'],
-    hook: 'PostToolUse and PostToolUseFailure hooks',
-    failing: "the stub, beside Claude Code's own first 10 KB",
+    config: ['.mcp.json', '.claude/settings.json', '.claude/retained-outputs-prefix.sh'],
+    hook: 'a PostToolUse hook, and a shell prefix its Bash tool runs commands through',
+    failing: "the stub, after Claude Code's own `Exit code N` line",
     formats: ['claude-code'],
     peekTool: `mcp__${MCP_SERVER}__${PEEK_TOOL}`,
   },

@@ -8,9 +8,22 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { sha256Hex } from '../../server/src/core/text/bytes';
+import { setupChanges } from '../../shared/agentSetup';
 import { claudeBinary, runClaude } from '../helpers/claudeCode';
+import {
+  assertDenied,
+  assertFailingKept,
+  assertStopped,
+  BASH_ONLY,
+  BASH_ONLY_OUTPUT,
+  DENIED,
+  FAILING,
+  plantVictim,
+  TICKING,
+} from '../helpers/realCommands';
 import { type LoggedRequest, ScriptedModel, type ScriptRule } from '../helpers/scriptedModel';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
 
@@ -221,5 +234,90 @@ describe('a real Claude Code with Retained Outputs', function () {
     console.log(
       `      Claude Code alone: the model got ${Buffer.byteLength(sent)} bytes, the head only, the error not in it`,
     );
+  });
+
+  describe('on the commands people run: a failing build, bash-only syntax, a cd, a command its timeout ends, a deny rule', () => {
+    const bash = (id: string, command: string, extra: Record<string, unknown> = {}) => [
+      { type: 'tool_use' as const, id, name: 'Bash', input: { command, description: 'Run', ...extra } },
+    ];
+    const script: ScriptRule[] = [
+      { prompt: 'Build it', reply: bash('toolu_fail', FAILING) },
+      { after: 'toolu_fail', reply: bash('toolu_bash', BASH_ONLY) },
+      { after: 'toolu_bash', reply: bash('toolu_cd', 'mkdir -p sub && cd sub') },
+      { after: 'toolu_cd', reply: bash('toolu_pwd', 'pwd') },
+      { after: 'toolu_pwd', reply: bash('toolu_rm', DENIED) },
+      // Background tasks off (else Claude Code moves it to the background and waits for it): its timeout kills it.
+      { after: 'toolu_rm', reply: bash('toolu_tick', TICKING, { timeout: 1500 }) },
+      { after: 'toolu_tick', reply: [{ type: 'text' as const, text: 'Done.' }] },
+    ];
+
+    async function run(withRetained: boolean) {
+      const root = tempDir();
+      const home = join(root, 'home');
+      const cwd = join(root, 'project');
+      mkdirSync(home, { recursive: true });
+      mkdirSync(cwd, { recursive: true });
+      plantVictim(cwd);
+      if (withRetained)
+        for (const change of setupChanges(
+          'claude-code',
+          { project: cwd },
+          { node: process.execPath, cli: CLI },
+          () => undefined,
+          { sha256: sha256Hex },
+        )) {
+          mkdirSync(dirname(change.path), { recursive: true });
+          writeFileSync(change.path, change.after!);
+          if (change.executable) chmodSync(change.path, 0o755);
+        }
+      // The user's own rule, as in their settings: no rm.
+      const settingsFile = join(root, 'user-settings.json');
+      writeFileSync(settingsFile, JSON.stringify({ permissions: { deny: ['Bash(rm:*)'] } }));
+      const model = new ScriptedModel(script);
+      const url = await model.start();
+      try {
+        const result = await runClaude(
+          {
+            home,
+            cwd,
+            modelUrl: url,
+            prompt: 'Build it and tell me what failed.',
+            allowedTools: ['Bash'],
+            settingsFile,
+            env: { CLAUDE_CODE_DISABLE_BACKGROUND_TASKS: '1' },
+            timeoutMs: 300_000,
+          },
+          binary,
+        );
+        assert.equal(result.code, 0, result.stderr.slice(-2000));
+        assert.deepEqual(model.unusedRules(), [], 'the script ran to its end');
+      } finally {
+        await model.stop();
+      }
+      return { cwd, sent: (id: string) => resultSent(model.requests, id) };
+    }
+
+    it('with setup (its shell prefix): the failing build is kept whole, exit 2 in its stub; the rest ends exactly as without it', async () => {
+      const plain = await run(false);
+      const ours = await run(true);
+      assertFailingKept('Claude Code with its shell prefix', { sent: ours.sent('toolu_fail'), cwd: ours.cwd });
+      assert.match(ours.sent('toolu_fail') ?? '', /^Exit code 2\n/, "Claude Code's own line first, as without");
+      assert.doesNotMatch(
+        plain.sent('toolu_fail') ?? '',
+        /error: linker failed at step 80001$/m,
+        'alone, the error is cut away',
+      );
+      for (const { sent } of [plain, ours]) assert.equal(sent('toolu_bash'), BASH_ONLY_OUTPUT);
+      // The folder a command ends in is the next command's, with the prefix as without.
+      for (const { sent, cwd } of [plain, ours]) assert.equal(sent('toolu_pwd'), join(cwd, 'sub'));
+      assert.equal(ours.sent('toolu_rm'), plain.sent('toolu_rm'), 'the deny rule answers as without setup');
+      for (const { cwd } of [plain, ours]) assertDenied('Claude Code', cwd);
+      for (const { sent } of [plain, ours]) assert.match(sent('toolu_tick') ?? '', /^Exit code 143\n/);
+      for (const [what, { cwd }] of [
+        ['Claude Code alone', plain],
+        ['Claude Code with its shell prefix', ours],
+      ] as const)
+        await assertStopped(what, join(cwd, 'sub')); // where the cd left it
+    });
   });
 });

@@ -85,8 +85,19 @@ describe('agent setup', () => {
 
   it('Claude Code: files it made are removed whole; a hook of an older install path is replaced, not added to', () => {
     const made = apply({}, run('claude-code', {}));
-    assert.deepEqual(Object.keys(made).sort(), ['/w/.claude/settings.json', '/w/.mcp.json']);
+    assert.deepEqual(Object.keys(made).sort(), [
+      '/w/.claude/retained-outputs-prefix.sh',
+      '/w/.claude/settings.json',
+      '/w/.mcp.json',
+    ]);
+    assert.equal(
+      parse(made['/w/.claude/settings.json']!).env.CLAUDE_CODE_SHELL_PREFIX,
+      '/w/.claude/retained-outputs-prefix.sh',
+    );
     assert.deepEqual(apply(made, run('claude-code', made, true)), {});
+    // A shell prefix of the user's own: Claude Code takes one, so setup refuses rather than replace it.
+    const theirs = { '/w/.claude/settings.json': '{"env": {"CLAUDE_CODE_SHELL_PREFIX": "/usr/local/bin/audit"}}' };
+    assert.throws(() => run('claude-code', theirs), /runs shell commands through "\/usr\/local\/bin\/audit"/);
     const old = apply({}, run('claude-code', {}, false, { node: '/old/node', cli: '/old/cli.js' }));
     const moved = parse(apply(old, run('claude-code', old))['/w/.claude/settings.json']!);
     assert.deepEqual(moved.hooks.PostToolUse, [
@@ -101,6 +112,10 @@ describe('agent setup', () => {
     assert.equal(
       parse(after['/w/.claude/settings.json']!).hooks.PostToolUse[0].hooks[0].command,
       `ELECTRON_RUN_AS_NODE=1 '/opt/Code Helper/code'\\''s' /e/cli.js hook claude-code`,
+    );
+    assert.match(
+      after['/w/.claude/retained-outputs-prefix.sh']!,
+      /\nELECTRON_RUN_AS_NODE=1 exec '\/opt\/Code Helper\/code'\\''s' \/e\/cli\.js run /,
     );
   });
 

@@ -7,6 +7,7 @@
  * stable copy in the extension's storage; an npm install is stable too).
  */
 import {
+  chmodSync,
   closeSync,
   existsSync,
   lstatSync,
@@ -104,10 +105,11 @@ function write(change: FileChange, keep: readonly string[]): void {
     return;
   }
   mkdirSync(dirname(target), { recursive: true });
-  const mode = existsSync(target) ? statSync(target).mode & 0o7777 : 0o644;
+  const mode = change.executable ? 0o755 : existsSync(target) ? statSync(target).mode & 0o7777 : 0o644;
   const tmp = `${target}.retained-${process.pid}`;
   try {
     writeFileSync(tmp, change.after, { mode });
+    if (change.executable) chmodSync(tmp, mode); // whatever the umask
     renameSync(tmp, target);
   } catch (err) {
     rmSync(tmp, { force: true });

@@ -7,7 +7,7 @@
  */
 import { applyEdits, type JSONPath, modify, type ParseError, parse, printParseErrorCode } from 'jsonc-parser';
 import { AGENT_IDS, AGENTS, type AgentId, MCP_SERVER } from './agents';
-import { STORE_DIR } from './settings';
+import { DEFAULT_SETTINGS, STORE_DIR } from './settings';
 
 /** The agents `setup` knows: every row of the agent table. */
 export const SETUP_AGENTS = AGENT_IDS;
@@ -522,27 +522,56 @@ const PLUGIN_MARK =
 /** OpenCode's plugin: its bash commands run through `retained run`, named after the call, in the session's run. */
 function opencodePlugin(launcher: Launcher): string {
   return `${PLUGIN_MARK}
-// A bash command runs through \`retained run\`: its whole output is kept as a value, and the model
-// gets the output when small, else a stub naming its error lines (read on with retained_peek_value).
-// OpenCode's own cut of a big output (its head or tail) never reaches the model. The exit status is the command's.
-const RETAINED = ${JSON.stringify(commandLine(launcher, []))};
-const FILES = ${JSON.stringify([launcher.node, launcher.cli])};
-const WRAPPED = ' --tool=bash --quiet -- ';
+// After OpenCode's bash tool has run a command (as OpenCode runs it: its shell, its permission
+// rules judging the command as the model wrote it), a big output is handed to \`retained hook
+// opencode\`: it keeps the whole output (from the file OpenCode saved it to) as a value, and the
+// model gets a stub naming its error lines and its exit status instead of OpenCode's tail.
+// A small output, or anything once Retained Outputs is gone, is left as it is.
+const NODE = ${JSON.stringify(launcher.node)};
+const ARGS = ${JSON.stringify([launcher.cli, 'hook', 'opencode'])};
+const ENV = ${JSON.stringify(launcher.env ?? {})};
+const THRESHOLD = ${DEFAULT_SETTINGS.thresholdBytes};
 const FS = 'node:fs';
-const quote = (word) => (/^[\\w@%+=:,./-]+$/.test(word) ? word : \`'\${word.replace(/'/g, "'\\\\''")}'\`);
+const CHILD = 'node:child_process';
 
-export const RetainedOutputs = async () => {
-  // When the command line is gone (an uninstall, a moved Node), commands run as they are.
+export const RetainedOutputs = async ({ directory }) => {
   const { existsSync } = await import(FS);
+  const { spawn } = await import(CHILD);
+  const ask = (input) =>
+    new Promise((done) => {
+      const child = spawn(NODE, ARGS, { cwd: directory, env: { ...process.env, ...ENV }, stdio: ['pipe', 'pipe', 'ignore'] });
+      const out = [];
+      const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+      child.stdout.on('data', (d) => out.push(d));
+      child.on('error', () => done(undefined));
+      child.on('close', () => {
+        clearTimeout(timer);
+        try {
+          done(JSON.parse(Buffer.concat(out).toString('utf8')));
+        } catch {
+          done(undefined);
+        }
+      });
+      child.stdin.on('error', () => undefined);
+      child.stdin.end(JSON.stringify(input));
+    });
   return {
-    'tool.execute.before': async (input, output) => {
-      const command = output.args?.command;
-      if (input.tool !== 'bash' || typeof command !== 'string' || command.includes(WRAPPED)) return;
+    'tool.execute.after': async (input, output) => {
+      if (input.tool !== 'bash' || typeof output?.output !== 'string') return;
       if (typeof input.sessionID !== 'string' || typeof input.callID !== 'string') return;
-      if (!FILES.every((file) => existsSync(file))) return;
-      // \`--flag=value\`: an id that starts with a dash is still the flag's value.
-      const args = ['run', \`--run=\${input.sessionID}\`, \`--call=\${input.callID}\`, '--tool=bash', '--quiet', '--', command];
-      output.args.command = \`\${RETAINED} \${args.map(quote).join(' ')}\`;
+      const metadata = output.metadata ?? {};
+      const saved = typeof metadata.outputPath === 'string';
+      if (!saved && Buffer.byteLength(output.output) <= THRESHOLD) return;
+      if (!existsSync(NODE) || !existsSync(ARGS[0])) return;
+      const answer = await ask({
+        session_id: input.sessionID,
+        call_id: input.callID,
+        ...(typeof input.args?.command === 'string' ? { command: input.args.command } : {}),
+        exit: typeof metadata.exit === 'number' ? metadata.exit : null,
+        ...(saved ? { output_path: metadata.outputPath } : {}),
+        output: output.output,
+      });
+      if (typeof answer?.output === 'string') output.output = answer.output;
     },
   };
 };
@@ -551,8 +580,7 @@ export const RetainedOutputs = async () => {
 
 /**
  * OpenCode, for the user: `opencode.json` in its configuration folder gets the MCP server, and
- * `plugins/retained-outputs.js` the plugin that runs bash commands through `retained run`
- * (OpenCode hands `tool.execute.after` the output already cut to its head or tail).
+ * `plugins/retained-outputs.js` the plugin that retains a big bash output after it ran.
  */
 function opencode(dir: string, launcher: Launcher, read: Read, remove: boolean): FileChange[] {
   const configPath = `${dir}/opencode.json`;

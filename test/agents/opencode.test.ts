@@ -13,7 +13,18 @@ import { sha256Hex } from '../../server/src/core/text/bytes';
 import { setupChanges } from '../../shared/agentSetup';
 import { agentFile, runAgent } from '../helpers/agents';
 import { assertKept, assertLost, BUILD, CLI, stubId } from '../helpers/buildScenario';
-import { type ChatMessage, ScriptedChat, toolResults } from '../helpers/scriptedChat';
+import {
+  assertDenied,
+  assertFailingKept,
+  assertStopped,
+  BASH_ONLY,
+  BASH_ONLY_OUTPUT,
+  DENIED,
+  FAILING,
+  plantVictim,
+  TICKING,
+} from '../helpers/realCommands';
+import { type ChatMessage, type ChatRule, ScriptedChat, toolResults } from '../helpers/scriptedChat';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
 
 const OPENCODE_VERSION = '1.18.33';
@@ -30,28 +41,35 @@ describe('a real OpenCode with Retained Outputs', function () {
   });
   after(removeTempDirs);
 
-  async function session(withRetained: boolean) {
+  async function session(
+    withRetained: boolean,
+    script?: ChatRule[],
+    permission: Record<string, unknown> = { bash: 'allow' },
+  ) {
     const root = tempDir();
     const home = join(root, 'home');
     const cwd = join(root, 'project');
     const configDir = join(home, '.config', 'opencode');
     mkdirSync(configDir, { recursive: true });
     mkdirSync(cwd, { recursive: true });
-    const model = new ScriptedChat([
-      { prompt: 'Build it', reply: { tool: 'bash', args: { command: BUILD, description: 'Build' } } },
-      ...(withRetained
-        ? [
-            {
-              after: 'bash',
-              reply: (messages: ChatMessage[]) => ({
-                tool: PEEK,
-                args: { id: stubId(toolResults(messages)), landmark: 'error', context: 0 },
-              }),
-            },
-            { after: PEEK, reply: { text: 'The linker failed.' } },
-          ]
-        : [{ after: 'bash', reply: { text: 'Something printed a lot.' } }]),
-    ]);
+    plantVictim(cwd);
+    const model = new ScriptedChat(
+      script ?? [
+        { prompt: 'Build it', reply: { tool: 'bash', args: { command: BUILD, description: 'Build' } } },
+        ...(withRetained
+          ? [
+              {
+                after: 'bash',
+                reply: (messages: ChatMessage[]) => ({
+                  tool: PEEK,
+                  args: { id: stubId(toolResults(messages)), landmark: 'error', context: 0 },
+                }),
+              },
+              { after: PEEK, reply: { text: 'The linker failed.' } },
+            ]
+          : [{ after: 'bash', reply: { text: 'Something printed a lot.' } }]),
+      ],
+    );
     const url = await model.start();
     try {
       // OpenCode's own configuration: the scripted provider; setup merges into it, and adds its plugin.
@@ -70,7 +88,7 @@ describe('a real OpenCode with Retained Outputs', function () {
           small_model: 'scripted/scripted',
           autoupdate: false,
           share: 'disabled',
-          permission: { bash: 'allow' },
+          permission,
         },
         null,
         2,
@@ -124,5 +142,38 @@ describe('a real OpenCode with Retained Outputs', function () {
   it('without it, OpenCode sends the tail of the output, and the error in the middle is lost', async () => {
     const { model } = await session(false);
     assertLost('OpenCode alone', model.resultOf('bash'));
+  });
+
+  describe('on the commands people run: a failing build, bash-only syntax, a command its timeout kills, a deny rule', () => {
+    const bash = (command: string, extra: Record<string, unknown> = {}) => ({
+      tool: 'bash',
+      args: { command, description: 'Run', ...extra },
+    });
+    const script: ChatRule[] = [
+      { prompt: 'Build it', reply: bash(FAILING) },
+      { after: 'bash', reply: bash(BASH_ONLY) },
+      { after: 'bash', reply: bash(DENIED) },
+      { after: 'bash', reply: bash(TICKING, { timeout: 1500 }) },
+      { after: 'bash', reply: { text: 'Done.' } },
+    ];
+    // The rule the issue found bypassed: everything allowed but rm.
+    const permission = { bash: { '*': 'allow', 'rm *': 'deny' } };
+
+    it('with the plugin: the failing build is kept whole, exit 2 in its stub; the rest ends exactly as without it', async () => {
+      const plain = await session(false, script, permission);
+      const ours = await session(true, script, permission);
+      const [failed, bashOnly, , ticked] = ours.model.resultsOf('bash');
+      const [, plainBash, , plainTicked] = plain.model.resultsOf('bash');
+      assertFailingKept('OpenCode with the plugin', { sent: failed, cwd: ours.cwd });
+      for (const text of [bashOnly, plainBash]) assert.equal(text, `${BASH_ONLY_OUTPUT}\n`);
+      // The deny rule refuses the rm as without the plugin (OpenCode sends the model its error).
+      for (const { cwd } of [plain, ours]) assertDenied('OpenCode', cwd);
+      assert.equal(ticked, plainTicked, "the timeout's note, as without the plugin");
+      for (const [what, { cwd }] of [
+        ['OpenCode alone', plain],
+        ['OpenCode with the plugin', ours],
+      ] as const)
+        await assertStopped(what, cwd);
+    });
   });
 });

@@ -208,8 +208,10 @@ describe('agent setup', () => {
     assert.match(withPlugin['/o/plugins/retained-outputs.js']!, /^\/\/ Retained Outputs for OpenCode/);
     assert.match(
       withPlugin['/o/plugins/retained-outputs.js']!,
-      /const RETAINED = "\/usr\/bin\/node \/ext\/cli\/cli\.js";/,
+      /const NODE = "\/usr\/bin\/node";\nconst ARGS = \["\/ext\/cli\/cli\.js","hook","opencode"\];/,
     );
+    // Nothing is rewritten before OpenCode's permission rules judge the command: the plugin only acts after.
+    assert.doesNotMatch(withPlugin['/o/plugins/retained-outputs.js']!, /tool\.execute\.before/);
     assert.deepEqual(go('opencode', withPlugin, true), opencode, 'the config as it was, the plugin gone');
     assert.throws(
       () => go('opencode', { '/o/plugins/retained-outputs.js': 'mine' }),

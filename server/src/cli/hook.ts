@@ -26,10 +26,11 @@ import { utf8Bytes } from '../core/text/bytes';
 import { codexAnswer, selfLauncher } from './commandHooks';
 import { copilotAnswer } from './copilotHook';
 import { geminiAnswer } from './geminiHook';
+import { opencodeAnswer } from './opencodeHook';
 import { qwenAnswer } from './qwenHook';
 
 /** The agents with a `retained hook <agent>`. */
-export const HOOK_AGENTS = ['claude-code', 'codex', 'copilot', 'gemini', 'qwen'] as const;
+export const HOOK_AGENTS = ['claude-code', 'codex', 'copilot', 'gemini', 'opencode', 'qwen'] as const;
 export type HookAgent = (typeof HOOK_AGENTS)[number];
 
 /** The most a hook reads from stdin: a Bash output past Claude Code's cut is in a file instead. */
@@ -86,7 +87,9 @@ export async function runHook(
             ? await qwenAnswer(service, raw)
             : agent === 'copilot'
               ? await copilotAnswer(service, raw)
-              : await hook(service, check(HookInput, raw, 'the hook input'));
+              : agent === 'opencode'
+                ? await opencodeAnswer(service, raw).then((output) => (output === undefined ? undefined : { output }))
+                : await hook(service, check(HookInput, raw, 'the hook input'));
     if (answer !== undefined) process.stdout.write(`${JSON.stringify(answer)}\n`);
     for (const note of notes) await log(service, `${agent}: ${note}`);
   } catch (err) {

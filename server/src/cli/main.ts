@@ -70,6 +70,8 @@ Commands:
                                run through \`retained run\`.
   hook qwen                    A Qwen Code PostToolUse hook: big shell outputs become stubs.
   hook copilot                 A GitHub Copilot CLI postToolUse hook: big outputs become stubs.
+  hook opencode                What OpenCode's plugin hands over after a bash command: a big
+                               output becomes a stub.
   lsp --stdio | --node-ipc     The language server (VS Code's extension starts it so).
   migrate --store postgres://…
                                Create or update a team store's schema in PostgreSQL, and its

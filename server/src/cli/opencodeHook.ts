@@ -1,0 +1,96 @@
+/**
+ * `retained hook opencode`: what OpenCode's plugin (agentSetup.ts `opencodePlugin`) hands over
+ * from `tool.execute.after` of the bash tool, after the command ran as OpenCode runs it (its
+ * shell, its permission rules judging the command as the model wrote it: nothing is rewritten).
+ *
+ * Past 50 KB or 2,000 lines OpenCode keeps only the output's tail for the model, and writes the
+ * whole output to a file in its data folder (`tool-output/tool_…`), which it names in that text.
+ * The hook streams that file into a value of the session's run (the call is OpenCode's call id)
+ * and answers the stub, with OpenCode's own closing notes (`<shell_metadata>`: a timeout, an
+ * abort) after it. An output OpenCode gave whole is retained when over the threshold. OpenCode
+ * never tells the model a command's exit code; the stub says it.
+ *
+ * It never breaks the agent: on any failure it prints nothing, and the plugin leaves the result.
+ */
+import { lstat } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { basename, dirname, join, resolve } from 'node:path';
+import * as z from 'zod';
+import { AGENTS } from '../../../shared/agents';
+import { check } from '../../../shared/check';
+import type { Exit } from '../../../shared/events';
+import { ID_MAX, PATH_MAX } from '../../../shared/protocol';
+import { fileChunks } from '../core/retain/fileSource';
+import type { RetentionService } from '../core/service';
+import { utf8Bytes } from '../core/text/bytes';
+
+/** What the plugin sends: OpenCode's own fields for the call, as it has them. */
+const OpencodeHookInput = z.strictObject({
+  session_id: z.string().min(1).max(ID_MAX),
+  call_id: z.string().min(1).max(ID_MAX),
+  command: z.string().optional(),
+  /** OpenCode's `metadata.exit`: the exit code, or null when it ended the command (timeout, abort). */
+  exit: z.number().int().nullable().optional(),
+  /** OpenCode's `metadata.outputPath`: the file holding the whole output, when it cut it. */
+  output_path: z.string().min(1).max(PATH_MAX).optional(),
+  /** The text OpenCode made for the model. */
+  output: z.string(),
+});
+
+/** OpenCode's notes after the output: how its shell tool ended the command. */
+const METADATA = /\n\n<shell_metadata>\n[\s\S]*\n<\/shell_metadata>$/;
+/** The start OpenCode gives a cut output. */
+const CUT = '...output truncated...\n\nFull output saved to: ';
+/** How far from the hook's call a saved file may have been written. */
+const SAVED_WITHIN_MS = 10 * 60_000;
+
+/** OpenCode's data folder, where it keeps the outputs it cut. */
+function opencodeData(): string {
+  return join(process.env.XDG_DATA_HOME || join(homedir(), '.local', 'share'), 'opencode');
+}
+
+/**
+ * The file holding the whole output, when it is one OpenCode wrote for this call: named at the
+ * start of the text it made, in its `tool-output` folder under its own naming, a regular file
+ * (a link is not followed) of this user, written about now.
+ */
+async function savedOutput(path: string | undefined, text: string): Promise<string | undefined> {
+  if (!path || !text.startsWith(`${CUT}${path}\n\n`)) return undefined;
+  const file = resolve(path);
+  if (dirname(file) !== join(opencodeData(), 'tool-output') || !/^tool_[\w-]{1,200}$/.test(basename(file)))
+    return undefined;
+  const stat = await lstat(file).catch(() => undefined);
+  if (!stat?.isFile()) return undefined;
+  if (process.getuid && stat.uid !== process.getuid()) return undefined;
+  if (Math.abs(stat.mtimeMs - Date.now()) > SAVED_WITHIN_MS) return undefined;
+  return file;
+}
+
+/** The stub text for the model, or undefined to leave OpenCode's result as it is. */
+export async function opencodeAnswer(service: RetentionService, raw: unknown): Promise<string | undefined> {
+  const input = check(OpencodeHookInput, raw, 'the hook input');
+  const notes = METADATA.exec(input.output)?.[0] ?? '';
+  const text = input.output.slice(0, input.output.length - notes.length);
+  // OpenCode ends a command it gives up on with SIGTERM to its group (then SIGKILL); it says why in its notes.
+  const exit: Exit =
+    typeof input.exit === 'number'
+      ? { code: input.exit }
+      : { signal: 'SIGTERM', ...(notes.includes('exceeding timeout') ? { timedOut: true as const } : {}) };
+  const file = await savedOutput(input.output_path, text);
+  const small = !file && utf8Bytes(text) <= service.getSettings().thresholdBytes;
+  if (small && !service.withholder.guard()?.find(text)) return undefined;
+  const call = {
+    runId: input.session_id,
+    callId: input.call_id,
+    tool: 'bash',
+    ...(input.command !== undefined ? { arguments: { command: input.command } } : {}),
+    exit,
+  };
+  const isError = !('code' in exit) || exit.code !== 0;
+  const door = { peekTool: AGENTS.opencode.peekTool };
+  const result = file
+    ? await service.retainer.retainStream(call, fileChunks(file), () => ({ isError }), door)
+    : await service.retainer.retain({ ...call, text, isError }, door);
+  if (!result.retained && !result.withheld) return undefined;
+  return `${result.content}${notes}`;
+}

@@ -26,13 +26,14 @@ export interface RewriteOptions {
 export const REWRITE_MAX_BYTES = 128 * 1024 - 1;
 
 const DESCRIPTOR = 3;
-const TAG = 'RETAINED_OUTPUTS_EOF';
+/** The here-document's end line (another when the command holds a line of it). */
+export const REWRITE_TAG = 'RETAINED_OUTPUTS_EOF';
 
 /** A here-document's end line that is no line of `text`. */
 function tagFor(text: string): string {
   const lines = new Set(text.split('\n'));
-  let tag = TAG;
-  for (let n = 1; lines.has(tag); n++) tag = `${TAG}_${n}`;
+  let tag = REWRITE_TAG;
+  for (let n = 1; lines.has(tag); n++) tag = `${REWRITE_TAG}_${n}`;
   return tag;
 }
 

@@ -13,7 +13,15 @@ import { sha256Hex } from '../../server/src/core/text/bytes';
 import { setupChanges } from '../../shared/agentSetup';
 import { agentFile, runAgent } from '../helpers/agents';
 import { assertKept, assertLost, BUILD, CLI, stubId } from '../helpers/buildScenario';
-import { type ChatMessage, ScriptedChat, toolResults } from '../helpers/scriptedChat';
+import {
+  assertFailingKept,
+  assertStopped,
+  BASH_ONLY,
+  BASH_ONLY_OUTPUT,
+  FAILING,
+  TICKING,
+} from '../helpers/realCommands';
+import { type ChatMessage, type ChatRule, ScriptedChat, toolResults } from '../helpers/scriptedChat';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
 
 const CLINE_VERSION = '3.0.65';
@@ -33,35 +41,37 @@ describe('a real Cline CLI with Retained Outputs', function () {
   });
   after(removeTempDirs);
 
-  async function session(withRetained: boolean) {
+  async function session(withRetained: boolean, script?: ChatRule[]) {
     const root = tempDir();
     const home = join(root, 'home');
     const cwd = join(root, 'project');
     mkdirSync(home, { recursive: true });
     mkdirSync(cwd, { recursive: true });
-    const model = new ScriptedChat([
-      { prompt: YOLO, reply: { tool: SHELL, args: { commands: [BUILD] } } },
-      ...(withRetained
-        ? [
-            {
-              after: SHELL,
-              reply: (messages: ChatMessage[]) => ({
-                tool: PEEK,
-                args: { id: stubId(toolResults(messages)), landmark: 'error', context: 0 },
-              }),
-            },
-            {
-              after: PEEK,
-              reply: { tool: 'submit_and_exit', args: { summary: 'The linker failed.', verified: true } },
-            },
-          ]
-        : [
-            {
-              after: SHELL,
-              reply: { tool: 'submit_and_exit', args: { summary: 'It printed a lot.', verified: true } },
-            },
-          ]),
-    ]);
+    const model = new ScriptedChat(
+      script ?? [
+        { prompt: YOLO, reply: { tool: SHELL, args: { commands: [BUILD] } } },
+        ...(withRetained
+          ? [
+              {
+                after: SHELL,
+                reply: (messages: ChatMessage[]) => ({
+                  tool: PEEK,
+                  args: { id: stubId(toolResults(messages)), landmark: 'error', context: 0 },
+                }),
+              },
+              {
+                after: PEEK,
+                reply: { tool: 'submit_and_exit', args: { summary: 'The linker failed.', verified: true } },
+              },
+            ]
+          : [
+              {
+                after: SHELL,
+                reply: { tool: 'submit_and_exit', args: { summary: 'It printed a lot.', verified: true } },
+              },
+            ]),
+      ],
+    );
     const url = await model.start();
     const env = { HOME: home, CLINE_SESSION_BACKEND_MODE: 'local', CLINE_NO_AUTO_UPDATE: '1' };
     try {
@@ -103,5 +113,38 @@ describe('a real Cline CLI with Retained Outputs', function () {
   it("without it, Cline sends the head and the tail, and the error's line is lost", async () => {
     const { model } = await session(false);
     assertLost('Cline alone', model.resultOf(SHELL));
+  });
+
+  // Cline CLI has no rules per command (only tool approval, on or off): there is no deny rule to try.
+  describe('on the commands people run: a failing build, bash-only syntax, a command its timeout kills', () => {
+    const run = (command: string) => ({ tool: SHELL, args: { commands: [command] } });
+    const script: ChatRule[] = [
+      { prompt: YOLO, reply: run(FAILING) },
+      { after: SHELL, reply: run(BASH_ONLY) },
+      // Cline gives every command 30 s, then kills its process group.
+      { after: SHELL, reply: run(TICKING) },
+      {
+        after: SHELL,
+        reply: { tool: 'submit_and_exit', args: { summary: 'All three commands ran.', verified: true } },
+      },
+    ];
+    const resultOf = (text: string | undefined) =>
+      (JSON.parse(text ?? '[]') as { result?: string; error?: string }[])[0];
+
+    it('with the plugin: the failing build is kept whole, exit 2 in its stub; the rest ends exactly as without it', async () => {
+      const plain = await session(false, script);
+      const ours = await session(true, script);
+      const [failed, bashOnly, ticked] = ours.model.resultsOf(SHELL);
+      const [, plainBash, plainTicked] = plain.model.resultsOf(SHELL);
+      assertFailingKept('Cline with the plugin', { sent: resultOf(failed)?.result, cwd: ours.cwd });
+      for (const text of [bashOnly, plainBash])
+        assert.match(resultOf(text)?.result ?? '', new RegExp(`^${BASH_ONLY_OUTPUT}`));
+      assert.deepEqual(resultOf(ticked), resultOf(plainTicked), 'the timeout, as without the plugin');
+      for (const [what, { cwd }] of [
+        ['Cline alone', plain],
+        ['Cline with the plugin', ours],
+      ] as const)
+        await assertStopped(what, cwd);
+    });
   });
 });

@@ -26,6 +26,7 @@ import { geminiWouldAsk } from '../../server/src/cli/geminiRules';
 import { RetentionService } from '../../server/src/core/service';
 import { sha256Hex } from '../../server/src/core/text/bytes';
 import { type FileChange, type SetupAgent, setupChanges } from '../../shared/agentSetup';
+import { rewrite } from '../../shared/rewrite';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
 
 const launcher = { node: '/usr/bin/node', cli: '/ext/cli/cli.js' };
@@ -265,10 +266,16 @@ describe('agent setup', () => {
     };
     const toolCall = { toolName: 'run_commands', toolCallId: 'call_1', input: { commands: ["echo 'a b'", 'ls'] } };
     const before = await hooks.beforeTool({ snapshot: { conversationId: 'conv_1' }, toolCall });
-    assert.deepEqual(before?.input?.commands, [
-      `${process.execPath} ${cli} run --run=conv_1 --call=call_1-1 --tool=run_commands --quiet -- 'echo '\\''a b'\\'''`,
-      `${process.execPath} ${cli} run --run=conv_1 --call=call_1-2 --tool=run_commands --quiet -- ls`,
-    ]);
+    // The plugin's rewrite is every rewriting agent's (shared/rewrite.ts), the store named.
+    const as = (run: string, call: string, command: string) =>
+      rewrite(
+        { node: process.execPath, cli },
+        { store: join(process.cwd(), '.retained'), run, call, tool: 'run_commands' },
+        command,
+      );
+    assert.deepEqual(before?.input?.commands, [as('conv_1', 'call_1-1', "echo 'a b'"), as('conv_1', 'call_1-2', 'ls')]);
+    const quoted = await hooks.beforeTool({ snapshot: { conversationId: "it's" }, toolCall });
+    assert.equal(quoted?.input?.commands[0], as("it's", 'call_1-1', "echo 'a b'"), 'an id with a quote, quoted');
     assert.equal(
       await hooks.beforeTool({
         snapshot: { conversationId: 'conv_1' },

@@ -34,7 +34,11 @@ const RUN_COMMAND_TIMEOUT_MAX_SECONDS = 3600;
 const RUN_COMMAND_TIMEOUT_SECONDS = 600;
 
 const RunCommandInput = z.strictObject({
-  command: z.string().min(1).max(100_000).describe('A shell command line (run with sh -c).'),
+  command: z
+    .string()
+    .min(1)
+    .max(100_000)
+    .describe('A shell command line (run with bash -c, or sh -c where there is no bash).'),
   cwd: z.string().min(1).max(4096).optional().describe('The folder to run it in; default the workspace.'),
   timeoutSeconds: z
     .number()

@@ -269,6 +269,16 @@ describe('the retained command line', function () {
         tool_response: { stdout, stderr: '', interrupted: false, isImage: false, ...more },
       });
 
+    it("a subagent's big output goes to the subagent's run, which its transcript imports into, not the main session's", () => {
+      const cwd = tempDir();
+      const big = Array.from({ length: 3000 }, (_, i) => `line ${i} of the subagent's grep`).join('\n');
+      const r = retained(cwd, ['hook', 'claude-code'], JSON.stringify({ ...JSON.parse(bash(big)), agent_id: 'a98' }));
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stdout, /\[retained #toolu_01\]/);
+      const runs = readdirSync(join(cwd, '.retained', 'runs')).filter((f) => f.endsWith('.values'));
+      assert.deepEqual(runs, ['session-1-agent-a98.values']);
+    });
+
     it("answers a big output with the stub in the tool's own shape; the whole output comes from the file Claude Code saved", () => {
       const cwd = tempDir();
       const whole = Array.from({ length: 20_000 }, (_, i) =>

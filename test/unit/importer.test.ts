@@ -287,6 +287,28 @@ describe('importing agent sessions', () => {
       assert.ok(big?.type === 'tool_call_finished' && big.lost && big.result?.startsWith('<persisted-output>'));
     });
 
+    it("a subagent's saved output is read from the main session's tool-results, where Claude Code saves it", async () => {
+      const s = await freshService();
+      const copy = tempDir();
+      cpSync(join(RECORDED, 'subagent', 'project'), copy, { recursive: true });
+      const main = join(copy, readdirSync(copy).find((f) => f.endsWith('.jsonl'))!);
+      // A subagent that ran the big-output session: its saved outputs in the main session's folder.
+      const big = join(RECORDED, 'parallel-and-big', 'project');
+      const bigSession = readdirSync(big).find((f) => f.endsWith('.jsonl'))!;
+      cpSync(join(big, bigSession), join(main.replace(/\.jsonl$/, ''), 'subagents', 'agent-big.jsonl'));
+      cpSync(
+        join(big, bigSession.replace(/\.jsonl$/, ''), 'tool-results'),
+        join(main.replace(/\.jsonl$/, ''), 'tool-results'),
+        {
+          recursive: true,
+        },
+      );
+      const result = await importFile(s, main);
+      const sub = result.subagents.find((r) => r.name.endsWith('-agent-big'));
+      assert.ok(sub, result.subagents.map((r) => r.name).join(', '));
+      assert.equal(sub.lostOutputs, 0, 'the saved output is found');
+    });
+
     it('a compaction: the requests after it send the summary and what the compaction kept, not what it dropped', async () => {
       const s = await freshService();
       const result = await importFile(s, recorded('compact'));

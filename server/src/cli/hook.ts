@@ -48,6 +48,8 @@ const HookInput = z.looseObject({
   tool_input: z.unknown().optional(),
   tool_response: z.unknown().optional(),
   duration_ms: z.number().min(0).optional(),
+  /** Set when the call is a subagent's (its session_id is still the main session's). */
+  agent_id: z.string().min(1).max(ID_MAX).optional(),
 });
 type HookInput = z.infer<typeof HookInput>;
 
@@ -124,7 +126,8 @@ export async function hook(service: RetentionService, input: HookInput): Promise
   const small = size <= service.getSettings().thresholdBytes;
   if (small && !(shaped.text !== undefined && service.withholder.guard()?.find(shaped.text))) return undefined;
   const call = {
-    runId: session,
+    // A subagent's calls go to the run its own transcript (subagents/agent-<id>.jsonl) imports into.
+    runId: input.agent_id === undefined ? session : `${session}-agent-${input.agent_id}`,
     callId,
     tool,
     ...(input.tool_input !== undefined ? { arguments: input.tool_input } : {}),

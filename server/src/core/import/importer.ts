@@ -76,6 +76,8 @@ export class Importer {
     input: ImportParams,
     signal: AbortSignal | undefined,
     written: string[],
+    /** Where its saved outputs are, when not in its own folder (a subagent's are in its session's). */
+    outputsIn?: string,
   ): Promise<ImportResult> {
     const params = check(ImportParams, input);
     const path = isAbsolute(params.path) ? params.path : resolve(this.workspace, params.path);
@@ -96,7 +98,7 @@ export class Importer {
     const sessionDir = path.slice(0, -extname(path).length || undefined);
     const { files: outputs, lost: lostOutputs } = await findOutputs(
       conversion,
-      conversion.outputsDir ?? join(sessionDir, 'tool-results'),
+      conversion.outputsDir ?? outputsIn ?? join(sessionDir, 'tool-results'),
     );
     signal?.throwIfAborted();
 
@@ -127,6 +129,7 @@ export class Importer {
             },
             signal,
             written,
+            join(sessionDir, 'tool-results'),
           ),
         );
       }

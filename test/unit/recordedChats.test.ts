@@ -7,7 +7,7 @@
  * value is the whole output where the agent saved it, and a hooked session enriches its own run.
  */
 import assert from 'node:assert/strict';
-import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { cutOf } from '../../server/src/core/history/modelCalls';
 import { toOpenAIChat } from '../../server/src/core/history/providers';
@@ -220,6 +220,23 @@ for (const [agent, recorded] of Object.entries(AGENTS)) {
     it('a session run with the hook, imported beside its own run: its stub names the whole output', async () => {
       const root = tempDir();
       cpSync(join(dir('hook-peek'), 'store'), join(root, '.retained'), { recursive: true });
+      // A small command the hook ran through retained run during the session: the run records it
+      // under an id of its own, as Gemini CLI names no call to its hooks.
+      const runs = join(root, '.retained', 'runs');
+      const transcript = readdirSync(runs).find((f) => f.endsWith('.jsonl'));
+      if (transcript) {
+        const last = JSON.parse(readFileSync(join(runs, transcript), 'utf8').trim().split('\n').at(-1)!) as {
+          tool: string;
+        };
+        const small = {
+          type: 'tool_call_finished',
+          callId: 'run-small',
+          tool: last.tool,
+          result: 'ok\n',
+          ts: '2026-12-01T17:14:20.000Z',
+        };
+        appendFileSync(join(runs, transcript), `${JSON.stringify(small)}\n`);
+      }
       const s = new RetentionService(join(root, '.retained'));
       await s.init();
       const before = (await s.listRuns()).map((r) => r.runId);
@@ -236,6 +253,12 @@ for (const [agent, recorded] of Object.entries(AGENTS)) {
         assert.equal(result.runId, before[0], 'the import is the run the hook wrote');
         assert.equal(result.enriched, 1);
         assert.deepEqual([...stubsSent(events)], [stub.valueId], 'the value the model was sent a stub of');
+        // The joined run holds the session's calls, no more (the hook's records of them are not added again).
+        const alone = new RetentionService(join(tempDir(), '.retained'));
+        await alone.init();
+        const plain = await alone.importer.import({ path: sessionIn(dir('hook-peek'), recorded.file) });
+        const calls = (list: readonly { type: string }[]) => list.filter((e) => e.type === 'tool_call_finished').length;
+        assert.equal(calls(events), calls((await alone.transcript({ runId: plain.runId })).events));
       } else {
         // Cline's plugin knows the conversation's id, not the session's: the runs stay two.
         assert.notEqual(result.runId, before[0]);

@@ -220,8 +220,14 @@ export class Importer {
         } satisfies ToolCallFinishedEvent;
       });
       // Results the file does not have yet (recorded after it was read) stay, after its events;
-      // the rest of the run's events are what the file now holds again.
-      const rest = now.filter((e) => e.type === 'tool_call_finished' && !covered.has(e.callId));
+      // the rest of the run's events are what the file now holds again. A small result recorded
+      // before the file's end that the file does not name is one of its calls under another id
+      // (Gemini CLI names no call to its hooks): it is not added again.
+      const end = staged.events.at(-1)?.ts ?? '';
+      const rest = now.filter(
+        (e) =>
+          e.type === 'tool_call_finished' && !covered.has(e.callId) && (e.valueId !== undefined || (e.ts ?? '') > end),
+      );
       const merged = [...events, ...rest];
       await store.replaceTranscript(runId, merged);
       this.ctx.runs.forget(runId, true);

@@ -6,7 +6,8 @@
  * for a folder.
  */
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { createHash, randomUUID } from 'node:crypto';
 import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Client } from 'pg';
@@ -44,6 +45,7 @@ describe('a team store in a real PostgreSQL', function () {
     assert.deepEqual(tables, [
       'audit',
       'blob_chunks',
+      'blob_uploads',
       'blobs',
       'events',
       'retained_schema',
@@ -204,7 +206,7 @@ describe('a team store in a real PostgreSQL', function () {
     // Killed while its chunks are going in (the value's transaction open).
     for (let i = 0; i < 500; i++) {
       const busy = await pg.sql(
-        `SELECT 1 FROM pg_stat_activity WHERE application_name = 'retained' AND query LIKE '%blob_chunks%'`,
+        `SELECT 1 FROM pg_stat_activity WHERE application_name = 'retained' AND query LIKE '%blob_uploads%'`,
       );
       if (busy.length > 0) break;
       await new Promise((r) => setTimeout(r, 10));
@@ -256,5 +258,66 @@ describe('a team store in a real PostgreSQL', function () {
     assert.equal(refused.code, 1);
     assert.match(refused.stderr, /does not hash to .*nothing of it was kept/);
     assert.deepEqual(await pg.sql(`SELECT run_id FROM runs WHERE run_id = 'damaged'`), []);
+  });
+
+  it('no writer can put other bytes under a hash, hide a blob or add to one: only the function that checks the hash finishes a blob', async () => {
+    retained(tempDir(), ['migrate', '--store', pg.url]);
+    await pg.sql('CREATE ROLE mallory LOGIN; GRANT retained_writer TO mallory;');
+    // A build log anyone can predict, so its SHA-256 too.
+    const command = 'seq 1 30000';
+    const sha = createHash('sha256')
+      .update(execFileSync('sh', ['-c', command]))
+      .digest('hex');
+    const mallory = await connect(pg.urlAs('mallory'));
+    const denied = /permission denied for table (blobs|blob_chunks)/;
+    try {
+      // The attack that worked: a blob row of its own under that hash, marked complete, with chunks.
+      await assert.rejects(
+        mallory.query('INSERT INTO blobs (sha256, bytes, lines, complete) VALUES ($1, 8, 1, true)', [sha]),
+        denied,
+      );
+      await assert.rejects(
+        mallory.query(`INSERT INTO blob_chunks (sha256, n, first_line, data) VALUES ($1, 0, 1, 'planted')`, [sha]),
+        denied,
+      );
+      // Through the one door a writer has: other bytes under the hash are refused, by size and by hash.
+      for (const planted of ['planted\n', `${'9\n'.repeat(50000)}`]) {
+        const upload = randomUUID();
+        await mallory.query('BEGIN');
+        await mallory.query('INSERT INTO blob_uploads (upload, n, first_line, data) VALUES ($1, 0, 1, $2)', [
+          upload,
+          Buffer.from(planted),
+        ]);
+        await assert.rejects(
+          mallory.query('SELECT retained_finish_blob($1, $2, $3)', [upload, sha, Buffer.byteLength(planted)]),
+          /upload of [0-9a-f]{64}: (its bytes hash to|\d+ bytes, not)/,
+        );
+        await mallory.query('ROLLBACK');
+      }
+      // Nor can it write into another login's upload.
+      await assert.rejects(
+        mallory.query(`INSERT INTO blob_uploads (upload, owner, n, first_line, data) VALUES ($1, 'ci', 0, 1, 'x')`, [
+          randomUUID(),
+        ]),
+        /violates check constraint/,
+      );
+      // The honest teammate's command: its value is its own bytes, and a peek reads its lines
+      // (the blob has no stored index: the team store's own chunks say where lines are).
+      const honest = tempDir();
+      const made = retained(honest, ['run', '--store', pg.url, '--run', 'honest', '--', command]);
+      assert.equal(made.code, 0, made.stderr);
+      const id = /\[retained #(\S+)\]/.exec(made.stdout)?.[1] ?? 'missing';
+      const peek = retained(honest, ['peek', id, '--store', pg.url, '--lines', '29999:30000']);
+      assert.equal(peek.stdout, '29999: 29999\n30000: 30000\n', peek.stderr);
+      // Once complete, a writer can neither hide it nor add a chunk.
+      await assert.rejects(mallory.query('UPDATE blobs SET complete = false WHERE sha256 = $1', [sha]), denied);
+      await assert.rejects(
+        mallory.query(`INSERT INTO blob_chunks (sha256, n, first_line, data) VALUES ($1, 99, 1, 'x')`, [sha]),
+        denied,
+      );
+      assert.deepEqual(await pg.sql(`SELECT count(*)::int AS n FROM blob_uploads`), [{ n: 0 }], 'no upload left');
+    } finally {
+      await mallory.end();
+    }
   });
 });

@@ -8,7 +8,9 @@
  * Values are content-addressed: a `blob` is one text by its SHA-256, stored once for the whole
  * team in chunks of at most 1 MiB, each with the line it starts at, so a peek reads only the
  * chunks its lines are in. A blob is visible to values only when `complete`: a writer killed
- * halfway leaves nothing a stub can point to.
+ * halfway leaves nothing a stub can point to. Since version 3 no writer writes a blob: it uploads
+ * its chunks and `retained_finish_blob` checks them (order, lines, size, SHA-256) before making
+ * them the blob, so no teammate can put other bytes under a hash, hide a blob, or add to one.
  */
 
 /** The roles the schema grants; their names are the interface an administrator uses. */
@@ -102,6 +104,85 @@ export const MIGRATIONS: readonly Migration[] = [
       -- The index staging built, so a peek seeks near its line (a blob without one is read by its chunks' first lines).
       ALTER TABLE blobs ADD COLUMN line_index bytea;
       ALTER TABLE events ADD COLUMN at timestamptz NOT NULL DEFAULT now();
+    `,
+  },
+  {
+    version: 3,
+    what: 'blobs made complete only by a function that checks their hash: no writer writes blobs or their chunks',
+    sql: `
+      -- A writer's chunks go here first, in its own transaction, named by an upload id of its own;
+      -- a row is always its login's own (a writer cannot add to another's upload).
+      CREATE TABLE blob_uploads (
+        upload uuid NOT NULL,
+        owner name NOT NULL DEFAULT session_user CHECK (owner = session_user),
+        n integer NOT NULL CHECK (n >= 0),
+        first_line bigint NOT NULL CHECK (first_line >= 1),
+        data bytea NOT NULL CHECK (length(data) <= ${CHUNK_MAX_BYTES}),
+        created_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (upload, n)
+      );
+      ALTER TABLE blob_uploads ALTER COLUMN data SET STORAGE EXTERNAL;
+      REVOKE INSERT, UPDATE ON blobs, blob_chunks FROM ${WRITER_ROLE};
+      GRANT INSERT ON blob_uploads TO ${WRITER_ROLE};
+
+      -- Finishes an upload as the blob of that SHA-256: its chunks in order from 0, each starting at
+      -- the line the ones before end on, hashing to the name, of the bytes said. Then, at once, the
+      -- blob and its chunks are written and complete: no one can write them after (no grant). A blob
+      -- the team has complete already is kept as it is. Its line index is the chunks' own (a
+      -- writer's index is not taken: nothing here could check it). True when this upload made it.
+      CREATE FUNCTION retained_finish_blob(p_upload uuid, p_sha256 text, p_bytes bigint)
+        RETURNS boolean LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT AS $f$
+      DECLARE
+        chunk record;
+        expect integer := 0;
+        line bigint := 1;
+        total bigint := 0;
+        text_of text;
+        digest text;
+      BEGIN
+        IF p_sha256 !~ '^[0-9a-f]{64}$' THEN RAISE EXCEPTION 'not a SHA-256: %', p_sha256; END IF;
+        PERFORM pg_advisory_xact_lock(hashtextextended(p_sha256, 0));
+        IF EXISTS (SELECT 1 FROM blobs WHERE sha256 = p_sha256 AND complete) THEN
+          DELETE FROM blob_uploads WHERE upload = p_upload AND owner = session_user;
+          RETURN false;
+        END IF;
+        FOR chunk IN SELECT n, first_line, data FROM blob_uploads
+                     WHERE upload = p_upload AND owner = session_user ORDER BY n LOOP
+          IF chunk.n <> expect OR chunk.first_line <> line THEN
+            RAISE EXCEPTION 'upload of %: chunk % is not where chunk % starts (line %)', p_sha256, chunk.n, expect, line;
+          END IF;
+          -- Newlines counted on the escaped text, where a newline stays one byte.
+          text_of := encode(chunk.data, 'escape');
+          line := line + length(text_of) - length(replace(text_of, E'\n', ''));
+          total := total + length(chunk.data);
+          expect := expect + 1;
+        END LOOP;
+        IF total <> p_bytes THEN
+          RAISE EXCEPTION 'upload of %: % bytes, not %', p_sha256, total, p_bytes;
+        END IF;
+        SELECT encode(sha256(coalesce(string_agg(data, ''::bytea ORDER BY n), ''::bytea)), 'hex') INTO digest
+          FROM blob_uploads WHERE upload = p_upload AND owner = session_user;
+        IF digest <> p_sha256 THEN
+          RAISE EXCEPTION 'upload of %: its bytes hash to %', p_sha256, digest;
+        END IF;
+        -- A blob row no upload finished (an older writer's, killed) gives way to this one.
+        DELETE FROM blob_chunks WHERE sha256 = p_sha256;
+        INSERT INTO blobs (sha256, bytes, lines, complete, line_index)
+          VALUES (p_sha256, p_bytes,
+                  CASE WHEN p_bytes = 0 THEN 0
+                       WHEN (SELECT get_byte(data, length(data) - 1) FROM blob_uploads
+                             WHERE upload = p_upload AND owner = session_user ORDER BY n DESC LIMIT 1) = 10
+                       THEN line - 1 ELSE line END,
+                  true, NULL)
+          ON CONFLICT (sha256) DO UPDATE SET bytes = EXCLUDED.bytes, lines = EXCLUDED.lines, complete = true, line_index = NULL;
+        INSERT INTO blob_chunks (sha256, n, first_line, data)
+          SELECT p_sha256, n, first_line, data FROM blob_uploads WHERE upload = p_upload AND owner = session_user;
+        DELETE FROM blob_uploads WHERE upload = p_upload AND owner = session_user;
+        RETURN true;
+      END
+      $f$;
+      REVOKE ALL ON FUNCTION retained_finish_blob(uuid, text, bigint) FROM PUBLIC;
+      GRANT EXECUTE ON FUNCTION retained_finish_blob(uuid, text, bigint) TO ${WRITER_ROLE};
     `,
   },
 ];

@@ -574,7 +574,6 @@ class TeamValues implements ValueStore {
           bytes: staged.bytes,
           lines: staged.index.lines,
           valueId: names[0]!,
-          index: staged.index,
         });
       } catch (err) {
         throw err instanceof InvalidInput ? err : team.error(err);
@@ -683,7 +682,8 @@ class TeamValues implements ValueStore {
     let newlines = 0;
     if (bytes > 0) {
       const [last] = await this.team.query(
-        `SELECT get_byte(data, length(data) - 1) AS byte, length(data) - length(replace(data, '\\x0a'::bytea, ''::bytea)) AS nl
+        `SELECT get_byte(data, length(data) - 1) AS byte,
+                length(encode(data, 'escape')) - length(replace(encode(data, 'escape'), E'\\n', '')) AS nl
          FROM blob_chunks WHERE sha256 = $1 AND n = $2`,
         [sha256, chunks.length - 1],
       );

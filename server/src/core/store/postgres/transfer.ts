@@ -7,12 +7,11 @@
  * transaction after its values, so a run is seen with all its values or not at all. Every id
  * reaches SQL as a parameter, never in its text.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { ClientBase } from 'pg';
 import type { TranscriptEvent } from '../../../../../shared/events';
 import { InvalidInput } from '../../../../../shared/invalidInput';
 import type { ValueMeta } from '../../../../../shared/protocol';
-import { type LineIndex, serializeIndex } from '../lineIndex';
 import { openFile, READ } from '../safeFs';
 import type { Store } from '../store';
 import { eventLine } from '../transcript';
@@ -67,25 +66,26 @@ export async function inTransaction<T>(client: ClientBase, work: () => Promise<T
   }
 }
 
-/** What a blob is uploaded as: its hash, size and lines, with its line index when known. */
+/** What a blob is uploaded as: its hash, size and lines (the team store counts its lines and index itself). */
 export interface BlobOf {
   sha256: string;
   bytes: number;
   lines: number;
   /** The value's id, for messages. */
   valueId: string;
-  index?: LineIndex;
 }
 
-/** Uploads one value file's bytes as a complete blob, unless the team store has them; the bytes sent. */
+/**
+ * Uploads one value file's bytes as a complete blob, unless the team store has them; the bytes
+ * sent. The chunks go to `blob_uploads` under an upload id of this call's, and
+ * `retained_finish_blob` makes them the blob only if they are what they say (schema.ts): all in
+ * one transaction, so a killed upload leaves nothing.
+ */
 export async function pushBlob(client: ClientBase, root: string, path: string, value: BlobOf): Promise<number> {
   const there = await client.query('SELECT complete FROM blobs WHERE sha256 = $1', [value.sha256]);
   if (there.rows[0]?.complete === true) return 0;
+  const upload = randomUUID();
   return inTransaction(client, async () => {
-    await client.query(
-      'INSERT INTO blobs (sha256, bytes, lines, line_index) VALUES ($1, $2, $3, $4) ON CONFLICT (sha256) DO NOTHING',
-      [value.sha256, value.bytes, value.lines, value.index ? serializeIndex(value.index) : null],
-    );
     let n = 0;
     let sent = 0;
     let batch: unknown[] = [];
@@ -96,17 +96,13 @@ export async function pushBlob(client: ClientBase, root: string, path: string, v
         { length: rows },
         (_, i) => `($${i * 4 + 1}, $${i * 4 + 2}, $${i * 4 + 3}, $${i * 4 + 4})`,
       );
-      // The same bytes cut the same way: chunks a killed push left are the same chunks.
-      await client.query(
-        `INSERT INTO blob_chunks (sha256, n, first_line, data) VALUES ${values.join(', ')} ON CONFLICT DO NOTHING`,
-        batch,
-      );
+      await client.query(`INSERT INTO blob_uploads (upload, n, first_line, data) VALUES ${values.join(', ')}`, batch);
       batch = [];
     };
     const hash = createHash('sha256');
     for await (const { data, firstLine } of chunksOf(root, path)) {
       hash.update(data);
-      batch.push(value.sha256, n++, firstLine, data);
+      batch.push(upload, n++, firstLine, data);
       sent += data.length;
       if (batch.length / 4 >= CHUNKS_PER_BATCH) await flush();
     }
@@ -114,14 +110,12 @@ export async function pushBlob(client: ClientBase, root: string, path: string, v
     if (hash.digest('hex') !== value.sha256)
       throw new Error(`value ${value.valueId}: its file does not hash to ${value.sha256}; nothing of it was kept`);
     await flush();
-    const { rows } = await client.query(
-      'SELECT coalesce(sum(length(data)), 0)::bigint AS bytes FROM blob_chunks WHERE sha256 = $1',
-      [value.sha256],
-    );
-    if (Number(rows[0]?.bytes) !== value.bytes)
-      throw new Error(`value ${value.valueId}: ${rows[0]?.bytes} bytes reached the team store of ${value.bytes}`);
-    await client.query('UPDATE blobs SET complete = true WHERE sha256 = $1', [value.sha256]);
-    return sent;
+    const { rows } = await client.query('SELECT retained_finish_blob($1, $2, $3) AS made', [
+      upload,
+      value.sha256,
+      value.bytes,
+    ]);
+    return rows[0]?.made === true ? sent : 0;
   });
 }
 
@@ -134,9 +128,7 @@ export async function pushRun(client: ClientBase, store: Store, runId: string): 
   let valuesSent = 0;
   let bytesSent = 0;
   for (const value of values) {
-    const index = await store.values.lineIndex(runId, value.valueId).catch(() => undefined);
-    const blob = { ...value, ...(index ? { index } : {}) };
-    const sent = await pushBlob(client, store.root, store.values.path(runId, value.valueId), blob);
+    const sent = await pushBlob(client, store.root, store.values.path(runId, value.valueId), value);
     if (sent > 0 || value.bytes === 0) valuesSent++;
     bytesSent += sent;
   }

@@ -13,6 +13,7 @@ import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { RetentionService } from '../../server/src/core/service';
+import { connect } from '../../server/src/core/store/postgres/connect';
 import {
   PeekRequest,
   RunsRequest,
@@ -317,5 +318,39 @@ describe('a team store used by a team, in a real PostgreSQL', function () {
     }
     const values = await pg.sql(`SELECT count(*)::int AS n FROM run_values WHERE run_id = 'shared-16'`);
     assert.equal(values[0]!.n, 16);
+  });
+
+  it('the team store down, on a newer schema, or with no connection for the role: the command runs all the same, its output given as it came, its exit status its own, and kept here to push later', async () => {
+    await pg.sql('CREATE ROLE no_slots LOGIN CONNECTION LIMIT 0; GRANT retained_writer TO no_slots;');
+    await pg.sql('CREATE DATABASE newer');
+    const newer = pg.url.replace(/\/retained$/, '/newer');
+    assert.equal(retained(['migrate', '--store', newer]).code, 0);
+    const admin = await connect(newer);
+    await admin.query('UPDATE retained_schema SET version = 99');
+    await admin.end();
+    const command = 'seq 1 30000; echo oops >&2; exit 3';
+    const plain = spawnSync('bash', ['-c', command], { encoding: 'utf8', maxBuffer: 1 << 26 });
+    for (const [what, store] of [
+      ['unreachable', 'postgres://nobody@127.0.0.1:1/retained'],
+      ['a newer schema', newer],
+      ['no connection slot', pg.urlAs('no_slots')],
+    ] as const) {
+      const cwd = tempDir();
+      const r = spawnSync(process.execPath, [CLI, 'run', '--store', store, '--run', 'down', '--', command], {
+        cwd,
+        encoding: 'utf8',
+        maxBuffer: 1 << 26,
+      });
+      assert.equal(r.status, 3, `${what}: ${r.stderr}`);
+      assert.equal(r.stdout, plain.stdout, `${what}: the output, as it came`);
+      assert.match(r.stderr, /^oops$/m, what);
+      assert.match(
+        r.stderr,
+        /^retained: not recorded in postgres:\/\/\S+: .+; the output is given as it came, and kept in \S+ \(run down\)/m,
+        what,
+      );
+      const here = spawnSync(process.execPath, [CLI, 'ls', 'down'], { cwd, encoding: 'utf8' });
+      assert.match(here.stdout, /30001 lines|30,001 lines/, `${what}: kept here: ${here.stdout}${here.stderr}`);
+    }
   });
 });

@@ -6,6 +6,7 @@
  * Exit codes: 0 done; 1 it could not be done (the message says why); 2 the command line is
  * wrong. `run` exits with the command's own status.
  */
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -23,7 +24,7 @@ import {
 } from '../../../shared/protocol';
 import { LANDMARK_KINDS, type LandmarkKind } from '../../../shared/settings';
 import { VERSION } from '../../../shared/version';
-import { exitStatus, type Shell, startCommand } from '../core/retain/command';
+import { defaultShell, exitStatus, type Shell, startCommand } from '../core/retain/command';
 import { RetentionService } from '../core/service';
 import { isStoreUrl } from '../core/store/open';
 import { HOOK_AGENTS, type HookAgent, runHook } from './hook';
@@ -159,9 +160,66 @@ export async function main(argv: readonly string[]): Promise<number> {
     const { teamStore } = await import('./teamStore');
     return teamStore(command as TeamCommand, store, { run: rest[0], folder });
   }
+  if (command === 'run' && isStoreUrl(store)) {
+    const opened = await openTeamForRun(store);
+    if (!opened.service) return runBeside(store, opened.why, o, after);
+    return runIn(opened.service, o, after, command, rest, false);
+  }
+  const service = new RetentionService(store, { workspace: process.cwd(), indexImports: false });
+  return runIn(service, o, after, command, rest);
+}
+
+/** A team store `run` writes into, opened; or why it could not be (unreachable, a newer schema, no slot). */
+async function openTeamForRun(store: string): Promise<{ service?: RetentionService; why: string }> {
   const service = new RetentionService(store, { workspace: process.cwd(), indexImports: false });
   try {
     await service.init();
+    return { service, why: '' };
+  } catch (err) {
+    service.dispose();
+    return { why: (err as Error).message.split('\n')[0]! };
+  }
+}
+
+/**
+ * The command of `run` when the team store cannot take it: it runs all the same (the team store's
+ * trouble is never the command's), its output goes to the caller as it comes, and it is kept in
+ * the folder store here, to push when the team store is back. The exit status is the command's.
+ */
+async function runBeside(team: string, why: string, o: Options, words: string[]): Promise<number> {
+  const folder = findStore(process.cwd(), undefined, { folder: true });
+  const service = new RetentionService(folder, { workspace: process.cwd(), indexImports: false });
+  try {
+    await service.init();
+  } catch (err) {
+    service.dispose();
+    process.stderr.write(
+      `retained: the team store could not take this command (${why}), nor ${folder} (${(err as Error).message})\n`,
+    );
+    // Nowhere to keep it: the command runs as it is, and only that.
+    return runPlain(commandOf(o, words), o.shell ? shellOf(o.shell, o['shell-options']) : defaultShell());
+  }
+  try {
+    const runId = o.run ?? 'cli';
+    process.stderr.write(
+      `retained: not recorded in ${shownStore(team)}: ${why}; the output is given as it came, and kept in ${folder} (run ${runId}): \`retained push ${runId} --store …\` sends it later\n`,
+    );
+    return await run(service, { ...o, quiet: true }, words, { passThrough: true });
+  } finally {
+    service.dispose();
+  }
+}
+
+async function runIn(
+  service: RetentionService,
+  o: Options,
+  after: string[],
+  command: string,
+  rest: string[],
+  init = true,
+): Promise<number> {
+  try {
+    if (init) await service.init();
     if (o.guard) service.updateSettings({ guard: { secrets: true } });
     switch (command) {
       case 'run':
@@ -331,7 +389,38 @@ const PASSED_ON: readonly NodeJS.Signals[] = [
  * signals passed on, its exit status ours), its output streamed into a value. A small output is
  * given back as it came, each byte on the stream it came on; a big one is the stub, on stdout.
  */
-async function run(service: RetentionService, o: Options, words: string[]): Promise<number> {
+/** The team store's address as messages show it: never its password. */
+function shownStore(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return 'the team store';
+  }
+}
+
+/** A command run as it is, and nothing else: stdin, stdout and stderr the caller's, every signal passed on. */
+function runPlain(line: string, shell: Shell): Promise<number> {
+  return new Promise((resolve) => {
+    const child = spawn(shell.file, [...shell.args, line], { stdio: 'inherit' });
+    const pass = (signal: NodeJS.Signals) => child.kill(signal);
+    for (const signal of PASSED_ON) process.on(signal, pass);
+    const done = (status: number) => {
+      for (const signal of PASSED_ON) process.off(signal, pass);
+      resolve(status);
+    };
+    child.on('error', () => done(127));
+    child.on('close', (code, signal) => done(exitStatus(code, signal)));
+  });
+}
+
+async function run(
+  service: RetentionService,
+  o: Options,
+  words: string[],
+  { passThrough = false } = {},
+): Promise<number> {
   const line = commandOf(o, words);
   const runId = o.run ?? 'cli';
   // An agent's hook names the call (its value then has the call's id); else a fresh one.
@@ -352,6 +441,11 @@ async function run(service: RetentionService, o: Options, words: string[]): Prom
     arguments: { command: line },
     ...(o.tool ? { tool: o.tool } : {}),
     onOutput: (stream, chunk) => {
+      // Given on as it comes (the store is not the one asked for: the caller gets the output itself).
+      if (passThrough) {
+        (stream === 1 ? process.stdout : process.stderr).write(chunk);
+        return;
+      }
       if (!held) return;
       heldBytes += chunk.length;
       if (heldBytes > threshold) held = undefined;
@@ -362,7 +456,9 @@ async function run(service: RetentionService, o: Options, words: string[]): Prom
   for (const signal of PASSED_ON) process.on(signal, pass);
   try {
     const result = await command.result;
-    if (o.json) {
+    if (passThrough) {
+      // given already
+    } else if (o.json) {
       print(JSON.stringify({ runId, ...result }, null, 2));
     } else if (held && !result.retained && !result.withheld) {
       for (const { stream, chunk } of held) await writeOut(stream === 1 ? process.stdout : process.stderr, chunk);

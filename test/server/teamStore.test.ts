@@ -13,6 +13,7 @@ import { join, resolve } from 'node:path';
 import { Client } from 'pg';
 import { connect, storeError } from '../../server/src/core/store/postgres/connect';
 import { SCHEMA_VERSION } from '../../server/src/core/store/postgres/schema';
+import { TeamStore } from '../../server/src/core/store/postgres/teamStore';
 import { type Postgres, startPostgres } from '../helpers/postgres';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
 
@@ -318,6 +319,77 @@ describe('a team store in a real PostgreSQL', function () {
       assert.deepEqual(await pg.sql(`SELECT count(*)::int AS n FROM blob_uploads`), [{ n: 0 }], 'no upload left');
     } finally {
       await mallory.end();
+    }
+  });
+
+  it('a flood of notices from any login is gathered, capped and checked: only runs the store holds are said changed, a few times', async () => {
+    retained(tempDir(), ['migrate', '--store', pg.url]);
+    await pg.sql(`INSERT INTO runs (run_id, name) VALUES ('real', 'real') ON CONFLICT DO NOTHING`);
+    await pg.sql('CREATE ROLE flooder LOGIN; GRANT retained_reader TO flooder;');
+    const team = new TeamStore(pg.url);
+    const said: string[] = [];
+    const watcher = team.watch((runId) => said.push(runId));
+    try {
+      watcher.start();
+      await new Promise((r) => setTimeout(r, 500)); // listening
+      const flooder = await connect(pg.urlAs('flooder'));
+      // pg_notify asks no privilege: a reader's 100,000 notices naming runs that are not there, and one that is.
+      await flooder.query(
+        `SELECT pg_notify('retained_changes', 'fake-' || g) FROM generate_series(1, 100000) g; SELECT pg_notify('retained_changes', 'real')`,
+      );
+      await flooder.end();
+      for (let i = 0; i < 100 && !said.includes('real'); i++) await new Promise((r) => setTimeout(r, 50));
+      await new Promise((r) => setTimeout(r, 600));
+      assert.ok(said.includes('real'), 'the real run is said changed');
+      // Past the cap the watcher looks at every run once instead: each a run the store holds, once or twice.
+      const held = (await pg.sql('SELECT run_id FROM runs')).map((r) => String(r.run_id));
+      assert.deepEqual(
+        said.filter((id) => !held.includes(id)),
+        [],
+        'no run the store does not hold',
+      );
+      assert.ok(said.length <= 2 * held.length, `${said.length} notices passed on for ${held.length} runs`);
+    } finally {
+      watcher.dispose();
+      await team.pool.end();
+    }
+  });
+
+  it("a writer holding a run's row locked holds another's retain into it no longer than the lock timeout (a setting of the URL), and the output is delivered; a blob it cannot lock at all", async () => {
+    retained(tempDir(), ['migrate', '--store', pg.url]);
+    await pg.sql('CREATE ROLE holder LOGIN; GRANT retained_writer TO holder;');
+    const here = tempDir();
+    assert.equal(retained(here, ['run', '--store', pg.url, '--run', 'locked', '--', 'echo first']).code, 0);
+    const holder = await connect(pg.urlAs('holder'));
+    try {
+      await holder.query('BEGIN');
+      await holder.query(`SELECT * FROM runs WHERE run_id = 'locked' FOR UPDATE`);
+      // A writer may not lock a blob at all any more (it may not update one).
+      await assert.rejects(
+        holder.query('SAVEPOINT s; SELECT * FROM blobs FOR UPDATE'),
+        /permission denied for table blobs/,
+      );
+      await holder.query('ROLLBACK TO SAVEPOINT s');
+      const big = 'seq 1 30000';
+      const r = await new Promise<{ code: number | null; stdout: string; stderr: string }>((done) => {
+        const child = spawn(
+          process.execPath,
+          [CLI, 'run', '--store', `${pg.url}?lock_timeout=1000`, '--run', 'locked', '--', big],
+          { cwd: here },
+        );
+        let stdout = '';
+        let stderr = '';
+        child.stdout.on('data', (d: Buffer) => (stdout += d));
+        child.stderr.on('data', (d: Buffer) => (stderr += d));
+        child.on('close', (code) => done({ code, stdout, stderr }));
+      });
+      // It waits for the lock no longer than the URL says, then gives the output as it came, saying why.
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(r.stdout, execFileSync('sh', ['-c', big], { encoding: 'utf8' }));
+      assert.match(r.stderr, /lock timeout/);
+    } finally {
+      await holder.query('ROLLBACK').catch(() => undefined);
+      await holder.end();
     }
   });
 });

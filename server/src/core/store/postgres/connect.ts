@@ -19,8 +19,29 @@ export function shownUrl(url: string): string {
   }
 }
 
+/**
+ * How long anything of a team store may wait, on every connection: a statement, a lock, a
+ * transaction left open, a reply that never comes (a stalled network), a connection being made;
+ * and TCP keepalives so a dead peer is noticed. Each is a default: the URL's own parameter of the
+ * same name wins (`postgres://…/db?lock_timeout=2000`), milliseconds.
+ */
+export const TIMEOUTS = {
+  statement_timeout: 120_000,
+  lock_timeout: 10_000,
+  idle_in_transaction_session_timeout: 60_000,
+  query_timeout: 150_000,
+  connectionTimeoutMillis: 10_000,
+  keepAlive: true,
+  keepAliveInitialDelayMillis: 10_000,
+} as const;
+
+/** A connection's settings: the timeouts, then the URL (whose parameters node-postgres lets win). */
+export function connectionConfig(url: string) {
+  return { ...TIMEOUTS, connectionString: url, application_name: 'retained' };
+}
+
 export async function connect(url: string): Promise<Client> {
-  const client = new Client({ connectionString: url, application_name: 'retained', connectionTimeoutMillis: 10_000 });
+  const client = new Client(connectionConfig(url));
   try {
     await client.connect();
   } catch (err) {

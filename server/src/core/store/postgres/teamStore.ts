@@ -29,7 +29,7 @@ import type { TailRead } from '../transcript';
 import { parseEvent } from '../transcript';
 import type { StoreUse } from '../usage';
 import { type NewValue, namesTaken, type StagedValue, sidecarMeta, valueNames } from '../valueFiles';
-import { shownUrl, storeError } from './connect';
+import { connectionConfig, shownUrl, storeError } from './connect';
 import { schemaVersion } from './migrate';
 import { CHANGES_CHANNEL, SCHEMA_VERSION } from './schema';
 import { insertEvents, inTransaction, pushBlob } from './transfer';
@@ -40,6 +40,10 @@ const POOL_MAX = 4;
 const LAYOUTS_MAX = 256;
 /** The most bytes of one withheld original a team store keeps (one row). */
 const WITHHELD_MAX_BYTES = 256 << 20;
+/** The most distinct runs notices are gathered for between two passes; past it, every run is looked at once. */
+const NOTICES_HELD = 1000;
+/** Notices are passed on at most this often. */
+const NOTICE_EVERY_MS = 250;
 /** A watcher that lost its connection tries again after this long. */
 const RELISTEN_MS = 2000;
 
@@ -63,10 +67,8 @@ export class TeamStore implements RunStore {
     this.auditAt = `the audit table of ${this.where}`;
     this.user = safeUser(url);
     this.pool = new Pool({
-      connectionString: url,
-      application_name: 'retained',
+      ...connectionConfig(url),
       max: POOL_MAX,
-      connectionTimeoutMillis: 10_000,
       // A command line ends when its work does: idle connections do not hold it.
       allowExitOnIdle: true,
     });
@@ -336,14 +338,41 @@ export class TeamStore implements RunStore {
     ]);
   }
 
-  /** LISTEN on its own connection; a lost one is listened on again, and the runs it missed are said changed. */
+  /**
+   * LISTEN on its own connection; a lost one is listened on again, and the runs it missed are said
+   * changed. Any login may NOTIFY (PostgreSQL asks no privilege), so notices are untrusted: they
+   * are gathered (at most NOTICES_HELD distinct runs, past that one pass over every run instead),
+   * passed on at most once per NOTICE_EVERY_MS, and only for runs the store holds.
+   */
   watch(changed: (runId: string) => void): { start(): void; dispose(): void } {
     let client: Client | undefined;
     let disposed = false;
     let timer: NodeJS.Timeout | undefined;
+    let flushing: NodeJS.Timeout | undefined;
+    let pending = new Set<string>();
+    let overflow = false;
+    const flush = async () => {
+      flushing = undefined;
+      const ids = [...pending];
+      const all = overflow;
+      pending = new Set();
+      overflow = false;
+      if (disposed) return;
+      if (all) return everyRun();
+      const known = await this.query('SELECT run_id FROM runs WHERE run_id = ANY($1::text[])', [ids]).catch(() => []);
+      for (const row of known) changed(String(row.run_id));
+    };
+    const notice = (runId: string) => {
+      if (overflow) return;
+      if (pending.size >= NOTICES_HELD) {
+        overflow = true;
+        pending.clear();
+      } else pending.add(runId);
+      flushing ??= setTimeout(() => void flush(), NOTICE_EVERY_MS);
+    };
     const listen = async () => {
       if (disposed || client) return;
-      const next = new Client({ connectionString: this.url, application_name: 'retained watch' });
+      const next = new Client({ ...connectionConfig(this.url), application_name: 'retained watch' });
       client = next;
       const again = () => {
         if (client !== next) return;
@@ -355,7 +384,7 @@ export class TeamStore implements RunStore {
       next.on('end', again);
       next.on('notification', (message) => {
         if (message.channel === CHANGES_CHANNEL && message.payload && isSanitizedId(message.payload))
-          changed(message.payload);
+          notice(message.payload);
       });
       try {
         await next.connect();
@@ -372,6 +401,7 @@ export class TeamStore implements RunStore {
       dispose: () => {
         disposed = true;
         clearTimeout(timer);
+        clearTimeout(flushing);
         const last = client;
         client = undefined;
         void last?.end().catch(() => undefined);

@@ -62,6 +62,28 @@ describe('history policy: older results as references', () => {
     assert.equal((await s.values.peek({ valueId: 'c1', start: 2, end: 2 })).text, '2: alpha line 1');
   });
 
+  it("never archives a stub under the id it names: peek of that id is never the stub's text", async () => {
+    // A hooked session imported into another store: its result is the hook's stub, over 1 KiB.
+    const s = new RetentionService(join(tempDir(), '.retained'));
+    await s.init();
+    const stub = `[retained #toolu_big] Bash result: 691292 bytes, 80000 lines, kept out of context\n${body('preview')}`;
+    await s.retainer.append({ runId: 'r', event: { type: 'user', text: 'go' } });
+    for (const [id, text] of [
+      ['toolu_big', stub],
+      ['c9', body('newest')],
+    ] as const) {
+      await s.retainer.append({
+        runId: 'r',
+        event: { type: 'assistant', toolCalls: [{ id, name: 'Bash', arguments: {} }] },
+      });
+      await s.retainer.retain({ runId: 'r', callId: id, tool: 'Bash', text });
+    }
+    await s.history.replay({ runId: 'r', shape: 'structured', policy: { keepRounds: 1, inlineMaxBytes: 1024 } });
+    const ids = (await s.store.values.listFiles('r')).map((v) => v.valueId);
+    assert.ok(!ids.includes('toolu_big'), `no value under the stub's own id (${ids.join(', ')})`);
+    assert.equal(ids.length, 1, 'the stub is archived under an id of its own');
+  });
+
   it('keeps failure identity: an error stays an error in its reference', async () => {
     const s = await recordedRun();
     const replay = await s.history.replay({ runId: 'r', shape: 'anthropic', policy: {} });

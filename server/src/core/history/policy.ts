@@ -13,7 +13,7 @@ import type { TranscriptEvent } from '../../../../shared/events';
 import type { Message } from '../../../../shared/history';
 import { sanitizeId } from '../../../../shared/ids';
 import type { HistoryPolicy } from '../../../../shared/settings';
-import { inputReference, resultReference } from '../../../../shared/stubText';
+import { findMarkers, inputReference, resultReference } from '../../../../shared/stubText';
 import { countLines, sha256Hex, utf8Bytes } from '../text/bytes';
 import { type BlockOwner, resultText } from './replay';
 
@@ -64,7 +64,11 @@ export function resultInfos(
     }
     const text = e.result ?? '';
     const sha256 = e.sha256 ?? sha256Hex(text);
-    const valueId = sanitizeId(uses.get(e.callId)! > 1 ? `${e.callId}\u0000${sha256}` : e.callId);
+    // A result that is a stub (a hooked session imported where its values are not) is never
+    // archived under the id it names: that id means the whole output, not the stub's text.
+    const named = findMarkers(text.slice(0, 200))[0]?.valueId;
+    const shared = uses.get(e.callId)! > 1 || named === sanitizeId(e.callId);
+    const valueId = sanitizeId(shared ? `${e.callId}\u0000${sha256}` : e.callId);
     infos.set(index, {
       ...base,
       text,

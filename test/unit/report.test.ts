@@ -87,6 +87,29 @@ describe('retained/export', () => {
     assert.match(text, /^\| total \| \d+ \|/m);
   });
 
+  it('Markdown and HTML: terminal escapes and bidirectional controls in an output are named, never sent on', async () => {
+    const s = new RetentionService(join(tempDir(), '.retained'), { indexImports: false });
+    await s.init();
+    const runId = 'escapes';
+    await s.retainer.append({ runId, event: { type: 'user', text: 'show it' } });
+    await s.retainer.append({
+      runId,
+      event: { type: 'assistant', toolCalls: [{ id: 'c1', name: 'sh', arguments: { cmd: 'cat log' } }] },
+    });
+    // A title set, the screen cleared, and text that reads backwards: all a `cat report.md` would run.
+    const raw = '\u001b]0;owned\u0007\u001b[2J\u001b[31mred\u001b[0m safe\u202egnp.exe\u202c\tend';
+    await s.retainer.retain({ runId, callId: 'c1', tool: 'sh', text: raw });
+    for (const format of ['markdown', 'html'] as const) {
+      const { text } = await s.inspection.export({ runId, format });
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: no control character may be left.
+      assert.doesNotMatch(text, /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/, format);
+      assert.ok(
+        text.includes('\\x1b[31mred\\x1b[0m safe\\u202egnp.exe\\u202c\tend'),
+        `${format}: named where they were`,
+      );
+    }
+  });
+
   it("JSON: the protocol's shapes; one model call's report holds only what it was sent", async () => {
     const { s, runId } = await recorded();
     const whole = JSON.parse((await s.inspection.export({ runId, format: 'json' })).text);

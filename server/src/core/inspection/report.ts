@@ -99,18 +99,32 @@ export function report(input: ReportInput, format: ReportFormat): string {
   return format === 'markdown' ? markdown(input) : html(input);
 }
 
+/**
+ * Characters a report shows by name instead of sending them on: control characters but tab and
+ * newline (a terminal escape in a command's output would run in the terminal of whoever `cat`s
+ * the report), and the bidirectional controls (text that reads otherwise than it is).
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: these control characters are what is named.
+const HIDDEN = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const visible = (text: string) =>
+  text.replace(HIDDEN, (c) => {
+    const code = c.charCodeAt(0);
+    return code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+  });
+
 /** A Markdown code block that no line of `text` can close (a fence longer than any run of backticks in it). */
-function fenced(text: string): string {
+function fenced(raw: string): string {
+  const text = visible(raw);
   const fence = '`'.repeat(Math.max(3, ...[...text.matchAll(/`+/g)].map((m) => m[0].length + 1)));
   return `${fence}text\n${text}\n${fence}`;
 }
 
-const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+const cell = (text: string) => visible(text).replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
 function markdown(input: ReportInput): string {
   const { run, outline, usage } = input;
   const lines = [
-    `# Run ${run.name}${input.modelCall ? `: model call ${input.modelCall}` : ''}`,
+    `# Run ${visible(run.name)}${input.modelCall ? `: model call ${input.modelCall}` : ''}`,
     '',
     `${outline.events} events · ${outline.toolCalls} tool calls · ${outline.retained} retained values (${formatBytes(outline.keptOutBytes)} kept out) · started ${run.startedAt}${outline.source ? ` · imported from ${outline.source.format}` : ''}`,
     '',
@@ -135,7 +149,7 @@ function markdown(input: ReportInput): string {
     const { title, body } = eventParts(event);
     if (!body && (event.type === 'model_call' || event.type === 'request_shape')) return;
     const shown = clip(body);
-    lines.push(`### ${i + 1}. ${title}`, '');
+    lines.push(`### ${i + 1}. ${visible(title).replace(/\n/g, ' ')}`, '');
     if (shown.text) lines.push(fenced(shown.text), '');
     if (shown.cut) lines.push(`(cut: ${formatBytes(shown.bytes)}, ${shown.lines} lines in all)`, '');
   });
@@ -143,7 +157,10 @@ function markdown(input: ReportInput): string {
 }
 
 const htmlText = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+  visible(text).replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
+  );
 
 function html(input: ReportInput): string {
   const { run, outline, usage } = input;

@@ -233,6 +233,36 @@ describe('a team store in a real PostgreSQL', function () {
     assert.match(retained(there, ['peek', id, '--grep', '3999999']).stdout, /^3999999: 3999999$/m);
   });
 
+  it('a pull killed while a value comes down is taken back by the next pull, which completes it', async () => {
+    retained(tempDir(), ['migrate', '--store', pg.url]);
+    const here = tempDir();
+    const made = retained(here, ['run', '--run', 'big-pull', '--', 'seq 1 4000000']);
+    const id = /\[retained #(\S+)\]/.exec(made.stdout)?.[1] ?? 'missing';
+    assert.equal(retained(here, ['push', 'big-pull', '--store', pg.url]).code, 0);
+    const there = tempDir();
+    const child = spawn(process.execPath, [CLI, 'pull', 'big-pull', '--store', pg.url], {
+      cwd: there,
+      stdio: 'ignore',
+    });
+    const closed = new Promise((done) => child.on('close', done));
+    for (let i = 0; i < 500; i++) {
+      const busy = await pg.sql(
+        `SELECT 1 FROM pg_stat_activity WHERE application_name = 'retained' AND query LIKE '%FROM blob_chunks%'`,
+      );
+      if (busy.length > 0) break;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    child.kill('SIGKILL');
+    await closed;
+    const again = retained(there, ['pull', 'big-pull', '--store', pg.url]);
+    assert.equal(again.code, 0, again.stderr);
+    assert.match(retained(there, ['peek', id, '--grep', '3999999']).stdout, /^3999999: 3999999$/m);
+    // And a run that is whole here is still never pulled over.
+    const twice = retained(there, ['pull', 'big-pull', '--store', pg.url]);
+    assert.equal(twice.code, 1);
+    assert.match(twice.stderr, /is in .* already/);
+  });
+
   it("never appends one machine's run to another's of the same id, and never takes a damaged value file for its value", async () => {
     retained(tempDir(), ['migrate', '--store', pg.url]);
     const a = tempDir();

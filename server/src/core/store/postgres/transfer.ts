@@ -218,7 +218,13 @@ export async function pullRun(
   store: Store,
   runId: string,
 ): Promise<{ runId: string; events: number; values: number }> {
-  if (await store.runExists(runId)) throw new InvalidInput(`run ${runId} is in ${store.root} already`);
+  if (await store.runExists(runId)) {
+    // A pull killed halfway leaves values and no transcript (that is written last): taken back, tried again.
+    const { events } = await store.readEvents(runId);
+    if (events.length > 0 || (await store.readRunMeta(runId)))
+      throw new InvalidInput(`run ${runId} is in ${store.root} already`);
+    await store.deleteRun(runId);
+  }
   const run = await client.query('SELECT name, started_at FROM runs WHERE run_id = $1', [runId]);
   if (run.rows.length === 0) throw new InvalidInput(`no run ${runId} in the team store`);
   const { rows: eventRows } = await client.query('SELECT event FROM events WHERE run_id = $1 ORDER BY seq', [runId]);

@@ -26,7 +26,7 @@ import { LANDMARK_KINDS, type LandmarkKind } from '../../../shared/settings';
 import { VERSION } from '../../../shared/version';
 import { defaultShell, exitStatus, type Shell, startCommand } from '../core/retain/command';
 import { RetentionService } from '../core/service';
-import { isStoreUrl } from '../core/store/open';
+import { isStoreUrl, shownUrl } from '../core/store/open';
 import { HOOK_AGENTS, type HookAgent, runHook } from './hook';
 import { setup } from './setup';
 import { findStore } from './store';
@@ -202,7 +202,7 @@ async function runBeside(team: string, why: string, o: Options, words: string[])
   try {
     const runId = o.run ?? 'cli';
     process.stderr.write(
-      `retained: not recorded in ${shownStore(team)}: ${why}; the output is given as it came, and kept in ${folder} (run ${runId}): \`retained push ${runId} --store …\` sends it later\n`,
+      `retained: not recorded in ${shownUrl(team)}: ${why}; the output is given as it came, and kept in ${folder} (run ${runId}): \`retained push ${runId} --store …\` sends it later\n`,
     );
     return await run(service, { ...o, quiet: true }, words, { passThrough: true });
   } finally {
@@ -389,17 +389,6 @@ const PASSED_ON: readonly NodeJS.Signals[] = [
  * signals passed on, its exit status ours), its output streamed into a value. A small output is
  * given back as it came, each byte on the stream it came on; a big one is the stub, on stdout.
  */
-/** The team store's address as messages show it: never its password. */
-function shownStore(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return 'the team store';
-  }
-}
-
 /** A command run as it is, and nothing else: stdin, stdout and stderr the caller's, every signal passed on. */
 function runPlain(line: string, shell: Shell): Promise<number> {
   return new Promise((resolve) => {

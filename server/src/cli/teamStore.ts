@@ -7,7 +7,8 @@
 import type { Client } from 'pg';
 import { InvalidInput } from '../../../shared/invalidInput';
 import { RetentionService } from '../core/service';
-import { connect, shownUrl, storeError } from '../core/store/postgres/connect';
+import { shownUrl } from '../core/store/open';
+import { connect, storeError } from '../core/store/postgres/connect';
 import { migrate } from '../core/store/postgres/migrate';
 import { READER_ROLE, WRITER_ROLE } from '../core/store/postgres/schema';
 import { pullRun, pushRun } from '../core/store/postgres/transfer';

@@ -9,6 +9,17 @@ export function isStoreUrl(store: string): boolean {
   return /^postgres(ql)?:\/\//i.test(store);
 }
 
+/** A team store's URL as messages show it: never its password. */
+export function shownUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return 'the team store';
+  }
+}
+
 export function openStore(where: string): RunStore {
   if (!isStoreUrl(where)) return new Store(where);
   // node-postgres loads only for a team store: a folder's server and hooks never pay for it.

@@ -6,18 +6,8 @@
  */
 import { Client, type DatabaseError } from 'pg';
 import { InvalidInput } from '../../../../../shared/invalidInput';
+import { shownUrl } from '../open';
 import { READER_ROLE, WRITER_ROLE } from './schema';
-
-/** The URL without its password, for messages. */
-export function shownUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return 'the team store';
-  }
-}
 
 /**
  * How long anything of a team store may wait, on every connection: a statement, a lock, a

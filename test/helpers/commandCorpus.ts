@@ -7,7 +7,7 @@
  * in a project folder that `seedProject` makes (files, a venv's activate script, a script, a
  * git-free tree). Each is deterministic: no pids, no times, no randomness in what it prints.
  */
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export interface CorpusCommand {
@@ -15,6 +15,9 @@ export interface CorpusCommand {
   /** Bytes for the command's stdin (else none: the agent's stdin is /dev/null). */
   stdin?: string;
 }
+
+/** When every file of the project was last written. */
+const SEEDED_AT = new Date('2026-01-02T03:04:05Z');
 
 /** The project every command runs in, made fresh for each run. */
 export function seedProject(dir: string): void {
@@ -57,6 +60,16 @@ export function seedProject(dir: string): void {
   );
   chmodSync(join(dir, 'build.sh'), 0o755);
   writeFileSync(join(dir, 'Makefile'), 'all:\n\t@echo make-all\nfail:\n\t@echo compiling\n\t@false\n');
+  // One time for every file and folder: what a command copies of a time (gzip, tar, find -newer) is the same each run.
+  const stamp = (path: string) => {
+    for (const name of readdirSync(path)) {
+      const child = join(path, name);
+      if (statSync(child).isDirectory()) stamp(child);
+      utimesSync(child, SEEDED_AT, SEEDED_AT);
+    }
+  };
+  stamp(dir);
+  utimesSync(dir, SEEDED_AT, SEEDED_AT);
 }
 
 /** From the recorded sessions, their paths made the project's own. */

@@ -4,6 +4,7 @@
  * Absolute times on shared machines are noisy: read the ratios.
  */
 import { execFileSync, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { copyFileSync, createWriteStream, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -820,6 +821,47 @@ async function benchTeam(): Promise<void> {
       `${fmt(1600 / (wall / 1000), 0)} values/s, p50 ${fmt(percentile(latencies, 50), 0)} ms, p99 ${fmt(percentile(latencies, 99), 0)} ms`,
       `first writer done at ${fmt(Math.min(...finished) / 1000, 1)} s, last at ${fmt(Math.max(...finished) / 1000, 1)} s`,
       `${fmt(Math.max(...finished) / Math.min(...finished), 2)}× (last/first)`,
+    ]);
+
+    // 32 `retained run` at once for a login with 12 connection slots: every output delivered, every value recorded exact.
+    await pg.sql('CREATE ROLE slots12 LOGIN CONNECTION LIMIT 12; GRANT retained_writer TO slots12;');
+    const slotsUrl = pg.urlAs('slots12');
+    const command = 'seq 1 20000';
+    const expected = execFileSync('sh', ['-c', command], { encoding: 'utf8' });
+    const slotsStarted = Date.now();
+    const outcomes = await Promise.all(
+      Array.from(
+        { length: 32 },
+        (_, w) =>
+          new Promise<{ out: string; err: string; code: number | null }>((done) => {
+            const child = spawn(
+              process.execPath,
+              [CLI, 'run', '--store', slotsUrl, '--run', `slots-${w % 4}`, '--quiet', '--', command],
+              { cwd: tempDir('retained-bench-slots-') },
+            );
+            let out = '';
+            let err = '';
+            child.stdout.on('data', (d: Buffer) => (out += d));
+            child.stderr.on('data', (d: Buffer) => (err += d));
+            child.on('close', (code) => done({ out, err, code }));
+          }),
+      ),
+    );
+    const slotsWall = Date.now() - slotsStarted;
+    const stubbed = outcomes.filter((o) => o.out.startsWith('[retained #'));
+    const verbatim = outcomes.filter((o) => o.out === expected);
+    const sha = createHash('sha256').update(expected).digest('hex');
+    const recorded = await pg.sql(
+      `SELECT v.sha256 FROM run_values v JOIN blobs b USING (sha256) WHERE v.run_id LIKE 'slots-%' AND b.complete`,
+    );
+    rows.push([
+      'team store: 32 retained run at once, 12 connection slots for the role (a 109 KB output each)',
+      '32 commands',
+      `${stubbed.length} recorded (a stub), ${verbatim.length} given as they came with the reason; ${outcomes.filter((o) => o.code === 0).length} exit 0; ${fmt(slotsWall, 0)} ms`,
+      `${recorded.length} values in the team store, ${recorded.filter((r) => r.sha256 === sha).length} of them exact`,
+      stubbed.length + verbatim.length === 32
+        ? 'every output delivered'
+        : `${32 - stubbed.length - verbatim.length} lost`,
     ]);
 
     // push and pull of a 256 MB run.

@@ -71,10 +71,10 @@ function runAs(
   });
 }
 
-/** Bash names a job it reports by its pid (`line 1: 4242 Segmentation fault`): no two runs share one. */
+/** Bash names a job it reports by its pid, padded to a width (`line 1:  4242 Segmentation fault`): no two runs share one. */
 function withoutPids(stderr: Buffer): Buffer {
   const text = stderr.toString('latin1');
-  const out = text.replace(/^(.*: line \d+: +)\d+ /gm, '$1<pid> ');
+  const out = text.replace(/^(.*: line \d+:) +\d+ /gm, '$1 <pid> ');
   return out === text ? stderr : Buffer.from(out, 'latin1');
 }
 

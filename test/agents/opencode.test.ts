@@ -31,6 +31,14 @@ const OPENCODE_VERSION = '1.18.33';
 /** How the model knows our MCP server's peek_value. */
 const PEEK = 'retained_peek_value';
 
+/**
+ * OpenCode 1.18.33 stops reading a command's output when the process exits (the exit races the
+ * stream it reads from): on a loaded machine it loses the output's end, with Retained Outputs or
+ * without, and the value is then what OpenCode read. The commands here give it a second to read
+ * all of it, so the value can be held to the command's whole output.
+ */
+const settled = (command: string) => command.replace(/(; exit 2)?$/, '; sleep 1$1');
+
 const opencodeBinary = () => agentFile(`opencode-${OPENCODE_VERSION}/node_modules/opencode-linux-x64/bin/opencode`);
 
 describe('a real OpenCode with Retained Outputs', function () {
@@ -55,7 +63,7 @@ describe('a real OpenCode with Retained Outputs', function () {
     plantVictim(cwd);
     const model = new ScriptedChat(
       script ?? [
-        { prompt: 'Build it', reply: { tool: 'bash', args: { command: BUILD, description: 'Build' } } },
+        { prompt: 'Build it', reply: { tool: 'bash', args: { command: settled(BUILD), description: 'Build' } } },
         ...(withRetained
           ? [
               {
@@ -150,7 +158,7 @@ describe('a real OpenCode with Retained Outputs', function () {
       args: { command, description: 'Run', ...extra },
     });
     const script: ChatRule[] = [
-      { prompt: 'Build it', reply: bash(FAILING) },
+      { prompt: 'Build it', reply: bash(settled(FAILING)) },
       { after: 'bash', reply: bash(BASH_ONLY) },
       { after: 'bash', reply: bash(DENIED) },
       { after: 'bash', reply: bash(TICKING, { timeout: 1500 }) },

@@ -180,7 +180,7 @@ describe('a team store used by a team, in a real PostgreSQL', function () {
     assert.match(retained(['ls', '--store', pg.url]).stdout, /^mcp-team\t1 values/m);
   });
 
-  it('a login role granted only retained_reader lists and peeks, and run fails naming the permission', async () => {
+  it('a login role granted only retained_reader lists and peeks, and its run runs the command, giving the output verbatim and naming the permission', async () => {
     const made = retained(['run', '--store', pg.url, '--run', 'for-readers', '--', 'seq 1 50000']);
     const id = stubId(made.stdout)!;
     await pg.sql(`CREATE ROLE reader_ann LOGIN PASSWORD 'reader pw'; GRANT retained_reader TO reader_ann;`);
@@ -189,8 +189,10 @@ describe('a team store used by a team, in a real PostgreSQL', function () {
     const env = { PGPASSWORD: 'reader pw' };
     assert.match(retained(['ls', '--store', url], env).stdout, /for-readers/);
     assert.match(retained(['peek', id, '--store', url, '--grep', '49999'], env).stdout, /^49999: 49999$/m);
-    const refused = retained(['run', '--store', url, '--', 'seq 1 50000'], env);
-    assert.equal(refused.code, 1);
+    // A reader's run: the command runs all the same, its output given verbatim with the reason, its exit status its own.
+    const refused = retained(['run', '--store', url, '--', 'seq 1 50000; exit 3'], env);
+    assert.equal(refused.code, 3, refused.stderr);
+    assert.equal(refused.stdout, spawnSync('sh', ['-c', 'seq 1 50000'], { encoding: 'utf8' }).stdout);
     assert.match(refused.stderr, /the role reader_ann may not do this: permission denied for table \w+/);
     assert.match(refused.stderr, /an administrator grants retained_writer to write/);
     // Neither a reader nor a writer removes runs: a clean-up says whose it is, before touching anything.

@@ -12,7 +12,8 @@
  *
  * It never breaks the agent: on any failure it prints nothing, and the plugin leaves the result.
  */
-import { lstat } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { lstat, open } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import * as z from 'zod';
@@ -66,6 +67,33 @@ async function savedOutput(path: string | undefined, text: string): Promise<stri
   return file;
 }
 
+/** How long the hook waits for OpenCode to finish writing the file it saved an output to. */
+const WRITTEN_WITHIN_MS = 10_000;
+
+/**
+ * The saved file once OpenCode has written all of it: OpenCode appends to it through a stream that
+ * may not be flushed when the tool returns, so the file must end with the tail OpenCode showed the
+ * model. Undefined if it never does (the result is then left as OpenCode made it).
+ */
+async function written(file: string, tail: string): Promise<string | undefined> {
+  const end = tail.trimEnd().slice(-1000);
+  const deadline = Date.now() + WRITTEN_WITHIN_MS;
+  for (;;) {
+    const handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW);
+    try {
+      const { size } = await handle.stat();
+      const length = Math.min(size, Buffer.byteLength(end) + 4096);
+      const buffer = Buffer.alloc(length);
+      await handle.read(buffer, 0, length, size - length);
+      if (buffer.toString('utf8').trimEnd().endsWith(end)) return file;
+    } finally {
+      await handle.close();
+    }
+    if (Date.now() > deadline) return undefined;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 /** The stub text for the model, or undefined to leave OpenCode's result as it is. */
 export async function opencodeAnswer(service: RetentionService, raw: unknown): Promise<string | undefined> {
   const input = check(OpencodeHookInput, raw, 'the hook input');
@@ -76,7 +104,8 @@ export async function opencodeAnswer(service: RetentionService, raw: unknown): P
     typeof input.exit === 'number'
       ? { code: input.exit }
       : { signal: 'SIGTERM', ...(notes.includes('exceeding timeout') ? { timedOut: true as const } : {}) };
-  const file = await savedOutput(input.output_path, text);
+  const saved = await savedOutput(input.output_path, text);
+  const file = saved && (await written(saved, text.slice(CUT.length + (input.output_path?.length ?? 0) + 2)));
   const small = !file && utf8Bytes(text) <= service.getSettings().thresholdBytes;
   if (small && !service.withholder.guard()?.find(text)) return undefined;
   const call = {

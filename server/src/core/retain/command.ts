@@ -17,6 +17,7 @@ import { isatty } from 'node:tty';
 import { InvalidInput } from '../../../../shared/invalidInput';
 import type { Exit, RetainResult } from '../../../../shared/protocol';
 import { INTERRUPTED_RESULT } from '../../../../shared/stubText';
+import { StoreRefused } from '../store/open';
 import type { Door, Retainer } from './retainer';
 
 /** How a command line is run: a shell and the flags before the command line (`bash -c`, `bash -lc`). */
@@ -303,7 +304,9 @@ async function collect(
       return { ...result, ...done, retained: false, content: kept.text(result.warning ?? 'not recorded') };
     return { ...result, ...done };
   } catch (err) {
-    if (err instanceof InvalidInput || failure) throw err;
+    // A request that cannot be used is said as such; a store that refuses (a role without the right,
+    // a team store gone) is the store's trouble, not the command's.
+    if ((err instanceof InvalidInput && !(err instanceof StoreRefused)) || failure) throw err;
     // The store could not take the output: the command runs to its end, its output kept aside
     // (bounded), and given back verbatim with the reason.
     draining = true;

@@ -2,11 +2,23 @@
  * Which store an address names: a `postgres://` or `postgresql://` URL is a team store, anything
  * else a folder on this machine (never a URL taken as a folder's name).
  */
+import { InvalidInput } from '../../../../shared/invalidInput';
 import type { RunStore } from './runStore';
 import { Store } from './store';
 
 export function isStoreUrl(store: string): boolean {
   return /^postgres(ql)?:\/\//i.test(store);
+}
+
+/**
+ * A store that will not take a write: a team store out of reach, or a role without the right.
+ * Said to the user as input they can act on, but never the command's failure: its output is kept verbatim.
+ */
+export class StoreRefused extends InvalidInput {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StoreRefused';
+  }
 }
 
 /** A team store's URL as messages show it: never its password. */

@@ -5,8 +5,7 @@
  * never needs to sit in a setting. A permission the role lacks is said as such, naming the role.
  */
 import { Client, type DatabaseError } from 'pg';
-import { InvalidInput } from '../../../../../shared/invalidInput';
-import { shownUrl } from '../open';
+import { StoreRefused, shownUrl } from '../open';
 import { READER_ROLE, WRITER_ROLE } from './schema';
 
 /**
@@ -36,7 +35,7 @@ export async function connect(url: string): Promise<Client> {
     await client.connect();
   } catch (err) {
     await client.end().catch(() => undefined);
-    throw new InvalidInput(`cannot reach ${shownUrl(url)}: ${(err as Error).message}`);
+    throw new StoreRefused(`cannot reach ${shownUrl(url)}: ${(err as Error).message}`);
   }
   // A dropped connection is an error of the command using it, never an uncaught one.
   client.on('error', () => undefined);
@@ -47,7 +46,7 @@ export async function connect(url: string): Promise<Client> {
 export function storeError(err: unknown, user: string | undefined): Error {
   const db = err as Partial<DatabaseError>;
   if (db?.code === '42501')
-    return new InvalidInput(
+    return new StoreRefused(
       `the role ${user ?? '(unknown)'} may not do this: ${db.message} (an administrator grants ${WRITER_ROLE} to write, ${READER_ROLE} to read)`,
     );
   return err instanceof Error ? err : new Error(String(err));

@@ -23,7 +23,7 @@ import type { AuditEntry } from '../audit';
 import { checkedId } from '../layout';
 import { indexBuffer, type LineIndex, parseIndex } from '../lineIndex';
 import { type OpenValue, readHead, type ValueBytes } from '../lineReader';
-import { shownUrl } from '../open';
+import { StoreRefused, shownUrl } from '../open';
 import type { RunStore, ValueStore } from '../runStore';
 import { processAlive, type RunMeta, Store } from '../store';
 import type { TailRead } from '../transcript';
@@ -91,7 +91,7 @@ export class TeamStore implements RunStore {
   error(err: unknown): Error {
     const code = (err as { code?: string }).code;
     if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === '28P01' || code === '3D000')
-      return new InvalidInput(`cannot reach ${this.where}: ${(err as Error).message}`);
+      return new StoreRefused(`cannot reach ${this.where}: ${(err as Error).message}`);
     return storeError(err, this.user);
   }
 

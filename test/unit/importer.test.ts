@@ -287,6 +287,20 @@ describe('importing agent sessions', () => {
       assert.ok(big?.type === 'tool_call_finished' && big.lost && big.result?.startsWith('<persisted-output>'));
     });
 
+    it('an import that fails partway (a subagent file that holds no conversation) keeps none of its runs, and can be tried again', async () => {
+      const s = await freshService();
+      const copy = tempDir();
+      cpSync(join(RECORDED, 'subagent', 'project'), copy, { recursive: true });
+      const main = join(copy, readdirSync(copy).find((f) => f.endsWith('.jsonl'))!);
+      const bad = join(main.replace(/\.jsonl$/, ''), 'subagents', 'agent-zzz.jsonl');
+      writeFileSync(bad, '{"type":"summary"}\n');
+      await assert.rejects(importFile(s, main), /holds no Claude Code conversation/);
+      assert.deepEqual(await s.listRuns(), [], 'nothing of it kept');
+      rmSync(bad);
+      const again = await importFile(s, main);
+      assert.equal(again.subagents.length, 1);
+    });
+
     it("a subagent's saved output is read from the main session's tool-results, where Claude Code saves it", async () => {
       const s = await freshService();
       const copy = tempDir();

@@ -54,8 +54,8 @@ export class Importer {
   ) {}
 
   /**
-   * Imports a session (and its subagents' sessions). With `signal`, it can be cancelled: what it
-   * wrote so far is removed, and nothing of it is kept.
+   * Imports a session (and its subagents' sessions). With `signal`, it can be cancelled. Cancelled
+   * or failed, what it wrote so far is removed, and nothing of it is kept.
    */
   async import(input: ImportParams, signal?: AbortSignal): Promise<ImportResult> {
     const written: string[] = [];
@@ -65,9 +65,11 @@ export class Importer {
         this.preparing = this.preparing.then(() => this.prepare(runId)).catch(() => undefined);
       return result;
     } catch (err) {
-      if (!signal?.aborted) throw err;
+      // A failed or cancelled import keeps nothing it wrote (a run it enriched stays as it is now),
+      // so it can be tried again.
       for (const runId of written)
         await this.ctx.writing(runId, () => this.ctx.runs.delete(runId)).catch(() => undefined);
+      if (!signal?.aborted) throw err;
       throw new InvalidInput('the import was cancelled; nothing of it was kept');
     }
   }

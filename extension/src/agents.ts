@@ -5,7 +5,7 @@
  * a read-only preview and writes it only when confirmed. What it writes names the command line's stable copy (cliInstall.ts).
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import * as vscode from 'vscode';
@@ -117,7 +117,10 @@ async function setUp({ extension: context, cli, texts }: Ctx): Promise<void> {
   try {
     for (const change of changes) {
       mkdirSync(dirname(change.path), { recursive: true });
-      if (change.after !== undefined) writeFileSync(change.path, change.after);
+      if (change.after === undefined) continue;
+      writeFileSync(change.path, change.after);
+      // A program the agent runs (Claude Code's shell prefix), whatever the umask.
+      if (change.executable) chmodSync(change.path, 0o755);
     }
   } catch (err) {
     void vscode.window.showErrorMessage(`Retained Outputs: could not write the set-up: ${(err as Error).message}`);

@@ -5,7 +5,7 @@
  * goes on. "Set Up an Agent…" shows what it adds and writes it when confirmed.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { FrameLocator, Locator } from 'playwright-core';
 import { claudeBinary, runClaude } from '../helpers/claudeCode';
@@ -196,7 +196,7 @@ describe('Agents outside VS Code, in a real VS Code', () => {
     // Chosen from the keyboard: the list may still be moving as it opens.
     await vs.page.locator('.quick-input-widget input').fill('Claude Code');
     await vs.page.keyboard.press('Enter');
-    const write = vs.page.getByRole('button', { name: 'Write 2 Files' });
+    const write = vs.page.getByRole('button', { name: 'Write 3 Files' });
     await write.waitFor({ timeout: 20_000 });
     // The preview: a read-only document beside a notification, not a dirty Untitled under a modal.
     assert.deepEqual(await vs.tabTitles(), ['Set up Claude Code.md']);
@@ -227,6 +227,10 @@ describe('Agents outside VS Code, in a real VS Code', () => {
     const settings = JSON.parse(readFileSync(join(workspace, '.claude', 'settings.json'), 'utf8'));
     const hook = settings.hooks.PostToolUse[0].hooks[0].command as string;
     assert.ok(hook.endsWith(`${cli} hook claude-code`), hook);
+    // The shell prefix its Bash tool runs commands through: named in the settings, a program.
+    const prefix = join(workspace, '.claude', 'retained-outputs-prefix.sh');
+    assert.equal(settings.env.CLAUDE_CODE_SHELL_PREFIX, prefix);
+    assert.equal(statSync(prefix).mode & 0o111, 0o111, 'executable');
     // The copy runs, and is the command line this extension bundles.
     const { execFileSync } = await import('node:child_process');
     assert.equal(

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -84,6 +84,26 @@ describe('the MCP server', function () {
     } finally {
       await client.close();
     }
+  });
+
+  it('when the client goes with a run_command still running, the command is ended: nothing runs on after the server', async () => {
+    const workspace = tempDir();
+    const client = await connect(workspace);
+    const call = client
+      .callTool({
+        name: 'run_command',
+        arguments: { command: 'while true; do echo tick >> ticks.txt; sleep 0.2; done', timeoutSeconds: 600 },
+      })
+      .catch(() => undefined);
+    const ticks = join(workspace, 'ticks.txt');
+    for (let i = 0; i < 100 && !existsSync(ticks); i++) await new Promise((r) => setTimeout(r, 50));
+    assert.ok(existsSync(ticks), 'the command ran');
+    await client.close();
+    await call;
+    await new Promise((r) => setTimeout(r, 1000));
+    const before = statSync(ticks).size;
+    await new Promise((r) => setTimeout(r, 1500));
+    assert.equal(statSync(ticks).size, before, 'it writes no more');
   });
 
   it('offers each value as a resource, read back (the first MiB) by its link', async () => {

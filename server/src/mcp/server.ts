@@ -15,7 +15,7 @@ import * as z from 'zod';
 import { PEEK_TOOL, PEEK_TOOL_DESCRIPTION, PeekToolInput, toPeekParams } from '../../../shared/peekTool';
 import { marker } from '../../../shared/stubText';
 import { VERSION } from '../../../shared/version';
-import { runCommand } from '../core/retain/command';
+import { type RunningCommand, startCommand } from '../core/retain/command';
 import type { RetentionService } from '../core/service';
 import { LineLimit, MCP_LINE_MAX_BYTES } from './lineLimit';
 
@@ -63,6 +63,9 @@ function peekToolFor(clientName: string | undefined): string {
   return clientName === 'claude-code' ? `mcp__retained__${PEEK_TOOL}` : PEEK_TOOL;
 }
 
+/** The commands run_command is running: ended when the client goes (the server then exits, and nothing runs on). */
+const commands = new Set<RunningCommand>();
+
 export function createMcpServer(service: RetentionService, options: McpOptions): McpServer {
   const server = new McpServer(
     { name: 'retained', version: VERSION },
@@ -92,7 +95,7 @@ export function createMcpServer(service: RetentionService, options: McpOptions):
     },
     async (input) => {
       try {
-        const result = await runCommand(
+        const running = startCommand(
           service.retainer,
           {
             runId: options.runId,
@@ -104,6 +107,8 @@ export function createMcpServer(service: RetentionService, options: McpOptions):
           },
           { peekTool: peekToolFor(clientName()) },
         );
+        commands.add(running);
+        const result = await running.result.finally(() => commands.delete(running));
         const status = result.timedOut
           ? `[killed after ${input.timeoutSeconds ?? RUN_COMMAND_TIMEOUT_SECONDS} s]`
           : result.signal
@@ -218,6 +223,9 @@ export async function serveMcp(service: RetentionService, options: McpOptions): 
     ),
   );
   const transport = new StdioServerTransport(input as unknown as typeof process.stdin);
-  transport.onclose = () => service.dispose();
+  transport.onclose = () => {
+    for (const command of commands) command.signal('SIGKILL');
+    service.dispose();
+  };
   await server.connect(transport);
 }

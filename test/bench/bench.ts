@@ -687,7 +687,7 @@ async function benchImport(): Promise<void> {
 
 /**
  * The team store, in a real PostgreSQL started for the run, each figure beside its floor in the
- * same run: a 1 GB stream retained into it (`retained run`) against `psql \copy` of the same bytes
+ * same run: a 512 MB stream retained into it (`retained run`) against `psql \copy` of the same bytes
  * into a one-column table; a peek of 100 lines at the end of that value against the same peek
  * on a folder store; a cold inspect of the 10,000-event run against the folder store; 16
  * writer processes at once, each 100 retains of 100 KB; and `push`
@@ -709,9 +709,11 @@ async function benchTeam(): Promise<void> {
     const psql = join(setupScript('setup-postgres.sh'), 'psql');
     await pg.sql('CREATE TABLE copied (line text)');
 
-    // 1 GB streamed in, against \copy of the same bytes.
+    // 512 MB streamed in, against \copy of the same bytes (the team store checks a value's hash
+    // in the database, in one bytea: a value of 1 GB or more is refused there, kept verbatim).
+    const HUGE_MB = 512;
     const huge = join(dir, 'huge.log');
-    await writeLog(huge, 1024 * MB, 'error: the linker failed');
+    await writeLog(huge, HUGE_MB * MB, 'error: the linker failed');
     const stream = await measured(
       process.execPath,
       [CLI, 'run', '--store', pg.url, '--run', 'huge', '--quiet', '--', 'cat', huge],
@@ -721,9 +723,9 @@ async function benchTeam(): Promise<void> {
     await pg.sql('TRUNCATE copied');
     rows.push([
       'team store: retained run streaming into it (staged, hashed, chunks of 1 MiB)',
-      '1 GB output',
-      `${fmt(stream.ms, 0)} ms, ${fmt(1024 / (stream.ms / 1000), 0)} MB/s, peak ${fmt(stream.peakBytes / MB, 0)} MB`,
-      `psql \\copy into one text column: ${fmt(copy.ms, 0)} ms, ${fmt(1024 / (copy.ms / 1000), 0)} MB/s`,
+      `${HUGE_MB} MB output`,
+      `${fmt(stream.ms, 0)} ms, ${fmt(HUGE_MB / (stream.ms / 1000), 0)} MB/s, peak ${fmt(stream.peakBytes / MB, 0)} MB`,
+      `psql \\copy into one text column: ${fmt(copy.ms, 0)} ms, ${fmt(HUGE_MB / (copy.ms / 1000), 0)} MB/s`,
       `${fmt(copy.ms / stream.ms, 2)}× \\copy's rate`,
     ]);
 
@@ -748,7 +750,7 @@ async function benchTeam(): Promise<void> {
     const folderPeek = await peekAt(folder, folderRun.valueId!);
     rows.push([
       'team store: peek of the last 100 lines (warm, p50 of 20)',
-      '1 GB value',
+      `${HUGE_MB} MB value`,
       `${fmt(teamPeek)} ms`,
       `the same peek on a folder store: ${fmt(folderPeek)} ms`,
       `${fmt(teamPeek / folderPeek, 1)}× its time`,

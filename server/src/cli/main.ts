@@ -162,7 +162,11 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
   if (command === 'run' && isStoreUrl(store)) {
     const opened = await openTeamForRun(store);
-    if (!opened.service) return runBeside(store, opened.why, o, after);
+    if (!opened.service)
+      return runBeside(store, opened.why, o, after).catch((err: Error) => {
+        process.stderr.write(`retained: ${err.message}${err instanceof Usage ? '\nTry retained --help.' : ''}\n`);
+        return err instanceof Usage ? 2 : 1;
+      });
     return runIn(opened.service, o, after, command, rest, false);
   }
   const service = new RetentionService(store, { workspace: process.cwd(), indexImports: false });

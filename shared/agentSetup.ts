@@ -82,7 +82,8 @@ function required(value: string | undefined, what: string): string {
   return value;
 }
 
-const shellQuote = (word: string) => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`);
+/** A word as a POSIX shell reads it back: as it is when plain, else in single quotes. */
+export const shellQuote = (word: string) => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`);
 
 /** The command line that runs `retained <args>`, for a shell. */
 export function commandLine(launcher: Launcher, args: string[]): string {

@@ -10,6 +10,7 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { shellQuote } from '../../../shared/agentSetup';
 import { AGENT_IDS, AGENTS } from '../../../shared/agents';
 import { formatBytes, formatCount } from '../../../shared/format';
 import { REPLAY_SHAPES, type ReplayShape, VIEWS, type View } from '../../../shared/history';
@@ -388,11 +389,6 @@ const PASSED_ON: readonly NodeJS.Signals[] = [
   'SIGWINCH',
 ];
 
-/**
- * `retained run`: the command runs as it would without us (the shell it names, our stdin, our
- * signals passed on, its exit status ours), its output streamed into a value. A small output is
- * given back as it came, each byte on the stream it came on; a big one is the stub, on stdout.
- */
 /** A command run as it is, and nothing else: stdin, stdout and stderr the caller's, every signal passed on. */
 function runPlain(line: string, shell: Shell): Promise<number> {
   return new Promise((resolve) => {
@@ -408,6 +404,12 @@ function runPlain(line: string, shell: Shell): Promise<number> {
   });
 }
 
+/**
+ * `retained run`: the command runs as it would without us (the shell it names, our stdin, our
+ * signals passed on, its exit status ours), its output streamed into a value. A small output is
+ * given back as it came, each byte on the stream it came on; a big one is the stub, on stdout.
+ * With `passThrough` (the store is not the one asked for) every byte is given on as it comes.
+ */
 async function run(
   service: RetentionService,
   o: Options,
@@ -492,7 +494,7 @@ function commandOf(o: Options, words: string[]): string {
     return text.endsWith('\n') ? text.slice(0, -1) : text;
   }
   if (words.length === 0) throw new Usage('run needs a command after --: retained run -- make test');
-  return words.length === 1 ? words[0]! : words.map(quote).join(' ');
+  return words.length === 1 ? words[0]! : words.map(shellQuote).join(' ');
 }
 
 /** Writes all of `data`, waiting while the reader is slow (a pipe to an agent). */
@@ -501,10 +503,6 @@ function writeOut(stream: NodeJS.WriteStream, data: Buffer | string): Promise<vo
     if (stream.write(data)) resolve();
     else stream.once('drain', resolve);
   });
-}
-
-function quote(word: string): string {
-  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
 async function peek(service: RetentionService, o: Options, rest: string[]): Promise<number> {

@@ -63,10 +63,15 @@ function peekToolFor(clientName: string | undefined): string {
   return clientName === 'claude-code' ? `mcp__retained__${PEEK_TOOL}` : PEEK_TOOL;
 }
 
-/** The commands run_command is running: ended when the client goes (the server then exits, and nothing runs on). */
-const commands = new Set<RunningCommand>();
-
-export function createMcpServer(service: RetentionService, options: McpOptions): McpServer {
+/**
+ * `running`: the commands run_command is running, which serveMcp ends when the client goes (the
+ * server then exits, and nothing runs on).
+ */
+export function createMcpServer(
+  service: RetentionService,
+  options: McpOptions,
+  running = new Set<RunningCommand>(),
+): McpServer {
   const server = new McpServer(
     { name: 'retained', version: VERSION },
     { capabilities: { resources: { listChanged: false } } },
@@ -95,7 +100,7 @@ export function createMcpServer(service: RetentionService, options: McpOptions):
     },
     async (input) => {
       try {
-        const running = startCommand(
+        const command = startCommand(
           service.retainer,
           {
             runId: options.runId,
@@ -107,8 +112,8 @@ export function createMcpServer(service: RetentionService, options: McpOptions):
           },
           { peekTool: peekToolFor(clientName()) },
         );
-        commands.add(running);
-        const result = await running.result.finally(() => commands.delete(running));
+        running.add(command);
+        const result = await command.result.finally(() => running.delete(command));
         const status = result.timedOut
           ? `[killed after ${input.timeoutSeconds ?? RUN_COMMAND_TIMEOUT_SECONDS} s]`
           : result.signal
@@ -214,7 +219,8 @@ export function resourceUri(runId: string, valueId: string): string {
 
 /** Serves MCP over stdin and stdout until the client goes; a line past the limit is refused, and the server reads on. */
 export async function serveMcp(service: RetentionService, options: McpOptions): Promise<void> {
-  const server = createMcpServer(service, options);
+  const running = new Set<RunningCommand>();
+  const server = createMcpServer(service, options, running);
   const input = process.stdin.pipe(
     new LineLimit((bytes) =>
       process.stdout.write(
@@ -224,7 +230,7 @@ export async function serveMcp(service: RetentionService, options: McpOptions): 
   );
   const transport = new StdioServerTransport(input as unknown as typeof process.stdin);
   transport.onclose = () => {
-    for (const command of commands) command.signal('SIGKILL');
+    for (const command of running) command.signal('SIGKILL');
     service.dispose();
   };
   await server.connect(transport);

@@ -6,7 +6,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { chownSync, mkdirSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { connect, createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { setupScript } from './setupScript';
@@ -93,5 +93,50 @@ export async function startPostgres(): Promise<Postgres> {
         // stopped already
       }
     },
+  };
+}
+
+/** A TCP proxy in front of a database that can be made to stall: bytes stop in both directions, the sockets stay open. */
+export interface StallingProxy {
+  /** `url` with its host and port the proxy's. */
+  url: string;
+  stall(): void;
+  close(): Promise<void>;
+}
+
+export async function stallingProxy(url: string): Promise<StallingProxy> {
+  const target = new URL(url);
+  let stalled = false;
+  const sockets = new Set<Socket>();
+  const server = createServer((client) => {
+    const upstream = connect(Number(target.port), target.hostname);
+    for (const [from, to] of [
+      [client, upstream],
+      [upstream, client],
+    ] as const) {
+      sockets.add(from);
+      from.on('error', () => undefined);
+      // A stalled network: what comes is held, never passed on, and nothing is closed.
+      from.on('data', (data) => {
+        if (!stalled) to.write(data);
+      });
+      from.on('close', () => to.destroy());
+    }
+  });
+  const port = await new Promise<number>((done) =>
+    server.listen(0, '127.0.0.1', () => done((server.address() as { port: number }).port)),
+  );
+  const proxied = new URL(url);
+  proxied.port = String(port);
+  return {
+    url: proxied.toString(),
+    stall: () => {
+      stalled = true;
+    },
+    close: () =>
+      new Promise((done) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => done());
+      }),
   };
 }

@@ -23,7 +23,7 @@ import {
   ValuesRequest,
 } from '../../shared/protocol';
 import { parseValueDocument } from '../../shared/valueDocument';
-import { type Postgres, startPostgres } from '../helpers/postgres';
+import { type Postgres, stallingProxy, startPostgres } from '../helpers/postgres';
 import { ServerProcess } from '../helpers/serverProcess';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
 
@@ -353,6 +353,52 @@ describe('a team store used by a team, in a real PostgreSQL', function () {
       );
       const here = spawnSync(process.execPath, [CLI, 'ls', 'down'], { cwd, encoding: 'utf8' });
       assert.match(here.stdout, /30001 lines|30,001 lines/, `${what}: kept here: ${here.stdout}${here.stderr}`);
+    }
+  });
+
+  it('a network that stalls while the output goes in: the command ends as it would, all its output is given, and it is kept here to push later', async () => {
+    const proxy = await stallingProxy(pg.url);
+    try {
+      const cwd = tempDir();
+      const marker = join(cwd, 'printed');
+      // Over the 1 MiB a refused output keeps of its head and tail: only the staged file has it all.
+      const command = `seq 1 300000; echo oops >&2; touch ${marker}; sleep 1; exit 4`;
+      const r = await new Promise<{ code: number | null; stdout: string; stderr: string }>((done) => {
+        const child = spawn(
+          process.execPath,
+          [CLI, 'run', '--store', `${proxy.url}?query_timeout=3000`, '--run', 'stalled', '--', command],
+          { cwd },
+        );
+        let stdout = '';
+        let stderr = '';
+        child.stdout.on('data', (d: Buffer) => (stdout += d));
+        child.stderr.on('data', (d: Buffer) => (stderr += d));
+        child.on('close', (code) => done({ code, stdout, stderr }));
+        const watch = setInterval(() => {
+          if (!existsSync(marker)) return;
+          clearInterval(watch);
+          proxy.stall();
+        }, 20);
+      });
+      assert.equal(r.code, 4, r.stderr);
+      const plain = spawnSync('bash', ['-c', 'seq 1 300000'], { encoding: 'utf8', maxBuffer: 1 << 26 });
+      assert.equal(
+        r.stdout,
+        `${plain.stdout}oops\n`,
+        `the whole output, as it came, in the order it came: ${r.stderr}`,
+      );
+      assert.match(r.stderr, /not recorded in postgres:\/\/\S+ \(.*timeout.*\); the output is given as it came/i);
+      const here = spawnSync(process.execPath, [CLI, 'ls', 'stalled'], { cwd, encoding: 'utf8' });
+      assert.match(here.stdout, /\trun_command\t\d+ bytes\t300001 lines\t/, `kept here: ${here.stdout}${here.stderr}`);
+      const valueId = /^(\S+)\trun_command\t/m.exec(here.stdout)![1]!;
+      const peeked = spawnSync(
+        process.execPath,
+        [CLI, 'peek', '--run', 'stalled', '--lines', '299999:300001', valueId],
+        { cwd, encoding: 'utf8' },
+      );
+      assert.match(peeked.stdout, /299999: 299999\n300000: 300000\n300001: oops/, peeked.stderr);
+    } finally {
+      await proxy.close();
     }
   });
 });

@@ -8,7 +8,11 @@
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { createReadStream, readFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
 import { shellQuote } from '../../../shared/agentSetup';
 import { AGENT_IDS, AGENTS } from '../../../shared/agents';
@@ -25,7 +29,7 @@ import {
 } from '../../../shared/protocol';
 import { LANDMARK_KINDS, type LandmarkKind } from '../../../shared/settings';
 import { VERSION } from '../../../shared/version';
-import { defaultShell, exitStatus, type Shell, startCommand } from '../core/retain/command';
+import { type CommandResult, defaultShell, exitOf, exitStatus, type Shell, startCommand } from '../core/retain/command';
 import { RetentionService } from '../core/service';
 import { isStoreUrl, shownUrl } from '../core/store/open';
 import { HOOK_AGENTS, type HookAgent, runHook } from './hook';
@@ -168,7 +172,7 @@ export async function main(argv: readonly string[]): Promise<number> {
         process.stderr.write(`retained: ${err.message}${err instanceof Usage ? '\nTry retained --help.' : ''}\n`);
         return err instanceof Usage ? 2 : 1;
       });
-    return runIn(opened.service, o, after, command, rest, false);
+    return runIn(opened.service, o, after, command, rest, store);
   }
   const service = new RetentionService(store, { workspace: process.cwd(), indexImports: false });
   return runIn(service, o, after, command, rest);
@@ -221,14 +225,15 @@ async function runIn(
   after: string[],
   command: string,
   rest: string[],
-  init = true,
+  /** The team store `service` is, opened already. */
+  team?: string,
 ): Promise<number> {
   try {
-    if (init) await service.init();
+    if (!team) await service.init();
     if (o.guard) service.updateSettings({ guard: { secrets: true } });
     switch (command) {
       case 'run':
-        return await run(service, o, after);
+        return await run(service, o, after, team ? { team } : {});
       case 'peek':
         return await peek(service, o, rest);
       case 'ls':
@@ -414,7 +419,7 @@ async function run(
   service: RetentionService,
   o: Options,
   words: string[],
-  { passThrough = false } = {},
+  { passThrough = false, team }: { passThrough?: boolean; team?: string } = {},
 ): Promise<number> {
   const line = commandOf(o, words);
   const runId = o.run ?? 'cli';
@@ -425,32 +430,44 @@ async function run(
   // What the command printed, by stream, while it may still be small enough to give back as it came.
   let held: { stream: 1 | 2; chunk: Buffer }[] | undefined = [];
   let heldBytes = 0;
-  const command = startCommand(service.retainer, {
-    runId,
-    callId,
-    command: line,
-    cwd: process.cwd(),
-    stdin: 'inherit',
-    ...(o.shell ? { shell: shellOf(o.shell, o['shell-options']) } : {}),
-    ...(timeoutSeconds ? { timeoutMs: timeoutSeconds * 1000 } : {}),
-    arguments: { command: line },
-    ...(o.tool ? { tool: o.tool } : {}),
-    onOutput: (stream, chunk) => {
-      // Given on as it comes (the store is not the one asked for: the caller gets the output itself).
-      if (passThrough) {
-        (stream === 1 ? process.stdout : process.stderr).write(chunk);
-        return;
-      }
-      if (!held) return;
-      heldBytes += chunk.length;
-      if (heldBytes > threshold) held = undefined;
-      else held.push({ stream, chunk });
+  // An output the team store could not take comes back whole in this file, to keep here instead.
+  const keepTo = team ? join(tmpdir(), `retained-refused-${process.pid}-${randomBytes(6).toString('hex')}`) : undefined;
+  const command = startCommand(
+    service.retainer,
+    {
+      runId,
+      callId,
+      command: line,
+      cwd: process.cwd(),
+      stdin: 'inherit',
+      ...(o.shell ? { shell: shellOf(o.shell, o['shell-options']) } : {}),
+      ...(timeoutSeconds ? { timeoutMs: timeoutSeconds * 1000 } : {}),
+      arguments: { command: line },
+      ...(o.tool ? { tool: o.tool } : {}),
+      onOutput: (stream, chunk) => {
+        // Given on as it comes (the store is not the one asked for: the caller gets the output itself).
+        if (passThrough) {
+          (stream === 1 ? process.stdout : process.stderr).write(chunk);
+          return;
+        }
+        if (!held) return;
+        heldBytes += chunk.length;
+        if (heldBytes > threshold) held = undefined;
+        else held.push({ stream, chunk });
+      },
     },
-  });
+    keepTo ? { keepTo } : {},
+  );
   const pass = (signal: NodeJS.Signals) => command.signal(signal);
   for (const signal of PASSED_ON) process.on(signal, pass);
   try {
     const result = await command.result;
+    if (result.whole && team) {
+      // The team store took the command but not its output: all of it to the caller, and kept here.
+      await pipeline(createReadStream(result.whole), process.stdout, { end: false });
+      await keepHere(team, { ...o, run: runId, call: callId, command: line }, result);
+      return exitStatus(result.exitCode, result.signal);
+    }
     if (passThrough) {
       // given already
     } else if (o.json) {
@@ -472,6 +489,43 @@ async function run(
     return exitStatus(result.exitCode, result.signal);
   } finally {
     for (const signal of PASSED_ON) process.off(signal, pass);
+    if (keepTo) await rm(keepTo, { force: true });
+  }
+}
+
+/**
+ * Keeps an output the team store did not take in the folder store here, as `run` would have
+ * kept it there (its call, exit and value), and says where: `retained push` sends it later.
+ */
+async function keepHere(
+  team: string,
+  o: Options & { run: string; call: string; command: string },
+  result: CommandResult,
+): Promise<void> {
+  const folder = findStore(process.cwd(), undefined, { folder: true });
+  const why = result.warning ?? 'the team store did not take it';
+  const service = new RetentionService(folder, { workspace: process.cwd(), indexImports: false });
+  try {
+    await service.init();
+    await service.retainer.retainFile({
+      runId: o.run,
+      callId: o.call,
+      tool: o.tool ?? 'run_command',
+      arguments: { command: o.command },
+      path: result.whole!,
+      isError: result.exitCode !== 0,
+      exit: exitOf(result.exitCode, result.signal, result.timedOut),
+      durationMs: result.durationMs,
+    });
+    process.stderr.write(
+      `retained: not recorded in ${shownUrl(team)} (${why}); the output is given as it came, on stdout, and kept in ${folder} (run ${o.run}): \`retained push ${o.run} --store …\` sends it later\n`,
+    );
+  } catch (err) {
+    process.stderr.write(
+      `retained: not recorded in ${shownUrl(team)} (${why}), nor in ${folder} (${(err as Error).message}); the output is given as it came, on stdout\n`,
+    );
+  } finally {
+    service.dispose();
   }
 }
 

@@ -10,7 +10,8 @@
  * terminal's own signals reach it.
  */
 import { spawn } from 'node:child_process';
-import { accessSync, constants as fsConstants } from 'node:fs';
+import { accessSync, createWriteStream, existsSync, constants as fsConstants, type WriteStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { constants } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { isatty } from 'node:tty';
@@ -46,6 +47,11 @@ export interface CommandParams {
 }
 
 export interface CommandResult extends RetainResult {
+  /**
+   * The whole output (both streams, in the order they came), in the file `door.keepTo` names,
+   * when the store could not take it: the caller's to give on and to remove.
+   */
+  whole?: string;
   exitCode: number | null;
   signal: NodeJS.Signals | null;
   timedOut: boolean;
@@ -210,10 +216,17 @@ async function collect(
   let failure: Error | undefined;
   /** Set when the store failed: the rest of the output is only kept aside, never queued. */
   let draining = false;
+  /** Bytes the store has taken from the queue. */
+  let taken = 0;
+  /** Where the whole output goes when the store failed before taking any of it (see door.keepTo). */
+  let spill: WriteStream | undefined;
   const onData = (stream: 1 | 2) => (chunk: Buffer) => {
     params.onOutput?.(stream, chunk);
     kept.push(chunk);
-    if (draining) return;
+    if (draining) {
+      spill?.write(chunk);
+      return;
+    }
     queue.push(chunk);
     if (queue.length > QUEUE_MAX) {
       stdout.pause();
@@ -265,6 +278,7 @@ async function collect(
           stdout.resume();
           stderr.resume();
         }
+        taken += chunk.length;
         yield chunk;
         continue;
       }
@@ -310,15 +324,24 @@ async function collect(
     // The store could not take the output: the command runs to its end, its output kept aside
     // (bounded), and given back verbatim with the reason.
     draining = true;
+    // Failed before it took a byte (or after it had them all, and moved them to keepTo): the rest goes there too.
+    if (door.keepTo && taken === 0 && !existsSync(door.keepTo)) {
+      spill = createWriteStream(door.keepTo);
+      spill.on('error', () => undefined);
+      for (const chunk of queue) spill.write(chunk);
+    }
     queue.length = 0;
     stdout.resume();
     stderr.resume();
     await streamsEnded;
     exit = await exited;
+    if (spill) await new Promise((resolve) => spill!.end(resolve));
     const why = (err as Error).message;
     const content = kept.text(why);
+    const whole = door.keepTo && (await stat(door.keepTo).catch(() => undefined))?.size === kept.total;
     return {
       content,
+      ...(whole ? { whole: door.keepTo } : {}),
       retained: false,
       bytes: kept.total,
       lines: kept.lineCount(),

@@ -141,6 +141,8 @@ export class Retainer {
     const params = check(RetainParams.omit({ text: true, isError: true }), input);
     const runId = await this.ctx.runs.writable(params.runId);
     return this.ctx.writing(runId, async () => {
+      // Asked before the stream is read: a store that fails now fails before it has taken a byte.
+      const offers = await this.ctx.runs.offersPeek(runId);
       const preview = this.preview(door);
       const scanner = scanOf(preview);
       const guard = this.withholder.guard();
@@ -168,8 +170,9 @@ export class Retainer {
           await this.ctx.store.values.discardStaged(staged);
         }
       }
-      if (scan.bytes > this.ctx.settings().thresholdBytes && (await this.ctx.runs.offersPeek(runId))) {
-        const meta = await this.ctx.store.values.place(staged, this.newValue(runId, ended, isError, scan, preview));
+      if (scan.bytes > this.ctx.settings().thresholdBytes && offers) {
+        const value = this.newValue(runId, ended, isError, scan, preview);
+        const meta = await this.ctx.store.values.place(staged, door.keepTo ? { ...value, keepTo: door.keepTo } : value);
         // No token count: readers that show figures count it from the value (history/valueTokens.ts).
         return this.record(runId, { ...ended, isError }, scan, { meta, sizes: { jsonBytes: scan.jsonBytes } });
       }
@@ -396,4 +399,6 @@ export interface Door {
   peekTool?: string | undefined;
   style?: PreviewSettings['style'];
   firstLine?: number | undefined;
+  /** Where a streamed output the store could not take is moved whole (see NewValue.keepTo). */
+  keepTo?: string | undefined;
 }

@@ -48,6 +48,11 @@ export interface NewValue {
   isError: boolean;
   subject?: CallSubject;
   stubFor: (valueId: string) => string;
+  /**
+   * Where a store that sends values elsewhere (the team store) moves the staged bytes when it
+   * cannot take them, so the caller still has the whole output; a local store ignores it.
+   */
+  keepTo?: string;
 }
 
 /** Bytes of a staged value gathered into one write. */

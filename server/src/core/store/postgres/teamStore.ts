@@ -10,7 +10,7 @@
  * Every id reaches SQL as a parameter; every row read back is checked before it is used.
  */
 import { lstatSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
+import { readFile, rename, stat } from 'node:fs/promises';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { Client, type ClientBase, Pool, type PoolClient } from 'pg';
@@ -650,6 +650,11 @@ class TeamValues implements ValueStore {
         }
         throw namesTaken(value.callId, names);
       });
+    } catch (err) {
+      // The database did not take it: the whole output stays where the caller asked, to keep elsewhere.
+      if (value.keepTo && !(err instanceof InvalidInput && !(err instanceof StoreRefused)))
+        await rename(staged.tmp, value.keepTo).catch(() => undefined);
+      throw err;
     } finally {
       await this.discardStaged(staged);
     }

@@ -154,6 +154,8 @@ function eventShapes(object: typeof z.object | typeof z.strictObject) {
           input: z.number().int().min(0),
           cacheRead: z.number().int().min(0),
           cacheWrite: z.number().int().min(0),
+          /** Of the cache writes, those with the 1-hour lifetime (priced apart). */
+          cacheWrite1h: z.number().int().min(0).optional(),
           output: z.number().int().min(0),
         })
         .optional(),

@@ -158,7 +158,7 @@ const LandmarkPatternsSchema = z.strictObject(
 );
 
 const usdPerMillion = z.number().min(0).max(10_000);
-/** Model name prefixes (`claude-sonnet-4`), at most 100, each with its four prices. */
+/** Model name prefixes (`claude-sonnet-4`), at most 100, each with its prices (a 1-hour cache write's optional). */
 const PricingSchema = z
   .record(
     z
@@ -171,6 +171,7 @@ const PricingSchema = z
       output: usdPerMillion,
       cacheRead: usdPerMillion,
       cacheWrite: usdPerMillion,
+      cacheWrite1h: usdPerMillion.optional(),
     }),
   )
   .refine((table) => Object.keys(table).length <= 100, 'at most 100 models');

@@ -2,10 +2,12 @@
  * The shapes of `retained/usage` (the core computes them: server/src/core/history/usage.ts):
  * each model call's tokens by part, its cache reads and writes, and its cost.
  */
-import type { Price } from './pricing';
+import type { Counted, Price } from './pricing';
 
 /** What a request's tokens are, part by part; a model call's parts add up to its total. */
 export const USAGE_PARTS = [
+  // What the provider counted and the file does not hold (a system prompt, tools): the provider's total less the rest.
+  'unrecorded',
   'systemPrompt',
   'tools',
   'system',
@@ -26,8 +28,18 @@ export interface ModelCallUsage {
   cut: number;
   parts: Parts;
   total: number;
-  /** Tokens read from the cache (the prefix shared with the previous request) and written to it (the rest). */
-  cache: { read: number; write: number };
+  /**
+   * `provider`: the call's figures are the provider's own counts (its tokens, cache, output and
+   * cost); `estimate`: counted here from the transcript (a view the agent did not send, or a file
+   * with no counts), on the provider's basis where it has one (its unrecorded part, its output).
+   */
+  basis: 'provider' | 'estimate';
+  /**
+   * Tokens read from the cache and written to it (of them, `write1h` with the 1-hour lifetime),
+   * and `uncached`, input that is neither. Estimated: the read is the prefix shared with the
+   * previous request and the rest is written.
+   */
+  cache: { read: number; write: number; write1h: number; uncached: number };
   /** The first event not in the cached prefix, where the previous request's prefix stopped matching; absent when all of it matched. */
   breakAt?: number;
   /** Why the prefix broke there. */
@@ -43,12 +55,20 @@ export interface ModelCallUsage {
    * file does not hold (the system prompt and tools of an agent that does not record them) is
    * the same in both calls, so it drops out.
    */
-  provider?: { input: number; cacheRead: number; cacheWrite: number; output: number; error?: number };
+  provider?: Counted & { error?: number };
 }
 
 export interface RunUsage {
   modelCalls: ModelCallUsage[];
-  totals: { parts: Parts; total: number; cache: { read: number; write: number }; output: number; usd?: number };
+  totals: {
+    parts: Parts;
+    total: number;
+    cache: ModelCallUsage['cache'];
+    output: number;
+    usd?: number;
+    /** Of the calls made, how many have the provider's figures (basis `provider`). */
+    counted: number;
+  };
   model?: string;
   /** The prices applied, and when the table was checked. */
   price?: Price & { asOf: string };

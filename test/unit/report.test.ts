@@ -83,7 +83,10 @@ describe('retained/export', () => {
     const fence = /(`{3,})text\n[^`]*$/.exec(before.slice(before.lastIndexOf('\n#')))?.[1];
     assert.ok(fence && fence.length > 3, 'a fence longer than the run of backticks in the result');
     assert.ok(text.indexOf(`\n${fence}\n`, at) > at, 'closed after the result, by the same fence');
-    assert.match(text, /\| model call \| tokens \| cache read \| cache write \| output \| USD \| largest parts \|/);
+    assert.match(
+      text,
+      /\| model call \| tokens \| cache read \| cache write \| output \| USD \| basis \| largest parts \|/,
+    );
     assert.match(text, /^\| total \| \d+ \|/m);
   });
 

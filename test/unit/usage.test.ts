@@ -39,7 +39,7 @@ describe('retained/usage', () => {
         for (const [k, call] of usage.modelCalls.entries()) {
           const sum = USAGE_PARTS.reduce((n, part) => n + call.parts[part], 0);
           assert.equal(sum, call.total, `model call ${call.modelCall}: parts add up`);
-          assert.equal(call.cache.read + call.cache.write, call.total);
+          assert.equal(call.cache.read + call.cache.write + call.cache.uncached, call.total);
           // The system prompt and tools are counted apart here, together there: within a few tokens.
           const figure = outline.modelCalls[k]!.tokensSent;
           assert.ok(Math.abs(call.total - figure) <= Math.max(8, figure * 0.01), `${call.total} vs ${figure}`);
@@ -213,7 +213,7 @@ describe('retained/usage', () => {
       },
     });
     const usage = await s.inspection.usage({ runId });
-    assert.deepEqual(usage.price, { input: 10, output: 20, cacheRead: 1, cacheWrite: 15, asOf: '2025-11' });
+    assert.deepEqual(usage.price, { input: 10, output: 20, cacheRead: 1, cacheWrite: 15, asOf: '2026-12' });
     const [call] = usage.modelCalls;
     assert.ok(Math.abs(usage.totals.usd! - (call!.cache.write * 15 + call!.output * 20) / 1e6) < 1e-12);
     assert.throws(

@@ -14,6 +14,7 @@ import type { Host } from './host';
 import { LinkButton } from './LinkButton';
 
 const LABELS: Record<UsagePart, string> = {
+  unrecorded: 'not in the file (system prompt, tools)',
   systemPrompt: 'system prompt',
   tools: 'tool definitions',
   system: 'system messages and reminders',
@@ -129,13 +130,15 @@ export function Usage({
             ))}
           </ul>
           <p className="usage-cache">
-            Prompt cache (simulated): <strong>{formatTokens(call.cache.read)}</strong> read,{' '}
-            <strong>{formatTokens(call.cache.write)}</strong> written.{' '}
+            Prompt cache ({call.basis === 'provider' ? 'the provider’s count' : 'simulated'}):{' '}
+            <strong>{formatTokens(call.cache.read)}</strong> read, <strong>{formatTokens(call.cache.write)}</strong>{' '}
+            written{call.cache.write1h > 0 ? ` (${formatTokens(call.cache.write1h)} for an hour)` : ''}
+            {call.cache.uncached > 0 ? `, ${formatTokens(call.cache.uncached)} not cached` : ''}.{' '}
             {call.breakReason
               ? `The prefix broke ${call.breakAt !== undefined ? `at event ${call.breakAt + 1}` : ''}: ${BREAKS[call.breakReason]}.`
               : 'All of the previous request was read from the cache.'}
           </p>
-          {call.provider && (
+          {call.provider && call.basis === 'estimate' && (
             <p className="usage-provider">
               The provider counted{' '}
               {formatTokens(call.provider.input + call.provider.cacheRead + call.provider.cacheWrite)} input tokens (
@@ -148,8 +151,8 @@ export function Usage({
           )}
           <p className="usage-cost">
             {usage.price && usage.totals.usd !== undefined
-              ? `${call.usd !== undefined ? `${usd(call.usd)} this call · ` : ''}${usd(usage.totals.usd)} for the ${formatCount(made, 'model call')} (${usage.model}, list prices of ${usage.price.asOf}).`
-              : `Tokens only: no price for ${usage.model ?? 'this run’s model'}.`}{' '}
+              ? `${call.usd !== undefined ? `${usd(call.usd)} this call · ` : ''}${usd(usage.totals.usd)} for the ${formatCount(made, 'model call')} (${usage.model}, list prices of ${usage.price.asOf}${basisOf(usage.totals.counted, made)}).`
+              : `Tokens only: no price for ${usage.model ?? 'this run’s model'} (add it in the setting retained.pricing).`}{' '}
             Tokens: {usage.tokenizer}.
           </p>
           {other && <Saving usage={usage} other={other} names={names} />}
@@ -178,6 +181,14 @@ function Saving({ usage, other, names }: { usage: RunUsage; other: RunUsage; nam
     </p>
   );
 }
+
+/** Which of a run's figures are the provider's own counts. */
+const basisOf = (counted: number, made: number) =>
+  counted === 0
+    ? '; estimated'
+    : counted === made
+      ? '; the provider’s counts'
+      : `; ${formatCount(counted, 'call')} of the provider’s counts, the rest estimated`;
 
 const viewNames = (view: View): [string, string] =>
   view === 'sent'

@@ -19,6 +19,7 @@ import { AGENT_IDS, AGENTS } from '../../../shared/agents';
 import { formatBytes, formatCount } from '../../../shared/format';
 import { REPLAY_SHAPES, type ReplayShape, VIEWS, type View } from '../../../shared/history';
 import { InvalidInput } from '../../../shared/invalidInput';
+import type { Price } from '../../../shared/pricing';
 import {
   type ExportParams,
   IF_EXISTS,
@@ -57,10 +58,13 @@ Commands:
   export <run> [--format markdown|html|json] [--model-call K]
                                The run (or what model call K was sent) as a report to attach to
                                a bug: Markdown, one self-contained HTML file, or JSON.
-  usage <run> [--view sent|retained] [--policy | --full]
+  usage <run> [--view sent|retained] [--policy | --full] [--prices FILE]
                                Each model call's tokens by part, its prompt-cache reads and
-                               writes (simulated), and its cost; the run's totals. --full: every
-                               result in full (what it would have cost without Retained Outputs).
+                               writes, and its cost; the run's totals: the provider's own counts
+                               where the agent's file has them, else estimated (the basis column).
+                               --full: every result in full (what it would have cost without
+                               Retained Outputs). --prices: a JSON file of prices by model name
+                               prefix, over the built-in table (as the setting retained.pricing).
   status                       Where the store is, what it holds, and its size against the quota.
   cleanup [--dry-run] [--quota BYTES] [--max-age DAYS]
                                Remove whole runs: those not written for 30 days (--max-age), then
@@ -331,6 +335,7 @@ function parse(args: readonly string[]) {
       'model-call': { type: 'string' },
       policy: { type: 'boolean' },
       full: { type: 'boolean' },
+      prices: { type: 'string' },
       timeout: { type: 'string' },
       'dry-run': { type: 'boolean' },
       quota: { type: 'string' },
@@ -695,6 +700,15 @@ async function usage(service: RetentionService, o: Options, rest: string[]): Pro
   const [runId] = rest;
   if (!runId) throw new Usage('usage needs a run: retained usage <run> [--view retained] [--policy]');
   const view = oneOf<View>(o.view, VIEWS, '--view');
+  if (o.prices !== undefined) {
+    let pricing: unknown;
+    try {
+      pricing = JSON.parse(readFileSync(o.prices, 'utf8'));
+    } catch (err) {
+      throw new Usage(`--prices ${o.prices}: ${(err as Error).message}`);
+    }
+    service.updateSettings({ pricing: pricing as Record<string, Price> });
+  }
   const result = await service.inspection.usage({
     runId,
     ...(view ? { view } : {}),
@@ -704,7 +718,7 @@ async function usage(service: RetentionService, o: Options, rest: string[]): Pro
   const usd = (n: number | undefined) => (n === undefined ? '' : `\t$${n.toFixed(4)}`);
   return output(o, result, (r) =>
     [
-      `model call\ttokens\tcache read\tcache write\toutput${r.price ? '\tUSD' : ''}\tlargest parts`,
+      `model call\ttokens\tuncached\tcache read\tcache write\t(1 hour)\toutput${r.price ? '\tUSD' : ''}\tbasis\tlargest parts`,
       ...r.modelCalls.slice(0, -1).map((c) => {
         const largest = Object.entries(c.parts)
           .filter(([, n]) => n > 0)
@@ -714,17 +728,17 @@ async function usage(service: RetentionService, o: Options, rest: string[]): Pro
           .join(', ');
         const broke =
           c.breakReason && c.breakReason !== 'first' ? ` (cache broke at event ${c.breakAt}: ${c.breakReason})` : '';
-        return `${c.modelCall}\t${c.total}\t${c.cache.read}\t${c.cache.write}\t${c.output}${usd(c.usd)}\t${largest}${broke}`;
+        return `${c.modelCall}\t${c.total}\t${c.cache.uncached}\t${c.cache.read}\t${c.cache.write}\t${c.cache.write1h}\t${c.output}${usd(c.usd)}\t${c.basis}\t${largest}${broke}`;
       }),
-      `total\t${r.totals.total}\t${r.totals.cache.read}\t${r.totals.cache.write}\t${r.totals.output}${usd(r.totals.usd)}`,
+      `total\t${r.totals.total}\t${r.totals.cache.uncached}\t${r.totals.cache.read}\t${r.totals.cache.write}\t${r.totals.cache.write1h}\t${r.totals.output}${usd(r.totals.usd)}\t${r.totals.counted} of ${r.modelCalls.length - 1} calls the provider's counts`,
       ...(r.providerError
         ? [
             `the provider counted ${r.providerError.calls} of these calls: the estimate of what each added is off by ${(r.providerError.median * 100).toFixed(0)} % (median), ${(r.providerError.max * 100).toFixed(0)} % at most; ${r.providerError.unrecorded} tokens a call (median) are not in the file (a system prompt, tools)`,
           ]
         : []),
       r.price
-        ? `${r.model}: $${r.price.input}/M input, $${r.price.cacheRead}/M cache read, $${r.price.cacheWrite}/M cache write, $${r.price.output}/M output (prices of ${r.price.asOf})`
-        : `no price for ${r.model ?? 'an unnamed model'}: tokens only`,
+        ? `${r.model}: $${r.price.input}/M input, $${r.price.cacheRead}/M cache read, $${r.price.cacheWrite}/M cache write (5 minutes), $${r.price.cacheWrite1h ?? r.price.cacheWrite}/M (1 hour), $${r.price.output}/M output (prices of ${r.price.asOf})`
+        : `no price for ${r.model ?? 'an unnamed model'}: tokens only (give one with --prices, or the setting retained.pricing)`,
       `tokens: ${r.tokenizer}`,
     ].join('\n'),
   );

@@ -471,14 +471,16 @@ function boundaries(records: readonly Json[]): (from: string | undefined, to: st
  * responses on it and the results of their calls, which hang off the chain as siblings (each
  * parallel result points at its own tool_use line). A file without the links is taken whole.
  */
-function chainOf(session: Session): Set<Json> {
+function chainOf(session: Session): { chain: Set<Json>; unlinked: number } {
   const main = session.lines.some((l) => l.isSidechain !== true)
     ? session.lines.filter((l) => l.isSidechain !== true)
     : session.lines;
-  if (!main.some((l) => typeof l.parentUuid === 'string')) return new Set(main);
+  if (!main.some((l) => typeof l.parentUuid === 'string')) return { chain: new Set(main), unlinked: 0 };
   const byUuid = new Map<string, Json>();
   for (const r of session.records) if (typeof r.uuid === 'string') byUuid.set(r.uuid, r);
+  const place = new Map(session.records.map((r, i) => [r, i] as const));
   const chain = new Set<Json>();
+  let unlinked = 0;
   for (let at: Json | undefined = main[main.length - 1]; at && !chain.has(at); ) {
     chain.add(at);
     const parent =
@@ -487,7 +489,16 @@ function chainOf(session: Session): Set<Json> {
         : typeof at.logicalParentUuid === 'string'
           ? at.logicalParentUuid
           : undefined;
-    at = parent ? byUuid.get(parent) : undefined;
+    const next = parent ? byUuid.get(parent) : undefined;
+    // A compaction whose link names a record the file does not have (Claude Code writes some):
+    // the conversation before it is the line before it in the file, never dropped.
+    if (!next && parent && at.type === 'system' && at.subtype === 'compact_boundary') {
+      const before = session.records
+        .slice(0, place.get(at) ?? 0)
+        .findLast((r) => isLine(r) && r.isSidechain !== true && !chain.has(r));
+      if (before) unlinked++;
+      at = before;
+    } else at = next;
   }
   const responses = new Set(
     [...chain].flatMap((l) =>
@@ -503,7 +514,7 @@ function chainOf(session: Session): Set<Json> {
     )
       chain.add(line);
   }
-  return chain;
+  return { chain, unlinked };
 }
 
 async function conversationConversion(
@@ -514,7 +525,7 @@ async function conversationConversion(
 ): Promise<Conversion> {
   const writer = new EventWriter(session);
   writer.push(start);
-  const chain = chainOf(session);
+  const { chain, unlinked } = chainOf(session);
   const byUuid = new Map<string, Json>();
   for (const r of session.records) if (typeof r.uuid === 'string') byUuid.set(r.uuid, r);
   const done = new Set<string>();
@@ -570,6 +581,11 @@ async function conversationConversion(
   }
   const notes = [
     ...(why ? [`the requests were rebuilt from the conversation, not exactly: ${why}`] : []),
+    ...(unlinked
+      ? [
+          `${unlinked === 1 ? 'a compaction names' : `${unlinked} compactions name`} a record the file does not have as what came before it: the conversation before it is taken in the file's order`,
+        ]
+      : []),
     ...writer.notes,
   ];
   return {
@@ -626,9 +642,14 @@ export function claudeCodeRecord(record: Json): Json | undefined {
 export async function convertClaudeCode(records: readonly Json[], path: string): Promise<Conversion> {
   const turns = new Turns();
   const session = await Session.of(records, turns);
+  // The model Claude Code asked for is the one it prices by (its cost records name it); a served
+  // name where it records none. `<synthetic>` marks its own error messages, no model's.
   const model = session.lines
-    .map((l) => l.message as Json)
-    .find((m) => m.role === 'assistant' && typeof m.model === 'string');
+    .map((l) => ({
+      model: typeof l.requestedModel === 'string' ? l.requestedModel : (l.message as Json).model,
+      role: (l.message as Json).role,
+    }))
+    .find((m) => m.role === 'assistant' && typeof m.model === 'string' && m.model !== '<synthetic>');
   const info = sessionInfo(records, 'sessionId', 'version');
   const start = (fidelity: RunSource['fidelity']): TranscriptEvent => ({
     type: 'run_started',

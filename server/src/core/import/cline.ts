@@ -10,7 +10,14 @@
 
 import type { TranscriptEvent } from '../../../../shared/events';
 import { Turns } from '../turns';
-import { type Conversion, countKind, importedStart, type ResponseBlock, responseEvents } from './conversion';
+import {
+  type Conversion,
+  countKind,
+  importedStart,
+  promptUsage,
+  type ResponseBlock,
+  responseEvents,
+} from './conversion';
 import type { Json } from './records';
 
 /** How Cline stores a typed prompt (it sends the text inside). */
@@ -78,7 +85,10 @@ export async function convertCline(data: Json, path: string): Promise<Conversion
           blocks.push({ type: 'tool_use', call: { id: b.id, name, arguments: b.input ?? {} } });
         } else countKind(skipped, `assistant/${String(b.type)}`);
       }
-      if (blocks.length) events.push(...responseEvents(blocks, `cline-response-${++responses}`, ts));
+      // Cline's metrics: inputTokens is the whole prompt, the cache's reads and writes among it.
+      const m = (message.metrics ?? {}) as Json;
+      const counted = promptUsage(m.inputTokens, m.cacheReadTokens, m.outputTokens, m.cacheWriteTokens);
+      if (blocks.length) events.push(...responseEvents(blocks, `cline-response-${++responses}`, ts, counted));
     } else if (message?.role === 'user') {
       for (const b of blocksOf(message.content)) {
         if (b.type === 'tool_result' && typeof b.tool_use_id === 'string') {

@@ -8,7 +8,15 @@
 
 import type { Thinking, TranscriptEvent } from '../../../../shared/events';
 import { Turns } from '../turns';
-import { type Conversion, countKind, type ResponseBlock, responseEvents, sessionInfo } from './conversion';
+import {
+  type Conversion,
+  countKind,
+  type ProviderUsage,
+  promptUsage,
+  type ResponseBlock,
+  responseEvents,
+  sessionInfo,
+} from './conversion';
 import { type Json, recordKind } from './records';
 
 /** The text of a Responses content list (`input_text`, `output_text`, …) or a plain string. */
@@ -47,6 +55,10 @@ class CodexWriter {
   /** The response's items as Codex sends them back (its next request's input holds them). */
   private responseItems: Json[] = [];
   private responses = 0;
+  /** The provider's count of the response being collected, when its token_count came before its end. */
+  private usage: ProviderUsage | undefined;
+  /** Where the last response's first event is. */
+  private lastResponse: number | undefined;
   /** What the model calls record: the model in force (turn_context) and the cache key (the thread id). */
   fields: Record<string, unknown> = {};
   readonly custom = new Set<string>();
@@ -63,11 +75,23 @@ class CodexWriter {
     if (this.response.length === 0) return;
     const stamp = this.responseTs ? { ts: this.responseTs } : {};
     this.events.push({ type: 'model_call', fields: { ...this.fields }, ...stamp });
-    const events = responseEvents(this.response, `codex-response-${++this.responses}`, this.responseTs);
+    const events = responseEvents(this.response, `codex-response-${++this.responses}`, this.responseTs, this.usage);
     events[0] = { ...events[0]!, wire: this.responseItems.map(asSent) };
+    this.lastResponse = this.events.length;
     this.events.push(...events);
     this.response = [];
     this.responseItems = [];
+    this.usage = undefined;
+  }
+
+  /** The provider's count of the model call just made: the response being collected, else the last one (when it has none). */
+  counted(usage: ProviderUsage): void {
+    if (this.response.length > 0) {
+      this.usage = usage;
+      return;
+    }
+    const at = this.lastResponse === undefined ? undefined : this.events[this.lastResponse];
+    if (at?.type === 'assistant' && !at.usage) this.events[this.lastResponse!] = { ...at, usage };
   }
 
   /** Records the held stop of an aborted turn: what comes next is not an output of its calls. */
@@ -171,7 +195,29 @@ export function codexRecord(record: Json): Json | undefined {
   const payload = record.payload as Json | undefined;
   if (['session_meta', 'turn_context', 'response_item', 'compacted'].includes(String(record.type))) return record;
   if (record.type === 'event_msg' && payload?.type === 'turn_aborted') return record;
+  // The provider's count of each model call; only its figures are kept.
+  if (record.type === 'event_msg' && payload?.type === 'token_count') {
+    const info = payload.info as Json | null | undefined;
+    return {
+      type: 'event_msg',
+      payload: {
+        type: 'token_count',
+        info: { last_token_usage: info?.last_token_usage, total_token_usage: info?.total_token_usage },
+      },
+    };
+  }
   return undefined;
+}
+
+/**
+ * A token_count event's count of the model call it follows: `input_tokens` holds the cached
+ * reads and writes (Codex's own `non_cached_input` subtracts them), `output_tokens` the reasoning.
+ */
+function codexUsage(last: unknown): ProviderUsage | undefined {
+  if (!last || typeof last !== 'object') return undefined;
+  const u = last as Json;
+  const usage = promptUsage(u.input_tokens, u.cached_input_tokens, u.output_tokens, u.cache_write_input_tokens);
+  return usage && usage.input + usage.cacheRead + usage.cacheWrite + usage.output > 0 ? usage : undefined;
 }
 
 export async function convertCodex(records: readonly Json[], path: string): Promise<Conversion> {
@@ -180,6 +226,7 @@ export async function convertCodex(records: readonly Json[], path: string): Prom
   const skipped: Record<string, number> = {};
   const notes: string[] = [];
   let model: string | undefined;
+  let lastTotal = 'null';
   const info = sessionInfo(
     records.filter((r) => r.type === 'session_meta').map((r) => (r.payload as Json | undefined) ?? {}),
     'id',
@@ -200,6 +247,15 @@ export async function convertCodex(records: readonly Json[], path: string): Prom
     }
     if (r.type === 'response_item' && payload) {
       if (!writer.item(payload, ts)) countKind(skipped, recordKind(r));
+      continue;
+    }
+    if (r.type === 'event_msg' && payload?.type === 'token_count') {
+      // Codex repeats the last count when only its rate limits changed: a count is new when the total moved.
+      const info = payload.info as Json | undefined;
+      const total = JSON.stringify(info?.total_token_usage ?? null);
+      const usage = codexUsage(info?.last_token_usage);
+      if (usage && total !== lastTotal) writer.counted(usage);
+      lastTotal = total;
       continue;
     }
     if (r.type === 'event_msg' && payload?.type === 'turn_aborted') {

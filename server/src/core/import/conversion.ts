@@ -94,12 +94,36 @@ export function anthropicUsage(usage: unknown): ProviderUsage | undefined {
   const input = count(u.input_tokens);
   const output = count(u.output_tokens);
   if (input === undefined || output === undefined) return undefined;
+  const cacheWrite = count(u.cache_creation_input_tokens) ?? 0;
+  const creation = u.cache_creation && typeof u.cache_creation === 'object' ? (u.cache_creation as Json) : {};
+  // Of the writes, the 1-hour ones (billed at 2× input); the rest are 5-minute ones.
+  const long = Math.min(cacheWrite, count(creation.ephemeral_1h_input_tokens) ?? 0);
   return {
     input,
     cacheRead: count(u.cache_read_input_tokens) ?? 0,
-    cacheWrite: count(u.cache_creation_input_tokens) ?? 0,
+    cacheWrite,
+    ...(long > 0 ? { cacheWrite1h: long } : {}),
     output,
   };
+}
+
+/**
+ * Counts of a provider that reports its prompt whole, cached tokens among it (OpenAI, Gemini):
+ * the uncached rest as input. Undefined unless `prompt` and `output` are counts.
+ */
+export function promptUsage(
+  prompt: unknown,
+  cached: unknown,
+  output: unknown,
+  cacheWrite: unknown = 0,
+): ProviderUsage | undefined {
+  const count = (v: unknown) => (Number.isSafeInteger(v) && (v as number) >= 0 ? (v as number) : undefined);
+  const all = count(prompt);
+  const out = count(output);
+  if (all === undefined || out === undefined) return undefined;
+  const read = Math.min(all, count(cached) ?? 0);
+  const write = Math.min(all - read, count(cacheWrite) ?? 0);
+  return { input: all - read - write, cacheRead: read, cacheWrite: write, output: out };
 }
 
 export type ResponseBlock =

@@ -11,7 +11,15 @@
 
 import type { TranscriptEvent } from '../../../../shared/events';
 import { Turns } from '../turns';
-import { type Conversion, countKind, importedStart, type ResponseBlock, responseEvents } from './conversion';
+import {
+  type Conversion,
+  countKind,
+  importedStart,
+  type ProviderUsage,
+  promptUsage,
+  type ResponseBlock,
+  responseEvents,
+} from './conversion';
 import type { Json } from './records';
 
 /** Copilot CLI's notice for an output it saved to a temporary file. */
@@ -28,7 +36,14 @@ export function isCopilotCliEvent(record: Json): boolean {
 
 /** A record as the import holds it: the kinds the conversion reads, whole; any other is only counted. */
 export function copilotCliRecord(record: Json): Json | undefined {
-  return ['session.start', 'user.message', 'assistant.message', 'tool.execution_complete'].includes(String(record.type))
+  return [
+    'session.start',
+    'user.message',
+    'assistant.turn_start',
+    'session.usage_record',
+    'assistant.message',
+    'tool.execution_complete',
+  ].includes(String(record.type))
     ? record
     : undefined;
 }
@@ -59,6 +74,8 @@ export async function convertCopilotCli(records: readonly Json[], path: string):
     finished.clear();
     order = [];
   };
+  /** The provider's count of the model call being answered (its usage record comes before its message). */
+  let counted: ProviderUsage | undefined;
   for (const r of records) {
     await turns.maybe();
     const data = (r.data ?? {}) as Json;
@@ -90,7 +107,19 @@ export async function convertCopilotCli(records: readonly Json[], path: string):
           order.push(call.toolCallId);
           blocks.push({ type: 'tool_use', call: { id: call.toolCallId, name, arguments: call.arguments ?? {} } });
         }
-        if (blocks.length) events.push(...responseEvents(blocks, `copilot-cli-response-${++responses}`, ts));
+        if (blocks.length) events.push(...responseEvents(blocks, `copilot-cli-response-${++responses}`, ts, counted));
+        counted = undefined;
+        break;
+      }
+      case 'assistant.turn_start':
+        counted = undefined;
+        break;
+      case 'session.usage_record': {
+        // The count of the model call whose message comes next: inputTokens holds the cache's reads and writes.
+        const u = (data.usage ?? {}) as Json;
+        const read = Number.isSafeInteger(u.cacheReadTokens) ? (u.cacheReadTokens as number) : 0;
+        const write = Number.isSafeInteger(u.cacheWriteTokens) ? (u.cacheWriteTokens as number) : 0;
+        counted = promptUsage(u.inputTokens, read, u.outputTokens, write);
         break;
       }
       case 'tool.execution_complete': {

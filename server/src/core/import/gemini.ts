@@ -11,7 +11,7 @@ import { basename, dirname, join } from 'node:path';
 import type { TranscriptEvent } from '../../../../shared/events';
 import { Turns } from '../turns';
 import { type Conversion, countKind, importedStart } from './conversion';
-import { type FullFor, PartsWriter } from './geminiParts';
+import { type FullFor, geminiUsage, PartsWriter } from './geminiParts';
 import type { Json } from './records';
 
 /** The header Gemini CLI writes when a session starts or resumes. */
@@ -123,7 +123,7 @@ export async function convertGemini(records: readonly Json[], path: string): Pro
             return text ? [text] : [];
           })
         : [];
-      writer.model(parts, ts, thoughts);
+      writer.model(parts, ts, thoughts, geminiUsage(m.tokens));
       pending = toolCalls;
     } else countKind(skipped, `message/${String(m.type)}`);
     first = false;

@@ -6,7 +6,7 @@
  */
 
 import type { TranscriptEvent } from '../../../../shared/events';
-import { type ResponseBlock, responseEvents } from './conversion';
+import { type ProviderUsage, promptUsage, type ResponseBlock, responseEvents } from './conversion';
 import type { Json } from './records';
 
 /** The full output of a call when the agent kept one beside what the model got. */
@@ -63,7 +63,12 @@ export class PartsWriter {
   }
 
   /** A model turn: its thoughts, text and calls, as one response. */
-  model(parts: readonly Json[], ts: string | undefined, thoughts: readonly string[] = []): void {
+  model(
+    parts: readonly Json[],
+    ts: string | undefined,
+    thoughts: readonly string[] = [],
+    usage?: ProviderUsage | undefined,
+  ): void {
     const blocks: ResponseBlock[] = thoughts.map((text) => ({ type: 'thinking', thinking: { text } }));
     for (const part of parts) {
       if (part.functionCall && typeof part.functionCall === 'object') {
@@ -77,7 +82,7 @@ export class PartsWriter {
         else if (part.text !== '') blocks.push({ type: 'text', text: part.text });
       }
     }
-    if (blocks.length) this.events.push(...responseEvents(blocks, `gemini-response-${++this.responses}`, ts));
+    if (blocks.length) this.events.push(...responseEvents(blocks, `gemini-response-${++this.responses}`, ts, usage));
   }
 
   /** One call's result: what the model got, and the full output when the agent kept it elsewhere. */
@@ -104,4 +109,38 @@ export class PartsWriter {
       ...stamp(ts),
     });
   }
+}
+
+/**
+ * Gemini CLI's count of a model message (`tokens`): `input` is the prompt with the cached tokens
+ * among it, `tool` the tool-use prompt beside it; thoughts are billed as output.
+ */
+export function geminiUsage(tokens: unknown): ProviderUsage | undefined {
+  if (!tokens || typeof tokens !== 'object') return undefined;
+  const t = tokens as Json;
+  const n = (v: unknown) => (Number.isSafeInteger(v) && (v as number) >= 0 ? (v as number) : 0);
+  return promptUsage(
+    n(t.input) + n(t.tool),
+    t.cached,
+    Number.isSafeInteger(t.output) ? n(t.output) + n(t.thoughts) : undefined,
+  );
+}
+
+/**
+ * Qwen Code's `usageMetadata`: the prompt with the cached tokens among it; the output is the
+ * total less the prompt (candidates hold the reasoning for some providers and not for others).
+ */
+export function qwenUsage(metadata: unknown): ProviderUsage | undefined {
+  if (!metadata || typeof metadata !== 'object') return undefined;
+  const m = metadata as Json;
+  const prompt = m.promptTokenCount;
+  const total = m.totalTokenCount;
+  const output =
+    Number.isSafeInteger(total) &&
+    Number.isSafeInteger(prompt) &&
+    (total as number) >= (prompt as number) &&
+    (total as number) > 0
+      ? (total as number) - (prompt as number)
+      : m.candidatesTokenCount;
+  return promptUsage(prompt, m.cachedContentTokenCount, output);
 }

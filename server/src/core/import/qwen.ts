@@ -11,7 +11,7 @@ import { basename, dirname, join } from 'node:path';
 import type { TranscriptEvent } from '../../../../shared/events';
 import { Turns } from '../turns';
 import { type Conversion, countKind, importedStart, sessionInfo } from './conversion';
-import { type FullFor, PartsWriter } from './geminiParts';
+import { type FullFor, PartsWriter, qwenUsage } from './geminiParts';
 import { type Json, recordKind } from './records';
 
 /** A chat where Qwen Code keeps them: `…/projects/<project>/chats/<session>.jsonl`. */
@@ -99,7 +99,7 @@ export async function convertQwen(records: readonly Json[], path: string): Promi
       }
     } else if (r.type === 'assistant') {
       if (typeof r.model === 'string') model ??= r.model;
-      writer.model(parts, ts);
+      writer.model(parts, ts, [], qwenUsage(r.usageMetadata));
     } else countKind(skipped, recordKind(r));
   }
   const first = kept.find((r) => typeof r.timestamp === 'string');

@@ -359,7 +359,20 @@ export class Inspection {
         prices: { ...PRICES, ...this.ctx.settings().pricing },
       },
       await this.usageCounts(runId, entry, options),
+      undefined,
+      await this.asSentCounts(runId, entry, options),
     );
+  }
+
+  /** The counts of the run as sent, when another form is asked for and the provider counted it (usageOf sets that form on the provider's basis). */
+  private async asSentCounts(
+    runId: string,
+    entry: Entry,
+    options: Pick<UsageOptions, 'view' | 'policy' | 'full'>,
+  ): Promise<UsageCounts | undefined> {
+    const asSent = (options.view ?? 'sent') === 'sent' && !options.full && !options.policy;
+    if (asSent || !entry.events.some((e) => e.type === 'assistant' && e.usage)) return undefined;
+    return this.usageCounts(runId, entry, { view: 'sent' });
   }
 
   /**
@@ -399,6 +412,8 @@ export class Inspection {
       existingValues,
       { view, prices: { ...PRICES, ...this.ctx.settings().pricing } },
       await this.usageCounts(runId, entry, { view }),
+      undefined,
+      await this.asSentCounts(runId, entry, { view }),
     );
     if (modelCall !== undefined && modelCall > usage.modelCalls.length)
       throw new InvalidInput(`model call ${modelCall} is past the run's ${usage.modelCalls.length}`);

@@ -81,6 +81,15 @@ const largest = (parts: Record<string, number>) =>
 
 const usd = (n: number | undefined) => (n === undefined ? '' : `$${n.toFixed(4)}`);
 
+/** Which figures are the provider's and which estimated, in a sentence. */
+function basisSentence(usage: RunUsage): string {
+  const made = usage.modelCalls.length - 1;
+  const counted = usage.totals.counted;
+  return counted === 0
+    ? "Cache reads and writes are simulated (the Messages API's billing)."
+    : `${counted === made ? 'Every' : `${counted} of ${made}`} model call's figures are the provider's own counts${counted === made ? '' : ' (basis provider), the rest estimated'}.`;
+}
+
 export function report(input: ReportInput, format: ReportFormat): string {
   if (format === 'json') {
     const { run, outline, usage } = input;
@@ -128,18 +137,18 @@ function markdown(input: ReportInput): string {
     '',
     `${outline.events} events · ${outline.toolCalls} tool calls · ${outline.retained} retained values (${formatBytes(outline.keptOutBytes)} kept out) · started ${run.startedAt}${outline.source ? ` · imported from ${outline.source.format}` : ''}`,
     '',
-    `Tokens: ${usage.tokenizer}. Cache reads and writes are simulated (the Messages API's billing).${usage.price ? ` Prices: ${usage.model}, list prices of ${usage.price.asOf}.` : ''}`,
+    `Tokens: ${usage.tokenizer}. ${basisSentence(usage)}${usage.price ? ` Prices: ${usage.model}, list prices of ${usage.price.asOf}.` : ''}`,
     '',
-    '| model call | tokens | cache read | cache write | output | USD | largest parts |',
-    '|---|---|---|---|---|---|---|',
+    '| model call | tokens | cache read | cache write | output | USD | basis | largest parts |',
+    '|---|---|---|---|---|---|---|---|',
     ...calls(input).map(
       (c) =>
-        `| ${c.modelCall} | ${c.total} | ${c.cache.read} | ${c.cache.write} | ${c.output} | ${usd(c.usd)} | ${cell(largest(c.parts))}${c.breakReason && c.breakReason !== 'first' ? ` (cache broke at event ${(c.breakAt ?? 0) + 1}: ${c.breakReason})` : ''} |`,
+        `| ${c.modelCall} | ${c.total} | ${c.cache.read} | ${c.cache.write} | ${c.output} | ${usd(c.usd)} | ${c.basis} | ${cell(largest(c.parts))}${c.breakReason && c.breakReason !== 'first' ? ` (cache broke at event ${(c.breakAt ?? 0) + 1}: ${c.breakReason})` : ''} |`,
     ),
     ...(input.modelCall
       ? []
       : [
-          `| total | ${usage.totals.total} | ${usage.totals.cache.read} | ${usage.totals.cache.write} | ${usage.totals.output} | ${usd(usage.totals.usd)} | |`,
+          `| total | ${usage.totals.total} | ${usage.totals.cache.read} | ${usage.totals.cache.write} | ${usage.totals.output} | ${usd(usage.totals.usd)} | ${usage.totals.counted} provider | |`,
         ]),
     '',
     '## Events',
@@ -167,7 +176,7 @@ function html(input: ReportInput): string {
   const rows = calls(input)
     .map(
       (c) =>
-        `<tr><td>${c.modelCall}</td><td>${c.total}</td><td>${c.cache.read}</td><td>${c.cache.write}</td><td>${c.output}</td><td>${usd(c.usd)}</td><td>${htmlText(largest(c.parts))}${c.breakReason && c.breakReason !== 'first' ? ` <em>(cache broke at event ${(c.breakAt ?? 0) + 1}: ${c.breakReason})</em>` : ''}</td></tr>`,
+        `<tr><td>${c.modelCall}</td><td>${c.total}</td><td>${c.cache.read}</td><td>${c.cache.write}</td><td>${c.output}</td><td>${usd(c.usd)}</td><td>${c.basis}</td><td>${htmlText(largest(c.parts))}${c.breakReason && c.breakReason !== 'first' ? ` <em>(cache broke at event ${(c.breakAt ?? 0) + 1}: ${c.breakReason})</em>` : ''}</td></tr>`,
     )
     .join('\n');
   const events = shownEvents(input)
@@ -196,12 +205,12 @@ pre { white-space: pre-wrap; overflow-wrap: anywhere; background: #f4f4f4; paddi
 <body>
 <h1>${htmlText(title)}</h1>
 <p>${outline.events} events · ${outline.toolCalls} tool calls · ${outline.retained} retained values (${htmlText(formatBytes(outline.keptOutBytes))} kept out) · started ${htmlText(run.startedAt)}${outline.source ? ` · imported from ${htmlText(outline.source.format)}` : ''}</p>
-<p>Tokens: ${htmlText(usage.tokenizer)}. Cache reads and writes are simulated (the Messages API's billing).${usage.price ? ` Prices: ${htmlText(usage.model ?? '')}, list prices of ${htmlText(usage.price.asOf)}.` : ''}</p>
+<p>Tokens: ${htmlText(usage.tokenizer)}. ${htmlText(basisSentence(usage))}${usage.price ? ` Prices: ${htmlText(usage.model ?? '')}, list prices of ${htmlText(usage.price.asOf)}.` : ''}</p>
 <table>
-<thead><tr><th>model call</th><th>tokens</th><th>cache read</th><th>cache write</th><th>output</th><th>USD</th><th>largest parts</th></tr></thead>
+<thead><tr><th>model call</th><th>tokens</th><th>cache read</th><th>cache write</th><th>output</th><th>USD</th><th>basis</th><th>largest parts</th></tr></thead>
 <tbody>
 ${rows}
-${input.modelCall ? '' : `<tr><th>total</th><td>${usage.totals.total}</td><td>${usage.totals.cache.read}</td><td>${usage.totals.cache.write}</td><td>${usage.totals.output}</td><td>${usd(usage.totals.usd)}</td><td></td></tr>`}
+${input.modelCall ? '' : `<tr><th>total</th><td>${usage.totals.total}</td><td>${usage.totals.cache.read}</td><td>${usage.totals.cache.write}</td><td>${usage.totals.output}</td><td>${usd(usage.totals.usd)}</td><td>${usage.totals.counted} provider</td><td></td></tr>`}
 </tbody>
 </table>
 <h2>Events</h2>

@@ -21,6 +21,7 @@ import { countLines, cutToBytes, utf8Bytes } from '../text/bytes';
 import { TOKEN_SAMPLE_CHARS } from '../text/sizes';
 import { bodySizes, countTokens, TOKENIZER } from '../text/tokens';
 import { Turns } from '../turns';
+import { countedInputs, onCounted } from './basis';
 
 export const CELL_MAX_BYTES = 8192;
 export const CELL_MAX_LINES = 200;
@@ -303,6 +304,13 @@ export async function buildOutline(
 
   const cuts = [...responseStarts(events), events.length];
   const shapes = shapeSizes(events);
+  // The provider's counts are of the run as sent: the figures of every form are set on them (basis.ts).
+  const counted = countedInputs(events, cuts);
+  const asSentView = (view ?? REPLAY_VIEW) === 'sent';
+  const asSent =
+    counted.some((n) => n !== undefined) && !asSentView
+      ? await prefixSizes(events, segmentsOf(replayStructured({ events, existingValues, view: 'sent' })), false, turns)
+      : sent;
   const modelCalls = cuts.map((cut, k): ModelCallFigures => {
     const start = historyStart(compactions, cut);
     // The system prompt and tools it sent, where the run records them, count as sent in either view.
@@ -315,12 +323,19 @@ export async function buildOutline(
       bytesSent = older.bytes[from]! - older.bytes[start]! + sent.bytes[cut]! - sent.bytes[from]! + shape.bytes;
       tokensSent = older.tokens[from]! - older.tokens[start]! + sent.tokens[cut]! - sent.tokens[from]! + shape.tokens;
     }
+    let tokensFull = naive.tokens[cut]! - naive.tokens[start]! + shape.tokens;
+    const count = counted[k];
+    if (count !== undefined) {
+      const estimate = asSent.tokens[cut]! - asSent.tokens[start]! + shape.tokens;
+      tokensSent = asSentView && !policy ? count : onCounted(tokensSent, estimate, count);
+      tokensFull = onCounted(tokensFull, estimate, count);
+    }
     return {
       modelCall: k + 1,
       cut,
       bytesFull: naive.bytes[cut]! - naive.bytes[start]! + shape.bytes,
       bytesSent,
-      tokensFull: naive.tokens[cut]! - naive.tokens[start]! + shape.tokens,
+      tokensFull,
       tokensSent,
       ...(call?.rebuilt ? { rebuilt: call.rebuilt } : {}),
     };

@@ -23,7 +23,7 @@ import { CREATE_NEW, openFile, readFile, statFile } from '../store/safeFs';
 import type { UsageCounts } from './usage';
 
 /** Changes whenever what rows.ts computes does (inspection.test.ts holds it): an index of another format is rebuilt. */
-export const FORMAT = 3;
+export const FORMAT = 4;
 /** An index bigger than this is not one we wrote (offsets of a million events are a few MB). */
 const INDEX_MAX_BYTES = 64 << 20;
 /** Writes of a run's index are held this long, so a live run is not rewritten per event. */

@@ -13,7 +13,7 @@
  */
 import type { ModelCallEvent, ToolCallFinishedEvent, TranscriptEvent } from '../../../../shared/events';
 import type { Block, Message, View } from '../../../../shared/history';
-import { PRICES_AS_OF, type Price, priceOf } from '../../../../shared/pricing';
+import { type Counted, costOf, PRICES_AS_OF, type Price, priceOf } from '../../../../shared/pricing';
 import type { HistoryPolicy } from '../../../../shared/settings';
 import { type ModelCallUsage, type Parts, type RunUsage, USAGE_PARTS, type UsagePart } from '../../../../shared/usage';
 import { responseStarts } from '../history/modelCalls';
@@ -117,6 +117,61 @@ const add = (a: Parts, b: Parts): Parts => {
 };
 const sumOf = (p: Parts): number => USAGE_PARTS.reduce((n, k) => n + p[k], 0);
 
+/**
+ * A call's figures on the basis of what its provider counted. The parts split the provider's
+ * total: what the estimate of the run as sent falls short of it is the `unrecorded` part (the
+ * system prompt and tools a file does not hold); an estimate over it is scaled down to it. The
+ * run as sent then is the provider's counts, exactly; another form (a simulation, the baseline)
+ * is its own estimate on the same basis: the same unrecorded part (in the cached prefix, as a
+ * system prompt is), the provider's output, and its writes at the lifetime the provider's were.
+ */
+function onProviderBasis(
+  estimate: { parts: Parts; total: number; read: number; write: number; output: number },
+  provider: Counted,
+  { asSentTotal, asSentRead, exact }: { asSentTotal: number; asSentRead: number; exact: boolean },
+): Pick<ModelCallUsage, 'parts' | 'total' | 'cache' | 'output' | 'basis'> {
+  const counted = provider.input + provider.cacheRead + provider.cacheWrite;
+  // As onCounted (basis.ts), part by part.
+  const scale = asSentTotal > counted ? counted / Math.max(1, asSentTotal) : 1;
+  const unrecorded = Math.max(0, counted - asSentTotal);
+  const parts = zero();
+  for (const part of USAGE_PARTS) parts[part] = Math.round(estimate.parts[part] * scale);
+  parts.unrecorded += unrecorded;
+  if (exact) {
+    // Rounding's remainder goes to the largest part, so the parts add up to the provider's total.
+    const largest = USAGE_PARTS.reduce((a, b) => (parts[b] > parts[a] ? b : a));
+    parts[largest] += counted - sumOf(parts);
+    return {
+      parts,
+      total: counted,
+      cache: {
+        read: provider.cacheRead,
+        write: provider.cacheWrite,
+        write1h: Math.min(provider.cacheWrite, provider.cacheWrite1h ?? 0),
+        uncached: provider.input,
+      },
+      output: provider.output,
+      basis: 'provider',
+    };
+  }
+  // The provider's cache figures, moved by what this form reads and writes more or less than the
+  // run as sent would (each simulated alike): a warm cache the provider read stays read.
+  const total = sumOf(parts);
+  const uncached = Math.min(total, provider.input);
+  const moved = provider.cacheRead + scale * (estimate.read - asSentRead);
+  const read = Math.max(0, Math.min(total - uncached, Math.round(moved)));
+  const write = total - uncached - read;
+  const longShare =
+    provider.cacheWrite > 0 ? Math.min(provider.cacheWrite, provider.cacheWrite1h ?? 0) / provider.cacheWrite : 0;
+  return {
+    parts,
+    total,
+    cache: { read, write, write1h: Math.round(write * longShare), uncached },
+    output: provider.output,
+    basis: 'estimate',
+  };
+}
+
 /** The system prompt and tools a request_shape sent, by hash: their tokens. */
 function shapeTokens(events: readonly TranscriptEvent[]): Record<string, { systemPrompt: number; tools: number }> {
   // No prototype: a hash is the session file's (`__proto__` is a key like any other).
@@ -192,10 +247,22 @@ export async function usageOf(
   /** What an earlier request counted for the same run, view and policy (the run index's): else counted now. */
   counted?: UsageCounts,
   turns = new Turns(),
+  /** The same for the run as sent, when `options` ask for another form (else counted now, where the provider counted). */
+  countedAsSent?: UsageCounts,
 ): Promise<RunUsage> {
   const { full = false } = options;
   const policy = full ? undefined : options.policy;
   const counts = counted ?? (await countUsage(events, existingValues, options, turns));
+  // The provider's counts are of the run as sent: the form asked for is either that, or is set on
+  // that basis (its unrecorded part, its output), which needs the estimate of the run as sent.
+  const asSent = (options.view ?? 'sent') === 'sent' && !full && !policy;
+  const providerCounts = events.some((e) => e.type === 'assistant' && e.usage);
+  const sentCounts = asSent
+    ? counts
+    : providerCounts
+      ? (countedAsSent ?? (await countUsage(events, existingValues, { view: 'sent' }, turns)))
+      : undefined;
+  const asSentSums = sentCounts ? (asSent ? undefined : prefix(sentCounts.sent.parts)) : undefined;
   const sent = counts.sent;
   const sentSums = prefix(sent.parts);
   const older = policy ? counts.older : undefined;
@@ -277,18 +344,43 @@ export async function usageOf(
       }
       output += counts.output[e] ?? 0;
     }
+    const estimate = { parts, total, read, write, output };
+    const figures = provider
+      ? onProviderBasis(estimate, provider, {
+          asSentTotal: asSentSums
+            ? sumOf(between(asSentSums, start, cut)) + sumOf(shapes.get(shape ?? '') ?? zero())
+            : total,
+          // What the run as sent read, simulated as this form's read is (no policy: no references).
+          asSentRead:
+            !previous || previous.shape !== shape
+              ? 0
+              : sumOf(shapes.get(shape ?? '') ?? zero()) +
+                (previous.start !== start ? 0 : sumOf(between(asSentSums ?? sentSums, start, previous.cut))),
+          exact: asSent,
+        })
+      : { ...estimate, cache: { read, write, write1h: 0, uncached: 0 }, basis: 'estimate' as const };
     const usd = price
-      ? (read * price.cacheRead + write * price.cacheWrite + output * price.output) / 1_000_000
+      ? costOf(
+          {
+            input: figures.cache.uncached,
+            cacheRead: figures.cache.read,
+            cacheWrite: figures.cache.write,
+            cacheWrite1h: figures.cache.write1h,
+            output: figures.output,
+          },
+          price,
+        )
       : undefined;
     modelCalls.push({
       modelCall: k + 1,
       cut,
-      parts,
-      total,
-      cache: { read, write },
+      parts: figures.parts,
+      total: figures.total,
+      basis: figures.basis,
+      cache: figures.cache,
       ...(breakAt !== undefined ? { breakAt } : {}),
       ...(breakReason ? { breakReason } : {}),
-      output,
+      output: figures.output,
       ...(usd !== undefined ? { usd } : {}),
       ...(provider ? { provider } : {}),
     });
@@ -297,12 +389,19 @@ export async function usageOf(
   });
   // The calls made: the last entry is the next one, not made yet.
   const made = modelCalls.slice(0, -1);
+  const sum = (of: (c: ModelCallUsage) => number) => made.reduce((n, c) => n + of(c), 0);
   const totals = {
-    parts: made.reduce((sum, call) => add(sum, call.parts), zero()),
-    total: made.reduce((n, c) => n + c.total, 0),
-    cache: { read: made.reduce((n, c) => n + c.cache.read, 0), write: made.reduce((n, c) => n + c.cache.write, 0) },
-    output: made.reduce((n, c) => n + c.output, 0),
-    ...(price ? { usd: made.reduce((n, c) => n + (c.usd ?? 0), 0) } : {}),
+    parts: made.reduce((all, call) => add(all, call.parts), zero()),
+    total: sum((c) => c.total),
+    cache: {
+      read: sum((c) => c.cache.read),
+      write: sum((c) => c.cache.write),
+      write1h: sum((c) => c.cache.write1h),
+      uncached: sum((c) => c.cache.uncached),
+    },
+    output: sum((c) => c.output),
+    ...(price ? { usd: sum((c) => c.usd ?? 0) } : {}),
+    counted: made.filter((c) => c.basis === 'provider').length,
   };
   const compacted = compactions.map((at, i) => {
     const from = i === 0 ? 0 : compactions[i - 1]!;

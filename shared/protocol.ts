@@ -454,6 +454,8 @@ export const UsageParams = z.strictObject({
   policy: z.union([z.boolean(), HistoryPolicySchema]).optional(),
   /** Every result in full: what the run would have sent without Retained Outputs (the baseline; no policy). */
   full: z.boolean().optional(),
+  /** `false`: the run alone, without its subagents' rows and the session's sum. */
+  subagents: z.boolean().optional(),
   store,
 });
 export type UsageParams = z.infer<typeof UsageParams>;

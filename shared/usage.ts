@@ -69,6 +69,10 @@ export interface RunUsage {
     /** Of the calls made, how many have the provider's figures (basis `provider`). */
     counted: number;
   };
+  /** A session's subagents, each a row of its own (their runs: `<run>-agent-…`), when it had any. */
+  subagents?: SubagentUsage[];
+  /** The session's figures with its subagents' summed in (what the provider billed for all of it). */
+  session?: Omit<SubagentUsage, 'runId'>;
   model?: string;
   /** The prices applied, and when the table was checked. */
   price?: Price & { asOf: string };
@@ -93,4 +97,14 @@ export interface CompactionUsage {
   /** The summary's tokens, as the next calls send it. */
   summaryTokens: number;
   values: { valueId: string; tool: string; bytes: number }[];
+}
+
+export interface SubagentUsage {
+  runId: string;
+  modelCalls: number;
+  total: number;
+  output: number;
+  /** Of its calls, how many have the provider's counts. */
+  counted: number;
+  usd?: number;
 }

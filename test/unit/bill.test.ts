@@ -264,6 +264,32 @@ describe('figures true to the bill', function () {
     assert.ok(checked >= 10, `${checked} sessions with cost records`);
   });
 
+  it("a session's subagents are rows of their own, summed into the session's figures", async () => {
+    const dir = join(FIXTURES, 'claude-code', 'subagent');
+    const main = sessionFile(dir);
+    const agents = join(main.replace(/\.jsonl$/, ''), 'subagents');
+    const [file] = readdirSync(agents).filter((f) => f.endsWith('.jsonl'));
+    const s = await service();
+    const { runId, subagents } = await s.importer.import({ path: main });
+    assert.equal(subagents.length, 1);
+    const usage = await s.inspection.usage({ runId });
+    const price = priceOf(usage.model)!;
+    const theirs = READERS['claude-code']!(join(agents, file!));
+    assert.ok(theirs.length > 0);
+    assert.deepEqual(
+      usage.subagents?.map((a) => [a.runId, a.modelCalls, a.counted]),
+      [[subagents[0]!.runId, theirs.length, theirs.length]],
+    );
+    const bill = theirs.reduce((sum, c) => sum + costOf(c, price), 0);
+    assert.ok(Math.abs(usage.subagents![0]!.usd! - bill) < 1e-9);
+    assert.equal(usage.session?.modelCalls, usage.modelCalls.length - 1 + theirs.length);
+    assert.ok(Math.abs(usage.session!.usd! - (usage.totals.usd! + bill)) < 1e-9);
+    // Asked for alone, the run is its own figures only.
+    const alone = await s.inspection.usage({ runId, subagents: false });
+    assert.equal(alone.session, undefined);
+    s.dispose();
+  });
+
   it('a compaction whose link names a record the file does not have keeps every call before it, with a note', async () => {
     const session = 'c0ffee00-0000-4000-8000-000000000001';
     let previous: string | null = null;

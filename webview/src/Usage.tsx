@@ -155,6 +155,20 @@ export function Usage({
               : `Tokens only: no price for ${usage.model ?? 'this run’s model'} (add it in the setting retained.pricing).`}{' '}
             Tokens: {usage.tokenizer}.
           </p>
+          {usage.session && usage.subagents && (
+            <p className="usage-session">
+              With its {formatCount(usage.subagents.length, 'subagent')}, the session made{' '}
+              {formatCount(usage.session.modelCalls, 'model call')}: <strong>{formatTokens(usage.session.total)}</strong>{' '}
+              input tokens{usage.session.usd !== undefined ? `, ${usd(usage.session.usd)}` : ''} (
+              {usage.subagents
+                .map(
+                  (a) =>
+                    `${a.runId.slice(a.runId.lastIndexOf('-agent-') + 1)}: ${formatCount(a.modelCalls, 'call')}${a.usd !== undefined ? `, ${usd(a.usd)}` : ''}`,
+                )
+                .join('; ')}
+              ).
+            </p>
+          )}
           {other && <Saving usage={usage} other={other} names={names} />}
           {made > 1 && (
             <ContextChart usage={usage} other={other} names={names} selected={modelCall} onModelCall={onModelCall} />

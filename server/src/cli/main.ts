@@ -731,6 +731,14 @@ async function usage(service: RetentionService, o: Options, rest: string[]): Pro
         return `${c.modelCall}\t${c.total}\t${c.cache.uncached}\t${c.cache.read}\t${c.cache.write}\t${c.cache.write1h}\t${c.output}${usd(c.usd)}\t${c.basis}\t${largest}${broke}`;
       }),
       `total\t${r.totals.total}\t${r.totals.cache.uncached}\t${r.totals.cache.read}\t${r.totals.cache.write}\t${r.totals.cache.write1h}\t${r.totals.output}${usd(r.totals.usd)}\t${r.totals.counted} of ${r.modelCalls.length - 1} calls the provider's counts`,
+      ...(r.subagents ?? []).map(
+        (a) => `subagent ${a.runId}\t${a.total}\t\t\t\t\t${a.output}${usd(a.usd)}\t${a.counted} of ${a.modelCalls} calls the provider's counts`,
+      ),
+      ...(r.session
+        ? [
+            `session (with its subagents)\t${r.session.total}\t\t\t\t\t${r.session.output}${usd(r.session.usd)}\t${r.session.counted} of ${r.session.modelCalls} calls the provider's counts`,
+          ]
+        : []),
       ...(r.providerError
         ? [
             `the provider counted ${r.providerError.calls} of these calls: the estimate of what each added is off by ${(r.providerError.median * 100).toFixed(0)} % (median), ${(r.providerError.max * 100).toFixed(0)} % at most; ${r.providerError.unrecorded} tokens a call (median) are not in the file (a system prompt, tools)`,

@@ -39,6 +39,8 @@ import { countUsage, type UsageCounts, type UsageOptions, usageKey, usageOf } fr
 const SEARCH_HITS_MAX = 1000;
 /** Usage counts kept per run, the most recently used: a request may name any policy, and each is a key. */
 const USAGE_KEYS_KEPT = 4;
+/** Subagents of one session summed into its figures, at most. */
+const SUBAGENTS_MAX = 200;
 
 interface Entry {
   events: TranscriptEvent[];
@@ -351,17 +353,62 @@ export class Inspection {
         ? undefined
         : resolveHistoryPolicy(params.policy, this.ctx.settings().history, 'params.policy');
     const options = { view, policy, full: params.full === true };
+    const usage = await this.usageOfRun(runId, entry, options);
+    return params.subagents === false ? usage : this.withSubagents(runId, usage, options);
+  }
+
+  private async usageOfRun(
+    runId: string,
+    entry: Entry,
+    options: Pick<UsageOptions, 'view' | 'policy' | 'full'>,
+  ): Promise<RunUsage> {
     return usageOf(
       entry.events,
       entry.existingValues,
-      {
-        ...options,
-        prices: { ...PRICES, ...this.ctx.settings().pricing },
-      },
+      { ...options, prices: { ...PRICES, ...this.ctx.settings().pricing } },
       await this.usageCounts(runId, entry, options),
       undefined,
       await this.asSentCounts(runId, entry, options),
     );
+  }
+
+  /**
+   * A session's subagents (runs imported beside it as `<run>-agent-…`): each a row of its own,
+   * and the session's figures with theirs summed in, since the provider billed them all.
+   */
+  private async withSubagents(
+    runId: string,
+    usage: RunUsage,
+    options: Pick<UsageOptions, 'view' | 'policy' | 'full'>,
+  ): Promise<RunUsage> {
+    const prefix = `${runId}-agent-`;
+    const ids = (await this.store.listRunIds()).filter((id) => id.startsWith(prefix)).sort();
+    if (ids.length === 0) return usage;
+    const subagents: NonNullable<RunUsage['subagents']> = [];
+    for (const id of ids.slice(0, SUBAGENTS_MAX)) {
+      const entry = await this.entry(id);
+      const theirs = await this.usageOfRun(id, entry, { ...options, policy: undefined });
+      subagents.push({
+        runId: id,
+        modelCalls: theirs.modelCalls.length - 1,
+        total: theirs.totals.total,
+        output: theirs.totals.output,
+        counted: theirs.totals.counted,
+        ...(theirs.totals.usd !== undefined ? { usd: theirs.totals.usd } : {}),
+      });
+    }
+    const priced = usage.totals.usd !== undefined && subagents.every((a) => a.usd !== undefined);
+    return {
+      ...usage,
+      subagents,
+      session: {
+        modelCalls: usage.modelCalls.length - 1 + subagents.reduce((n, a) => n + a.modelCalls, 0),
+        total: usage.totals.total + subagents.reduce((n, a) => n + a.total, 0),
+        output: usage.totals.output + subagents.reduce((n, a) => n + a.output, 0),
+        counted: usage.totals.counted + subagents.reduce((n, a) => n + a.counted, 0),
+        ...(priced ? { usd: usage.totals.usd! + subagents.reduce((n, a) => n + a.usd!, 0) } : {}),
+      },
+    };
   }
 
   /** The counts of the run as sent, when another form is asked for and the provider counted it (usageOf sets that form on the provider's basis). */

@@ -70,10 +70,18 @@ const builds = [
   // server as `retained lsp`, which starts imports on threads of its own (server/src/main.ts).
   {
     ...node,
-    entryPoints: { cli: 'server/src/main.ts' },
+    entryPoints: { server: 'server/src/main.ts' },
+    outdir: 'dist',
+    plugins: [fromVendor],
+  },
+  // `retained` itself: a few lines that answer a hook on a small output without loading the
+  // bundle above, and load it for everything else (server/src/cli.ts).
+  {
+    ...node,
+    entryPoints: { cli: 'server/src/cli.ts' },
     outdir: 'dist',
     banner: { js: '#!/usr/bin/env node' },
-    plugins: [fromVendor],
+    external: ['./server.js'],
   },
   ...vendorBuilds,
   // The Claude Agent SDK helper, loaded by the user's own program (it starts cli.js beside it).

@@ -11,6 +11,7 @@ import { check } from './check';
 import { InvalidInput } from './invalidInput';
 import type { Price } from './pricing';
 import { compileQuery } from './query';
+import { DEFAULT_THRESHOLD_BYTES } from './threshold';
 
 /** The store's folder in a workspace (or above a command's folder) when no setting names another. */
 export const STORE_DIR = '.retained';
@@ -116,7 +117,7 @@ export const DEFAULT_GUARD: Readonly<GuardSettings> = Object.freeze({
 });
 
 export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
-  thresholdBytes: 20480,
+  thresholdBytes: DEFAULT_THRESHOLD_BYTES,
   peekMaxLines: 400,
   peekMaxBytes: 16384,
   previewHeadLines: 6,

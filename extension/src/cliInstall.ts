@@ -1,8 +1,8 @@
 /**
  * The `retained` command line at a path that outlives the extension's updates. The extension's
  * own folder is named after its version (`…/retained-outputs-0.1.0/`), so a hook written with
- * that path would fail after the next update. On activation the bundled cli.js and what it
- * loads beside it (the scan kernel, the libraries in vendor/) are copied into the extension's global storage (`…/cli/`), again only when
+ * that path would fail after the next update. On activation the bundled cli.js, the server
+ * bundle it loads (server.js) and what that loads beside it (the scan kernel, the libraries in vendor/) are copied into the extension's global storage (`…/cli/`), again only when
  * the bundle changed; what Set Up writes names that copy.
  */
 import { promises as fs } from 'node:fs';
@@ -19,11 +19,11 @@ export async function installCli(context: vscode.ExtensionContext): Promise<stri
   // The files the command line needs, side by side: itself, the scan kernel, and the libraries it loads on first use.
   const vendor = context.asAbsolutePath('dist/vendor');
   const files = [
-    ...['dist/cli.js', 'dist/scanKernel.wasm'].map((f) => context.asAbsolutePath(f)),
+    ...['dist/cli.js', 'dist/server.js', 'dist/scanKernel.wasm'].map((f) => context.asAbsolutePath(f)),
     ...(await fs.readdir(vendor)).map((name) => join(vendor, name)),
   ];
-  const bundle = await fs.stat(files[0]!);
-  const stamp = `${String(context.extension.packageJSON.version)} ${bundle.size} ${Math.round(bundle.mtimeMs)}\n`;
+  const stamps = await Promise.all(files.slice(0, 2).map((file) => fs.stat(file)));
+  const stamp = `${String(context.extension.packageJSON.version)} ${stamps.map((s) => `${s.size} ${Math.round(s.mtimeMs)}`).join(' ')}\n`;
   const marker = join(target, 'installed');
   const installed = await fs.readFile(marker, 'utf8').catch(() => undefined);
   if (installed === stamp) return join(target, 'cli.js');

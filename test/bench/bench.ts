@@ -3,7 +3,7 @@
  * The server runs as a real process over stdio; every peek is a full protocol round trip.
  * Absolute times on shared machines are noisy: read the ratios.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFileSync, createWriteStream, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -571,6 +571,56 @@ async function benchIdle(): Promise<void> {
     ]);
 }
 
+/**
+ * The CPU time (user + system, seconds) a command took, as bash's `times` counts its children:
+ * a Node process's start is mostly CPU, and the wall clock of a loaded machine says little.
+ */
+function cpuSeconds(args: readonly string[], stdin: string): number {
+  const r = spawnSync('bash', ['-c', '"$@" >/dev/null; times', 'cpu', ...args], { input: stdin, encoding: 'utf8' });
+  const children = r.stdout.trim().split('\n')[1] ?? '';
+  const seconds = [...children.matchAll(/(\d+)m([\d.]+)s/g)].map(([, m, s]) => Number(m) * 60 + Number(s));
+  return seconds.reduce((a, b) => a + b, 0);
+}
+
+/**
+ * The hook every tool call of every Claude Code session runs, on a small output (left alone):
+ * against `node -e 0`, in turn (A B A B), the median of the pairs' ratios; and the same hook when
+ * it must load the server bundle (`--guard`: a secret in a small output is withheld).
+ */
+async function benchHook(): Promise<void> {
+  const input = JSON.stringify({
+    session_id: 'bench',
+    transcript_path: '/nonexistent/bench.jsonl',
+    tool_name: 'Bash',
+    tool_use_id: 'toolu_bench',
+    tool_input: { command: 'ls' },
+    tool_response: { stdout: 'README.md\npackage.json\nsrc\n', stderr: '', interrupted: false, isImage: false },
+  });
+  const PAIRS = 15;
+  for (const [what, args] of [
+    ['retained hook claude-code, a small output (left alone)', ['hook', 'claude-code']],
+    ['retained hook claude-code --guard, a small output (checked for secrets)', ['hook', 'claude-code', '--guard']],
+  ] as const) {
+    const ours: number[] = [];
+    const bare: number[] = [];
+    const ratios: number[] = [];
+    for (let i = 0; i < PAIRS; i++) {
+      const a = cpuSeconds([process.execPath, CLI, ...args], input);
+      const b = cpuSeconds([process.execPath, '-e', '0'], '');
+      ours.push(a);
+      bare.push(b);
+      ratios.push(a / Math.max(b, 0.001));
+    }
+    rows.push([
+      what,
+      `${PAIRS} runs each, in turn`,
+      `CPU ${fmt(percentile(ours, 50), 3)} s (median)`,
+      `node -e 0: ${fmt(percentile(bare, 50), 3)} s`,
+      `${fmt(percentile(ratios, 50), 2)}× (median of the pairs)`,
+    ]);
+  }
+}
+
 /** The resident memory of a Node process that loads nothing, 5 s after it started. */
 async function bareNodeRss(): Promise<number> {
   const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 6000)'], { stdio: 'ignore' });
@@ -956,6 +1006,7 @@ async function main(): Promise<void> {
   if (wanted('limits')) await benchLimits();
   if (wanted('import')) await benchImport();
   if (wanted('team')) await benchTeam();
+  if (wanted('hook')) await benchHook();
   const table = markdownTable(['what', 'input', 'Retained Outputs', 'baseline', 'ratio'], rows);
   console.log(table);
   mkdirSync('test-output', { recursive: true });

@@ -19,6 +19,46 @@ describe('the retained command line', function () {
   this.timeout(120_000);
   after(removeTempDirs);
 
+  it('a Claude Code hook on a small output answers nothing without loading the server bundle; any other input loads it', () => {
+    // cli.js alone, without the bundle beside it: what needs the bundle fails to load it.
+    const alone = join(tempDir(), 'cli.js');
+    writeFileSync(alone, readFileSync(CLI));
+    const cwd = tempDir();
+    const input = (stdout: string, extra: Record<string, unknown> = {}) =>
+      JSON.stringify({
+        session_id: 's1',
+        transcript_path: join(cwd, 's1.jsonl'),
+        tool_name: 'Bash',
+        tool_use_id: 'toolu_small',
+        tool_input: { command: 'ls' },
+        tool_response: { stdout, stderr: '', interrupted: false, isImage: false, ...extra },
+      });
+    const run = (file: string, args: string[], stdin: string) =>
+      spawnSync(process.execPath, [file, ...args], { cwd, input: stdin, encoding: 'utf8' });
+    const small = run(alone, ['hook', 'claude-code'], input('a\nb\n'));
+    assert.equal(small.status, 0, small.stderr);
+    assert.equal(small.stdout, '');
+    assert.equal(small.stderr, '');
+    // Nothing was opened or written for it.
+    assert.equal(existsSync(join(cwd, '.retained')), false);
+    // A big output, a saved one, the guard, a broken input, another command: each needs the bundle.
+    const big = `${'x'.repeat(100)}\n`.repeat(400);
+    for (const [args, stdin] of [
+      [['hook', 'claude-code'], input(big)],
+      [['hook', 'claude-code'], input('cut', { persistedOutputPath: join(cwd, 'out.txt') })],
+      [['hook', 'claude-code', '--guard'], input('a\n')],
+      [['hook', 'claude-code'], '{"not": "a hook input"}'],
+      [['--version'], ''],
+    ] as const) {
+      const r = run(alone, [...args], stdin);
+      assert.match(r.stderr, /Cannot find module '\.\/server\.js'/, `${args.join(' ')}: ${r.stderr}`);
+    }
+    // With the bundle beside it, the same small output is still left alone, and the big one retained.
+    assert.equal(run(CLI, ['hook', 'claude-code'], input('a\nb\n')).stdout, '');
+    const kept = run(CLI, ['hook', 'claude-code'], input(big));
+    assert.match(kept.stdout, /\[retained #toolu_small\]/, kept.stderr);
+  });
+
   it("run streams a command into a value and prints the stub; peek finds a line in it; the exit status is the command's", () => {
     const cwd = tempDir();
     const run = retained(cwd, ['run', '--', 'seq', '1', '300000']);

@@ -120,7 +120,7 @@ describe('package.json', () => {
     for (const [, file] of copied) assert.ok(files.includes(file!), `${file} is in the package`);
     // And the libraries the command line loads from vendor/ on first use.
     const vendored = [
-      ...readFileSync(resolve(ROOT, 'dist/cli.js'), 'utf8').matchAll(/require\("\.\/(vendor\/\w+\.js)"\)/g),
+      ...readFileSync(resolve(ROOT, 'dist/server.js'), 'utf8').matchAll(/require\("\.\/(vendor\/\w+\.js)"\)/g),
     ];
     assert.ok(vendored.length >= 4, JSON.stringify(vendored.map((v) => v[1])));
     for (const [, file] of vendored) assert.ok(files.includes(`dist/${file}`), `dist/${file} is in the package`);

@@ -158,8 +158,9 @@ export function Usage({
           {usage.session && usage.subagents && (
             <p className="usage-session">
               With its {formatCount(usage.subagents.length, 'subagent')}, the session made{' '}
-              {formatCount(usage.session.modelCalls, 'model call')}: <strong>{formatTokens(usage.session.total)}</strong>{' '}
-              input tokens{usage.session.usd !== undefined ? `, ${usd(usage.session.usd)}` : ''} (
+              {formatCount(usage.session.modelCalls, 'model call')}:{' '}
+              <strong>{formatTokens(usage.session.total)}</strong> input tokens
+              {usage.session.usd !== undefined ? `, ${usd(usage.session.usd)}` : ''} (
               {usage.subagents
                 .map(
                   (a) =>

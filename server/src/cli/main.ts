@@ -12,6 +12,7 @@ import { createReadStream, readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
 import { shellQuote } from '../../../shared/agentSetup';
@@ -125,7 +126,11 @@ class Usage extends Error {}
 const TEAM_COMMANDS = ['migrate', 'push', 'pull'] as const;
 type TeamCommand = (typeof TEAM_COMMANDS)[number];
 
-export async function main(argv: readonly string[]): Promise<number> {
+/** Standard input as dist/cli.js read it already, for the hook that asked for it. */
+let given: Buffer | undefined;
+
+export async function main(argv: readonly string[], stdin?: Buffer): Promise<number> {
+  given = stdin;
   const dash = argv.indexOf('--');
   const [before, after] = dash === -1 ? [argv, []] : [argv.slice(0, dash), argv.slice(dash + 1)];
   let parsed: ReturnType<typeof parse>;
@@ -290,7 +295,12 @@ async function runIn(
       case 'hook':
         if (!(HOOK_AGENTS as readonly string[]).includes(rest[0] ?? ''))
           throw new Usage(`hook takes the agent: retained hook ${HOOK_AGENTS.join(', ')}`);
-        return await runHook(service, rest[0] as HookAgent, o.guard === true);
+        return await runHook(
+          service,
+          rest[0] as HookAgent,
+          o.guard === true,
+          given ? Readable.from([given]) : undefined,
+        );
       case 'migrate':
       case 'push':
       case 'pull':
@@ -732,7 +742,8 @@ async function usage(service: RetentionService, o: Options, rest: string[]): Pro
       }),
       `total\t${r.totals.total}\t${r.totals.cache.uncached}\t${r.totals.cache.read}\t${r.totals.cache.write}\t${r.totals.cache.write1h}\t${r.totals.output}${usd(r.totals.usd)}\t${r.totals.counted} of ${r.modelCalls.length - 1} calls the provider's counts`,
       ...(r.subagents ?? []).map(
-        (a) => `subagent ${a.runId}\t${a.total}\t\t\t\t\t${a.output}${usd(a.usd)}\t${a.counted} of ${a.modelCalls} calls the provider's counts`,
+        (a) =>
+          `subagent ${a.runId}\t${a.total}\t\t\t\t\t${a.output}${usd(a.usd)}\t${a.counted} of ${a.modelCalls} calls the provider's counts`,
       ),
       ...(r.session
         ? [

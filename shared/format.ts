@@ -42,7 +42,7 @@ export function formatWhen(iso: string, now = new Date()): string {
 
 /**
  * How much smaller `sent` is than `full`: "−87 %"; near the ends with a decimal, so 272 of
- * 114k tokens reads "−99.8 %" and a small saving "−0.3 %"; "±0 %" only when they are equal.
+ * 114k tokens reads "−99.8 %" and a small saving "−0.3 %"; "±0 %" when they are equal to a tenth of a percent.
  */
 export function formatSaving(sent: number, full: number): string {
   if (full <= 0 || sent === full) return '±0 %';
@@ -50,7 +50,8 @@ export function formatSaving(sent: number, full: number): string {
   const sign = percent > 0 ? '−' : '+';
   const size = Math.abs(percent);
   const shown = size < 1 || size > 99 ? Math.min(size, 99.9).toFixed(1) : String(Math.round(size));
-  return `${sign}${shown} %`;
+  // Too small to show is the same: never "−0.0 %".
+  return shown === '0.0' ? '±0 %' : `${sign}${shown} %`;
 }
 
 /** A count with its noun, singular or plural: "1 line", "3,400 lines", "1 value". */

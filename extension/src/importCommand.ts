@@ -8,9 +8,9 @@
 import { existsSync } from 'node:fs';
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
-import { agentName } from '../../shared/agents';
+import { AGENT_NAMES, agentName } from '../../shared/agents';
 import { formatCount } from '../../shared/format';
-import { type IfExists, ImportRequest, type ImportResult } from '../../shared/protocol';
+import { type IfExists, IMPORT_FORMATS, ImportRequest, type ImportResult } from '../../shared/protocol';
 import type { Commands } from './commands';
 import type { Ctx } from './ctx';
 import { claudeCodeDir, codexDir } from './sessionFiles';
@@ -109,7 +109,7 @@ async function importSession(ctx: Ctx, uri?: vscode.Uri): Promise<void> {
     uri ??
     (
       await vscode.window.showOpenDialog({
-        title: 'Import an agent session (Claude Code, Codex or a Copilot chat replay)',
+        title: `Import an agent session (${IMPORT_FORMATS.map((f) => AGENT_NAMES[f]).join(', ')})`,
         openLabel: 'Import',
         canSelectMany: false,
         defaultUri: startFolder(),

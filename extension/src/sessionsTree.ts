@@ -1,5 +1,5 @@
 /**
- * The "Agent Sessions" view: this workspace's sessions of Claude Code, Codex, Gemini CLI and Qwen Code, newest
+ * The "Agent Sessions" view: this workspace's sessions of each agent that keeps them (sessionFiles.ts), newest
  * first, read where the agents keep them and refreshed while the view is visible. Opening one
  * shows it in the inspector, followed live; nothing goes into the store unless it is imported.
  * A session whose run is in the store already (the hook wrote it as the agent ran, or it was

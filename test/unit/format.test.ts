@@ -19,6 +19,7 @@ describe('format', () => {
     assert.equal(formatSaving(1000, 1000), '±0 %');
     assert.equal(formatSaving(1200, 1000), '+20 %', 'more sent than the baseline says so');
     assert.equal(formatSaving(5, 0), '±0 %');
+    assert.equal(formatSaving(99_999, 100_000), '±0 %', 'never −0.0 %');
   });
 
   it('counts with the noun in the right number', () => {

@@ -162,7 +162,7 @@ describe('inspector webview', () => {
     assert.match(details.textContent!, /Tokens only: no price/);
     assert.match(
       details.querySelector('.usage-saving')!.textContent!,
-      /^The whole run, as sent: [\d.,k]+ input tokens; with every result in full: [\d.,k]+ \(\d+ % of its tokens\)\.$/,
+      /^The whole run, as sent: [\d.,k]+ input tokens; with every result in full: [\d.,k]+\. With Retained Outputs: \d+ % fewer tokens\.$/,
     );
     assert.equal(details.querySelectorAll('.usage-bar rect').length, legend.length, 'one bar segment per part listed');
   });
@@ -265,8 +265,22 @@ describe('inspector webview', () => {
     const retained = [...view.container.querySelectorAll('.view-row vscode-button')].find((b) =>
       /With Retained Outputs/.test(b.textContent ?? ''),
     )!;
+    // Two toggle buttons, each saying whether it is pressed, the other one too (axe held a radio without aria-checked).
+    const checked = () =>
+      [...view.container.querySelectorAll('.view-choice vscode-button')].map((b) => [
+        b.getAttribute('role'),
+        b.getAttribute('aria-pressed'),
+      ]);
+    assert.deepEqual(checked(), [
+      ['button', 'true'],
+      ['button', 'false'],
+    ]);
     await act(async () => fireEvent.click(retained));
     await waitFor(() => assert.match(head(), /With Retained Outputs \(simulated\) · the next model call/));
+    assert.deepEqual(checked(), [
+      ['button', 'false'],
+      ['button', 'true'],
+    ]);
     await waitFor(() =>
       assert.match(
         rowText(big(), 'model'),

@@ -93,12 +93,16 @@ export function Figures({
           tokenizer={outline.tokenizer}
         />
       )}
-      <Row
-        label={`All ${made.toLocaleString('en-US')} model call${made === 1 ? '' : 's'}`}
-        sides={totals}
-        names={names}
-        tokenizer={outline.tokenizer}
-      />
+      {made > 0 ? (
+        <Row
+          label={made === 1 ? 'The one model call' : `All ${made.toLocaleString('en-US')} model calls`}
+          sides={totals}
+          names={names}
+          tokenizer={outline.tokenizer}
+        />
+      ) : (
+        <p className="figures-none">No model call was made in this run yet.</p>
+      )}
       {made > 1 && <ModelCallChart calls={calls} names={names} selected={modelCall} onModelCall={onModelCall} />}
     </div>
   );

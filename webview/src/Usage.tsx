@@ -170,7 +170,9 @@ export function Usage({
               ).
             </p>
           )}
-          {other && <Saving usage={usage} other={other} names={names} />}
+          {other && (
+            <Saving usage={usage} other={other} names={names} oursRetained={!imported || view === 'retained'} />
+          )}
           {made > 1 && (
             <ContextChart usage={usage} other={other} names={names} selected={modelCall} onModelCall={onModelCall} />
           )}
@@ -182,19 +184,43 @@ export function Usage({
   );
 }
 
-/** The run's input tokens and cost against its baseline's: the saving, in tokens and where priced in money. */
-function Saving({ usage, other, names }: { usage: RunUsage; other: RunUsage; names: [string, string] }) {
+/**
+ * The run's input tokens and cost beside its baseline's, and what Retained Outputs changes, said
+ * one way whichever view is shown: the share it saves (or adds) against the run without it.
+ */
+function Saving({
+  usage,
+  other,
+  names,
+  oursRetained,
+}: {
+  usage: RunUsage;
+  other: RunUsage;
+  names: [string, string];
+  /** Whether `usage` is the run with Retained Outputs (else `other` is). */
+  oursRetained: boolean;
+}) {
   const ours = usage.totals;
   const base = other.totals;
   const money = ours.usd !== undefined && base.usd !== undefined;
+  const [withIt, without] = oursRetained ? [ours, base] : [base, ours];
   return (
     <p className="usage-saving">
       The whole run, {names[0]}: <strong>{formatTokens(ours.total)}</strong> input tokens
       {money ? `, ${usd(ours.usd!)}` : ''}; {names[1]}: {formatTokens(base.total)}
-      {money ? `, ${usd(base.usd!)}` : ''} ({percent(ours.total, base.total)} of its tokens
-      {money ? `, ${percent(ours.usd!, base.usd!)} of its cost` : ''}).
+      {money ? `, ${usd(base.usd!)}` : ''}. With Retained Outputs: {change(withIt.total, without.total, 'tokens')}
+      {money ? `, ${change(withIt.usd!, without.usd!, 'cost')}` : ''}.
     </p>
   );
+}
+
+/** What `withIt` is against `without`, in words: "31 % fewer tokens", "the same cost". */
+function change(withIt: number, without: number, what: 'tokens' | 'cost'): string {
+  if (without <= 0) return `no ${what} to compare`;
+  const percent = Math.round((1 - withIt / without) * 100);
+  if (percent === 0) return `the same ${what}`;
+  const word = what === 'tokens' ? (percent > 0 ? 'fewer' : 'more') : percent > 0 ? 'less' : 'more';
+  return `${Math.abs(percent)} % ${word} ${what}`;
 }
 
 /** Which of a run's figures are the provider's own counts. */

@@ -40,13 +40,20 @@ export function ViewSwitch({
   if (!outline.source) return <div className="view-row">{policyBox}</div>;
   return (
     <div className="view-row">
-      <div role="radiogroup" aria-label="Which view of the model calls" className="view-choice">
+      {/* Two toggle buttons: vscode-button keeps its own role (button), so it cannot be a radio. */}
+      <fieldset aria-label="Which view of the model calls" className="view-choice">
         {(['sent', 'retained'] as const).map((v) => (
-          <VscodeButton key={v} secondary={view !== v} aria-checked={view === v} role="radio" onClick={() => onView(v)}>
+          // A string: React drops a custom element's attribute when its value is `false`.
+          <VscodeButton
+            key={v}
+            secondary={view !== v}
+            aria-pressed={view === v ? 'true' : 'false'}
+            onClick={() => onView(v)}
+          >
             {viewLabel(outline, v)}
           </VscodeButton>
         ))}
-      </div>
+      </fieldset>
       {policyApplies && policyBox}
       <span className="model-call-note">
         {view === 'sent'

@@ -100,6 +100,16 @@ export const serverCommands: Commands = {
     run:
       ({ client, extension, runs, statusBar }) =>
       async () => {
+        if (!vscode.workspace.getConfiguration('retained').get<string>('storeUrl')) {
+          const open = 'Open Settings';
+          const chosen = await vscode.window.showInformationMessage(
+            'Retained Outputs: there is no team store to give a password to: set retained.storeUrl first (postgres://role@host/database, without the password).',
+            open,
+          );
+          if (chosen === open)
+            await vscode.commands.executeCommand('workbench.action.openSettings', 'retained.storeUrl');
+          return;
+        }
         const password = await vscode.window.showInputBox({
           title: 'Set Team Store Password',
           prompt: 'The password of the role retained.storeUrl connects as. Kept in secret storage; empty removes it.',

@@ -90,6 +90,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<Retain
       if (!event.affectsConfiguration(SECTION)) return;
       try {
         current = readServerOptions(sessionsRoot);
+        // A restart (Set Team Store Password…, Restart Language Server) starts the server with these, not activation's.
+        client.clientOptions.initializationOptions = current;
         await sendSettings(client, current);
         output.info('Settings sent to the language server.');
         await Promise.all([runs.refresh(), ctx.statusBar.refresh()]);

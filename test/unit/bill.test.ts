@@ -323,19 +323,14 @@ describe('figures true to the bill', function () {
         type: 'user',
         message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: text }] },
       });
+    // A Bash call: its response (with the provider's count) and its result.
+    const bash = (n: number, command: string, output: string, u: Json) => {
+      assistant(`msg_${n}`, [{ type: 'tool_use', id: `toolu_${n}`, name: 'Bash', input: { command } }], u);
+      result(`toolu_${n}`, output);
+    };
     line({ type: 'user', message: { role: 'user', content: 'build it' } });
-    assistant(
-      'msg_1',
-      [{ type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'make' } }],
-      usage(3, 0, 21000, 21000, 40),
-    );
-    result('toolu_1', 'built\n');
-    assistant(
-      'msg_2',
-      [{ type: 'tool_use', id: 'toolu_2', name: 'Bash', input: { command: 'make test' } }],
-      usage(1, 21000, 300, 300, 50),
-    );
-    result('toolu_2', 'ok\n');
+    bash(1, 'make', 'built\n', usage(3, 0, 21000, 21000, 40));
+    bash(2, 'make test', 'ok\n', usage(1, 21000, 300, 300, 50));
     assistant('msg_3', [{ type: 'text', text: 'Built and tested.' }], usage(1, 21300, 200, 200, 20));
     // The boundary names as its logical parent a record the file does not have.
     previous = null;
@@ -352,12 +347,7 @@ describe('figures true to the bill', function () {
       parentUuid: boundary,
     });
     line({ type: 'user', message: { role: 'user', content: 'now lint' } });
-    assistant(
-      'msg_4',
-      [{ type: 'tool_use', id: 'toolu_3', name: 'Bash', input: { command: 'make lint' } }],
-      usage(2, 15000, 900, 900, 30),
-    );
-    result('toolu_3', 'clean\n');
+    bash(4, 'make lint', 'clean\n', usage(2, 15000, 900, 900, 30));
     assistant('msg_5', [{ type: 'text', text: 'Clean.' }], usage(1, 15900, 100, 100, 10));
     const path = join(tempDir(), `${session}.jsonl`);
     writeFileSync(path, `${file.map((l) => JSON.stringify(l)).join('\n')}\n`);
@@ -366,7 +356,7 @@ describe('figures true to the bill', function () {
     const imported = await s.importer.import({ path });
     const { events } = await s.transcript({ runId: imported.runId });
     const calls = events.flatMap((e) => (e.type === 'tool_call_finished' ? [e.callId] : []));
-    assert.deepEqual(calls, ['toolu_1', 'toolu_2', 'toolu_3'], 'every call, before the compaction too');
+    assert.deepEqual(calls, ['toolu_1', 'toolu_2', 'toolu_4'], 'every call, before the compaction too');
     assert.ok(events.some((e) => e.type === 'compaction'));
     assert.ok(
       imported.notes.some((note) => /names a record the file does not have/.test(note)),

@@ -258,6 +258,36 @@ function ownFile(
   return { path, before, after: remove ? undefined : text(), ...(executable ? { executable } : {}) };
 }
 
+/**
+ * The command the model wrote, from the script Claude Code's Bash tool hands its shell prefix
+ * (`source <snapshot> … && eval '<command>' … && pwd -P >| <file>`): what the value's call is
+ * said to have run. Undefined for any other script.
+ */
+export function claudeScriptCommand(script: string): string | undefined {
+  if (!script.includes(' && pwd -P >| ')) return undefined;
+  const start = script.indexOf(' && eval ');
+  if (start === -1) return undefined;
+  // One shell word: quoted parts ('…', with '\'' inside) and escaped characters, to the first blank.
+  let word = '';
+  let at = start + ' && eval '.length;
+  while (at < script.length && !/\s/.test(script[at]!)) {
+    const c = script[at]!;
+    if (c === "'") {
+      const end = script.indexOf("'", at + 1);
+      if (end === -1) return undefined;
+      word += script.slice(at + 1, end);
+      at = end + 1;
+    } else if (c === '\\' && at + 1 < script.length) {
+      word += script[at + 1];
+      at += 2;
+    } else {
+      word += c;
+      at++;
+    }
+  }
+  return word || undefined;
+}
+
 /** Claude Code's setting for a program it runs each shell command through (its Bash tool's, its hooks', its MCP servers'). */
 const SHELL_PREFIX = 'CLAUDE_CODE_SHELL_PREFIX';
 const PREFIX_FILE = 'retained-outputs-prefix.sh';
@@ -291,8 +321,8 @@ ${assign.join('')}exec ${run} --store="$store" --run="$CLAUDE_CODE_SESSION_ID" -
 }
 
 /**
- * Claude Code, for a project: `.mcp.json` gets the server; `.claude/settings.json` the hook, the
- * server's approval and the shell prefix (`.claude/retained-outputs-prefix.sh`: claudePrefix).
+ * Claude Code, for a project: `.mcp.json` gets the server; `.claude/settings.json` the hook (on
+ * each tool result, and on a session restarted by a compaction), the server's approval and the shell prefix (`.claude/retained-outputs-prefix.sh`: claudePrefix).
  */
 function claudeCode(project: string, launcher: Launcher, read: Read, remove: boolean): FileChange[] {
   const mcpPath = `${project}/.mcp.json`;
@@ -309,6 +339,15 @@ function claudeCode(project: string, launcher: Launcher, read: Read, remove: boo
     'PostToolUse',
     /\bhook claude-code(\s|$)/,
     remove ? undefined : hook,
+  );
+  // After a compaction, the same hook hands the model the index of what was retained before it.
+  const compacted = { matcher: 'compact', hooks: hook.hooks };
+  settings = withHook(
+    settings,
+    settingsPath,
+    'SessionStart',
+    /\bhook claude-code(\s|$)/,
+    remove ? undefined : compacted,
   );
   const parsed = parseObject(settings, settingsPath);
   const enabled = (parsed.enabledMcpjsonServers as string[] | undefined) ?? [];
@@ -333,6 +372,7 @@ function claudeCode(project: string, launcher: Launcher, read: Read, remove: boo
       before: settingsBefore,
       after: finish(settingsBefore, settings, settingsPath, remove, [
         ['hooks', 'PostToolUse'],
+        ['hooks', 'SessionStart'],
         ['enabledMcpjsonServers'],
         ['env'],
       ]),

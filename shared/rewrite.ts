@@ -7,8 +7,10 @@
  * length, and stdin stays the agent's. `retained run` starts the same shell the agent started
  * (`"$0"`, `-l` if bash says it was a login shell, `-c`) on it.
  */
+
 import type { Launcher } from './agentSetup';
 import { commandLine } from './agentSetup';
+import { utf8Length } from './utf8';
 
 export interface RewriteOptions {
   /** The store, always named: an agent's working folder is not where the user keeps it. */
@@ -65,19 +67,4 @@ export function rewrite(launcher: Launcher, options: RewriteOptions, command: st
 /** Whether `command` is a rewrite already (a command is never rewritten twice). */
 export function isRewritten(command: string): boolean {
   return /^(\w+="\$\w+" )*exec /.test(command) && command.includes(` --command-fd=${DESCRIPTOR} --shell="$0" `);
-}
-
-/** A text's UTF-8 length, without Node (shared/ runs in the webview too). */
-function utf8Length(text: string): number {
-  let bytes = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 0x80) bytes += 1;
-    else if (c < 0x800) bytes += 2;
-    else if (c >= 0xd800 && c < 0xdc00 && i + 1 < text.length) {
-      bytes += 4;
-      i++;
-    } else bytes += 3;
-  }
-  return bytes;
 }

@@ -8,6 +8,7 @@ import type { Exit } from './events';
 import { PEEK_TOOL } from './history';
 import { ID_CHARS } from './ids';
 import { LANDMARK_KINDS, type LandmarkKind } from './settings';
+import { utf8Length } from './utf8';
 
 /** `[retained #id]`: how every stub and reference begins. */
 export function marker(valueId: string): string {
@@ -238,3 +239,69 @@ export function stripGutters(snippet: string, { stacked = false } = {}): string 
  */
 export const INTERRUPTED_RESULT =
   '[interrupted: no result was recorded for this call (it was cut off, or its result could not be stored)]';
+
+/** A retained value as the index after a compaction names it (a value's metadata says all of it). */
+export interface IndexedValue {
+  valueId: string;
+  tool: string;
+  bytes: number;
+  lines: number;
+  isError: boolean;
+  createdAt: string;
+  /** What the call worked on (`npm test`, `package-lock.json`). */
+  subject?: { text: string } | undefined;
+  /** The stub the model got: its landmarks line is the index's too. */
+  stub: string;
+}
+
+/** The most bytes the index after a compaction takes of the model's context. */
+export const INDEX_MAX_BYTES = 1536;
+
+/** How a list of values (the index, list_retained) says to read one, with the first as the example. */
+export function readOneHint(valueId: string, tool = PEEK_TOOL): string {
+  return `Read one with ${tool}: {"id":"${valueId}","start":1,"end":400}, or {"id":"${valueId}","query":"error"} to search.`;
+}
+
+/** A value's line in the index: what the call was, its size, how it ended, its landmarks. */
+export function indexEntry(value: IndexedValue): string {
+  const what = value.subject ? `${oneLine(value.tool)} ${oneLine(value.subject.text)}` : oneLine(value.tool);
+  const landmarks = /^Landmarks: (.*?)\. Jump there with /m.exec(value.stub)?.[1];
+  return `${marker(value.valueId)} ${what} ${kind(value.isError)}: ${value.bytes} bytes, ${value.lines} lines${landmarks ? `; ${landmarks}` : ''}`;
+}
+
+/**
+ * What the model is handed after a compaction: the values retained before it, one line each, so
+ * it reads them again rather than running the tools again. At most INDEX_MAX_BYTES: the newest and
+ * the landmarked first, the rest counted, one `list` away. The same values give the same text.
+ */
+export function retainedIndex(
+  values: readonly IndexedValue[],
+  runId: string,
+  tool = PEEK_TOOL,
+  list = 'list_retained',
+): string {
+  if (values.length === 0) return '';
+  const newest = [...values].sort(
+    (a, b) => b.createdAt.localeCompare(a.createdAt) || a.valueId.localeCompare(b.valueId),
+  );
+  const first = newest[0]!.valueId;
+  const head = `Retained Outputs kept ${values.length === 1 ? 'this output' : `these ${values.length} outputs`} of the session whole before the compaction; each is one ${tool} away (not a tool run again):`;
+  const hint = readOneHint(first, tool);
+  const more = (n: number) => `… and ${n} more: ${list} {"runId":"${runId}"} names them all.`;
+  const bytes = (text: string) => utf8Length(text) + 1;
+  // Landmarked values (an error, a failing test) are kept first under the budget; then the newest.
+  const order = [
+    ...newest.filter((v) => /^Landmarks: /m.test(v.stub)),
+    ...newest.filter((v) => !/^Landmarks: /m.test(v.stub)),
+  ];
+  const kept = new Set<IndexedValue>();
+  let used = bytes(head) + bytes(hint) + bytes(more(values.length));
+  for (const value of order) {
+    const size = bytes(indexEntry(value));
+    if (used + size > INDEX_MAX_BYTES) continue;
+    kept.add(value);
+    used += size;
+  }
+  const left = values.length - kept.size;
+  return [head, ...newest.filter((v) => kept.has(v)).map(indexEntry), ...(left ? [more(left)] : []), hint].join('\n');
+}

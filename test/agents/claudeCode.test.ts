@@ -24,7 +24,7 @@ import {
   plantVictim,
   TICKING,
 } from '../helpers/realCommands';
-import { type LoggedRequest, ScriptedModel, type ScriptRule } from '../helpers/scriptedModel';
+import { type LoggedRequest, type ScriptBlock, ScriptedModel, type ScriptRule } from '../helpers/scriptedModel';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
 
 const CLI = resolve(__dirname, '../../dist/cli.js');
@@ -234,6 +234,98 @@ describe('a real Claude Code with Retained Outputs', function () {
     console.log(
       `      Claude Code alone: the model got ${Buffer.byteLength(sent)} bytes, the head only, the error not in it`,
     );
+  });
+
+  it('after /compact the next request holds the index of what was retained; the model peeks by an id from it and gets the original; a second compaction hands it again', async () => {
+    const root = tempDir();
+    const home = join(root, 'home');
+    const cwd = join(root, 'project');
+    mkdirSync(home, { recursive: true });
+    mkdirSync(cwd, { recursive: true });
+    // The project as `retained setup claude-code` leaves it: its hooks (PostToolUse, SessionStart on compact) and MCP server.
+    for (const change of setupChanges(
+      'claude-code',
+      { project: cwd },
+      { node: process.execPath, cli: CLI },
+      () => undefined,
+      { sha256: sha256Hex },
+    )) {
+      mkdirSync(dirname(change.path), { recursive: true });
+      writeFileSync(change.path, change.after!);
+      if (change.executable) chmodSync(change.path, 0o755);
+    }
+    const summary = (n: number): ScriptRule => ({
+      prompt: 'create a detailed summary',
+      reply: [
+        { type: 'text', text: `<analysis>Scripted.</analysis>\n<summary>Summary ${n}: I ran the build.</summary>` },
+      ],
+    });
+    const tool = (id: string, name: string, input: Record<string, unknown>): ScriptBlock[] => [
+      { type: 'tool_use', id, name, input },
+    ];
+    const model = new ScriptedModel([
+      { prompt: 'Build it', reply: tool('toolu_build', 'Bash', { command: COMMAND, description: 'Build' }) },
+      { after: 'toolu_build', reply: [{ type: 'text', text: 'Built; it printed a lot.' }] },
+      summary(1),
+      {
+        prompt: 'What failed',
+        reply: tool('toolu_search', 'ToolSearch', { query: 'select:mcp__retained__peek_value' }),
+      },
+      {
+        // The id the model peeks by is the one the index handed it.
+        after: 'toolu_search',
+        reply: (body) =>
+          tool('toolu_peek', 'mcp__retained__peek_value', {
+            id: /\[retained #(\S+)\] Bash seq 1 80000/.exec(JSON.stringify(body))?.[1] ?? 'not in the request',
+            query: 'linker failed',
+          }),
+      },
+      { after: 'toolu_peek', reply: [{ type: 'text', text: `The linker failed at line ${ERROR_LINE}.` }] },
+      summary(2),
+      { prompt: 'Anything else', reply: [{ type: 'text', text: 'No.' }] },
+    ]);
+    const url = await model.start();
+    try {
+      let sessionId: string | undefined;
+      for (const prompt of ['Build it.', '/compact', 'What failed?', '/compact', 'Anything else?']) {
+        const result = await runClaude(
+          {
+            home,
+            cwd,
+            modelUrl: url,
+            prompt,
+            allowedTools: ['Bash', 'ToolSearch', 'mcp__retained__peek_value', 'mcp__retained__list_retained'],
+            ...(sessionId ? { resume: sessionId } : {}),
+            timeoutMs: 300_000,
+          },
+          binary,
+        );
+        assert.equal(result.code, 0, `${prompt}: ${result.stderr.slice(-2000)}`);
+        sessionId ??= result.sessionId;
+      }
+      assert.deepEqual(model.unusedRules(), [], 'the script ran to its end');
+      // The first request after each compaction (the rules of its prompt: 3 and 7) holds the index.
+      for (const rule of [3, 7]) {
+        const request = JSON.stringify(model.requests.find((r) => r.answeredBy === rule)?.body ?? {});
+        assert.match(
+          request,
+          /Retained Outputs kept this output of the session whole before the compaction/,
+          `rule ${rule}`,
+        );
+        assert.match(
+          request,
+          /\[retained #\S+\] Bash seq 1 80000.* result: \d+ bytes, 160000 lines; error at line 80001/,
+        );
+      }
+      // None before the first compaction.
+      assert.doesNotMatch(
+        JSON.stringify(model.requests.find((r) => r.answeredBy === 1)?.body),
+        /Retained Outputs kept/,
+      );
+      assert.match(resultSent(model.requests, 'toolu_peek') ?? '', /80001: error: linker failed at step 80001/);
+    } finally {
+      await model.stop();
+    }
   });
 
   describe('on the commands people run: a failing build, bash-only syntax, a cd, a command its timeout ends, a deny rule', () => {

@@ -309,6 +309,52 @@ describe('the retained command line', function () {
         tool_response: { stdout, stderr: '', interrupted: false, isImage: false, ...more },
       });
 
+    it('after a compaction (SessionStart, source compact) hands the model the index of what was retained, each value one peek away', () => {
+      const cwd = tempDir();
+      const call = (id: string, command: string, stdout: string) =>
+        JSON.stringify({ ...JSON.parse(bash(stdout)), tool_use_id: id, tool_input: { command } });
+      const build = Array.from({ length: 30_000 }, (_, i) => (i === 20_000 ? 'error: link failed' : `cc -c f${i}.c`));
+      const lock = Array.from({ length: 5000 }, (_, i) => `"pkg-${i}": "1.0.${i}"`);
+      for (const [id, command, out] of [
+        ['toolu_build', 'make all', build.join('\n')],
+        ['toolu_lock', 'cat package-lock.json', lock.join('\n')],
+      ] as const)
+        assert.equal(retained(cwd, ['hook', 'claude-code'], call(id, command, out)).code, 0);
+      const start = (source: string) =>
+        retained(
+          cwd,
+          ['hook', 'claude-code'],
+          JSON.stringify({ session_id: 'session-1', hook_event_name: 'SessionStart', source }),
+        );
+      // A session started or resumed gets nothing; one restarted by a compaction gets the index.
+      assert.equal(start('startup').stdout, '');
+      assert.equal(start('resume').stdout, '');
+      const r = start('compact');
+      assert.equal(r.code, 0, r.stderr);
+      const answer = JSON.parse(r.stdout) as {
+        hookSpecificOutput: { hookEventName: string; additionalContext: string };
+      };
+      assert.equal(answer.hookSpecificOutput.hookEventName, 'SessionStart');
+      const index = answer.hookSpecificOutput.additionalContext;
+      assert.ok(Buffer.byteLength(index) <= 1536, `${Buffer.byteLength(index)} bytes`);
+      assert.match(
+        index,
+        /^\[retained #toolu_build\] Bash make all result: \d+ bytes, 30000 lines; error at line 20001/m,
+      );
+      assert.match(index, /^\[retained #toolu_lock\] Bash cat package-lock\.json result: \d+ bytes, 5000 lines$/m);
+      assert.match(index, /mcp__retained__peek_value/);
+      // The same values give the same index, and it is recorded as what the model was handed.
+      assert.equal((JSON.parse(start('compact').stdout) as typeof answer).hookSpecificOutput.additionalContext, index);
+      const events = readFileSync(join(cwd, '.retained', 'runs', 'session-1.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { type: string; text?: string; injected?: boolean });
+      assert.equal(events.filter((e) => e.type === 'user' && e.injected && e.text === index).length, 2);
+      // An id from it peeks the original bytes.
+      const peek = retained(cwd, ['peek', 'toolu_build', '--run', 'session-1', '--lines', '20001:20001']);
+      assert.equal(peek.stdout, '20001: error: link failed\n');
+    });
+
     it("a subagent's big output goes to the subagent's run, which its transcript imports into, not the main session's", () => {
       const cwd = tempDir();
       const big = Array.from({ length: 3000 }, (_, i) => `line ${i} of the subagent's grep`).join('\n');

@@ -79,8 +79,29 @@ describe('the MCP server', function () {
       assert.equal(bad.isError, true);
       assert.match(textOf(bad), /start/);
 
-      const listed = await client.callTool({ name: 'list_retained', arguments: { runId: 'agent-run' } });
-      assert.match(textOf(listed), new RegExp(`#${id}  run_command  \\d+ bytes, 200000 lines`));
+      // What was retained in the run, with what the call worked on, its landmarks and how to read it.
+      const second = await client.callTool({ name: 'run_command', arguments: { command: 'seq 1 50000' } });
+      const other = /\[retained #(\S+)\]/.exec(textOf(second))![1]!;
+      const listed = textOf(await client.callTool({ name: 'list_retained', arguments: { runId: 'agent-run' } }));
+      const lines = listed.split('\n');
+      assert.match(
+        lines[0]!,
+        new RegExp(`^\\[retained #${other}\\] run_command seq 1 50000 result: \\d+ bytes, 50000 lines$`),
+      );
+      assert.match(
+        lines[1]!,
+        new RegExp(
+          `^\\[retained #${id}\\] run_command seq 1 100000.* result: \\d+ bytes, 200000 lines; error at line 100001`,
+        ),
+      );
+      assert.match(lines[2]!, new RegExp(`^Read one with peek_value: \\{"id":"${other}"`));
+      const filtered = textOf(
+        await client.callTool({ name: 'list_retained', arguments: { runId: 'agent-run', text: 'quota' } }),
+      );
+      assert.equal(filtered.split('\n').length, 2, filtered);
+      assert.match(filtered, new RegExp(`#${id}\\]`));
+      const none = await client.callTool({ name: 'list_retained', arguments: { runId: 'agent-run', tool: 'Read' } });
+      assert.equal(textOf(none), 'no values in run agent-run that match');
     } finally {
       await client.close();
     }

@@ -25,7 +25,7 @@ import { copilotAnswer } from '../../server/src/cli/copilotHook';
 import { geminiWouldAsk } from '../../server/src/cli/geminiRules';
 import { RetentionService } from '../../server/src/core/service';
 import { sha256Hex } from '../../server/src/core/text/bytes';
-import { type FileChange, type SetupAgent, setupChanges } from '../../shared/agentSetup';
+import { claudeScriptCommand, type FileChange, type SetupAgent, setupChanges } from '../../shared/agentSetup';
 import { rewrite } from '../../shared/rewrite';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
 
@@ -607,5 +607,18 @@ describe("Copilot CLI's hook", () => {
       rmSync(link, { force: true });
       rmSync(other, { force: true });
     }
+  });
+});
+
+describe("the command in Claude Code's Bash script", () => {
+  const quote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
+  const script = (command: string) =>
+    `source /home/u/.claude/shell-snapshots/snapshot-bash-1.sh 2>/dev/null || true && eval ${quote(command)} \\< /dev/null && pwd -P >| /tmp/claude-1-cwd`;
+
+  it('is the model’s command, quotes and all; any other script has none', () => {
+    for (const command of ['npm test', "echo 'it''s' && ls -la", 'printf "%s\\n" $HOME; a\\b', 'cat <<EOF\nx\nEOF'])
+      assert.equal(claudeScriptCommand(script(command)), command);
+    assert.equal(claudeScriptCommand('npm test'), undefined);
+    assert.equal(claudeScriptCommand("eval 'npm test'"), undefined, 'not without the folder it ends in');
   });
 });

@@ -1,5 +1,12 @@
 import assert from 'node:assert/strict';
-import { gutterLine, NO_FINAL_NEWLINE, stripGutters } from '../../shared/stubText';
+import {
+  gutterLine,
+  INDEX_MAX_BYTES,
+  type IndexedValue,
+  NO_FINAL_NEWLINE,
+  retainedIndex,
+  stripGutters,
+} from '../../shared/stubText';
 
 describe('gutter', () => {
   it('prefixes a line with its number', () => {
@@ -42,5 +49,35 @@ describe('gutter', () => {
       'x\ny',
     );
     assert.equal(stripGutters(NO_FINAL_NEWLINE), NO_FINAL_NEWLINE, 'a lone marker is just text');
+  });
+});
+
+describe('the index after a compaction', () => {
+  const value = (n: number, landmarked = false): IndexedValue => ({
+    valueId: `toolu_${String(n).padStart(3, '0')}`,
+    tool: 'Bash',
+    bytes: 100_000 + n,
+    lines: 1000 + n,
+    isError: landmarked,
+    createdAt: new Date(Date.UTC(2026, 11, 1, 10, 0, n)).toISOString(),
+    subject: { text: `make step-${n}` },
+    stub: landmarked
+      ? `[retained #x] …\nLandmarks: error at line ${n}. Jump there with peek_value {"landmark":"error"}.`
+      : '[retained #x] …',
+  });
+
+  it('is bounded, newest first with the landmarked kept first, the rest counted, and the same text for the same values', () => {
+    const values = Array.from({ length: 60 }, (_, i) => value(i + 1, i === 2 || i === 40));
+    const index = retainedIndex(values, 'session-1');
+    assert.ok(Buffer.byteLength(index) <= INDEX_MAX_BYTES, `${Buffer.byteLength(index)} bytes`);
+    const ids = [...index.matchAll(/^\[retained #(\S+)\]/gm)].map((m) => m[1]!);
+    // The oldest landmarked one is kept although 57 newer ones are not all.
+    assert.ok(ids.includes('toolu_003') && ids.includes('toolu_041'), ids.join(' '));
+    assert.ok(ids.includes('toolu_060'), 'the newest');
+    assert.deepEqual(ids, [...ids].sort().reverse(), 'newest first');
+    assert.match(index, new RegExp(`… and ${60 - ids.length} more: list_retained \\{"runId":"session-1"\\}`));
+    assert.match(index, /error at line 41/);
+    assert.equal(retainedIndex([...values].reverse(), 'session-1'), index, 'the order given does not matter');
+    assert.equal(retainedIndex([], 'session-1'), '');
   });
 });

@@ -14,10 +14,10 @@ import { lstat, mkdir } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import * as z from 'zod';
-import { AGENTS, agentHome } from '../../../shared/agents';
+import { AGENTS, agentHome, MCP_SERVER } from '../../../shared/agents';
 import { check } from '../../../shared/check';
 import { ID_MAX, PATH_MAX } from '../../../shared/protocol';
-import { readContent } from '../../../shared/stubText';
+import { readContent, retainedIndex } from '../../../shared/stubText';
 import { fileChunks } from '../core/retain/fileSource';
 import type { Door } from '../core/retain/retainer';
 import type { RetentionService } from '../core/service';
@@ -91,13 +91,43 @@ export async function runHook(
               ? await copilotAnswer(service, raw)
               : agent === 'opencode'
                 ? await opencodeAnswer(service, raw).then((output) => (output === undefined ? undefined : { output }))
-                : await hook(service, check(HookInput, raw, 'the hook input'));
+                : isSessionStart(raw)
+                  ? await afterCompaction(service, check(SessionStartInput, raw, 'the hook input'))
+                  : await hook(service, check(HookInput, raw, 'the hook input'));
     if (answer !== undefined) process.stdout.write(`${JSON.stringify(answer)}\n`);
     for (const note of notes) await log(service, `${agent}: ${note}`);
   } catch (err) {
     await log(service, `${agent}: no answer: ${(err as Error).stack ?? String(err)}`);
   }
   return 0;
+}
+
+/** What Claude Code sends a SessionStart hook: `source` says why the session (re)starts. */
+const SessionStartInput = z.looseObject({
+  session_id: z.string().min(1).max(ID_MAX),
+  hook_event_name: z.literal('SessionStart'),
+  source: z.string().max(ID_MAX).optional(),
+});
+
+const isSessionStart = (raw: unknown) => isObject(raw) && raw.hook_event_name === 'SessionStart';
+
+/**
+ * After a compaction (SessionStart with source `compact`): the index of the values retained in
+ * the session so far, as context the model gets with its summary, so that it reads a value again
+ * rather than running its tool again. Recorded in the run as what the model was handed.
+ */
+async function afterCompaction(service: RetentionService, input: z.infer<typeof SessionStartInput>): Promise<unknown> {
+  if (input.source !== 'compact' || !(await service.store.runExists(input.session_id))) return undefined;
+  const values = await service.values.indexed(input.session_id);
+  const index = retainedIndex(
+    values,
+    input.session_id,
+    AGENTS['claude-code'].peekTool,
+    `mcp__${MCP_SERVER}__list_retained`,
+  );
+  if (!index) return undefined;
+  await service.retainer.append({ runId: input.session_id, event: { type: 'user', text: index, injected: true } });
+  return { hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: index } };
 }
 
 /** The hook's answer for one tool result, or undefined to leave it as it is. */

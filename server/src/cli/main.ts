@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
-import { shellQuote } from '../../../shared/agentSetup';
+import { claudeScriptCommand, shellQuote } from '../../../shared/agentSetup';
 import { AGENT_IDS, AGENTS } from '../../../shared/agents';
 import { formatBytes, formatCount } from '../../../shared/format';
 import { REPLAY_SHAPES, type ReplayShape, VIEWS, type View } from '../../../shared/history';
@@ -457,7 +457,8 @@ async function run(
       stdin: 'inherit',
       ...(o.shell ? { shell: shellOf(o.shell, o['shell-options']) } : {}),
       ...(timeoutSeconds ? { timeoutMs: timeoutSeconds * 1000 } : {}),
-      arguments: { command: line },
+      // Under Claude Code's shell prefix, the call ran the model's command inside Claude Code's script.
+      arguments: { command: claudeScriptCommand(line) ?? line },
       ...(o.tool ? { tool: o.tool } : {}),
       onOutput: (stream, chunk) => {
         // Given on as it comes (the store is not the one asked for: the caller gets the output itself).

@@ -13,7 +13,7 @@ import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mc
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import * as z from 'zod';
 import { PEEK_TOOL, PEEK_TOOL_DESCRIPTION, PeekToolInput, toPeekParams } from '../../../shared/peekTool';
-import { marker } from '../../../shared/stubText';
+import { indexEntry, marker, readOneHint } from '../../../shared/stubText';
 import { VERSION } from '../../../shared/version';
 import { type RunningCommand, startCommand } from '../core/retain/command';
 import type { RetentionService } from '../core/service';
@@ -50,8 +50,17 @@ const RunCommandInput = z.strictObject({
 });
 
 const ListInput = z.strictObject({
-  runId: z.string().min(1).max(1024).optional().describe("A run's values; without it, the runs."),
+  runId: z
+    .string()
+    .min(1)
+    .max(1024)
+    .optional()
+    .describe("A run's retained values (a session's id is its run), newest first; without it, the runs."),
+  tool: z.string().min(1).max(200).optional().describe('Only the values of this tool (Bash, Read, …).'),
+  text: z.string().min(1).max(1000).optional().describe('Only the values whose id, tool or subject holds this text.'),
 });
+/** The most values one list_retained answer names. */
+const LIST_MAX = 200;
 
 type Text = { type: 'text'; text: string };
 const text = (value: string): Text => ({ type: 'text', text: value });
@@ -141,21 +150,28 @@ export function createMcpServer(
     'list_retained',
     {
       title: 'List Retained Values',
-      description: 'Lists the runs in the store, or the retained values of one run, with their sizes.',
+      description: `Lists what was retained in a run (a session): each value newest first, with what the call worked on, its size and landmarks, filtered by tool or text; without a run, the runs in the store. Read a value with ${PEEK_TOOL}.`,
       inputSchema: ListInput,
     },
     async (input) => {
       try {
         if (input.runId) {
-          const { values } = await service.values.list({ runId: input.runId });
+          const values = await service.values.indexed(input.runId, {
+            ...(input.tool ? { tool: input.tool } : {}),
+            ...(input.text ? { text: input.text } : {}),
+          });
+          const shown = values.slice(0, LIST_MAX);
+          const tool = peekToolFor(clientName());
           return {
             content: [
               text(
-                values.length
-                  ? values
-                      .map((v) => `#${v.valueId}  ${v.tool}  ${v.bytes} bytes, ${v.lines} lines  ${v.createdAt}`)
-                      .join('\n')
-                  : `no values in run ${input.runId}`,
+                shown.length
+                  ? [
+                      ...shown.map(indexEntry),
+                      ...(values.length > shown.length ? [`… and ${values.length - shown.length} more`] : []),
+                      readOneHint(shown[0]!.valueId, tool),
+                    ].join('\n')
+                  : `no values in run ${input.runId}${input.tool || input.text ? ' that match' : ''}`,
               ),
             ],
           };

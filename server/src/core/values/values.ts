@@ -16,6 +16,7 @@ import {
   type ValueSummary,
   ValuesParams,
 } from '../../../../shared/protocol';
+import type { IndexedValue } from '../../../../shared/stubText';
 import type { Context } from '../context';
 import { WITHHELD_DIR } from '../store/layout';
 import { openFile, READ } from '../store/safeFs';
@@ -141,6 +142,21 @@ export class Values {
     const files = await this.ctx.store.values.listFiles(runId);
     const page = await this.ctx.store.values.readMetas(runId, files.slice(from, from + limit));
     return { values: page.map(({ stub: _stub, ...v }) => ({ ...v, uri: this.uri(v) })), total: files.length };
+  }
+
+  /**
+   * A run's retained values as the model is handed them after a compaction (stubText.ts), or
+   * listed by `list_retained`: newest first, those of `tool` or mentioning `text` only.
+   */
+  async indexed(given: string, { tool, text }: { tool?: string; text?: string } = {}): Promise<IndexedValue[]> {
+    const runId = await this.ctx.runs.key(given);
+    const files = await this.ctx.store.values.listFiles(runId);
+    const metas = await this.ctx.store.values.readMetas(runId, files.slice(-VALUES_PAGE_MAX));
+    const needle = text?.toLowerCase();
+    return metas
+      .filter((v) => !tool || v.tool.toLowerCase() === tool.toLowerCase())
+      .filter((v) => !needle || `${v.valueId} ${v.tool} ${v.subject?.text ?? ''}`.toLowerCase().includes(needle))
+      .sort((a, b) => b.createdAt.localeCompare(a.createdAt) || a.valueId.localeCompare(b.valueId));
   }
 
   async delete(runId: string, given: string): Promise<void> {

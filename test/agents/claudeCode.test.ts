@@ -40,6 +40,17 @@ const ERROR_LINE = 80001;
 
 type Block = { type: string; tool_use_id?: string; content?: unknown; text?: string };
 
+/** Writes what `retained setup claude-code` writes into a project (its settings, prefix and MCP server). */
+function setUp(project: string): void {
+  for (const change of setupChanges('claude-code', { project }, { node: process.execPath, cli: CLI }, () => undefined, {
+    sha256: sha256Hex,
+  })) {
+    mkdirSync(dirname(change.path), { recursive: true });
+    writeFileSync(change.path, change.after!);
+    if (change.executable) chmodSync(change.path, 0o755);
+  }
+}
+
 /** The tool_result a logged request sent for `id`, as text. */
 function resultSent(requests: LoggedRequest[], id: string): string | undefined {
   for (const request of requests) {
@@ -243,17 +254,7 @@ describe('a real Claude Code with Retained Outputs', function () {
     mkdirSync(home, { recursive: true });
     mkdirSync(cwd, { recursive: true });
     // The project as `retained setup claude-code` leaves it: its hooks (PostToolUse, SessionStart on compact) and MCP server.
-    for (const change of setupChanges(
-      'claude-code',
-      { project: cwd },
-      { node: process.execPath, cli: CLI },
-      () => undefined,
-      { sha256: sha256Hex },
-    )) {
-      mkdirSync(dirname(change.path), { recursive: true });
-      writeFileSync(change.path, change.after!);
-      if (change.executable) chmodSync(change.path, 0o755);
-    }
+    setUp(cwd);
     const summary = (n: number): ScriptRule => ({
       prompt: 'create a detailed summary',
       reply: [
@@ -350,18 +351,7 @@ describe('a real Claude Code with Retained Outputs', function () {
       mkdirSync(home, { recursive: true });
       mkdirSync(cwd, { recursive: true });
       plantVictim(cwd);
-      if (withRetained)
-        for (const change of setupChanges(
-          'claude-code',
-          { project: cwd },
-          { node: process.execPath, cli: CLI },
-          () => undefined,
-          { sha256: sha256Hex },
-        )) {
-          mkdirSync(dirname(change.path), { recursive: true });
-          writeFileSync(change.path, change.after!);
-          if (change.executable) chmodSync(change.path, 0o755);
-        }
+      if (withRetained) setUp(cwd);
       // The user's own rule, as in their settings: no rm.
       const settingsFile = join(root, 'user-settings.json');
       writeFileSync(settingsFile, JSON.stringify({ permissions: { deny: ['Bash(rm:*)'] } }));

@@ -2,23 +2,39 @@
  * `dist/cli.js`: the command `retained` as the agents and the extension start it. It loads the
  * server bundle (`dist/server.js`: the command line, the language server, the MCP server, the
  * hooks) for everything but the one path that runs on every tool call of every session and must
- * cost no more than Node itself: a Claude Code hook on a small output. That output passes
- * untouched and unrecorded, as the hook leaves it (cli/hook.ts), so nothing is loaded for it.
+ * cost no more than Node itself: a hook on a small output (Claude Code's, Qwen Code's). That
+ * output passes untouched and unrecorded, as the hook leaves it (cli/hook.ts, cli/qwenHook.ts),
+ * so nothing is loaded for it.
  * This file imports only Node's own modules and a constant.
  */
 import { readFileSync } from 'node:fs';
 import { DEFAULT_THRESHOLD_BYTES } from '../../shared/threshold';
 
+type Input = Record<string, unknown> | null;
+const named = (v: Input, keys: readonly string[]) => keys.every((key) => typeof v?.[key] === 'string' && v[key] !== '');
+
+/**
+ * The hooks that run on every tool call, and when each surely leaves an input alone, given it is
+ * no bigger than the threshold: a tool result (not another event the hook answers, not one whose
+ * whole output is in a file it reads: Claude Code's `persistedOutputPath`, Qwen Code's failure
+ * cut), with the fields the hook needs (else it says why in its log).
+ */
+const SMALL_LEFT_ALONE: Record<string, (v: Input, raw: Buffer) => boolean> = {
+  'claude-code': (v, raw) =>
+    v?.hook_event_name !== 'SessionStart' &&
+    !raw.includes('persistedOutputPath') &&
+    named(v, ['session_id', 'tool_name', 'tool_use_id']),
+  qwen: (v) => v?.hook_event_name === 'PostToolUse' && named(v, ['session_id', 'tool_name']),
+};
+
 /**
  * Whether the hook leaves this input alone, surely: all of it no bigger than the threshold (the
- * output is within it, as JSON never makes text shorter), no output saved to a file (Claude
- * Code's big Bash outputs), and a hook input at all (else the hook says why in its log).
+ * output is within it, as JSON never makes text shorter) and the agent's rule above.
  */
-function leftAlone(input: Buffer): boolean {
-  if (input.length > DEFAULT_THRESHOLD_BYTES || input.includes('persistedOutputPath')) return false;
+function leftAlone(agent: string, input: Buffer): boolean {
+  if (input.length > DEFAULT_THRESHOLD_BYTES) return false;
   try {
-    const v = JSON.parse(input.toString('utf8')) as Record<string, unknown> | null;
-    return ['session_id', 'tool_name', 'tool_use_id'].every((key) => typeof v?.[key] === 'string' && v[key] !== '');
+    return SMALL_LEFT_ALONE[agent]!(JSON.parse(input.toString('utf8')) as Input, input);
   } catch {
     return false;
   }
@@ -35,6 +51,6 @@ function readStdin(): Buffer | undefined {
 
 const argv = process.argv.slice(2);
 // `--guard` (a secret in a small output is withheld) or any other option: the bundle decides.
-const hook = argv.length === 2 && argv[0] === 'hook' && argv[1] === 'claude-code';
+const hook = argv.length === 2 && argv[0] === 'hook' && Object.hasOwn(SMALL_LEFT_ALONE, argv[1]!);
 const stdin = hook ? readStdin() : undefined;
-if (!(stdin && leftAlone(stdin))) require('./server.js').start(stdin);
+if (!(stdin && leftAlone(argv[1]!, stdin))) require('./server.js').start(stdin);

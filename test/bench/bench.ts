@@ -596,16 +596,29 @@ async function benchHook(): Promise<void> {
     tool_input: { command: 'ls' },
     tool_response: { stdout: 'README.md\npackage.json\nsrc\n', stderr: '', interrupted: false, isImage: false },
   });
+  const qwen = JSON.stringify({
+    hook_event_name: 'PostToolUse',
+    session_id: 'bench',
+    tool_name: 'run_shell_command',
+    tool_call_id: 'call_bench',
+    tool_input: { command: 'ls' },
+    tool_response: { returnDisplay: 'README.md\npackage.json\nsrc\n' },
+  });
   const PAIRS = 15;
-  for (const [what, args] of [
-    ['retained hook claude-code, a small output (left alone)', ['hook', 'claude-code']],
-    ['retained hook claude-code --guard, a small output (checked for secrets)', ['hook', 'claude-code', '--guard']],
+  for (const [what, args, stdin] of [
+    ['retained hook claude-code, a small output (left alone)', ['hook', 'claude-code'], input],
+    ['retained hook qwen, a small output (left alone)', ['hook', 'qwen'], qwen],
+    [
+      'retained hook claude-code --guard, a small output (checked for secrets)',
+      ['hook', 'claude-code', '--guard'],
+      input,
+    ],
   ] as const) {
     const ours: number[] = [];
     const bare: number[] = [];
     const ratios: number[] = [];
     for (let i = 0; i < PAIRS; i++) {
-      const a = cpuSeconds([process.execPath, CLI, ...args], input);
+      const a = cpuSeconds([process.execPath, CLI, ...args], stdin);
       const b = cpuSeconds([process.execPath, '-e', '0'], '');
       ours.push(a);
       bare.push(b);

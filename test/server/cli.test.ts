@@ -41,13 +41,30 @@ describe('the retained command line', function () {
     assert.equal(small.stderr, '');
     // Nothing was opened or written for it.
     assert.equal(existsSync(join(cwd, '.retained')), false);
-    // A big output, a saved one, the guard, a broken input, another command: each needs the bundle.
+    // Qwen Code's hook on a small shell output: the same.
+    const qwen = (event: string, more: Record<string, unknown> = {}) =>
+      JSON.stringify({
+        hook_event_name: event,
+        session_id: 'q1',
+        tool_name: 'run_shell_command',
+        tool_call_id: 'call_1',
+        tool_input: { command: 'ls' },
+        ...more,
+      });
+    const quiet = run(alone, ['hook', 'qwen'], qwen('PostToolUse', { tool_response: { returnDisplay: 'a\nb\n' } }));
+    assert.deepEqual([quiet.status, quiet.stdout, quiet.stderr], [0, '', '']);
+    // A big output, a saved one, the guard, a broken input, another event, another command: each needs the bundle.
     const big = `${'x'.repeat(100)}\n`.repeat(400);
     for (const [args, stdin] of [
       [['hook', 'claude-code'], input(big)],
       [['hook', 'claude-code'], input('cut', { persistedOutputPath: join(cwd, 'out.txt') })],
       [['hook', 'claude-code', '--guard'], input('a\n')],
       [['hook', 'claude-code'], '{"not": "a hook input"}'],
+      [
+        ['hook', 'claude-code'],
+        JSON.stringify({ session_id: 's1', hook_event_name: 'SessionStart', source: 'compact' }),
+      ],
+      [['hook', 'qwen'], qwen('PostToolUseFailure', { error: 'Tool output was too large…' })],
       [['--version'], ''],
     ] as const) {
       const r = run(alone, [...args], stdin);

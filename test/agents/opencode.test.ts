@@ -22,6 +22,7 @@ import {
   DENIED,
   FAILING,
   plantVictim,
+  settled,
   TICKING,
 } from '../helpers/realCommands';
 import { type ChatMessage, type ChatRule, ScriptedChat, toolResults } from '../helpers/scriptedChat';
@@ -31,13 +32,6 @@ const OPENCODE_VERSION = '1.18.33';
 /** How the model knows our MCP server's peek_value. */
 const PEEK = 'retained_peek_value';
 
-/**
- * OpenCode 1.18.33 stops reading a command's output when the process exits (the exit races the
- * stream it reads from): on a loaded machine it loses the output's end, with Retained Outputs or
- * without, and the value is then what OpenCode read. The commands here give it a second to read
- * all of it, so the value can be held to the command's whole output.
- */
-const settled = (command: string) => command.replace(/(; exit 2)?$/, '; sleep 1$1');
 
 const opencodeBinary = () => agentFile(`opencode-${OPENCODE_VERSION}/node_modules/opencode-linux-x64/bin/opencode`);
 

@@ -22,6 +22,7 @@ import {
   DENIED,
   FAILING,
   plantVictim,
+  settled,
   TICKING,
 } from '../helpers/realCommands';
 import { type ChatMessage, ScriptedChat, toolResults } from '../helpers/scriptedChat';
@@ -132,8 +133,8 @@ describe('a real Qwen Code with Retained Outputs', function () {
       args: { command, description: 'Run it', is_background: false, ...more },
     });
     const rules = () => [
-      { prompt: 'Build it', reply: shell(FAILING) },
-      { after: SHELL, reply: shell(BASH_ONLY) },
+      { prompt: 'Build it', reply: shell(settled(FAILING)) },
+      { after: SHELL, reply: shell(settled(BASH_ONLY)) },
       { after: SHELL, reply: shell(DENIED) },
       { after: SHELL, reply: shell(TICKING, { timeout: 1500 }) },
       { after: SHELL, reply: { text: 'Done.' } },

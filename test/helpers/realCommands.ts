@@ -19,6 +19,15 @@ export const TICKING = 'while true; do echo tick >> ticks.txt; sleep 0.2; done';
 /** What a deny rule on `rm` refuses. */
 export const DENIED = 'rm victim.txt';
 
+/**
+ * A command given a second before it exits, for agents that stop reading a command's output when
+ * its process exits, so that on a loaded machine they lose the end of it, with Retained Outputs or
+ * without: OpenCode 1.18.33 (the exit races the stream it reads), Qwen Code 0.24.4 (its PTY's
+ * `onExit` waits two `setImmediate` turns for data, then finalizes: data the PTY has not handed
+ * over by then is dropped). The value can then be held to the command's whole output.
+ */
+export const settled = (command: string) => command.replace(/(; exit 2)?$/, '; sleep 1$1');
+
 /** The file a denied `rm` would remove, made before the session. */
 export function plantVictim(cwd: string): void {
   writeFileSync(join(cwd, 'victim.txt'), 'keep me\n');

@@ -32,7 +32,6 @@ const OPENCODE_VERSION = '1.18.33';
 /** How the model knows our MCP server's peek_value. */
 const PEEK = 'retained_peek_value';
 
-
 const opencodeBinary = () => agentFile(`opencode-${OPENCODE_VERSION}/node_modules/opencode-linux-x64/bin/opencode`);
 
 describe('a real OpenCode with Retained Outputs', function () {

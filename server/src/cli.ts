@@ -7,7 +7,7 @@
  * so nothing is loaded for it.
  * This file imports only Node's own modules and a constant.
  */
-import { readFileSync } from 'node:fs';
+import { readSync } from 'node:fs';
 import { DEFAULT_THRESHOLD_BYTES } from '../../shared/threshold';
 
 type Input = Record<string, unknown> | null;
@@ -40,17 +40,27 @@ function leftAlone(agent: string, input: Buffer): boolean {
   }
 }
 
-/** Reads all of stdin, or undefined when it cannot be read here (the bundle reads it then). */
-function readStdin(): Buffer | undefined {
+/**
+ * Stdin up to one byte past the threshold (never more: an endless input is the bundle's to bound),
+ * and whether that was all of it. What cannot be read here (a non-blocking descriptor) is left to the bundle.
+ */
+function readStdin(): { head: Buffer; ended: boolean } {
+  const buffer = Buffer.alloc(DEFAULT_THRESHOLD_BYTES + 1);
+  let length = 0;
   try {
-    return readFileSync(0);
+    while (length < buffer.length) {
+      const read = readSync(0, buffer, length, buffer.length - length, null);
+      if (read === 0) return { head: buffer.subarray(0, length), ended: true };
+      length += read;
+    }
   } catch {
-    return undefined;
+    // EAGAIN and the like: the bundle reads the rest.
   }
+  return { head: buffer.subarray(0, length), ended: false };
 }
 
 const argv = process.argv.slice(2);
 // `--guard` (a secret in a small output is withheld) or any other option: the bundle decides.
 const hook = argv.length === 2 && argv[0] === 'hook' && Object.hasOwn(SMALL_LEFT_ALONE, argv[1]!);
 const stdin = hook ? readStdin() : undefined;
-if (!(stdin && leftAlone(argv[1]!, stdin))) require('./server.js').start(stdin);
+if (!(stdin?.ended && leftAlone(argv[1]!, stdin.head))) require('./server.js').start(stdin);

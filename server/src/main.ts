@@ -8,8 +8,8 @@ import { isImportThread, runImportThread } from './lsp/importThread';
 
 if (isImportThread()) void runImportThread();
 
-/** Runs the command of `process.argv`; `stdin`, when dist/cli.js read it already (a hook's input). */
-export function start(stdin?: Buffer): void {
+/** Runs the command of `process.argv`; `stdin`: what dist/cli.js read of it already (a hook's input), and whether that was all. */
+export function start(stdin?: { head: Buffer; ended: boolean }): void {
   if (process.argv[2] === 'lsp') void import('./lsp/server');
   else
     void import('./cli/main').then(({ main }) =>

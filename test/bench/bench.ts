@@ -583,7 +583,7 @@ function cpuSeconds(args: readonly string[], stdin: string): number {
 }
 
 /**
- * The hook every tool call of every Claude Code session runs, on a small output (left alone):
+ * The hook every tool call runs (Claude Code's, Qwen Code's), on a small output (left alone):
  * against `node -e 0`, in turn (A B A B), the median of the pairs' ratios; and the same hook when
  * it must load the server bundle (`--guard`: a secret in a small output is withheld).
  */

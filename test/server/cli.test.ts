@@ -70,6 +70,12 @@ describe('the retained command line', function () {
       const r = run(alone, [...args], stdin);
       assert.match(r.stderr, /Cannot find module '\.\/server\.js'/, `${args.join(' ')}: ${r.stderr}`);
     }
+    // An endless input is not read whole here: past the threshold it goes to the bundle, which bounds it.
+    const endless = spawnSync('sh', ['-c', `yes | "${process.execPath}" "${alone}" hook claude-code`], {
+      cwd,
+      encoding: 'utf8',
+    });
+    assert.match(endless.stderr, /Cannot find module '\.\/server\.js'/);
     // With the bundle beside it, the same small output is still left alone, and the big one retained.
     assert.equal(run(CLI, ['hook', 'claude-code'], input('a\nb\n')).stdout, '');
     const kept = run(CLI, ['hook', 'claude-code'], input(big));

@@ -126,10 +126,10 @@ class Usage extends Error {}
 const TEAM_COMMANDS = ['migrate', 'push', 'pull'] as const;
 type TeamCommand = (typeof TEAM_COMMANDS)[number];
 
-/** Standard input as dist/cli.js read it already, for the hook that asked for it. */
-let given: Buffer | undefined;
+/** Standard input as dist/cli.js began to read it, for the hook that asked for it. */
+let given: { head: Buffer; ended: boolean } | undefined;
 
-export async function main(argv: readonly string[], stdin?: Buffer): Promise<number> {
+export async function main(argv: readonly string[], stdin?: { head: Buffer; ended: boolean }): Promise<number> {
   given = stdin;
   const dash = argv.indexOf('--');
   const [before, after] = dash === -1 ? [argv, []] : [argv.slice(0, dash), argv.slice(dash + 1)];
@@ -295,12 +295,7 @@ async function runIn(
       case 'hook':
         if (!(HOOK_AGENTS as readonly string[]).includes(rest[0] ?? ''))
           throw new Usage(`hook takes the agent: retained hook ${HOOK_AGENTS.join(', ')}`);
-        return await runHook(
-          service,
-          rest[0] as HookAgent,
-          o.guard === true,
-          given ? Readable.from([given]) : undefined,
-        );
+        return await runHook(service, rest[0] as HookAgent, o.guard === true, given ? handedOver(given) : undefined);
       case 'migrate':
       case 'push':
       case 'pull':
@@ -543,6 +538,16 @@ async function keepHere(
   } finally {
     service.dispose();
   }
+}
+
+/** Stdin as the hook reads it: what dist/cli.js read of it, then the rest. */
+function handedOver({ head, ended }: { head: Buffer; ended: boolean }): NodeJS.ReadableStream {
+  return Readable.from(
+    (async function* () {
+      yield head;
+      if (!ended) yield* process.stdin;
+    })(),
+  );
 }
 
 /** The shell `run` starts: the one named, as a login shell when its options (bash's BASHOPTS) say it was one. */

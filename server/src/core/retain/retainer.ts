@@ -387,8 +387,29 @@ function retainedFields(
   sizes: { jsonBytes: number; tokens?: number },
 ): Pick<ToolCallFinishedEvent, 'valueId' | 'bytes' | 'lines' | 'sha256' | 'stub' | 'jsonBytes' | 'tokens'> {
   const { valueId, bytes, lines, sha256, stub } = meta;
-  const { jsonBytes, tokens } = sizes;
-  return { valueId, bytes, lines, sha256, stub, jsonBytes, ...(tokens !== undefined ? { tokens } : {}) };
+  const tokens = countedIfLoadable(sizes);
+  return {
+    valueId,
+    bytes,
+    lines,
+    sha256,
+    stub,
+    jsonBytes: sizes.jsonBytes,
+    ...(tokens !== undefined ? { tokens } : {}),
+  };
+}
+
+/**
+ * The tokens, or none when the tokenizer cannot be loaded (its tables are a file: with no file
+ * descriptor free, `ulimit -n`, the load fails). The value is written by then, and a retain must
+ * not fail for a figure the inspector counts later from the bytes.
+ */
+function countedIfLoadable(sizes: { tokens?: number }): number | undefined {
+  try {
+    return sizes.tokens;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -5,12 +5,13 @@
  * a read-only preview and writes it only when confirmed. What it writes names the command line's stable copy (cliInstall.ts).
  */
 import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { delimiter, dirname, join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import * as vscode from 'vscode';
 import { type FileChange, type Launcher, SETUP_AGENT_INFO, SETUP_AGENTS, setupChanges } from '../../shared/agentSetup';
 import { agentHome } from '../../shared/agents';
+import { applyChanges, readConfig } from '../../shared/node/setupFiles';
 import type { Commands } from './commands';
 import type { Ctx } from './ctx';
 
@@ -52,13 +53,13 @@ export function registerMcpServer(context: vscode.ExtensionContext, storeRoot: (
 }
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
-const readText = (path: string) => (existsSync(path) ? readFileSync(path, 'utf8') : undefined);
 
-/** What Set Up will write, as a document to read: each file whole, new or changed. */
-function previewText(agent: string, changes: FileChange[], write: string, moving: boolean): string {
-  const files = changes.map(
-    (c) =>
-      `## ${c.path} (${c.before === undefined ? 'a new file' : 'changed'})\n\n\`\`\`${c.path.endsWith('.toml') ? 'toml' : 'jsonc'}\n${c.after ?? ''}\`\`\`\n`,
+/** What Set Up (or Remove) will change, as a document to read: each file whole, new, changed or deleted. */
+function previewText(title: string, changes: FileChange[], write: string, moving: boolean): string {
+  const files = changes.map((c) =>
+    c.after === undefined
+      ? `## ${c.path} (deleted: it holds only what Set Up wrote)\n`
+      : `## ${c.path} (${c.before === undefined ? 'a new file' : 'changed'})\n\n\`\`\`${c.path.endsWith('.toml') ? 'toml' : 'jsonc'}\n${c.after}\`\`\`\n`,
   );
   const warning = moving
     ? [
@@ -66,74 +67,96 @@ function previewText(agent: string, changes: FileChange[], write: string, moving
       ]
     : [];
   return [
-    `# Set up ${agent} for Retained Outputs\n`,
-    `Nothing is written until you choose **${write}** in the notification. This preview is read-only.\n`,
+    `# ${title}\n`,
+    `Nothing is written until you choose **${write}** in the question above. This preview is read-only.\n`,
     ...warning,
     ...files,
   ].join('\n');
 }
 
-/** Set Up: which agent, what will be written (a read-only preview), then the question; writes only on yes. */
-async function setUp({ extension: context, cli, texts }: Ctx): Promise<void> {
+/**
+ * Set Up, or with `remove` Remove: which agent, what will change (a read-only preview), then the
+ * question, which stays until answered; writes only on yes, and only what the preview showed.
+ */
+async function change({ extension: context, cli, texts }: Ctx, remove: boolean): Promise<void> {
   const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
   const agents = SETUP_AGENTS.filter((agent) => agent !== 'claude-code' || folder);
+  const verb = remove ? 'Remove Retained Outputs from' : 'Set Up';
   const picked = await vscode.window.showQuickPick(
     agents.map((agent) => ({
       label: SETUP_AGENT_INFO[agent].name,
-      detail: SETUP_AGENT_INFO[agent].adds,
+      detail: remove ? `Takes out what Set Up added: ${SETUP_AGENT_INFO[agent].adds}` : SETUP_AGENT_INFO[agent].adds,
       agent,
     })),
-    { title: 'Set Up an Agent for Retained Outputs', placeHolder: 'Which agent?' },
+    {
+      title: remove ? 'Remove Retained Outputs from an Agent' : 'Set Up an Agent for Retained Outputs',
+      placeHolder: 'Which agent?',
+    },
   );
   if (!picked) return;
-  let changes: FileChange[];
   const bundled = context.asAbsolutePath('dist/cli.js');
   const stable = await cli.catch(() => bundled);
+  const run = launcher(stable);
+  const places = { project: folder, home: agentHome(picked.agent, homedir(), process.env) };
+  const now = () => setupChanges(picked.agent, places, run, readConfig, { remove, sha256 });
+  let changes: FileChange[];
   try {
-    const run = launcher(stable);
-    const places = { project: folder, home: agentHome(picked.agent, homedir(), process.env) };
-    changes = setupChanges(picked.agent, places, run, readText, { sha256 });
+    changes = now();
   } catch (err) {
     void vscode.window.showErrorMessage(`Retained Outputs: ${(err as Error).message}`);
     return;
   }
   if (changes.length === 0) {
-    void vscode.window.showInformationMessage(`Retained Outputs: ${picked.label} is set up already.`);
+    void vscode.window.showInformationMessage(
+      `Retained Outputs: ${remove ? `${picked.label} has nothing of Retained Outputs to remove.` : `${picked.label} is set up already.`}`,
+    );
     return;
   }
-  const write = `Write ${changes.length === 1 ? 'It' : `${changes.length} Files`}`;
-  const uri = await texts.show(
-    `Set up ${picked.label}.md`,
-    previewText(picked.label, changes, write, stable === bundled),
-  );
-  // Not modal: the preview stays readable while the question waits.
-  const answer = await vscode.window.showInformationMessage(
-    `Add Retained Outputs to ${picked.label}? The editor shows exactly what will be written.`,
-    write,
-    'Cancel',
-  );
+  const count = changes.length === 1 ? 'It' : `${changes.length} Files`;
+  const write = remove ? `Remove from ${count === 'It' ? '1 File' : count}` : `Write ${count}`;
+  const title = remove ? `Remove Retained Outputs from ${picked.label}` : `Set up ${picked.label} for Retained Outputs`;
+  const doc = remove ? `Remove from ${picked.label}.md` : `Set up ${picked.label}.md`;
+  const uri = await texts.show(doc, previewText(title, changes, write, stable === bundled && !remove));
+  // A quick pick that stays when focus moves: the preview can be scrolled while it waits, and it
+  // does not hide after a while as a notification does.
+  const answer = await vscode.window.showQuickPick([{ label: write }, { label: 'Cancel' }], {
+    title,
+    placeHolder: 'The editor shows exactly what will change.',
+    ignoreFocusOut: true,
+  });
   await texts.close(uri);
-  if (answer !== write) return;
+  if (answer?.label !== write) return;
   try {
-    for (const change of changes) {
-      mkdirSync(dirname(change.path), { recursive: true });
-      if (change.after === undefined) continue;
-      writeFileSync(change.path, change.after);
-      // A program the agent runs (Claude Code's shell prefix), whatever the umask.
-      if (change.executable) chmodSync(change.path, 0o755);
+    const done = applyChanges(
+      picked.agent === 'claude-code' && folder ? folder : places.home,
+      [places.home, ...(folder ? [folder] : [])],
+      changes,
+      now,
+    );
+    if (!done.written) {
+      void vscode.window.showWarningMessage(
+        `Retained Outputs: the files changed since they were shown (another setup, or an edit): nothing written. Run ${verb} again to see them as they are.`,
+      );
+      return;
     }
   } catch (err) {
-    void vscode.window.showErrorMessage(`Retained Outputs: could not write the set-up: ${(err as Error).message}`);
+    void vscode.window.showErrorMessage(`Retained Outputs: could not write the files: ${(err as Error).message}`);
     return;
   }
   void vscode.window.showInformationMessage(
-    `Retained Outputs: ${picked.label} is set up. Start a new session for it to take effect.`,
+    remove
+      ? `Retained Outputs: removed from ${picked.label}. Its sessions started from now on run without it.`
+      : `Retained Outputs: ${picked.label} is set up. Start a new session for it to take effect.`,
   );
 }
 
 export const agentCommands: Commands = {
   setUpAgents: {
     untrusted: 'setting up agents (it writes their configuration) is off',
-    run: (ctx) => () => setUp(ctx),
+    run: (ctx) => () => change(ctx, false),
+  },
+  removeFromAgent: {
+    untrusted: 'removing Retained Outputs from agents (it writes their configuration) is off',
+    run: (ctx) => () => change(ctx, true),
   },
 };

@@ -140,9 +140,9 @@ async function importSession(ctx: Ctx, uri?: vscode.Uri): Promise<void> {
   if (!result) return;
   output.info(details(file.fsPath, result));
   await reveal(ctx, result.runId).catch(() => undefined);
-  const choice = await vscode.window.showInformationMessage(summary(result), 'Open Inspector', 'Details');
-  if (choice === 'Open Inspector') await vscode.commands.executeCommand('retained.openInspector', result.runId);
-  if (choice === 'Details') output.show(true);
+  // The run opens at once: what was imported to be seen is not behind a button that hides.
+  await vscode.commands.executeCommand('retained.openInspector', result.runId);
+  if ((await vscode.window.showInformationMessage(summary(result), 'Details')) === 'Details') output.show(true);
 }
 
 export const importCommands: Commands = {

@@ -196,16 +196,23 @@ describe('Agents outside VS Code, in a real VS Code', () => {
     // Chosen from the keyboard: the list may still be moving as it opens.
     await vs.page.locator('.quick-input-widget input').fill('Claude Code');
     await vs.page.keyboard.press('Enter');
-    const write = vs.page.getByRole('button', { name: 'Write 3 Files' });
-    await write.waitFor({ timeout: 20_000 });
-    // The preview: a read-only document beside a notification, not a dirty Untitled under a modal.
+    const question = vs.page.locator('.quick-input-title', { hasText: 'Set up Claude Code for Retained Outputs' });
+    await question.waitFor({ timeout: 20_000 });
+    const write = vs.page.locator('.quick-input-list .monaco-list-row[aria-label="Write 3 Files"]');
+    // The preview: a read-only document beside the question, not a dirty Untitled under a modal.
     assert.deepEqual(await vs.tabTitles(), ['Set up Claude Code.md']);
     assert.equal(await vs.page.locator('.monaco-dialog-box').count(), 0, 'no modal dialog covers it');
     assert.match(
       (await vs.page.locator('.editor-instance .view-lines').first().innerText()).replace(/\u00a0/g, ' '),
-      /Nothing is written until you choose/,
+      /Nothing is written until you choose Write 3 Files/,
     );
     await vs.screenshot('agent-setup');
+    // The question stays: not a notification that hides after a while, nor lost when the preview
+    // is clicked to be read.
+    await vs.page.locator('.editor-instance .view-lines').first().click();
+    await new Promise((r) => setTimeout(r, 30_000));
+    assert.ok(await question.isVisible(), 'the question is still there after 30 s');
+    await write.waitFor({ timeout: 5_000 });
     await write.click();
     await poll(
       'the configuration written',
@@ -237,5 +244,28 @@ describe('Agents outside VS Code, in a real VS Code', () => {
       execFileSync(process.execPath, [cli, '--version'], { encoding: 'utf8' }).trim(),
       execFileSync(process.execPath, [CLI, '--version'], { encoding: 'utf8' }).trim(),
     );
+  });
+
+  it('Remove from an Agent shows what it takes out, the same way, and leaves the project as it was', async () => {
+    await vs.runCommand('View: Close All Editors');
+    await vs.runCommand('Retained Outputs: Remove from an Agent…');
+    await vs.page
+      .locator('.quick-input-title', { hasText: 'Remove Retained Outputs from an Agent' })
+      .waitFor({ timeout: 20_000 });
+    await vs.page.locator('.quick-input-list .monaco-list-row[aria-label^="Claude Code"]').first().waitFor();
+    await vs.page.locator('.quick-input-widget input').fill('Claude Code');
+    await vs.page.keyboard.press('Enter');
+    const remove = vs.page.locator('.quick-input-list .monaco-list-row[aria-label="Remove from 3 Files"]');
+    await remove.waitFor({ timeout: 20_000 });
+    assert.deepEqual(await vs.tabTitles(), ['Remove from Claude Code.md']);
+    const preview = (await vs.page.locator('.editor-instance .view-lines').first().innerText()).replace(/\u00a0/g, ' ');
+    assert.match(preview, /settings\.json \(deleted: it holds only what Set Up wrote\)/);
+    await remove.click();
+    await poll(
+      'the files Set Up wrote gone, its .claude folder with them',
+      () => ['.mcp.json', '.claude'].filter((f) => existsSync(join(workspace, f))),
+      (left) => left.length === 0,
+    );
+    assert.deepEqual(await vs.tabTitles(), []);
   });
 });

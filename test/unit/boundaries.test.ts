@@ -1,6 +1,7 @@
 /**
  * The house rules of the import graph, checked on the tree: `shared/` imports nothing of ours
- * and nothing of Node or VS Code; the core imports no VS Code, no LSP and no front end; the
+ * and nothing of Node or VS Code (shared/node is what the server and the extension share that
+ * needs Node: the webview never imports it); the core imports no VS Code, no LSP and no front end; the
  * webview imports no `vscode` and no `node:`, and only types from the shared modules built on
  * zod or the LSP library (a browser page needs neither); the extension imports nothing of the
  * server. A rule is a folder, what it may not import, and why. Inside the core, every import
@@ -16,6 +17,8 @@ const ROOT = resolve(__dirname, '../..');
 interface Rule {
   /** Files under this folder (relative to the root) follow the rule. */
   folder: string;
+  /** A folder inside it that does not. */
+  except?: string;
   /** Bare package names, or our files as root-relative paths, that may not be imported. */
   forbidden: RegExp;
   /** `import type` does not count: it leaves nothing in the bundle. */
@@ -27,15 +30,25 @@ const LSP = /^(vscode|vscode-languageserver.*|vscode-languageclient.*|vscode-jso
 const RULES: Rule[] = [
   {
     folder: 'shared',
-    forbidden: /^(vscode|node:.*|(server|extension|webview|test|scripts)\/.*)$/,
+    except: 'shared/node',
+    forbidden: /^(vscode|node:.*|shared\/node\/.*|(server|extension|webview|test|scripts)\/.*)$/,
     why: 'shared is imported by every side',
+  },
+  {
+    folder: 'shared/node',
+    forbidden: /^(vscode|(server|extension|webview|test|scripts)\/.*)$/,
+    why: 'shared/node is imported by the server and the extension',
   },
   {
     folder: 'server/src/core',
     forbidden: new RegExp(`${LSP.source}|^(extension|webview|server/src/(lsp|mcp|cli|sdk))/.*$`),
     why: 'the core is plain TypeScript behind thin front ends',
   },
-  { folder: 'webview', forbidden: /^(vscode|node:.*|(server|extension)\/.*)$/, why: 'the webview is a browser page' },
+  {
+    folder: 'webview',
+    forbidden: /^(vscode|node:.*|(server|extension|shared\/node)\/.*)$/,
+    why: 'the webview is a browser page',
+  },
   {
     folder: 'webview',
     forbidden: /^(zod|vscode-.*|shared\/(check|events|messages|peekTool|protocol|settings))$/,
@@ -100,12 +113,13 @@ function importsOf(root: string, file: string): { target: string; typeOnly: bool
   });
 }
 
-function sourceFiles(root: string, folder: string): string[] {
+function sourceFiles(root: string, folder: string, except?: string): string[] {
   const out: string[] = [];
   const visit = (dir: string) => {
     for (const entry of readdirSync(join(root, dir), { withFileTypes: true })) {
       if (entry.name === 'node_modules') continue;
       const path = join(dir, entry.name);
+      if (path === except) continue;
       if (entry.isDirectory()) visit(path);
       else if (/\.(ts|tsx|mts)$/.test(entry.name)) out.push(path);
     }
@@ -118,7 +132,7 @@ function sourceFiles(root: string, folder: string): string[] {
 function violations(root: string): string[] {
   const found: string[] = [];
   for (const rule of RULES) {
-    for (const file of sourceFiles(root, rule.folder)) {
+    for (const file of sourceFiles(root, rule.folder, rule.except)) {
       for (const { target, typeOnly } of importsOf(root, file)) {
         if (rule.forbidden.test(target) && !(typeOnly && rule.typesAllowed))
           found.push(`${file} imports ${target} (${rule.why})`);
@@ -157,9 +171,10 @@ describe('boundaries of the import graph', () => {
 
   it("the build's references allow what the rules allow and no more", () => {
     assert.deepEqual(references(ROOT, 'shared'), []);
-    assert.deepEqual(references(ROOT, 'server'), ['shared']);
+    assert.deepEqual(references(ROOT, 'shared/node'), ['shared']);
+    assert.deepEqual(references(ROOT, 'server'), ['shared', 'shared/node']);
     assert.deepEqual(references(ROOT, 'webview'), ['shared']);
-    assert.deepEqual(references(ROOT, 'extension'), ['shared']);
+    assert.deepEqual(references(ROOT, 'extension'), ['shared', 'shared/node']);
   });
 
   it('catch a deliberate violation of each rule', () => {
@@ -185,7 +200,12 @@ describe('boundaries of the import graph', () => {
     );
     write('server/src/core/stray.ts', '');
     write('server/src/sdk/h.ts', "import { Store } from '../core/store/store';\n");
-    for (const folder of ['server/src/core', 'shared', 'webview', 'extension'])
+    write(
+      'shared/i.ts',
+      "import { readFileSync } from 'node:fs';\nimport { applyChanges } from './node/setupFiles';\n",
+    );
+    write('shared/node/j.ts', "import { readFileSync } from 'node:fs';\nimport * as vscode from 'vscode';\n");
+    for (const folder of ['server/src/core', 'shared', 'shared/node', 'webview', 'extension'])
       mkdirSync(join(root, folder), { recursive: true });
     assert.deepEqual(violations(root).sort(), [
       'extension/src/d.ts imports server/src/core/service (the extension is a thin client of the language server)',
@@ -198,6 +218,9 @@ describe('boundaries of the import graph', () => {
       "server/src/core/text/f.ts imports server/src/core/store/store (store is not below text in the core's stack)",
       "server/src/sdk/h.ts imports server/src/core/store/store (the Agent SDK helper runs in the user's program: it starts the command line, and imports nothing else)",
       'shared/a.ts imports server/src/core/store/store (shared is imported by every side)',
+      'shared/i.ts imports node:fs (shared is imported by every side)',
+      'shared/i.ts imports shared/node/setupFiles (shared is imported by every side)',
+      'shared/node/j.ts imports vscode (shared/node is imported by the server and the extension)',
       'webview/src/c.tsx imports node:fs (the webview is a browser page)',
       'webview/src/c.tsx imports shared/messages (the page checks nothing itself: the extension does)',
     ]);

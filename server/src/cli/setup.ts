@@ -6,26 +6,12 @@
  * line where it is now: run it from a path that outlives an upgrade (VS Code's Set Up uses the
  * stable copy in the extension's storage; an npm install is stable too).
  */
-import {
-  chmodSync,
-  closeSync,
-  existsSync,
-  lstatSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  readlinkSync,
-  renameSync,
-  rmdirSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { type FileChange, SETUP_AGENTS, type SetupAgent, setupChanges } from '../../../shared/agentSetup';
 import { agentHome } from '../../../shared/agents';
+import { applyChanges, readConfig as read } from '../../../shared/node/setupFiles';
 import { sha256Hex as sha256 } from '../core/text/bytes';
 import { selfLauncher } from './commandHooks';
 
@@ -36,22 +22,6 @@ export interface SetupOptions {
   project?: string | undefined;
   /** The agent's home folder, where the agent would not find it from the environment. */
   home?: string | undefined;
-}
-
-/** The largest configuration file setup edits: agents' settings are a few KiB. */
-const FILE_MAX_BYTES = 4 << 20;
-
-function read(path: string): string | undefined {
-  let size: number;
-  try {
-    size = statSync(path).size;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw err;
-  }
-  if (size > FILE_MAX_BYTES)
-    throw new Error(`${path} is ${size} bytes: setup edits files of at most ${FILE_MAX_BYTES} bytes; edit it by hand`);
-  return readFileSync(path, 'utf8');
 }
 
 /** The lines that differ, between the lines both texts start and end with: `-` before, `+` after. */
@@ -75,76 +45,6 @@ function describe(change: FileChange): string {
   if (change.after === undefined) return `${change.path}: removed (it held only what setup wrote)`;
   if (change.before === undefined) return `${change.path}: a new file\n${lineDiff('', change.after)}`;
   return `${change.path}: changed\n${lineDiff(change.before, change.after)}`;
-}
-
-/** Where a write of `path` goes: through a link (even one whose target is not there yet) to where it points. */
-function targetOf(path: string): string {
-  let target = path;
-  for (let hops = 0; hops < 40; hops++) {
-    const stat = lstatSync(target, { throwIfNoEntry: false });
-    if (!stat?.isSymbolicLink()) return target;
-    target = resolve(dirname(target), readlinkSync(target));
-  }
-  throw new Error(`${path}: too many links`);
-}
-
-/** Writes a file whole (a temp file renamed into place), through a link to where it points, keeping its mode. */
-function write(change: FileChange, keep: readonly string[]): void {
-  const target = targetOf(change.path);
-  if (change.after === undefined) {
-    rmSync(change.path, { force: true });
-    // The folder setup made for its own file (plugins/, hooks/, .claude/) goes with it when left
-    // empty; the agent's home and the project stay.
-    const folder = dirname(change.path);
-    if (!keep.includes(folder))
-      try {
-        rmdirSync(folder);
-      } catch {
-        // not empty
-      }
-    return;
-  }
-  mkdirSync(dirname(target), { recursive: true });
-  const mode = change.executable ? 0o755 : existsSync(target) ? statSync(target).mode & 0o7777 : 0o644;
-  const tmp = `${target}.retained-${process.pid}`;
-  try {
-    writeFileSync(tmp, change.after, { mode });
-    if (change.executable) chmodSync(tmp, mode); // whatever the umask
-    renameSync(tmp, target);
-  } catch (err) {
-    rmSync(tmp, { force: true });
-    throw err;
-  }
-}
-
-/** How long setup waits for another setup writing the same files. */
-const LOCK_WAIT_MS = 10_000;
-
-/**
- * Runs `work` holding the folder's setup lock (made with O_EXCL; one older than the wait is a
- * dead setup's), so two setups at once never both read the old text and lose one write.
- */
-function locked<T>(folder: string, work: () => T): T {
-  const lock = join(folder, '.retained-setup.lock');
-  mkdirSync(folder, { recursive: true });
-  const until = Date.now() + LOCK_WAIT_MS;
-  for (;;) {
-    try {
-      closeSync(openSync(lock, 'wx'));
-      break;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      const age = Date.now() - (statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
-      if (age > LOCK_WAIT_MS) rmSync(lock, { force: true });
-      else if (Date.now() > until) throw new Error(`${folder} is being set up by another setup (${lock})`);
-      else Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
-    }
-  }
-  try {
-    return work();
-  } finally {
-    rmSync(lock, { force: true });
-  }
 }
 
 async function confirm(question: string): Promise<boolean> {
@@ -197,15 +97,13 @@ export async function setup(
   try {
     // Under the lock the files are read again. Asked first, what is written is what was shown, or
     // nothing; with --yes, what another writer changed meanwhile is kept, and the change shown again.
-    const moved = locked(agent === 'claude-code' ? places.project : places.home, () => {
-      const now = setupChanges(agent as SetupAgent, places, selfLauncher(), read, { remove: options.remove, sha256 });
-      const same = JSON.stringify(now) === JSON.stringify(changes);
-      if (!same && !options.yes) return true;
-      if (!same) say(`They changed meanwhile; written instead:\n${now.map(describe).join('\n\n')}`);
-      for (const change of now) write(change, [places.home, places.project]);
-      return false;
-    });
-    if (moved) {
+    const now = () =>
+      setupChanges(agent as SetupAgent, places, selfLauncher(), read, { remove: options.remove, sha256 });
+    const folder = agent === 'claude-code' ? places.project : places.home;
+    const done = applyChanges(folder, [places.home, places.project], changes, now, options.yes);
+    if (done.written && JSON.stringify(done.changes) !== JSON.stringify(changes))
+      say(`They changed meanwhile; written instead:\n${done.changes.map(describe).join('\n\n')}`);
+    if (!done.written) {
       warn(
         'retained: the files changed since they were shown (another setup, or an edit): nothing written; run it again.',
       );

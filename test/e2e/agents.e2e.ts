@@ -204,7 +204,7 @@ describe('Agents outside VS Code, in a real VS Code', () => {
     assert.equal(await vs.page.locator('.monaco-dialog-box').count(), 0, 'no modal dialog covers it');
     assert.match(
       (await vs.page.locator('.editor-instance .view-lines').first().innerText()).replace(/\u00a0/g, ' '),
-      /Nothing is written until you choose Write 3 Files/,
+      /Nothing is written until you choose \*\*Write 3 Files\*\*/,
     );
     await vs.screenshot('agent-setup');
     // The question stays: not a notification that hides after a while, nor lost when the preview

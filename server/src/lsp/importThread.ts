@@ -11,6 +11,7 @@ import type { ImportParams, ImportResult } from '../../../shared/protocol';
 import type { SettingsInput } from '../../../shared/settings';
 import { RunExists } from '../core/import/runExists';
 import { RetentionService } from '../core/service';
+import { inWords } from '../core/store/errorWords';
 
 interface Job {
   kind: 'import';
@@ -81,7 +82,8 @@ export async function runImportThread(): Promise<void> {
   } catch (err) {
     parentPort!.postMessage({
       error: {
-        message: (err as Error).message,
+        // In words here: the error's code and path do not cross to the server's thread.
+        message: inWords(err),
         invalid: err instanceof InvalidInput,
         ...(err instanceof RunExists ? { runId: err.runId } : {}),
       },

@@ -60,6 +60,7 @@ import { valueDocumentUri } from '../../../shared/valueDocument';
 import { VERSION } from '../../../shared/version';
 import { RunExists } from '../core/import/runExists';
 import { RetentionService } from '../core/service';
+import { inWords } from '../core/store/errorWords';
 import { FrameReader } from './frames';
 import { importOnThread } from './importThread';
 import { escapedTexts } from './liftText';
@@ -219,7 +220,7 @@ function serve<P, R>(
         }) as unknown as ResponseError<void>;
       if (err instanceof InvalidInput) return new ResponseError(ErrorCodes.InvalidParams, err.message);
       connection.console.error(`retained: ${(err as Error).stack ?? String(err)}`);
-      return new ResponseError(ErrorCodes.InternalError, (err as Error).message);
+      return new ResponseError(ErrorCodes.InternalError, inWords(err));
     } finally {
       listening.dispose();
     }

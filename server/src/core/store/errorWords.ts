@@ -4,6 +4,8 @@
  * neither which store nor what to do).
  */
 
+import { dirname } from 'node:path';
+
 const WHY: Record<string, string> = {
   EROFS: 'it is on a read-only file system',
   EACCES: 'permission denied',
@@ -13,12 +15,6 @@ const WHY: Record<string, string> = {
   EMFILE: 'too many files are open in the language server',
   ENFILE: 'too many files are open on this machine',
 };
-
-/** The folder a store's own file sits in, without the temporary suffix a write gave it. */
-function folderOf(path: string): string {
-  const slash = path.lastIndexOf('/');
-  return slash > 0 ? path.slice(0, slash) : path;
-}
 
 /** The error's message in words when it is a file system refusal; else its message as it is. */
 export function inWords(err: unknown): string {
@@ -33,5 +29,5 @@ export function inWords(err: unknown): string {
   if (!why || typeof path !== 'string') return text;
   const doing =
     syscall === 'open' || syscall === 'write' || syscall === 'rename' || syscall === 'mkdir' ? 'write to' : 'use';
-  return `Could not ${doing} ${folderOf(path)}: ${why} (${code}).`;
+  return `Could not ${doing} ${dirname(path)}: ${why} (${code}).`;
 }

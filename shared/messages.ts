@@ -102,7 +102,9 @@ export type HostToView =
   | { type: 'response'; id: number; result: unknown }
   | { type: 'error'; id: number; message: string }
   /** The run changed (an event appended, a value written or deleted): fetch again. */
-  | { type: 'changed' };
+  | { type: 'changed' }
+  /** A team run's store was lost (why, in words) or is served again (no `problem`). */
+  | { type: 'storeState'; problem?: string };
 
 /** The message, or throws an InvalidInput naming what is wrong with it. */
 export function parseViewMessage(data: unknown): ViewToHost {

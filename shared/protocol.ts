@@ -374,6 +374,15 @@ export namespace ChangedNotification {
   export const type = new NotificationType<{ runId: string; store?: 'team' }>(method);
 }
 
+/**
+ * Server → client: whether the team store is served now. `problem` is why not, in words a user
+ * acts on (a password refused, a database out of reach); absent, it is served again.
+ */
+export namespace StoreStateNotification {
+  export const method = 'retained/storeState';
+  export const type = new NotificationType<{ store: 'team'; problem?: string }>(method);
+}
+
 // ─── Store lifecycle ───────────────────────────────────────────────────────────────────────
 
 export const PinParams = z.strictObject({ runId: id, pinned: z.boolean(), store });

@@ -5,7 +5,7 @@
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { PEEK_TOOL } from '../../shared/peekTool';
-import { ChangedNotification, RunsRequest, type ServerOptions } from '../../shared/protocol';
+import { ChangedNotification, RunsRequest, type ServerOptions, StoreStateNotification } from '../../shared/protocol';
 import { registerMcpServer } from './agents';
 import { createApi, type RetainedApi } from './api';
 import { createClient, PASSWORD_SECRET, sendSettings } from './client';
@@ -47,7 +47,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Retain
   const password = await context.secrets.get(PASSWORD_SECRET);
   const client: LanguageClient = createClient(context, output, options, password);
   const runChanged = new vscode.EventEmitter<{ runId: string }>();
-  const runs = new RunsTree(client, () => current.storeUrl !== undefined);
+  const runs = new RunsTree(client, () => current.storeUrl !== undefined, output);
   const texts = new ReadOnlyText();
   const sessions = new SessionsTree(vscode.workspace.workspaceFolders?.[0]?.uri.fsPath, async () => {
     const { runs } = await client.sendRequest(RunsRequest.type, {});
@@ -121,6 +121,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<Retain
         ctx.inspectors.changed(runId, store === 'team');
       }, 150),
     );
+  });
+
+  client.onNotification(StoreStateNotification.type, ({ problem }) => {
+    if (problem) output.warn(`The team store: ${problem}`);
+    else output.info('The team store is served again.');
+    runs.teamState(problem);
+    ctx.inspectors.teamState(problem);
   });
 
   const starting = performance.now();

@@ -136,6 +136,12 @@ export class Inspectors implements vscode.WebviewPanelSerializer, vscode.Disposa
     void this.panels.get(keyOf({ runId, team }))?.webview.postMessage({ type: 'changed' } satisfies HostToView);
   }
 
+  /** Tells every team run's panel that the team store was lost (why) or is served again. */
+  teamState(problem: string | undefined): void {
+    const message: HostToView = problem ? { type: 'storeState', problem } : { type: 'storeState' };
+    for (const [key, panel] of this.panels) if (key.startsWith('team:')) void panel.webview.postMessage(message);
+  }
+
   dispose(): void {
     for (const panel of this.panels.values()) panel.dispose();
     this.active.dispose();

@@ -25,7 +25,9 @@ export type RunNode = { kind: 'run'; run: RunSummary; shown?: number } & Team;
 export type ValueNode = { kind: 'value'; value: ValueSummary } & Team;
 /** The rest of a long run's values, listed on demand. */
 export type MoreNode = { kind: 'more'; run: RunNode; shown: number; total: number };
-export type Node = StoreNode | RunNode | ValueNode | MoreNode;
+/** Why the team store lists nothing: its words, in the tree itself (a toast is cut to a line and gone). */
+export type ProblemNode = { kind: 'problem'; message: string };
+export type Node = StoreNode | RunNode | ValueNode | MoreNode | ProblemNode;
 
 /** The `store` field of a request about a node's run or value. */
 export const storeOf = (node: Team): Team => (node.store ? { store: node.store } : {});
@@ -43,12 +45,21 @@ export class RunsTree implements vscode.TreeDataProvider<Node> {
   readonly onDidChangeTreeData = this.changed.event;
   /** The run nodes last shown, by store and id, so a change can refresh just that node. */
   private runs = new Map<string, RunNode>();
+  /** Why the team store is not served, when it is not (the last request's error, or the server's notice). */
+  private teamProblem: string | undefined;
 
   /** `team`: whether a team store is configured (then both stores are shown, each under its heading). */
   constructor(
     private readonly client: LanguageClient,
     private readonly team: () => boolean,
+    private readonly output: vscode.LogOutputChannel,
   ) {}
+
+  /** The server says the team store was lost (why) or is served again: Team is listed again. */
+  teamState(problem: string | undefined): void {
+    this.teamProblem = problem;
+    this.changed.fire(undefined);
+  }
 
   /** Refreshes everything (undefined) or one run. */
   async refresh(runId?: string, store?: 'team'): Promise<void> {
@@ -64,12 +75,18 @@ export class RunsTree implements vscode.TreeDataProvider<Node> {
     if (!element && this.team()) return [HEADINGS.workspace, HEADINGS.team];
     if (!element || element.kind === 'store') {
       const store = element?.store === 'team' ? ('team' as const) : undefined;
-      const { runs } = await this.client.sendRequest(RunsRequest.type, store ? { store } : {}).catch((err: Error) => {
-        // An unreachable team store leaves this machine's runs listed; it says why.
+      let runs: RunSummary[];
+      try {
+        ({ runs } = await this.client.sendRequest(RunsRequest.type, store ? { store } : {}));
+      } catch (err) {
+        // An unreachable team store leaves this machine's runs listed; Team says why, in its place.
         if (!store) throw err;
-        void vscode.window.showWarningMessage(`Retained Outputs: the team store: ${err.message}`);
-        return { runs: [] };
-      });
+        const message = (err as Error).message;
+        if (message !== this.teamProblem) this.output.warn(`The team store: ${message}`);
+        this.teamProblem = message;
+        return [{ kind: 'problem', message }];
+      }
+      if (store) this.teamProblem = undefined;
       const kept = new Map([...this.runs].filter(([, node]) => node.store !== store));
       for (const run of runs) {
         const key = keyOf(run.runId, store);
@@ -129,8 +146,10 @@ export class RunsTree implements vscode.TreeDataProvider<Node> {
       item.accessibilityInformation = {
         label: team ? 'Team: runs in the team store' : "This machine: runs in this workspace's store",
       };
+      if (team && this.teamProblem) item.description = needsPassword(this.teamProblem) ? 'password needed' : 'offline';
       return item;
     }
+    if (element.kind === 'problem') return problemItem(element.message);
     if (element.kind === 'run') {
       const { run } = element;
       const item = new vscode.TreeItem(run.name, vscode.TreeItemCollapsibleState.Collapsed);
@@ -201,6 +220,26 @@ export class RunsTree implements vscode.TreeDataProvider<Node> {
   dispose(): void {
     this.changed.dispose();
   }
+}
+
+/** A team store's problem is a password when the server's words send the user to the password command. */
+const needsPassword = (message: string) => message.includes('Set Team Store Password');
+
+function problemItem(message: string): vscode.TreeItem {
+  const password = needsPassword(message);
+  const item = new vscode.TreeItem(
+    password ? 'The team store wants a password' : 'The team store is unavailable',
+    vscode.TreeItemCollapsibleState.None,
+  );
+  item.id = 'store:team:problem';
+  item.iconPath = new vscode.ThemeIcon('warning', new vscode.ThemeColor('problemsWarningIcon.foreground'));
+  item.description = password ? 'Set Password…' : 'tried again every 10 s · Refresh';
+  item.tooltip = message;
+  item.accessibilityInformation = { label: message };
+  item.command = password
+    ? { command: 'retained.setStorePassword', title: 'Set Team Store Password…' }
+    : { command: 'retained.refresh', title: 'Refresh' };
+  return item;
 }
 
 export const runsCommands: Commands = {

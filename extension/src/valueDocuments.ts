@@ -6,7 +6,7 @@
  */
 import { promises as fs } from 'node:fs';
 import * as vscode from 'vscode';
-import type { LanguageClient } from 'vscode-languageclient/node';
+import { type LanguageClient, State } from 'vscode-languageclient/node';
 import type { CallSubject } from '../../shared/callSubject';
 import { VALUE_BYTES_MAX, ValueBytesRequest, ValueFileRequest } from '../../shared/protocol';
 import { parseValueDocument, VALUE_SCHEME, type ValueDocument, valueDocumentParts } from '../../shared/valueDocument';
@@ -16,17 +16,42 @@ export function valueDocument(value: ValueDocument & { subject?: CallSubject | u
   return vscode.Uri.from(valueDocumentParts(value));
 }
 
+/** How long a value's editor waits for the language server to start before asking anyway. */
+const READY_WAIT_MS = 30_000;
+
 class ValueFileSystem implements vscode.FileSystemProvider {
   private readonly changed = new vscode.EventEmitter<vscode.FileChangeEvent[]>();
   readonly onDidChangeFile = this.changed.event;
 
   constructor(private readonly client: LanguageClient) {}
 
+  /**
+   * Until the server runs: an editor restored with the window asks before the client has started
+   * (or while it restarts for a password), and must not be told its value is gone.
+   */
+  private async ready(): Promise<void> {
+    if (this.client.isRunning()) return;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        listening.dispose();
+        resolve();
+      };
+      const timer = setTimeout(done, READY_WAIT_MS);
+      const listening = this.client.onDidChangeState(({ newState }) => newState === State.Running && done());
+    });
+  }
+
   /** Where the server says the document's value is; a document that names none is not found. */
   private async find(uri: vscode.Uri) {
     const value = parseValueDocument(uri.query);
     if (!value) throw vscode.FileSystemError.FileNotFound(uri);
-    const found = await this.client.sendRequest(ValueFileRequest.type, value).catch(() => undefined);
+    await this.ready();
+    const found = await this.client.sendRequest(ValueFileRequest.type, value).catch((err: Error) => {
+      // A team store out of reach is not a value gone: the editor says why, and Try Again may work.
+      if (value.store === 'team') throw vscode.FileSystemError.Unavailable(`Retained Outputs: ${err.message}`);
+      return undefined;
+    });
     if (!found) throw vscode.FileSystemError.FileNotFound(uri);
     return { ...found, runId: value.runId, ...(value.store ? { store: value.store } : {}) };
   }

@@ -2,10 +2,13 @@
  * A team store in a real VS Code: a real PostgreSQL (test/helpers/postgres.ts) holds a run made
  * "in CI" by the command line; VS Code with `retained.storeUrl` shows it under Team beside This
  * machine, opens its value read-only (read through the language server, no file here) and its
- * run in the inspector, and a run written while VS Code watches appears without a reload.
+ * run in the inspector, and a run written while VS Code watches appears without a reload. Then,
+ * as a newcomer meets it: the URL set while the window is open, a role that needs a password, a
+ * wrong one, the right one, and the database stopped and started again, each said in the view.
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Locator } from 'playwright-core';
 import { recordDemoRun } from '../../scripts/demoRun';
@@ -98,5 +101,86 @@ describe('A team store in a real VS Code', () => {
   it('a run written to the team store while VS Code watches appears under Team without a reload', async () => {
     retained('run', '--run', 'ci/live job', '--', 'seq 1 100000');
     await row(/ci\/live job/).waitFor({ timeout: 30_000 });
+  });
+});
+
+describe('A team store that needs a password, set while VS Code is open', () => {
+  let vs: VSCode;
+  let pg: Postgres;
+  const row = (name: string | RegExp): Locator => vs.page.getByRole('treeitem', { name }).first();
+  const inspector = () => vs.page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
+
+  before(async () => {
+    pg = await startPostgres();
+    execFileSync(process.execPath, [CLI, 'migrate', '--store', pg.url], { stdio: 'pipe' });
+    execFileSync(process.execPath, [CLI, 'run', '--store', pg.url, '--run', 'ci/nightly build', '--', 'seq 1 100000'], {
+      stdio: 'pipe',
+    });
+    await pg.sql(`CREATE ROLE ann LOGIN PASSWORD 'ann pw'; GRANT retained_writer, retained_reader TO ann;`);
+    pg.requirePassword('ann');
+    const workspace = newWorkspace();
+    await recordDemoRun(workspace);
+    vs = await VSCode.start({ workspace });
+  });
+  afterEach(async function () {
+    if (this.currentTest?.state === 'failed') {
+      await vs.screenshot(`failed-${this.currentTest.title.replace(/\W+/g, '-')}`);
+      console.log(`extension log:\n${vs.extensionLog()}`);
+    }
+    await vs.page.keyboard.press('Escape');
+  });
+  after(async () => {
+    await vs?.close();
+    pg?.stop();
+  });
+
+  const setPassword = async (password: string) => {
+    await vs.runCommand('Retained Outputs: Set Team Store Password');
+    const box = vs.page.locator('.quick-input-widget input[type="password"]');
+    await box.waitFor();
+    await box.fill(password);
+    await vs.page.keyboard.press('Enter');
+  };
+
+  it('the URL set in Settings while the window is open: Team says the role needs a password, in the tree itself', async () => {
+    await vs.page.locator('.activitybar [aria-label^="Retained Outputs"]').first().click();
+    await row(/demo-run/).waitFor({ timeout: 30_000 });
+    const settings = JSON.parse(readFileSync(vs.userSettingsPath, 'utf8')) as Record<string, unknown>;
+    writeFileSync(vs.userSettingsPath, JSON.stringify({ ...settings, 'retained.storeUrl': pg.urlAs('ann') }, null, 2));
+    await row(/^Team/).waitFor({ timeout: 30_000 });
+    await row(/asks the role ann for a password, and none was given/).waitFor({ timeout: 30_000 });
+    await vs.screenshot('team-needs-password');
+  });
+
+  it('a wrong password is said as refused, not as out of reach', async () => {
+    await setPassword('not the password');
+    const refused = row(/refused the role ann: password authentication failed for user "ann"/);
+    await refused.waitFor({ timeout: 60_000 });
+    assert.doesNotMatch((await refused.getAttribute('aria-label')) ?? '', /cannot reach/);
+  });
+
+  it('the right password, with the URL the window was given after it opened, lists the team runs', async () => {
+    await setPassword('ann pw');
+    await row(/ci\/nightly build/).waitFor({ timeout: 60_000 });
+    assert.equal(await row(/password/).count(), 0, 'no problem is left in the tree');
+  });
+
+  it('the database stopped: Team and an open team inspector say so without a Refresh, and come back by themselves', async () => {
+    await vs.contextMenu(row(/ci\/nightly build/), /Open Inspector|Inspect/);
+    await inspector()
+      .getByText(/\[retained #/)
+      .first()
+      .waitFor({ timeout: 30_000 });
+    pg.stop();
+    await row(/cannot reach .*is the database running/).waitFor({ timeout: 60_000 });
+    await inspector()
+      .getByText(/The team store is offline: cannot reach/)
+      .waitFor({ timeout: 30_000 });
+    await vs.screenshot('team-offline');
+    pg.start();
+    await row(/ci\/nightly build/).waitFor({ timeout: 60_000 });
+    await inspector()
+      .getByText(/The team store is offline/)
+      .waitFor({ state: 'detached', timeout: 30_000 });
   });
 });

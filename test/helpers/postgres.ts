@@ -5,7 +5,7 @@
  * as root, its programs run as the `postgres` user the package made.
  */
 import { execFileSync } from 'node:child_process';
-import { chownSync, mkdirSync } from 'node:fs';
+import { chownSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { connect, createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -37,6 +37,10 @@ export interface Postgres {
   sql(text: string, params?: unknown[]): Promise<Record<string, unknown>[]>;
   restart(): void;
   stop(): void;
+  /** Starts it again after stop(), on the same port. */
+  start(): void;
+  /** From now on the role logs in over TCP only with its password (SCRAM); every other role keeps trust. */
+  requirePassword(role: string): void;
 }
 
 export async function startPostgres(): Promise<Postgres> {
@@ -92,6 +96,13 @@ export async function startPostgres(): Promise<Postgres> {
       } catch {
         // stopped already
       }
+    },
+    start,
+    requirePassword(role) {
+      // pg_hba.conf is read top down: the role's line goes before initdb's trust lines.
+      const hba = join(data, 'pg_hba.conf');
+      writeFileSync(hba, `host retained ${role} 127.0.0.1/32 scram-sha-256\n${readFileSync(hba, 'utf8')}`);
+      run('pg_ctl', ['-D', data, '-w', 'reload']);
     },
   };
 }

@@ -95,6 +95,27 @@ describe('a team store in a real PostgreSQL', function () {
     assert.match(denied.stderr, /the role alice may not do this: permission denied for schema public/);
   });
 
+  it('a password refused, or none given, is said as such and names the role: not as a database out of reach', async () => {
+    await pg.sql(`CREATE ROLE pat LOGIN PASSWORD 'pat pw'; GRANT retained_reader TO pat;`);
+    pg.requirePassword('pat');
+    const cwd = tempDir();
+    const url = pg.urlAs('pat');
+    // A hang detector, not a timing: node-postgres left the socket open, and the command waited out the server's minute.
+    const none = spawnSync(process.execPath, [CLI, 'ls', '--store', url], {
+      cwd,
+      encoding: 'utf8',
+      env: { ...process.env, PGPASSWORD: '' },
+      timeout: 40_000,
+    });
+    assert.equal(none.signal, null, 'refused, the command ends at once, not at the authentication_timeout');
+    assert.equal(none.status, 1, none.stderr);
+    assert.match(none.stderr, /asks the role pat for a password, and none was given/);
+    const wrong = retained(cwd, ['ls', '--store', url], { PGPASSWORD: 'not it' });
+    assert.match(wrong.stderr, /refused the role pat: password authentication failed for user "pat"/);
+    for (const said of [none.stderr, wrong.stderr]) assert.doesNotMatch(said, /cannot reach/);
+    assert.equal(retained(cwd, ['ls', '--store', url], { PGPASSWORD: 'pat pw' }).code, 0);
+  });
+
   it('says where it cannot reach, without a password in the message', async () => {
     const cwd = tempDir();
     const away = retained(cwd, ['migrate', '--store', 'postgres://someone:s3cret@127.0.0.1:1/retained']);

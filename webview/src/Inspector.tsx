@@ -49,7 +49,18 @@ export function Inspector({
     rerun();
     setChanges((n) => n + 1);
   };
-  useEffect(() => host.on((message) => message.type === 'changed' && onChanged.current()), [host]);
+  /** Why the team store is out of reach, while it is: what is shown was read before. */
+  const [offline, setOffline] = useState<string>();
+  useEffect(
+    () =>
+      host.on((message) => {
+        if (message.type === 'changed') onChanged.current();
+        if (message.type !== 'storeState') return;
+        setOffline(message.problem);
+        if (!message.problem) onChanged.current();
+      }),
+    [host],
+  );
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: saved again as rows arrive (version): the scroll position moves with them.
   useEffect(() => {
@@ -150,6 +161,12 @@ export function Inspector({
         onOpen={onOpen}
         version={changes}
       />
+      {offline && (
+        <div className="warning-banner" role="status">
+          <span className="codicon codicon-debug-disconnect" aria-hidden="true" /> The team store is offline: {offline}.
+          What is shown was read before; it is read again when the store is back.
+        </div>
+      )}
       {rows.error && (
         <div className="error-banner" role="alert">
           {rows.error}

@@ -158,9 +158,18 @@ export class RetentionService {
     return () => this.notices.off('changed', listener);
   }
 
+  /** Called when a store reached over a network is lost (why, in words) or found again (undefined). */
+  onReached(listener: (problem: string | undefined) => void): () => void {
+    this.notices.on('reached', listener);
+    return () => this.notices.off('reached', listener);
+  }
+
   /** Starts noticing changes other processes make to the store. */
   watch(): void {
-    this.watcher ??= this.store.watch((runId) => this.changed(runId, false));
+    this.watcher ??= this.store.watch(
+      (runId) => this.changed(runId, false),
+      (problem) => this.notices.emit('reached', problem),
+    );
     this.watcher.start();
     this.indexing ??= setTimeout(() => void this.indexRecent(), this.options.indexDelayMs ?? INDEX_AT_START_MS);
     this.indexing.unref();

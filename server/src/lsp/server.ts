@@ -46,6 +46,7 @@ import {
   ServerOptions,
   SessionRequest,
   StatusRequest,
+  StoreStateNotification,
   TranscriptRequest,
   UsageRequest,
   ValueBytesRequest,
@@ -94,7 +95,10 @@ const connection = process.argv.includes('--stdio')
 const documents = new TextDocuments(TextDocument);
 let serving: RetentionService | undefined;
 /** The team store, beside the workspace's, when `storeUrl` names one; or why it could not be opened. */
-let team: { service?: RetentionService; url: string; failure?: string } | undefined;
+type TeamState = { service?: RetentionService; url: string; failure?: string; retry?: NodeJS.Timeout };
+let team: TeamState | undefined;
+/** How often a team store that could not be opened is tried again (a database started, a password granted). */
+const TEAM_RETRY_MS = 10_000;
 /** Agents' sessions the inspector shows, converted into a store of their own (when the client gives one). */
 let sessions: { service: RetentionService; cache: Sessions } | undefined;
 /** Why initialize failed, when it did: every request is then refused with it. */
@@ -109,12 +113,13 @@ function storeRootFor(options: ServerOptions | undefined): string {
  * Opens the team store `storeUrl` names (again when it changed). One that cannot be opened (not
  * reached, no schema) leaves the workspace's store served, and its requests say why.
  */
-async function openTeam(options: ServerOptions | undefined): Promise<void> {
+async function openTeam(options: ServerOptions | undefined, retrying = false): Promise<void> {
   const url = options?.storeUrl;
   if (url && url === team?.url && team.service) {
     team.service.updateSettings(options?.settings ?? {});
     return;
   }
+  clearTimeout(team?.retry);
   team?.service?.dispose();
   team = undefined;
   if (!url) return;
@@ -123,13 +128,34 @@ async function openTeam(options: ServerOptions | undefined): Promise<void> {
     await service.init();
   } catch (err) {
     service.dispose();
-    team = { url, failure: (err as Error).message };
-    connection.console.warn(`retained: the team store is not served: ${team.failure}`);
+    const failure = (err as Error).message;
+    // Tried again in a while, in turn with settings changes, until it opens or the URL changes.
+    const failed: TeamState = { url, failure };
+    failed.retry = setTimeout(() => {
+      if (team === failed) configuring = configuring.then(() => openTeam(options, true));
+    }, TEAM_RETRY_MS);
+    failed.retry.unref();
+    team = failed;
+    if (!retrying) connection.console.warn(`retained: the team store is not served: ${failure}`);
+    else teamState(failure);
     return;
   }
   team = { url, service };
   service.onChanged((runId) => void connection.sendNotification(ChangedNotification.type, { runId, store: 'team' }));
+  service.onReached(teamState);
   service.watch();
+  if (retrying) {
+    connection.console.info('retained: the team store is served again');
+    teamState(undefined);
+  }
+}
+
+/** Tells the client the team store was lost (why) or is served again. */
+function teamState(problem: string | undefined): void {
+  void connection.sendNotification(
+    StoreStateNotification.type,
+    problem ? { store: 'team', problem } : { store: 'team' },
+  );
 }
 
 async function open(options: ServerOptions | undefined): Promise<void> {
@@ -378,6 +404,7 @@ connection.onShutdown(async () => {
   // Indexes computed in the last second are kept: the next start opens those runs at once.
   await Promise.all([serving, sessions?.service].map((service) => service?.inspection.indexes.flush()));
   serving?.dispose();
+  clearTimeout(team?.retry);
   team?.service?.dispose();
 });
 documents.listen(connection);

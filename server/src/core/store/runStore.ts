@@ -66,8 +66,14 @@ export interface RunStore {
   /** Where a person reads the audit log: a file's path, or the team store's table. */
   readonly auditAt: string;
 
-  /** Calls `changed` for each run another process changes, until the returned watch is disposed. */
-  watch(changed: (runId: string) => void): { start(): void; dispose(): void };
+  /**
+   * Calls `changed` for each run another process changes, until the returned watch is disposed;
+   * a store reached over a network calls `reached` when it is lost (why, in words) and found again.
+   */
+  watch(
+    changed: (runId: string) => void,
+    reached?: (problem: string | undefined) => void,
+  ): { start(): void; dispose(): void };
   /** What the run is now, as a string that changes whenever it does (a watcher's echo is told from news by it). */
   fingerprint(runId: string): Promise<string>;
 

@@ -4,6 +4,7 @@
  * `PGPASSWORD`, `~/.pgpass`, `PGSSLMODE`, `PGHOST`, … (node-postgres reads them), so a password
  * never needs to sit in a setting. A permission the role lacks is said as such, naming the role.
  */
+import { userInfo } from 'node:os';
 import { Client, type DatabaseError } from 'pg';
 import { StoreRefused, shownUrl } from '../open';
 import { READER_ROLE, WRITER_ROLE } from './schema';
@@ -29,17 +30,96 @@ export function connectionConfig(url: string) {
   return { ...TIMEOUTS, connectionString: url, application_name: 'retained' };
 }
 
+/**
+ * A client that closes its socket when it fails to connect. node-postgres leaves it open after an
+ * error of its own making (the server asked a password and none was given), and the pool never
+ * ends a client that failed: a command line then waited for the server's authentication_timeout,
+ * a minute, before it could exit.
+ */
+export class ClosingClient extends Client {
+  override connect(): Promise<Client>;
+  override connect(callback: Parameters<Client['connect']>[0]): void;
+  override connect(callback?: Parameters<Client['connect']>[0]): Promise<Client> | undefined {
+    const close = () =>
+      (this as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+    if (callback) {
+      const reply = callback as (...args: unknown[]) => void;
+      super.connect((...args: unknown[]) => {
+        if (args[0]) close();
+        reply(...args);
+      });
+      return undefined;
+    }
+    return super.connect().catch((err: unknown) => {
+      close();
+      throw err;
+    });
+  }
+}
+
 export async function connect(url: string): Promise<Client> {
-  const client = new Client(connectionConfig(url));
+  const client = new ClosingClient(connectionConfig(url));
   try {
     await client.connect();
   } catch (err) {
     await client.end().catch(() => undefined);
-    throw new StoreRefused(`cannot reach ${shownUrl(url)}: ${(err as Error).message}`);
+    throw notOpened(shownUrl(url), roleOf(url), err);
   }
   // A dropped connection is an error of the command using it, never an uncaught one.
   client.on('error', () => undefined);
   return client;
+}
+
+/** The role a URL connects as, for messages (libpq's order: the URL, PGUSER, the login name). */
+export function roleOf(url: string): string {
+  try {
+    const user = decodeURIComponent(new URL(url).username);
+    if (user) return user;
+  } catch {
+    // fall through
+  }
+  try {
+    return process.env.PGUSER || userInfo().username;
+  } catch {
+    return '(unknown)';
+  }
+}
+
+/** The codes and messages of a connection that was not made: reached and refused are not the same. */
+const PASSWORD_REFUSED = new Set(['28P01', '28000']);
+const UNREACHED = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ECONNRESET',
+  'ETIMEDOUT',
+]);
+
+/**
+ * Why a team store could not be opened, in the words a user acts on: a password refused is not a
+ * database out of reach, and neither is a database that does not exist. Returns undefined for an
+ * error of another kind (a permission, a statement).
+ */
+export function connectionWords(where: string, user: string, err: unknown): string | undefined {
+  const code = (err as { code?: string } | undefined)?.code ?? '';
+  const message = err instanceof Error ? err.message : String(err);
+  if (PASSWORD_REFUSED.has(code))
+    return `${where} refused the role ${user}: ${message}. Set its password with "Retained Outputs: Set Team Store Password…" (or PGPASSWORD, ~/.pgpass)`;
+  // node-postgres asks for a password only when the server wants one and none was given.
+  if (/client password must be a string|password authentication|no password/i.test(message))
+    return `${where} asks the role ${user} for a password, and none was given. Set it with "Retained Outputs: Set Team Store Password…" (or PGPASSWORD, ~/.pgpass)`;
+  if (code === '3D000') return `${where}: ${message}; the URL names a database the server does not have`;
+  if (code === '57P01' || code === '57P03') return `${where} is shutting down or starting up: ${message}`;
+  if (UNREACHED.has(code) || /timeout|terminated|Connection ended/i.test(message))
+    return `cannot reach ${where}: ${message} (is the database running, and the URL's host and port right?)`;
+  return undefined;
+}
+
+/** A connection that was not made, said in words (any other error: its own message, the place named). */
+export function notOpened(where: string, user: string, err: unknown): StoreRefused {
+  return new StoreRefused(connectionWords(where, user, err) ?? `cannot reach ${where}: ${(err as Error).message}`);
 }
 
 /** A database error as a user reads it: a permission the role lacks names the role and the grant. */

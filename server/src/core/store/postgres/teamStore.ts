@@ -11,9 +11,9 @@
  */
 import { lstatSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { readFile, rename, stat } from 'node:fs/promises';
-import { tmpdir, userInfo } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client, type ClientBase, Pool, type PoolClient } from 'pg';
+import { type Client, type ClientBase, Pool, type PoolClient } from 'pg';
 import type { TranscriptEvent } from '../../../../../shared/events';
 import { isSanitizedId } from '../../../../../shared/ids';
 import { InvalidInput } from '../../../../../shared/invalidInput';
@@ -30,7 +30,7 @@ import type { TailRead } from '../transcript';
 import { parseEvent } from '../transcript';
 import type { StoreUse } from '../usage';
 import { type NewValue, namesTaken, type StagedValue, sidecarMeta, valueNames } from '../valueFiles';
-import { connectionConfig, storeError } from './connect';
+import { ClosingClient, connectionConfig, connectionWords, roleOf, storeError } from './connect';
 import { schemaVersion } from './migrate';
 import { CHANGES_CHANNEL, SCHEMA_VERSION } from './schema';
 import { insertEvents, inTransaction, pushBlob } from './transfer';
@@ -66,9 +66,10 @@ export class TeamStore implements RunStore {
   constructor(private readonly url: string) {
     this.where = shownUrl(url);
     this.auditAt = `the audit table of ${this.where}`;
-    this.user = safeUser(url);
+    this.user = roleOf(url);
     this.pool = new Pool({
       ...connectionConfig(url),
+      Client: ClosingClient,
       max: POOL_MAX,
       // A command line ends when its work does: idle connections do not hold it.
       allowExitOnIdle: true,
@@ -89,10 +90,8 @@ export class TeamStore implements RunStore {
   }
 
   error(err: unknown): Error {
-    const code = (err as { code?: string }).code;
-    if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === '28P01' || code === '3D000')
-      return new StoreRefused(`cannot reach ${this.where}: ${(err as Error).message}`);
-    return storeError(err, this.user);
+    const words = connectionWords(this.where, this.user, err);
+    return words ? new StoreRefused(words) : storeError(err, this.user);
   }
 
   /** One client for a transaction, released however it ends. */
@@ -345,8 +344,18 @@ export class TeamStore implements RunStore {
    * are gathered (at most NOTICES_HELD distinct runs, past that one pass over every run instead),
    * passed on at most once per NOTICE_EVERY_MS, and only for runs the store holds.
    */
-  watch(changed: (runId: string) => void): { start(): void; dispose(): void } {
+  watch(
+    changed: (runId: string) => void,
+    reached: (problem: string | undefined) => void = () => undefined,
+  ): { start(): void; dispose(): void } {
     let client: Client | undefined;
+    // Said only when it changes: a database down for an hour is one notice, not one per retry.
+    let said: string | undefined | null = null;
+    const say = (problem: string | undefined) => {
+      if (disposed || problem === said) return;
+      said = problem;
+      reached(problem);
+    };
     let disposed = false;
     let timer: NodeJS.Timeout | undefined;
     let flushing: NodeJS.Timeout | undefined;
@@ -373,16 +382,17 @@ export class TeamStore implements RunStore {
     };
     const listen = async () => {
       if (disposed || client) return;
-      const next = new Client({ ...connectionConfig(this.url), application_name: 'retained watch' });
+      const next = new ClosingClient({ ...connectionConfig(this.url), application_name: 'retained watch' });
       client = next;
-      const again = () => {
+      const again = (err?: unknown) => {
         if (client !== next) return;
+        say(this.error(err ?? new Error('Connection ended unexpectedly')).message);
         client = undefined;
         void next.end().catch(() => undefined);
         if (!disposed) timer = setTimeout(() => void listen().then(everyRun), RELISTEN_MS);
       };
       next.on('error', again);
-      next.on('end', again);
+      next.on('end', () => again());
       next.on('notification', (message) => {
         if (message.channel === CHANGES_CHANNEL && message.payload && isSanitizedId(message.payload))
           notice(message.payload);
@@ -390,8 +400,9 @@ export class TeamStore implements RunStore {
       try {
         await next.connect();
         await next.query(`LISTEN ${CHANGES_CHANNEL}`);
-      } catch {
-        again();
+        say(undefined);
+      } catch (err) {
+        again(err);
       }
     };
     const everyRun = async () => {
@@ -871,20 +882,5 @@ function sweepStagingAreas(): void {
     const stat = lstatSync(path, { throwIfNoEntry: false });
     if (!stat?.isDirectory() || stat.uid !== process.getuid?.()) continue;
     rmSync(path, { recursive: true, force: true });
-  }
-}
-
-/** The role a URL connects as, for messages (libpq's order: the URL, PGUSER, the login name). */
-function safeUser(url: string): string {
-  try {
-    const user = decodeURIComponent(new URL(url).username);
-    if (user) return user;
-  } catch {
-    // fall through
-  }
-  try {
-    return process.env.PGUSER || userInfo().username;
-  } catch {
-    return '(unknown)';
   }
 }

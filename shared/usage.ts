@@ -108,3 +108,26 @@ export interface SubagentUsage {
   counted: number;
   usd?: number;
 }
+
+/** Each part in words, as the inspector and the reports name it. */
+export const USAGE_PART_WORDS: Record<UsagePart, string> = {
+  unrecorded: 'not in the file (system prompt, tools)',
+  systemPrompt: 'system prompt',
+  tools: 'tool definitions',
+  system: 'system messages and reminders',
+  user: 'user text',
+  assistant: 'assistant text',
+  thinking: 'thinking',
+  toolInputs: 'tool inputs',
+  toolResults: 'tool results in full',
+  stubs: 'stubs',
+  references: 'references',
+};
+
+/** Why a cached prefix broke, in words. */
+export const BREAK_WORDS = {
+  first: 'the first call: nothing cached before it',
+  compaction: 'a compaction started a new history',
+  shape: 'the system prompt or the tools changed',
+  reference: 'the history policy put a reference in place of an earlier body',
+} as const;

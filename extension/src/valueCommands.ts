@@ -8,19 +8,28 @@ import type { Commands } from './commands';
 import { type Node, type RunNode, storeOf, type Team, type ValueNode } from './runsTree';
 import { valueDocument } from './valueDocuments';
 
-/** Opens a value's original text, read-only, optionally selecting lines (1-based, inclusive). */
+/**
+ * Opens a value's original text, read-only, optionally selecting lines (1-based, inclusive).
+ * Through `vscode.open`: the tab is there at once, with the editor's own progress bar while a big
+ * value loads (opening the document first showed nothing for seconds on 50 MiB). From the
+ * inspector (`beside`), the focus stays on the row the user was on.
+ */
 export async function openValue(
-  value: ValueDocument & { subject?: CallSubject | undefined },
+  value: ValueDocument & { subject?: CallSubject | undefined; bytes?: number },
   lines?: { start: number; end: number },
-  viewColumn?: vscode.ViewColumn,
-): Promise<vscode.TextEditor> {
-  const document = await vscode.workspace.openTextDocument(valueDocument(value));
-  const options: vscode.TextDocumentShowOptions = { preview: true, ...(viewColumn ? { viewColumn } : {}) };
-  if (lines) {
-    const last = Math.min(lines.end, document.lineCount) - 1;
-    options.selection = new vscode.Range(lines.start - 1, 0, last, document.lineAt(Math.max(0, last)).text.length);
-  }
-  return vscode.window.showTextDocument(document, options);
+  beside?: vscode.ViewColumn,
+): Promise<void> {
+  const options: vscode.TextDocumentShowOptions = {
+    preview: true,
+    ...(beside ? { viewColumn: beside, preserveFocus: true } : {}),
+    // The editor clamps a range past the end of a line or of the text.
+    ...(lines ? { selection: new vscode.Range(lines.start - 1, 0, lines.end - 1, Number.MAX_SAFE_INTEGER) } : {}),
+  };
+  const size = value.bytes === undefined ? '' : ` (${formatBytes(value.bytes)})`;
+  await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Window, title: `Opening #${value.valueId}${size}` },
+    () => vscode.commands.executeCommand('vscode.open', valueDocument(value), options),
+  );
 }
 
 function parseRange(input: string): { start: number; end: number } | string {

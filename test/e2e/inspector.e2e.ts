@@ -634,8 +634,14 @@ describe('The inspector in a real VS Code', () => {
     );
     await poll(
       'the original text',
-      () => vs.page.locator('.editor-group-container.active .view-lines').first().innerText(),
+      () => vs.page.locator('.editor-group-container .editor-instance .view-lines').first().innerText(),
       (t) => t.replace(/\u00a0/g, ' ').includes('receipt: LOG.md clobbered'),
+    );
+    // Opened beside, the inspector keeps the focus where it was: the user's row is not lost.
+    await poll(
+      'the focus still on the row',
+      () => row.locator('.open-original:focus').count(),
+      (n) => n === 1,
     );
   });
 
@@ -647,7 +653,7 @@ describe('The inspector in a real VS Code', () => {
     await usage.locator('summary').click();
     const breaks = usage.locator('.cache-breaks');
     await breaks.waitFor({ timeout: 30_000 });
-    assert.match(await breaks.innerText(), /model call 3 at event 7: a compaction started a new history/);
+    assert.match(await breaks.innerText(), /model call 3 at event #6: a compaction started a new history/);
     const compactions = usage.locator('.compactions');
     assert.match(
       await compactions.innerText(),

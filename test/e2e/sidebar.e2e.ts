@@ -321,6 +321,26 @@ describe('Retained Outputs in a real VS Code', () => {
       await vs.page.locator('.notification-toast', { hasText: /cannot be found|not in the installed/ }).count(),
       0,
     );
+    // Its pictures are the package's own: they load here, where nothing online can be reached.
+    const pictures = await poll(
+      "the guide's pictures, loaded",
+      async () => {
+        for (const frame of vs.page.frames()) {
+          const found = (await frame
+            .evaluate(
+              `[...document.querySelectorAll('img[alt^="The inspector"], img[alt^="The same"]')].map((i) => ({ src: i.src, ok: i.complete && i.naturalWidth > 0 }))`,
+            )
+            .catch(() => [])) as { src: string; ok: boolean }[];
+          if (found.length > 0) return found;
+        }
+        return [];
+      },
+      (found) => found.length > 0 && found.every((p) => p.ok),
+    );
+    assert.ok(
+      pictures.every((p) => !/github|raw\//.test(p.src)),
+      JSON.stringify(pictures),
+    );
     await vs.runCommand('View: Close All Editors');
   });
 

@@ -88,6 +88,10 @@ describe('retained/export', () => {
       /\| model call \| tokens \| cache read \| cache write \| output \| USD \| basis \| largest parts \|/,
     );
     assert.match(text, /^\| total \| \d+ \|/m);
+    // Numbered as the inspector numbers them (from #0), its parts named in words, not field names.
+    assert.match(text, /^### #0 /m);
+    assert.doesNotMatch(text, /^### 1\. /m);
+    assert.doesNotMatch(text, /toolResults|toolInputs|systemPrompt/);
   });
 
   it('Markdown and HTML: terminal escapes and bidirectional controls in an output are named, never sent on', async () => {

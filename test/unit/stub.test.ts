@@ -46,6 +46,20 @@ describe('stub', () => {
     assert.ok(!stub.includes('\ufffd'), 'cut at a character boundary');
   });
 
+  it('never marks a cut longer than the bytes it cut: such a line is shown whole', () => {
+    for (let length = 1; length <= 400; length += 7) {
+      const text = Array.from({ length: 40 }, (_, i) => `${i}:${'x'.repeat(length)}`).join('\n');
+      const stub = stubFor({ valueId: 'v', tool: 'Bash', text }, { previewHeadLines: 10, previewTailLines: 10 });
+      for (const [mark, cut] of stub.matchAll(/… \[line cut: (\d+) more bytes\]/g))
+        assert.ok(Number(cut) > Buffer.byteLength(mark!), `line of ${length}: "${mark}" for ${cut} bytes`);
+    }
+    const near = stubFor(
+      { valueId: 'v', tool: 'Bash', text: Array.from({ length: 40 }, () => 'y'.repeat(40)).join('\n') },
+      { previewHeadLines: 10, previewTailLines: 10 },
+    );
+    assert.match(near, /^1: y{40}$/m, 'a line just over its share is shown whole');
+  });
+
   it('property: under 2 KiB for any text, tool and preview setting, and deterministic', () => {
     fc.assert(
       fc.property(

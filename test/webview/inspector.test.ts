@@ -185,7 +185,7 @@ describe('inspector webview', () => {
       /as the agent sent it \(solid\), with Retained Outputs \(faint\)/,
     );
     const broke = details.querySelector('.cache-breaks li')!;
-    assert.match(broke.textContent!, /model call 3 at event 11: a compaction started a new history/);
+    assert.match(broke.textContent!, /model call 3 at event #10: a compaction started a new history/);
     assert.match(
       details.querySelector('.compactions li')!.textContent!,
       /^Before model call 3, event 11 replaced 10 events \([\d.,k]+ tokens\) with a summary of [\d.,k]+ tokens; no retained value among them\.$/,

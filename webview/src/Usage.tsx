@@ -9,30 +9,9 @@
 import { useEffect, useState } from 'react';
 import { formatCount, formatTokens } from '../../shared/format';
 import type { View } from '../../shared/history';
-import { type RunUsage, USAGE_PARTS, type UsagePart } from '../../shared/usage';
+import { BREAK_WORDS, type RunUsage, USAGE_PART_WORDS, USAGE_PARTS, type UsagePart } from '../../shared/usage';
 import type { Host } from './host';
 import { LinkButton } from './LinkButton';
-
-const LABELS: Record<UsagePart, string> = {
-  unrecorded: 'not in the file (system prompt, tools)',
-  systemPrompt: 'system prompt',
-  tools: 'tool definitions',
-  system: 'system messages and reminders',
-  user: 'user text',
-  assistant: 'assistant text',
-  thinking: 'thinking',
-  toolInputs: 'tool inputs',
-  toolResults: 'tool results in full',
-  stubs: 'stubs',
-  references: 'references',
-};
-
-const BREAKS = {
-  first: 'the first call: nothing cached before it',
-  compaction: 'a compaction started a new history',
-  shape: 'the system prompt or the tools changed',
-  reference: 'the history policy put a reference in place of an earlier body',
-} as const;
 
 /** Each part's stretch of a 1000-wide bar, in order; a part too small to see keeps a sliver. */
 function segments(parts: Record<UsagePart, number>, total: number) {
@@ -116,7 +95,7 @@ export function Usage({
           <svg className="usage-bar" viewBox="0 0 1000 10" preserveAspectRatio="none" aria-hidden="true">
             {segments(call.parts, call.total).map(({ part, x, width }) => (
               <rect key={part} className={`part-${part}`} x={x} width={width} y={0} height={10}>
-                <title>{`${LABELS[part]}: ${formatTokens(call.parts[part])} tokens`}</title>
+                <title>{`${USAGE_PART_WORDS[part]}: ${formatTokens(call.parts[part])} tokens`}</title>
               </rect>
             ))}
           </svg>
@@ -124,7 +103,7 @@ export function Usage({
             {USAGE_PARTS.filter((part) => call.parts[part] > 0).map((part) => (
               <li key={part}>
                 <span className={`usage-swatch part-${part}`} aria-hidden="true" />
-                {LABELS[part]} <strong>{formatTokens(call.parts[part])}</strong> (
+                {USAGE_PART_WORDS[part]} <strong>{formatTokens(call.parts[part])}</strong> (
                 {percent(call.parts[part], call.total)})
               </li>
             ))}
@@ -135,7 +114,7 @@ export function Usage({
             written{call.cache.write1h > 0 ? ` (${formatTokens(call.cache.write1h)} for an hour)` : ''}
             {call.cache.uncached > 0 ? `, ${formatTokens(call.cache.uncached)} not cached` : ''}.{' '}
             {call.breakReason
-              ? `The prefix broke ${call.breakAt !== undefined ? `at event ${call.breakAt + 1}` : ''}: ${BREAKS[call.breakReason]}.`
+              ? `The prefix broke ${call.breakAt !== undefined ? `at event #${call.breakAt}` : ''}: ${BREAK_WORDS[call.breakReason]}.`
               : 'All of the previous request was read from the cache.'}
           </p>
           {call.provider && call.basis === 'estimate' && (
@@ -335,8 +314,8 @@ function CacheBreaks({ usage, onModelCall }: { usage: RunUsage; onModelCall: (mo
         <ul>
           {broken.slice(0, 50).map((c) => (
             <li key={c.modelCall}>
-              <LinkButton onClick={() => onModelCall(c.modelCall)}>model call {c.modelCall}</LinkButton> at event{' '}
-              {(c.breakAt ?? 0) + 1}: {BREAKS[c.breakReason!]} ({formatTokens(c.cache.write)} written again)
+              <LinkButton onClick={() => onModelCall(c.modelCall)}>model call {c.modelCall}</LinkButton> at event #
+              {c.breakAt ?? 0}: {BREAK_WORDS[c.breakReason!]} ({formatTokens(c.cache.write)} written again)
             </li>
           ))}
           {broken.length > 50 && <li>… {broken.length - 50} more</li>}

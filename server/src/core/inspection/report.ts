@@ -8,7 +8,7 @@
 import type { TranscriptEvent } from '../../../../shared/events';
 import { formatBytes, formatTokens } from '../../../../shared/format';
 import type { Outline, RunSummary } from '../../../../shared/protocol';
-import { type RunUsage, USAGE_PARTS } from '../../../../shared/usage';
+import { BREAK_WORDS, type RunUsage, USAGE_PART_WORDS, USAGE_PARTS } from '../../../../shared/usage';
 import { clip } from './rows';
 
 export const REPORT_FORMATS = ['json', 'markdown', 'html'] as const;
@@ -76,7 +76,7 @@ const largest = (parts: Record<string, number>) =>
   USAGE_PARTS.filter((p) => parts[p]! > 0)
     .sort((a, b) => parts[b]! - parts[a]!)
     .slice(0, 3)
-    .map((p) => `${p} ${formatTokens(parts[p]!)}`)
+    .map((p) => `${USAGE_PART_WORDS[p]} ${formatTokens(parts[p]!)}`)
     .join(', ');
 
 const usd = (n: number | undefined) => (n === undefined ? '' : `$${n.toFixed(4)}`);
@@ -143,7 +143,7 @@ function markdown(input: ReportInput): string {
     '|---|---|---|---|---|---|---|---|',
     ...calls(input).map(
       (c) =>
-        `| ${c.modelCall} | ${c.total} | ${c.cache.read} | ${c.cache.write} | ${c.output} | ${usd(c.usd)} | ${c.basis} | ${cell(largest(c.parts))}${c.breakReason && c.breakReason !== 'first' ? ` (cache broke at event ${(c.breakAt ?? 0) + 1}: ${c.breakReason})` : ''} |`,
+        `| ${c.modelCall} | ${c.total} | ${c.cache.read} | ${c.cache.write} | ${c.output} | ${usd(c.usd)} | ${c.basis} | ${cell(largest(c.parts))}${c.breakReason && c.breakReason !== 'first' ? ` (cache broke at event #${c.breakAt ?? 0}: ${BREAK_WORDS[c.breakReason]})` : ''} |`,
     ),
     ...(input.modelCall
       ? []
@@ -158,7 +158,7 @@ function markdown(input: ReportInput): string {
     const { title, body } = eventParts(event);
     if (!body && (event.type === 'model_call' || event.type === 'request_shape')) return;
     const shown = clip(body);
-    lines.push(`### ${i + 1}. ${visible(title).replace(/\n/g, ' ')}`, '');
+    lines.push(`### #${i} ${visible(title).replace(/\n/g, ' ')}`, '');
     if (shown.text) lines.push(fenced(shown.text), '');
     if (shown.cut) lines.push(`(cut: ${formatBytes(shown.bytes)}, ${shown.lines} lines in all)`, '');
   });
@@ -176,7 +176,7 @@ function html(input: ReportInput): string {
   const rows = calls(input)
     .map(
       (c) =>
-        `<tr><td>${c.modelCall}</td><td>${c.total}</td><td>${c.cache.read}</td><td>${c.cache.write}</td><td>${c.output}</td><td>${usd(c.usd)}</td><td>${c.basis}</td><td>${htmlText(largest(c.parts))}${c.breakReason && c.breakReason !== 'first' ? ` <em>(cache broke at event ${(c.breakAt ?? 0) + 1}: ${c.breakReason})</em>` : ''}</td></tr>`,
+        `<tr><td>${c.modelCall}</td><td>${c.total}</td><td>${c.cache.read}</td><td>${c.cache.write}</td><td>${c.output}</td><td>${usd(c.usd)}</td><td>${c.basis}</td><td>${htmlText(largest(c.parts))}${c.breakReason && c.breakReason !== 'first' ? ` <em>(cache broke at event #${c.breakAt ?? 0}: ${BREAK_WORDS[c.breakReason]})</em>` : ''}</td></tr>`,
     )
     .join('\n');
   const events = shownEvents(input)
@@ -184,7 +184,7 @@ function html(input: ReportInput): string {
       const { title, body } = eventParts(event);
       if (!body && (event.type === 'model_call' || event.type === 'request_shape')) return '';
       const shown = clip(body);
-      return `<section class="event ${event.type}"><h3>${i + 1}. ${htmlText(title)}</h3>${shown.text ? `<pre>${htmlText(shown.text)}</pre>` : ''}${shown.cut ? `<p class="cut">cut: ${htmlText(formatBytes(shown.bytes))}, ${shown.lines} lines in all</p>` : ''}</section>`;
+      return `<section class="event ${event.type}"><h3>#${i} ${htmlText(title)}</h3>${shown.text ? `<pre>${htmlText(shown.text)}</pre>` : ''}${shown.cut ? `<p class="cut">cut: ${htmlText(formatBytes(shown.bytes))}, ${shown.lines} lines in all</p>` : ''}</section>`;
     })
     .join('\n');
   const title = `Run ${run.name}${input.modelCall ? `: model call ${input.modelCall}` : ''}`;

@@ -48,10 +48,16 @@ export function stubFor(input: StubInput & { text: string }, preview: PreviewSet
   );
 }
 
-/** A preview line cut to its share of the budget, marked when cut. */
+/**
+ * A preview line cut to its share of the budget, marked when cut; a line whose mark would be
+ * longer than what it cuts is shown whole instead ("[line cut: 9 more bytes]" saved nothing).
+ */
 function shownLine(line: LineHead, perLine: number): string {
   const { kept } = cutToBytes(line.text, perLine);
-  return withCutMark(kept, line.bytes - Buffer.byteLength(kept));
+  const cut = line.bytes - Buffer.byteLength(kept);
+  const marked = withCutMark(kept, cut);
+  const whole = Buffer.byteLength(line.text) === line.bytes;
+  return whole && Buffer.byteLength(marked) >= line.bytes ? line.text : marked;
 }
 
 /** The stub of a scanned result. */

@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path';
 import { RetentionService } from '../../server/src/core/service';
 import { Store } from '../../server/src/core/store/store';
 import { PRICES } from '../../shared/pricing';
-import { USAGE_PARTS } from '../../shared/usage';
+import { type ModelCallUsage, USAGE_PARTS } from '../../shared/usage';
 import { sessionFile } from '../helpers/asSent';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
 
@@ -53,6 +53,19 @@ describe('retained/usage', () => {
         assert.ok(Math.abs(call.total - figure) <= Math.max(8, figure * 0.01), `full: ${call.total} vs ${figure}`);
       }
     });
+
+  it('the next model call, not made yet, is sent with the system prompt and tools the last one was: after a compaction too', async () => {
+    for (const scenario of ['compact', 'compact-auto']) {
+      const s = await service();
+      const { runId } = await s.importer.import({ path: sessionFile(join(FIXTURES, 'claude-code', scenario)) });
+      const { modelCalls } = await s.inspection.usage({ runId, view: 'sent' });
+      const [last, next] = modelCalls.slice(-2) as [ModelCallUsage, ModelCallUsage];
+      assert.notEqual(next.breakReason, 'shape', `${scenario}: nothing changed the system prompt or the tools`);
+      assert.ok(next.parts.tools > 0 && next.parts.systemPrompt > 0, `${scenario}: ${JSON.stringify(next.parts)}`);
+      assert.ok(next.cache.read >= next.parts.tools + next.parts.systemPrompt, `${scenario}: its prefix is read`);
+      assert.ok(last.parts.tools > 0, scenario);
+    }
+  });
 
   it('on real Claude Code sessions with the provider counts, the estimate of what each call added stays within the stated bound', async () => {
     const sessions = readdirSync(join(FIXTURES, 'transcripts')).filter((f) => f.startsWith('claude-code_spotter_'));

@@ -188,7 +188,7 @@ describe('inspector webview', () => {
     assert.match(broke.textContent!, /model call 3 at event #10: a compaction started a new history/);
     assert.match(
       details.querySelector('.compactions li')!.textContent!,
-      /^Before model call 3, event 11 replaced 10 events \([\d.,k]+ tokens\) with a summary of [\d.,k]+ tokens; no retained value among them\.$/,
+      /^Before model call 3, event #10 replaced 10 events \([\d.,k]+ tokens\) with a summary of [\d.,k]+ tokens; no retained value among them\.$/,
     );
     await act(async () => fireEvent.click(broke.querySelector('button')!));
     await waitFor(() => assert.match(details.querySelector('.usage-title')!.textContent!, /^Model call 3:/));

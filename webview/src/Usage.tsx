@@ -342,9 +342,9 @@ function Compactions({
       <ul>
         {usage.compactions.map((c) => (
           <li key={c.at}>
-            Before <LinkButton onClick={() => onModelCall(c.modelCall)}>model call {c.modelCall}</LinkButton>, event{' '}
-            {c.at + 1} replaced {formatCount(c.dropped.events, 'event')} ({formatTokens(c.dropped.tokens)} tokens) with
-            a summary of {formatTokens(c.summaryTokens)} tokens
+            Before <LinkButton onClick={() => onModelCall(c.modelCall)}>model call {c.modelCall}</LinkButton>, event #
+            {c.at} replaced {formatCount(c.dropped.events, 'event')} ({formatTokens(c.dropped.tokens)} tokens) with a
+            summary of {formatTokens(c.summaryTokens)} tokens
             {c.values.length > 0 ? (
               <>
                 ; retained values among them, still there to read:{' '}

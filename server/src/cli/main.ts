@@ -743,7 +743,7 @@ async function usage(service: RetentionService, o: Options, rest: string[]): Pro
           .map(([part, n]) => `${part} ${n}`)
           .join(', ');
         const broke =
-          c.breakReason && c.breakReason !== 'first' ? ` (cache broke at event ${c.breakAt}: ${c.breakReason})` : '';
+          c.breakReason && c.breakReason !== 'first' ? ` (cache broke at event #${c.breakAt}: ${c.breakReason})` : '';
         return `${c.modelCall}\t${c.total}\t${c.cache.uncached}\t${c.cache.read}\t${c.cache.write}\t${c.cache.write1h}\t${c.output}${usd(c.usd)}\t${c.basis}\t${largest}${broke}`;
       }),
       `total\t${r.totals.total}\t${r.totals.cache.uncached}\t${r.totals.cache.read}\t${r.totals.cache.write}\t${r.totals.cache.write1h}\t${r.totals.output}${usd(r.totals.usd)}\t${r.totals.counted} of ${r.modelCalls.length - 1} calls the provider's counts`,

@@ -311,11 +311,15 @@ export async function buildOutline(
     counted.some((n) => n !== undefined) && !asSentView
       ? await prefixSizes(events, segmentsOf(replayStructured({ events, existingValues, view: 'sent' })), false, turns)
       : sent;
+  /** The last call's shape and what its provider counted that the file does not hold: the next call sends both again (usage.ts alike). */
+  let previous: { shape: string | undefined; unrecorded: number } | undefined;
   const modelCalls = cuts.map((cut, k): ModelCallFigures => {
     const start = historyStart(compactions, cut);
     // The system prompt and tools it sent, where the run records them, count as sent in either view.
     const call = events[cut]?.type === 'model_call' ? (events[cut] as ModelCallEvent) : undefined;
-    const shape = (call?.shape && shapes.get(call.shape)) || { bytes: 0, tokens: 0 };
+    const upcoming = k === cuts.length - 1 && !call;
+    const shapeId = upcoming ? previous?.shape : call?.shape;
+    const shape = (shapeId && shapes.get(shapeId)) || { bytes: 0, tokens: 0 };
     let bytesSent = sent.bytes[cut]! - sent.bytes[start]! + shape.bytes;
     let tokensSent = sent.tokens[cut]! - sent.tokens[start]! + shape.tokens;
     if (older && policy) {
@@ -325,11 +329,17 @@ export async function buildOutline(
     }
     let tokensFull = naive.tokens[cut]! - naive.tokens[start]! + shape.tokens;
     const count = counted[k];
+    let unrecorded = 0;
     if (count !== undefined) {
       const estimate = asSent.tokens[cut]! - asSent.tokens[start]! + shape.tokens;
       tokensSent = asSentView && !policy ? count : onCounted(tokensSent, estimate, count);
       tokensFull = onCounted(tokensFull, estimate, count);
+      unrecorded = Math.max(0, count - estimate);
+    } else if (upcoming && previous) {
+      tokensSent += previous.unrecorded;
+      tokensFull += previous.unrecorded;
     }
+    previous = { shape: shapeId, unrecorded };
     return {
       modelCall: k + 1,
       cut,

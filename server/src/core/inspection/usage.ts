@@ -288,13 +288,19 @@ export async function usageOf(
   const modelCalls: ModelCallUsage[] = [];
   let previousCount: number | undefined;
   const unrecorded: number[] = [];
-  let previous: { start: number; from: number; cut: number; shape: string | undefined; total: number } | undefined;
+  let previous:
+    | { start: number; from: number; cut: number; shape: string | undefined; total: number; unrecorded: number }
+    | undefined;
   cuts.forEach((cut, k) => {
     const start = historyStart(compactions, cut);
     const from = keptAt(cut, start);
     const call = events[cut]?.type === 'model_call' ? (events[cut] as ModelCallEvent) : undefined;
-    const shape = call?.shape;
+    // The next call, not made yet, is sent with the system prompt and tools the last one was, and
+    // with what the provider counted of them that the file does not hold: the agent sends them again.
+    const upcoming = k === cuts.length - 1 && !call;
+    const shape = upcoming ? previous?.shape : call?.shape;
     const parts = add(requestParts(start, from, cut), shapes.get(shape ?? '') ?? zero());
+    if (upcoming && previous) parts.unrecorded += previous.unrecorded;
     const total = sumOf(parts);
     // The prefix this request shares with the previous one.
     let read = 0;
@@ -305,7 +311,7 @@ export async function usageOf(
       breakAt = start;
       breakReason = 'shape';
     } else {
-      const shapeTokens = sumOf(shapes.get(shape ?? '') ?? zero());
+      const shapeTokens = sumOf(shapes.get(shape ?? '') ?? zero()) + (upcoming ? previous.unrecorded : 0);
       if (previous.start !== start) {
         read = shapeTokens;
         breakAt = start;
@@ -384,7 +390,7 @@ export async function usageOf(
       ...(usd !== undefined ? { usd } : {}),
       ...(provider ? { provider } : {}),
     });
-    previous = { start, from, cut, shape, total };
+    previous = { start, from, cut, shape, total, unrecorded: figures.parts.unrecorded };
     previousCount = provider ? provider.input + provider.cacheRead + provider.cacheWrite : undefined;
   });
   // The calls made: the last entry is the next one, not made yet.

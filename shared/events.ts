@@ -65,6 +65,8 @@ function eventShapes(object: typeof z.object | typeof z.strictObject) {
      * them (each other one's `model_call` says why not); `conversation`, from its messages alone.
      */
     fidelity: z.enum(['exact', 'partial', 'conversation']),
+    /** The session's first typed prompt, on one line and cut: what the run is called in a list. */
+    title: z.string().max(200).optional(),
   });
 
   /**

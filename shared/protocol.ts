@@ -298,6 +298,8 @@ export interface RunSummary {
   runId: string;
   /** The id as its writer gave it. */
   name: string;
+  /** What the run is called in a list, where it has more than an id: an imported session's first prompt. */
+  title?: string;
   /** ISO time the run began. */
   startedAt: string;
   updatedAt: string;

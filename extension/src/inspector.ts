@@ -329,9 +329,9 @@ export class Inspectors implements vscode.WebviewPanelSerializer, vscode.Disposa
     }
     const picked = await vscode.window.showQuickPick(
       runs.map((run) => ({
-        label: run.name,
+        label: run.title ?? run.name,
         runId: run.runId,
-        description: new Date(run.startedAt).toLocaleString(),
+        description: `${run.title ? `${run.name} · ` : ''}${new Date(run.startedAt).toLocaleString()}`,
         detail: `${run.valueCount} retained values · ${formatBytes(run.keptOutBytes)} kept out of context`,
       })),
       { title: 'Open Inspector', placeHolder: 'Which run? (newest first)' },

@@ -152,13 +152,19 @@ export class RunsTree implements vscode.TreeDataProvider<Node> {
     if (element.kind === 'problem') return problemItem(element.message);
     if (element.kind === 'run') {
       const { run } = element;
-      const item = new vscode.TreeItem(run.name, vscode.TreeItemCollapsibleState.Collapsed);
+      // Called by what it is (an imported session's first prompt) where it has more than an id.
+      const item = new vscode.TreeItem(run.title ?? run.name, vscode.TreeItemCollapsibleState.Collapsed);
       item.id = element.store ? `team-run:${run.runId}` : `run:${run.runId}`;
       // A team run's context names it (its values have no file to copy or reveal).
       item.contextValue = `${run.pinned ? 'run pinned' : 'run'}${element.store ? ' team' : ''}`;
       item.iconPath = new vscode.ThemeIcon(run.pinned ? 'pinned' : 'history');
-      item.description = `${formatCount(run.valueCount, 'value')} · ${formatBytes(run.valueBytes)} · ${formatAge(run.updatedAt)}`;
-      item.tooltip = new vscode.MarkdownString(
+      // An imported session is dated by when it ran, not by when it was imported.
+      const when = run.title ? new Date(run.startedAt).toLocaleDateString() : formatAge(run.updatedAt);
+      item.description = `${formatCount(run.valueCount, 'value')} · ${formatBytes(run.valueBytes)} · ${when}`;
+      if (run.title) item.accessibilityInformation = { label: `${run.title}, run ${run.name}, ${item.description}` };
+      const tooltip = new vscode.MarkdownString();
+      if (run.title) tooltip.appendText(`${run.title}\n\n`);
+      item.tooltip = tooltip.appendMarkdown(
         [
           `**Run ${run.name}**${run.name === run.runId ? '' : ` (id \`${run.runId}\`)`}`,
           '',

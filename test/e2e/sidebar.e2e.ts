@@ -293,7 +293,10 @@ describe('Retained Outputs in a real VS Code', () => {
     await vs.runCommand('View: Close All Editors');
     await openSidebar();
     // Its values are named after the files the calls read, and open in their language.
-    const run = row(/^session/);
+    // Called by its first prompt; its id is in its name for a screen reader, and in the tooltip.
+    const run = row(/, run session,/);
+    await run.waitFor({ timeout: 30_000 });
+    assert.match(await run.innerText(), /Scenario read-code: read the worker and the catalogue\./);
     if ((await run.getAttribute('aria-expanded')) !== 'true') await run.click();
     await row(/^Read .*catalog\.json/).click();
     await poll(

@@ -47,6 +47,24 @@ function rebuilt(events: readonly TranscriptEvent[], request: number, view: View
 describe('importing agent sessions', () => {
   after(removeTempDirs);
 
+  it('calls a run by its first typed prompt, on one line and cut; an injected reminder is not a prompt; the id stays its name', async () => {
+    const s = await freshService();
+    const { runId } = await importFile(s, recorded('read-code'));
+    const codex = await importFile(
+      s,
+      join(TRANSCRIPTS, 'codex_rollout-2025-11-17T15-30-28-019a93b9-f380-7600-98ff-940e6b99603c.jsonl'),
+    );
+    const runs = await s.listRuns();
+    const run = runs.find((r) => r.runId === runId)!;
+    assert.equal(run.title, 'Scenario read-code: read the worker and the catalogue.');
+    assert.equal(run.name, runId);
+    const other = runs.find((r) => r.runId === codex.runId)!;
+    assert.ok(other.title && other.title.length <= 80 && !/\n|<environment_context>/.test(other.title), other.title);
+    // A run recorded here, named by its writer, keeps its name alone.
+    await s.retainer.retain({ runId: 'mine', callId: 'c1', tool: 'Bash', text: 'x'.repeat(30_000) });
+    assert.equal((await s.listRuns()).find((r) => r.runId === 'mine')!.title, undefined);
+  });
+
   describe('sessions others recorded (test/fixtures/transcripts)', () => {
     const cases = [
       { file: 'claude-code_spotter_subagent_agent-a2898e3.jsonl', format: 'claude-code', toolCalls: 33, retained: 3 },

@@ -60,6 +60,13 @@ export class Runs {
     return offers;
   }
 
+  /** The summary with the run's title, where its first event gives one (an imported session's first prompt). */
+  private async titled(runId: string, summary: Promise<RunSummary>): Promise<RunSummary> {
+    const [run, first] = await Promise.all([summary, this.store.readFirstEvent(runId).catch(() => undefined)]);
+    const title = first?.type === 'run_started' ? first.source?.title : undefined;
+    return title ? { ...run, title } : run;
+  }
+
   /** Summaries of every run (or of `only`), newest first. */
   async list(only?: readonly string[]): Promise<RunSummary[]> {
     const all = await this.store.listRunIds();
@@ -69,7 +76,7 @@ export class Runs {
       ids.map((id) => {
         let summary = this.summaries.get(id);
         if (!summary) {
-          summary = this.store.summarizeRun(id);
+          summary = this.titled(id, this.store.summarizeRun(id));
           this.summaries.set(id, summary);
           summary.catch(() => this.summaries.delete(id));
         }

@@ -78,6 +78,21 @@ export function importedStart(
   };
 }
 
+/** How much of the first prompt names a run. */
+const TITLE_CHARS = 80;
+
+/** The session's first typed prompt, on one line and cut: what the run is called in a list. */
+export function titleOf(events: readonly TranscriptEvent[]): string | undefined {
+  for (const event of events) {
+    if (event.type !== 'user' || event.injected) continue;
+    const line = event.text.replace(/\s+/g, ' ').trim();
+    // Not typed: a notice an agent writes as the user's ("[Request interrupted by user]"), a command record (<command-name>).
+    if (!line || /^\[[^\]]*\]$/.test(line) || /^<[\w-]+>/.test(line)) continue;
+    return line.length > TITLE_CHARS ? `${line.slice(0, TITLE_CHARS - 1).trimEnd()}…` : line;
+  }
+  return undefined;
+}
+
 export function countKind(skipped: Record<string, number>, kind: string): void {
   skipped[kind] = (skipped[kind] ?? 0) + 1;
 }

@@ -20,7 +20,7 @@ import { Turns } from '../turns';
 import { claudeCodeRecord, convertClaudeCode } from './claudeCode';
 import { convertCline, isClineSession } from './cline';
 import { codexRecord, convertCodex } from './codex';
-import type { Conversion } from './conversion';
+import { type Conversion, titleOf } from './conversion';
 import { convertCopilot, isCopilotReplay } from './copilot';
 import { convertCopilotCli, copilotCliRecord, isCopilotCliEvent } from './copilotCli';
 import { convertGemini, isGeminiChat } from './gemini';
@@ -87,6 +87,9 @@ export class Importer {
     const { conversion, skippedLines } = await convert(path, params.format);
     signal?.throwIfAborted();
     const format = conversion.format;
+    const start = conversion.events[0];
+    const title = titleOf(conversion.events);
+    if (start?.type === 'run_started' && start.source && title) start.source.title = title;
     if (!conversion.events.some((e) => e.type === 'user' || e.type === 'assistant')) {
       throw new InvalidInput(
         `${path} holds no ${agentName(format)} conversation${params.format ? ' (is the format right?)' : ''}`,

@@ -678,6 +678,35 @@ describe('The inspector in a real VS Code', () => {
     await closeEditors();
   });
 
+  it('a 50 MiB value clicked in the tree opens its tab at once, before its text, and then its text', async function () {
+    this.timeout(300_000);
+    await closeEditors();
+    await vs.page.locator('.activitybar [aria-label^="Retained Outputs"]').first().click();
+    const run = treeRow(/big-run/);
+    await run.waitFor({ timeout: 60_000 });
+    if ((await run.getAttribute('aria-expanded')) !== 'true') await run.click();
+    const value = treeRow(/sh · call_1000\b/);
+    await value.waitFor({ timeout: 60_000 });
+    await value.click();
+    // The order, not a time: the tab shows (with the editor's own progress) while the text is still on its way.
+    const text = () =>
+      vs.page
+        .locator('.editor-group-container .editor-instance .view-lines')
+        .first()
+        .innerText({ timeout: 1_000 })
+        .catch(() => '');
+    await poll(
+      "the value's tab",
+      () => vs.tabTitles(),
+      (tabs) => tabs.length > 0,
+      60_000,
+    );
+    const atFirstSight = await text();
+    assert.doesNotMatch(atFirstSight, /x{99}/, 'the tab came before the 50 MiB did');
+    await poll("the value's text", text, (t) => /x{99}/.test(t), 240_000);
+    await closeEditors();
+  });
+
   it('opens a 10,000-event run with three 50 MB results and scrolls it (timed)', async function () {
     this.timeout(600_000);
     await closeEditors();

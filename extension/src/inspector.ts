@@ -334,7 +334,8 @@ export class Inspectors implements vscode.WebviewPanelSerializer, vscode.Disposa
         description: `${run.title ? `${run.name} · ` : ''}${new Date(run.startedAt).toLocaleString()}`,
         detail: `${run.valueCount} retained values · ${formatBytes(run.keptOutBytes)} kept out of context`,
       })),
-      { title: 'Open Inspector', placeHolder: 'Which run? (newest first)' },
+      // A run called by its first prompt is found by its id too.
+      { title: 'Open Inspector', placeHolder: 'Which run? (newest first)', matchOnDescription: true },
     );
     return picked?.runId;
   }

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { FrameLocator, Locator } from 'playwright-core';
 import { recordDemoRun } from '../../scripts/demoRun';
 import { ROOT } from '../../scripts/tools';
-import { AppendRequest, RetainRequest, WithholdRequest } from '../../shared/protocol';
+import { AppendRequest, ImportRequest, RetainRequest, WithholdRequest } from '../../shared/protocol';
 import { BIG_RUN, recordBigRun } from '../helpers/bigRun';
 import { ServerProcess } from '../helpers/serverProcess';
 import { newWorkspace, valueFiles } from './fixtures';
@@ -90,6 +90,11 @@ describe('The inspector in a real VS Code', () => {
       await append({ type: 'assistant', toolCalls: [{ id: 'c_fix', name: 'sh', arguments: { cmd: 'make' } }] });
       await server.request(RetainRequest.type, { runId: compacted, callId: 'c_fix', tool: 'sh', text: 'ok\n' });
       await append({ type: 'assistant', text: 'Fixed: main was missing.' });
+      // An imported session: the view switch and the provider's figures.
+      await server.request(ImportRequest.type, {
+        path: join(ROOT, 'test/fixtures/claude-code/compact-auto/project/68ec047e-1189-4809-b65c-a155a1c3b831.jsonl'),
+        runId: 'imported-run',
+      });
     } finally {
       await server.stop();
     }
@@ -415,6 +420,23 @@ describe('The inspector in a real VS Code', () => {
       (n) => n > 0,
     );
     assert.deepEqual(await axeViolations('guarded-run'), []);
+    await vs.runCommand('View: Close Editor');
+    // An imported run: its view switch, and "Where the tokens go" open, in both themes.
+    await openFromPalette('imported-run');
+    await frame().locator('.view-choice vscode-button').first().waitFor({ timeout: 60_000 });
+    await frame().locator('details.usage summary').click();
+    await frame().locator('details.usage .cache-breaks').waitFor({ timeout: 30_000 });
+    for (const [name, theme] of [
+      ['light', 'Default Light Modern'],
+      ['dark', 'Default Dark Modern'],
+    ] as const) {
+      await setTheme(name, theme);
+      for (const view of [0, 1]) {
+        await frame().locator('.view-choice vscode-button').nth(view).click();
+        await vs.page.waitForTimeout(300);
+        assert.deepEqual(await axeViolations(`imported-run-${name}-${view}`), []);
+      }
+    }
     await vs.runCommand('View: Close Editor');
     await vs.page.locator('.tab', { hasText: 'Inspector: demo-run' }).first().click();
     await rows().first().waitFor();

@@ -275,16 +275,13 @@ function ContextChart({
         {beside.length > 0 && <polyline className="series other" points={line(beside)} />}
         <polyline className="series" points={line(calls)} />
         {calls.map((c, i) => (
-          // biome-ignore lint/a11y/useSemanticElements: an SVG point that selects its model call; a <button> cannot sit in SVG.
+          // biome-ignore lint/a11y/noStaticElementInteractions: a shortcut for the mouse; the chart is one image to a screen reader (a control inside it is nested-interactive), and the keyboard picks a model call with the header's arrows.
           <circle
             key={c.modelCall}
             className={`point${c.modelCall === selected ? ' selected' : ''}`}
             cx={x(i)}
             cy={y(c.total)}
             r={c.modelCall === selected ? 4 : 2.5}
-            role="button"
-            tabIndex={-1}
-            aria-label={`model call ${c.modelCall}: ${formatTokens(c.total)} tokens`}
             onClick={() => onModelCall(c.modelCall)}
           >
             <title>{`model call ${c.modelCall}: ${formatTokens(c.total)} tokens`}</title>

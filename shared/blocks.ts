@@ -3,7 +3,7 @@
  * image, a document, a `tool_reference` from a deferred tool being loaded, a search result).
  * A result or a message keeps its blocks verbatim, so "as the agent sent it" stays exact; where
  * a provider shape has no such block (OpenAI's), or a view wants words, the block is written as
- * its stated text (`blockText`, the one rendering, listed in the README).
+ * its stated text (`blockText`, the one rendering, listed in docs/protocol.md).
  */
 import * as z from 'zod';
 

@@ -1,7 +1,7 @@
 /**
  * What "as the agent sent it" covers, said once: for each agent whose session files an import
  * reads, the parts of a request its files do not record. A rebuilt request holds everything
- * else, exactly; the inspector, the README and the tests that compare rebuilt requests with the
+ * else, exactly; the inspector, docs/protocol.md and the tests that compare rebuilt requests with the
  * bodies the real agents sent all read this list.
  */
 import type { ImportFormat } from './protocol';

@@ -30,7 +30,7 @@ import { removeTempDirs, tempDir } from '../helpers/tmp';
 const CLI = resolve(__dirname, '../../dist/cli.js');
 const OUTPUT = resolve(__dirname, '../../test-output/agents');
 
-/** What the model got, kept for the README's side-by-side. */
+/** What the model got, kept for docs/agents.md's side-by-side. */
 function writeOutput(name: string, text: string): void {
   mkdirSync(OUTPUT, { recursive: true });
   writeFileSync(join(OUTPUT, name), text);

@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: figures for the README, measured side by side in one run on this machine.
+ * `npm run bench`: figures for docs/benchmarks.md, measured side by side in one run on this machine.
  * The server runs as a real process over stdio; every peek is a full protocol round trip.
  * Absolute times on shared machines are noisy: read the ratios.
  */

@@ -1,7 +1,7 @@
 /**
  * How each agent that rewrites commands (through `retained run`) runs the model's command: its
  * shell and flags, and what it wraps around the command line, as read from each binary (see
- * README's per-agent notes). The transparency suite runs every command plain and rewritten inside each.
+ * docs/agents.md). The transparency suite runs every command plain and rewritten inside each.
  */
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';

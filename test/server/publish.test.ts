@@ -53,9 +53,9 @@ describe('the published package', function () {
     vsix = packageExtension();
   });
 
-  it('is under 2 MB, with its icon, README and CHANGELOG', () => {
+  it("is under 2.5 MB (the bundles, and the README's one picture for the offline guide), with its icon, README and CHANGELOG", () => {
     const bytes = statSync(vsix).size;
-    assert.ok(bytes < 2_000_000, `${bytes} bytes`);
+    assert.ok(bytes < 2_500_000, `${bytes} bytes`);
     const names = readZip(readFileSync(vsix)).map((e) => e.name);
     for (const name of ['extension/media/icon.png', 'extension/readme.md', 'extension/changelog.md'])
       assert.ok(names.includes(name), name);

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { dirname, relative, resolve } from 'node:path';
 import { NOT_IN_SESSION_FILES } from '../../shared/fidelity';
 import { PEEK_TOOL, PEEK_TOOL_DESCRIPTION, peekToolJsonSchema } from '../../shared/peekTool';
 import { CLEANUP_BOUNDS, DEFAULT_SETTINGS, HISTORY_BOUNDS, SETTING_BOUNDS } from '../../shared/settings';
@@ -127,9 +127,68 @@ describe('package.json', () => {
   });
 });
 
-describe('the README', () => {
+/** The README, CONTRIBUTING.md and every page of docs/: what a reader of the project reads. */
+function documents(): { file: string; text: string }[] {
+  const files = ['README.md', 'CONTRIBUTING.md', ...readdirSync(resolve(ROOT, 'docs')).map((f) => `docs/${f}`)];
+  return files
+    .filter((f) => f.endsWith('.md'))
+    .map((file) => ({ file, text: readFileSync(resolve(ROOT, file), 'utf8') }));
+}
+
+/** GitHub's anchors of a Markdown text's headings (outside code blocks), duplicates numbered. */
+function anchorsOf(text: string): Set<string> {
+  const anchors = new Set<string>();
+  const seen = new Map<string, number>();
+  let fenced = false;
+  for (const line of text.split('\n')) {
+    if (/^\s*(```|~~~)/.test(line)) fenced = !fenced;
+    const heading = fenced ? null : /^#{1,6} (.*)$/.exec(line);
+    if (!heading) continue;
+    const slug = heading[1]!
+      .trim()
+      .toLowerCase()
+      .replace(/[`*]/g, '')
+      .replace(/[^\p{L}\p{N}_\- ]/gu, '')
+      .replace(/ /g, '-');
+    const n = seen.get(slug) ?? 0;
+    seen.set(slug, n + 1);
+    anchors.add(n === 0 ? slug : `${slug}-${n}`);
+  }
+  return anchors;
+}
+
+describe('the README and docs/', () => {
+  it('a newcomer reads the README in five minutes: under 250 lines, the rest in docs/ and CONTRIBUTING.md', () => {
+    const lines = readFileSync(resolve(ROOT, 'README.md'), 'utf8').split('\n').length;
+    assert.ok(lines < 250, `${lines} lines`);
+    assert.ok(existsSync(resolve(ROOT, 'CONTRIBUTING.md')));
+  });
+
+  it('every relative link resolves: to a file of the repository, and its #anchor to a heading there', () => {
+    let checked = 0;
+    for (const { file, text } of documents()) {
+      const prose = text.replace(/^\s*(```|~~~)[\s\S]*?^\s*\1/gm, '');
+      for (const [, href] of prose.matchAll(/\]\(([^)\s]+)\)/g)) {
+        if (/^[a-z]+:/.test(href!)) continue;
+        const [path, anchor] = href!.split('#') as [string, string | undefined];
+        const target = path ? resolve(ROOT, dirname(file), path) : resolve(ROOT, file);
+        assert.ok(existsSync(target), `${file}: ${href} names no file`);
+        if (anchor !== undefined)
+          assert.ok(
+            anchorsOf(readFileSync(target, 'utf8')).has(anchor),
+            `${file}: ${href} names no heading of ${relative(ROOT, target)}`,
+          );
+        checked++;
+      }
+    }
+    assert.ok(checked >= 30, `checked ${checked} links`);
+  });
+
   it('lists every part of a request a session file cannot know, as shared/fidelity.ts says it', () => {
-    const readme = readFileSync(resolve(ROOT, 'README.md'), 'utf8').replace(/\s+/g, ' ');
+    const readme = documents()
+      .map((d) => d.text)
+      .join('\n')
+      .replace(/\s+/g, ' ');
     for (const items of Object.values(NOT_IN_SESSION_FILES))
       for (const item of items) assert.ok(readme.includes(item), `README lists: ${item}`);
   });
@@ -156,7 +215,7 @@ describe('the README', () => {
     assert.deepEqual([...new Set(commands.map((c) => c.category))], ['Retained Outputs']);
     const titles = new Set(commands.map((c) => c.title));
     const texts = [
-      readFileSync(resolve(ROOT, 'README.md'), 'utf8'),
+      ...documents().map((d) => d.text),
       ...['extension/src', 'server/src'].flatMap((dir) =>
         readdirSync(resolve(ROOT, dir), { recursive: true, encoding: 'utf8' })
           .filter((f) => f.endsWith('.ts'))

@@ -313,6 +313,35 @@ describe('Retained Outputs in a real VS Code', () => {
     await vs.runCommand('View: Close All Editors');
   });
 
+  it('the walkthrough: three steps, each button a command that runs', async () => {
+    await vs.runCommand('Welcome: Open Walkthrough');
+    const ours = vs.page.locator('.quick-input-list .monaco-list-row', {
+      hasText: 'Get started with Retained Outputs',
+    });
+    await ours.first().waitFor({ timeout: 20_000 });
+    await ours.first().click();
+    const page = vs.page.locator('.editor-group-container');
+    for (const step of ['Set up an agent', 'See a stub', 'Open the inspector'])
+      await page.getByText(step, { exact: true }).first().waitFor({ timeout: 30_000 });
+    // Each step's button runs its command: Set Up's agent question, the Runs view, the run picker.
+    const press = async (step: string, button: string) => {
+      await page.getByText(step, { exact: true }).first().click();
+      await page.getByText(button, { exact: true }).first().click();
+    };
+    await press('Set up an agent', 'Set Up an Agent…');
+    await vs.page
+      .locator('.quick-input-title', { hasText: 'Set Up an Agent for Retained Outputs' })
+      .waitFor({ timeout: 20_000 });
+    await vs.page.keyboard.press('Escape');
+    await press('See a stub', 'Show the Runs');
+    await row(/demo-run/).waitFor({ timeout: 20_000 });
+    await press('Open the inspector', 'Open Inspector');
+    await vs.page.locator('.quick-input-title', { hasText: 'Open Inspector' }).waitFor({ timeout: 20_000 });
+    await vs.page.keyboard.press('Escape');
+    await vs.screenshot('walkthrough');
+    await vs.runCommand('View: Close All Editors');
+  });
+
   it('Open the Guide shows the README the installed extension holds', async () => {
     await vs.runCommand('Retained Outputs: Open the Guide (README)');
     await poll(

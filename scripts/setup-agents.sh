@@ -3,7 +3,7 @@
 # clone (so CI's fresh clones reuse it): Claude Code (its native binary comes in a platform
 # package), Codex CLI, Gemini CLI, OpenCode (a platform package too), Qwen Code, Cline (one too) and GitHub
 # Copilot CLI (a platform binary that unpacks itself into $XDG_CACHE_HOME on its first run: the
-# cache's own), each from the npm registry, at a pinned version. Prints the cache folder on its last line.
+# cache's own), and Verdaccio (an npm registry, for the package test), each from the npm registry, at a pinned version. Prints the cache folder on its last line.
 set -euo pipefail
 
 CACHE="${RETAINED_AGENTS_CACHE:-$HOME/.cache/retained-outputs-agents}"
@@ -44,5 +44,8 @@ install cline-3.0.65 cline@3.0.65 '450 MB' \
 install claude-agent-sdk-0.3.333 @anthropic-ai/claude-agent-sdk@0.3.333 '30 MB' \
   node_modules/@anthropic-ai/claude-agent-sdk/sdk.mjs 'test -f node_modules/@anthropic-ai/claude-agent-sdk/sdk.d.ts' \
   --omit=optional
+# Not an agent: the npm registry server the package test publishes the command line to, on loopback.
+install verdaccio-6.8.0 verdaccio@6.8.0 '60 MB' \
+  node_modules/verdaccio/bin/verdaccio 'node node_modules/verdaccio/bin/verdaccio --version'
 log "ready in $CACHE"
 echo "$CACHE"

@@ -42,11 +42,17 @@ async function beside(
   return { workMs, otherMs };
 }
 
+/**
+ * A hang detector, not a figure: a backtracking engine takes minutes to hours on these inputs,
+ * a linear one milliseconds; how fast is the bench's (npm run bench), never a test's.
+ */
+const HANG_MS = 30_000;
+
 describe('hostile input', function () {
   this.timeout(300_000);
   after(removeTempDirs);
 
-  it('a catastrophic pattern and a line built against a landmark pattern each answer within a second, and the server answers others meanwhile', async () => {
+  it('a catastrophic pattern and a line built against a landmark pattern each answer, and the server answers others meanwhile', async () => {
     const server = await ServerProcess.start({ workspace: tempDir() });
     try {
       // 34 a's and a '!', the classic input that makes (a+)+$ backtrack for minutes.
@@ -65,7 +71,10 @@ describe('hostile input', function () {
           }),
       ]) {
         const { workMs, otherMs } = await beside(server, work);
-        assert.ok(workMs < 1000 && otherMs < 1000, `answered in ${workMs} ms, the other request in ${otherMs} ms`);
+        assert.ok(
+          workMs < HANG_MS && otherMs < HANG_MS,
+          `answered in ${workMs} ms, the other request in ${otherMs} ms`,
+        );
       }
       // A stack-trace landmark over a line of 160,000 '(': quadratic for a backtracking engine.
       const text = `output\n  at x${'('.repeat(160_000)}\n`;
@@ -73,11 +82,11 @@ describe('hostile input', function () {
         server.request(RetainRequest.type, { runId: 'h', callId: 'parens', tool: 't', text }),
       );
       assert.ok(
-        retain.workMs < 1000 && retain.otherMs < 1000,
+        retain.workMs < HANG_MS && retain.otherMs < HANG_MS,
         `retained in ${retain.workMs} ms, the other in ${retain.otherMs} ms`,
       );
       const replay = await beside(server, () => server.request(ReplayRequest.type, { runId: 'h', shape: 'anthropic' }));
-      assert.ok(replay.workMs < 1000, `replayed in ${replay.workMs} ms`);
+      assert.ok(replay.workMs < HANG_MS, `replayed in ${replay.workMs} ms`);
     } finally {
       await server.stop();
     }

@@ -72,7 +72,7 @@ describe('results a guard withholds', () => {
       release = resolve;
     });
     const s = await service({ withhold: { beforeWrite: () => held } });
-    const started = Date.now();
+    // The write is held until release() below: an answer at all is one that did not wait for it.
     const { results } = await s.withholder.withhold({
       runId: 'r',
       deadlineMs: 200,
@@ -81,7 +81,6 @@ describe('results a guard withholds', () => {
         { callId: 'after', tool: 't', text: 'the one after\n' },
       ],
     });
-    assert.ok(Date.now() - started < 1000, 'the batch waited one deadline, not the writes');
     assert.deepEqual(
       results.map((r) => r.outcome),
       ['unfinished', 'unfinished'],

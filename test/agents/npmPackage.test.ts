@@ -7,29 +7,18 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { packCli } from '../../scripts/packCli';
 import { VERSION } from '../../shared/version';
 import { agentFile } from '../helpers/agents';
 import { runClaude } from '../helpers/claudeCode';
+import { freePort } from '../helpers/freePort';
 import { ScriptedModel } from '../helpers/scriptedModel';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
 
 type Block = { type: string; tool_use_id?: string; content?: unknown };
 
 const COMMAND = 'seq 1 80000; echo "error: linker failed at step 80001"; seq 80002 160000';
-
-function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.on('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => done(port));
-    });
-  });
-}
 
 describe('the npm package of the command line', function () {
   this.timeout(600_000);

@@ -6,23 +6,12 @@
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
 import { CHROMIUM, ensureTools, packageExtension, packageProbe, ROOT } from '../../scripts/tools';
+import { freePort } from '../helpers/freePort';
 
 export const OUTPUT = join(ROOT, 'test-output', 'e2e');
-
-function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolvePort(port));
-    });
-    server.on('error', reject);
-  });
-}
 
 export interface VSCodeOptions {
   workspace: string;

@@ -9,6 +9,7 @@ import { chownSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { connect, createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { Client } from 'pg';
+import { freePort } from './freePort';
 import { setupScript } from './setupScript';
 import { tempDir } from './tmp';
 
@@ -16,17 +17,6 @@ import { tempDir } from './tmp';
 export const ADMIN = 'retained_admin';
 
 const programs = () => setupScript('setup-postgres.sh');
-
-function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.on('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => done(port));
-    });
-  });
-}
 
 export interface Postgres {
   /** The superuser's URL of the `retained` database. */

@@ -239,7 +239,7 @@ function problemItem(message: string): vscode.TreeItem {
   );
   item.id = 'store:team:problem';
   item.iconPath = new vscode.ThemeIcon('warning', new vscode.ThemeColor('problemsWarningIcon.foreground'));
-  item.description = password ? 'Set Password…' : 'tried again every 10 s · Refresh';
+  item.description = password ? 'Set Password…' : 'tried again by itself · Refresh';
   item.tooltip = message;
   item.accessibilityInformation = { label: message };
   item.command = password

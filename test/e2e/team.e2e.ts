@@ -82,26 +82,6 @@ describe('A team store in a real VS Code', () => {
     );
   });
 
-  it('a team value open when the window reloads comes back with its text, not "could not be opened"', async () => {
-    await vs.page.locator('.part.sidebar .title').first().click();
-    await vs.runCommand('Developer: Reload Window');
-    await vs.page.waitForEvent('load', { timeout: 60_000 });
-    await vs.page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
-    // Restored before the language server has started: it waits for the server, then reads through it.
-    await poll(
-      'the restored team value',
-      () =>
-        vs.page
-          .locator('.editor-instance .view-lines')
-          .first()
-          .innerText()
-          .catch(() => ''),
-      (t) => /^1\s*$/m.test(t.replace(/\u00a0/g, ' ')),
-      60_000,
-    );
-    assert.equal(await vs.page.getByText(/could not be opened|Unable to resolve/).count(), 0);
-  });
-
   it('opens a team run in the inspector, named as the team\u2019s', async () => {
     await vs.contextMenu(row(/ci\/nightly build/), /Open Inspector|Inspect/);
     await poll(

@@ -46,11 +46,7 @@ describe('Agents outside VS Code, in a real VS Code', () => {
     });
   });
   afterEach(async function () {
-    if (this.currentTest?.state === 'failed') {
-      await vs.screenshot(`agents-failed-${this.currentTest.title.replace(/\W+/g, '-')}`);
-      console.log(`extension log:\n${vs.extensionLog()}`);
-    }
-    await vs.page.keyboard.press('Escape');
+    await vs.afterTest(this.currentTest, 'agents-');
   });
   after(async () => {
     await vs?.close();

@@ -47,7 +47,23 @@ export class VSCode {
     readonly runDir: string,
     readonly userSettingsPath: string,
     readonly testOutput: string,
+    readonly workspace: string,
   ) {}
+
+  /** After each test: a failed one leaves a screenshot and the extension's log; any open menu or box is closed. */
+  async afterTest(test: Mocha.Test | undefined, prefix = ''): Promise<void> {
+    if (test?.state === 'failed') {
+      await this.screenshot(`${prefix}failed-${test.title.replace(/\W+/g, '-')}`);
+      console.log(`extension log:\n${this.extensionLog()}`);
+    }
+    await this.page.keyboard.press('Escape');
+  }
+
+  /** Writes the workspace's .vscode/settings.json, as the Settings editor does, while the window is open. */
+  setWorkspaceSettings(settings: Record<string, unknown>): void {
+    mkdirSync(join(this.workspace, '.vscode'), { recursive: true });
+    writeFileSync(join(this.workspace, '.vscode', 'settings.json'), JSON.stringify(settings, null, 2));
+  }
 
   static async start(options: VSCodeOptions): Promise<VSCode> {
     const { node24, codeServer } = ensureTools();
@@ -160,7 +176,7 @@ export class VSCode {
     });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: `http://127.0.0.1:${port}` });
     const page = context.pages()[0] ?? (await context.newPage());
-    const vscode = new VSCode(page, context, server, runDir, userSettingsPath, dirs.out!);
+    const vscode = new VSCode(page, context, server, runDir, userSettingsPath, dirs.out!, options.workspace);
     vscode.log.push(...logLines);
     server.stdout!.on('data', (d: Buffer) => vscode.log.push(d.toString()));
     server.stderr!.on('data', (d: Buffer) => vscode.log.push(d.toString()));

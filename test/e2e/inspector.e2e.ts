@@ -105,11 +105,7 @@ describe('The inspector in a real VS Code', () => {
     });
   });
   afterEach(async function () {
-    if (this.currentTest?.state === 'failed') {
-      await vs.screenshot(`inspector-failed-${this.currentTest.title.replace(/\W+/g, '-')}`);
-      console.log(`extension log:\n${vs.extensionLog()}`);
-    }
-    await vs.page.keyboard.press('Escape');
+    await vs.afterTest(this.currentTest, 'inspector-');
   });
   after(async () => vs?.close());
 

@@ -4,16 +4,7 @@
  * settings, and the peek_value language-model tool. Each test saves a screenshot.
  */
 import assert from 'node:assert/strict';
-import {
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  statSync,
-  utimesSync,
-  writeFileSync,
-} from 'node:fs';
+import { copyFileSync, existsSync, readdirSync, readFileSync, statSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Locator } from 'playwright-core';
@@ -44,11 +35,7 @@ describe('Retained Outputs in a real VS Code', () => {
     vs = await VSCode.start({ workspace });
   });
   afterEach(async function () {
-    if (this.currentTest?.state === 'failed') {
-      await vs.screenshot(`failed-${this.currentTest.title.replace(/\W+/g, '-')}`);
-      console.log(`extension log:\n${vs.extensionLog()}`);
-    }
-    await vs.page.keyboard.press('Escape');
+    await vs.afterTest(this.currentTest);
   });
   after(async () => vs?.close());
 
@@ -426,14 +413,9 @@ describe('Retained Outputs in a real VS Code', () => {
   });
 
   /** Changes workspace settings the way a person often does: by editing .vscode/settings.json. */
-  function setWorkspaceSettings(settings: Record<string, unknown>): void {
-    mkdirSync(join(demo.workspace, '.vscode'), { recursive: true });
-    writeFileSync(join(demo.workspace, '.vscode', 'settings.json'), JSON.stringify(settings, null, 2));
-  }
-
   it('a setting change takes effect without a reload: another store root shows its runs', async () => {
     await openSidebar();
-    setWorkspaceSettings({ 'retained.storeRoot': altStore });
+    vs.setWorkspaceSettings({ 'retained.storeRoot': altStore });
     await openSidebar(/other-run/);
     assert.equal(
       await view()
@@ -443,7 +425,7 @@ describe('Retained Outputs in a real VS Code', () => {
     );
     await vs.screenshot('setting-store-root');
     // An invalid combination is refused with the reason, and the previous settings stay.
-    setWorkspaceSettings({ 'retained.storeRoot': altStore, 'retained.thresholdBytes': 4096 });
+    vs.setWorkspaceSettings({ 'retained.storeRoot': altStore, 'retained.thresholdBytes': 4096 });
     const toast = vs.page
       .locator('.notification-toast', {
         hasText: 'retained.peekMaxBytes (16384) must be below retained.thresholdBytes (4096)',

@@ -8,7 +8,6 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Locator } from 'playwright-core';
 import { recordDemoRun } from '../../scripts/demoRun';
@@ -34,11 +33,7 @@ describe('A team store in a real VS Code', () => {
     vs = await VSCode.start({ workspace, settings: { 'retained.storeUrl': pg.url } });
   });
   afterEach(async function () {
-    if (this.currentTest?.state === 'failed') {
-      await vs.screenshot(`failed-${this.currentTest.title.replace(/\W+/g, '-')}`);
-      console.log(`extension log:\n${vs.extensionLog()}`);
-    }
-    await vs.page.keyboard.press('Escape');
+    await vs.afterTest(this.currentTest);
   });
   after(async () => {
     await vs?.close();
@@ -123,11 +118,7 @@ describe('A team store that needs a password, set while VS Code is open', () => 
     vs = await VSCode.start({ workspace });
   });
   afterEach(async function () {
-    if (this.currentTest?.state === 'failed') {
-      await vs.screenshot(`failed-${this.currentTest.title.replace(/\W+/g, '-')}`);
-      console.log(`extension log:\n${vs.extensionLog()}`);
-    }
-    await vs.page.keyboard.press('Escape');
+    await vs.afterTest(this.currentTest);
   });
   after(async () => {
     await vs?.close();
@@ -145,9 +136,8 @@ describe('A team store that needs a password, set while VS Code is open', () => 
   it('the URL set in Settings while the window is open: Team says the role needs a password, in the tree itself', async () => {
     await vs.page.locator('.activitybar [aria-label^="Retained Outputs"]').first().click();
     await row(/demo-run/).waitFor({ timeout: 30_000 });
-    const settings = JSON.parse(readFileSync(vs.userSettingsPath, 'utf8')) as Record<string, unknown>;
-    writeFileSync(vs.userSettingsPath, JSON.stringify({ ...settings, 'retained.storeUrl': pg.urlAs('ann') }, null, 2));
-    await row(/^Team/).waitFor({ timeout: 30_000 });
+    vs.setWorkspaceSettings({ 'retained.storeUrl': pg.urlAs('ann') });
+    await row(/^Team/).waitFor({ timeout: 60_000 });
     await row(/asks the role ann for a password, and none was given/).waitFor({ timeout: 30_000 });
     await vs.screenshot('team-needs-password');
   });

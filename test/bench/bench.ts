@@ -31,6 +31,7 @@ import { writeBigSession } from '../helpers/bigSession';
 import { SERVER_ARGS, ServerProcess } from '../helpers/serverProcess';
 import { setupScript } from '../helpers/setupScript';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
+import { type CompactionRow, compactionReruns } from './compaction';
 import { contextEconomy, measureRetrievable, RETRIEVABLE } from './contextEconomy';
 
 const MB = 1024 * 1024;
@@ -962,6 +963,22 @@ async function benchTeam(): Promise<void> {
 }
 
 /** A folder store's index file of the big run (derived: removed for a cold open). */
+/** Per compacted session in the fixtures: the calls after its compactions that did again what a retained output held. */
+async function benchCompaction(): Promise<void> {
+  const sessions = new Map<string, CompactionRow[]>();
+  for (const row of await compactionReruns()) sessions.set(row.session, [...(sessions.get(row.session) ?? []), row]);
+  for (const [session, compactions] of sessions) {
+    const sum = (key: 'retainedBefore' | 'callsAfter' | 'again') => compactions.reduce((n, row) => n + row[key], 0);
+    rows.push([
+      `work done again after a compaction: ${session}`,
+      `${compactions.length} compactions, ${sum('retainedBefore')} values retained before them, ${sum('callsAfter')} tool calls after them`,
+      `${sum('again')} calls ran a command or read a file again whose output was retained; index at most ${Math.max(...compactions.map((row) => row.indexBytes))} bytes`,
+      '',
+      '',
+    ]);
+  }
+}
+
 function folderStoreIndex(root: string): string {
   return new Store(root).runIndexPath(BIG_RUN.runId);
 }
@@ -1020,6 +1037,7 @@ async function main(): Promise<void> {
   if (wanted('import')) await benchImport();
   if (wanted('team')) await benchTeam();
   if (wanted('hook')) await benchHook();
+  if (wanted('compaction')) await benchCompaction();
   const table = markdownTable(['what', 'input', 'Retained Outputs', 'baseline', 'ratio'], rows);
   console.log(table);
   mkdirSync('test-output', { recursive: true });

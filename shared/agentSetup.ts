@@ -423,7 +423,8 @@ function sameJson(a: string | undefined, b: string | undefined): boolean {
 /**
  * Qwen Code, for the user: `settings.json` in its home gets the MCP server and PostToolUse and
  * PostToolUseFailure hooks on the shell tool (`retained hook qwen`: its whole output retained,
- * the model gets the stub; after a failure, beside Qwen Code's own cut).
+ * the model gets the stub; after a failure, beside Qwen Code's own cut), and a SessionStart hook
+ * on `compact` and `resume` that hands the model the index of what was retained before a compaction.
  */
 function qwen(home: string, launcher: Launcher, read: Read, remove: boolean): FileChange[] {
   const path = `${home}/settings.json`;
@@ -435,6 +436,10 @@ function qwen(home: string, launcher: Launcher, read: Read, remove: boolean): Fi
   let text = withServer(before ?? '', path, remove ? undefined : serverOf(launcher));
   for (const event of ['PostToolUse', 'PostToolUseFailure'])
     text = withHook(text, path, event, /\bhook qwen(\s|$)/, remove ? undefined : hook);
+  // After a compaction, the same hook hands the model the index of what was retained before it;
+  // Qwen Code keeps it in the system instruction, which a resumed session rebuilds: again then.
+  const compacted = { matcher: 'compact|resume', hooks: hook.hooks };
+  text = withHook(text, path, 'SessionStart', /\bhook qwen(\s|$)/, remove ? undefined : compacted);
   return [
     {
       path,
@@ -443,6 +448,7 @@ function qwen(home: string, launcher: Launcher, read: Read, remove: boolean): Fi
         ['mcpServers'],
         ['hooks', 'PostToolUse'],
         ['hooks', 'PostToolUseFailure'],
+        ['hooks', 'SessionStart'],
       ]),
     },
   ];

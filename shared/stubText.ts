@@ -254,6 +254,9 @@ export interface IndexedValue {
   stub: string;
 }
 
+/** How the index after a compaction begins: it names an injected event as one. */
+export const INDEX_OPENING = 'Retained Outputs kept ';
+
 /** The most bytes the index after a compaction takes of the model's context. */
 export const INDEX_MAX_BYTES = 1536;
 
@@ -285,7 +288,7 @@ export function retainedIndex(
     (a, b) => b.createdAt.localeCompare(a.createdAt) || a.valueId.localeCompare(b.valueId),
   );
   const first = newest[0]!.valueId;
-  const head = `Retained Outputs kept ${values.length === 1 ? 'this output' : `these ${values.length} outputs`} of the session whole before the compaction; each is one ${tool} away (not a tool run again):`;
+  const head = `${INDEX_OPENING}${values.length === 1 ? 'this output' : `these ${values.length} outputs`} of the session whole before the compaction; each is one ${tool} away (not a tool run again):`;
   const hint = readOneHint(first, tool);
   const more = (n: number) => `… and ${n} more: ${list} {"runId":"${runId}"} names them all.`;
   const bytes = (text: string) => utf8Length(text) + 1;

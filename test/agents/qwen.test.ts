@@ -7,7 +7,7 @@
  * model the head and the tail of the output, and the error's line is not in it.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sha256Hex } from '../../server/src/core/text/bytes';
 import { setupChanges } from '../../shared/agentSetup';
@@ -25,7 +25,7 @@ import {
   settled,
   TICKING,
 } from '../helpers/realCommands';
-import { type ChatMessage, ScriptedChat, toolResults } from '../helpers/scriptedChat';
+import { type ChatMessage, chatText, ScriptedChat, toolResults } from '../helpers/scriptedChat';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
 
 const QWEN_VERSION = '0.24.4';
@@ -45,7 +45,11 @@ describe('a real Qwen Code with Retained Outputs', function () {
 
   async function session(
     withRetained: boolean,
-    { rules, settingsMore = {} }: { rules?: ConstructorParameters<typeof ScriptedChat>[0]; settingsMore?: object } = {},
+    {
+      rules,
+      settingsMore = {},
+      prompts = ['Build it and tell me what failed.'],
+    }: { rules?: ConstructorParameters<typeof ScriptedChat>[0]; settingsMore?: object; prompts?: string[] } = {},
   ) {
     const root = tempDir();
     const home = join(root, 'home');
@@ -69,7 +73,7 @@ describe('a real Qwen Code with Retained Outputs', function () {
                   args: { id: stubId(toolResults(messages)), landmark: 'error', context: 0 },
                 }),
               },
-              { after: PEEK, reply: { text: 'The linker failed.' } },
+              { after: PEEK, reply: { text: 'The linker failed.' }, promptTokens: 50_000 },
             ]
           : [{ after: SHELL, reply: { text: 'Something printed a lot.' } }]),
       ],
@@ -103,11 +107,15 @@ describe('a real Qwen Code with Retained Outputs', function () {
         settings = change!.after!;
       }
       writeFileSync(settingsPath, settings);
-      const result = await runAgent(process.execPath, [script, '-p', 'Build it and tell me what failed.', '--yolo'], {
-        cwd,
-        env: { HOME: home, OPENAI_BASE_URL: url, OPENAI_API_KEY: 'sk-test', OPENAI_MODEL: 'scripted' },
-      });
-      assert.equal(result.code, 0, `${result.stdout.slice(-1000)}\n${result.stderr.slice(-1500)}`);
+      // Each prompt after the first goes on with the same session, as `qwen --continue` does.
+      for (const [i, prompt] of prompts.entries()) {
+        const result = await runAgent(
+          process.execPath,
+          [script, ...(i > 0 ? ['--continue'] : []), '-p', prompt, '--yolo'],
+          { cwd, env: { HOME: home, OPENAI_BASE_URL: url, OPENAI_API_KEY: 'sk-test', OPENAI_MODEL: 'scripted' } },
+        );
+        assert.equal(result.code, 0, `${prompt}: ${result.stdout.slice(-1000)}\n${result.stderr.slice(-1500)}`);
+      }
       assert.deepEqual(model.unusedRules(), [], 'every scripted turn was reached');
     } finally {
       await model.stop();
@@ -125,6 +133,59 @@ describe('a real Qwen Code with Retained Outputs', function () {
       tool: 'run_shell_command',
       whole: Buffer.from(buildOutput().toString().trimEnd()),
     });
+  });
+
+  it('after /compress the next request holds the index of what was retained (its SessionStart hook on compact); the model peeks by an id from it; a second /compress hands it again', async () => {
+    // Qwen Code's summary request: no tools, its directive last.
+    const summary = (n: number) => [
+      {
+        prompt: 'produce the <state_snapshot> XML',
+        bare: true as const,
+        // The summary's own request holds the history: Qwen Code reckons what compression saved from it.
+        promptTokens: 50_000,
+        reply: {
+          text: `<analysis>Scripted.</analysis>\n<state_snapshot>Summary ${n}: I ran the build.</state_snapshot>`,
+        },
+      },
+    ];
+    const peekFromIndex = (messages: ChatMessage[]) => ({
+      tool: PEEK,
+      args: {
+        // The id the model peeks by is the one the index in its system instruction handed it.
+        id: /\[retained #(\S+)\] run_shell_command seq 1 80000/.exec(chatText(messages[0]?.content))?.[1] ?? 'none',
+        query: 'linker failed',
+      },
+    });
+    const { cwd, model } = await session(true, {
+      rules: [
+        {
+          prompt: 'Build it',
+          reply: { tool: SHELL, args: { command: BUILD, description: 'Build', is_background: false } },
+        },
+        // A history of 50,000 tokens, as the provider counts it: worth compressing.
+        { after: SHELL, reply: { text: 'Built; it printed a lot.' }, promptTokens: 50_000 },
+        ...summary(1),
+        { prompt: 'What failed', reply: peekFromIndex },
+        { after: PEEK, reply: { text: 'The linker failed.' }, promptTokens: 50_000 },
+        ...summary(2),
+        { prompt: 'Anything else', reply: { text: 'No.' } },
+      ],
+      prompts: ['Build it.', '/compress', 'What failed?', '/compress', 'Anything else?'],
+    });
+    const asked = (prompt: string) =>
+      model.requests.filter((r) => r.tools?.length && chatText(r.messages.at(-1)?.content).includes(prompt));
+    const index =
+      /Retained Outputs kept this output of the session whole before the compaction[^]*?\[retained #\S+\] run_shell_command seq 1 80000.* result: \d+ bytes, 160000 lines; error at line 80001/;
+    assert.doesNotMatch(chatText(asked('Build it')[0]?.messages[0]?.content), /Retained Outputs kept/, 'none before');
+    for (const prompt of ['What failed', 'Anything else'])
+      assert.match(chatText(asked(prompt)[0]?.messages[0]?.content), index, prompt);
+    assert.match(model.resultOf(PEEK) ?? '', /80001: error: linker failed at step 80001/);
+    // The run records what the model was handed, once per compaction.
+    const handed = readdirSync(join(cwd, '.retained', 'runs'))
+      .filter((f) => f.endsWith('.jsonl'))
+      .flatMap((f) => readFileSync(join(cwd, '.retained', 'runs', f), 'utf8').split('\n'))
+      .filter((line) => line.includes('"injected":true') && line.includes('Retained Outputs kept'));
+    assert.equal(handed.length, 2);
   });
 
   describe('on the commands people run: a failing build, bash-only syntax, a command Qwen Code kills, a rule that denies', () => {

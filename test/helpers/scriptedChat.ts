@@ -26,6 +26,10 @@ export interface ChatRule {
   /** The last message is the result of a call of this function. */
   after?: string;
   prompt?: string;
+  /** Answers a request that offers no tools (an agent's summary or title request), not a turn. */
+  bare?: true;
+  /** The prompt tokens its answer reports (10 unless said): an agent compacts on them. */
+  promptTokens?: number;
   reply: ChatReply | ((messages: ChatMessage[]) => ChatReply);
 }
 
@@ -105,12 +109,15 @@ export class ScriptedChat {
       const messages = body.messages ?? [];
       this.requests.push({ messages, ...(body.tools ? { tools: body.tools as never } : {}) });
       this.logged.push({ url: req.url, body });
-      const reply = body.tools?.length ? this.reply(messages) : { text: 'Build and fix' };
-      this.send(res, reply, body.stream === true);
+      const bare = !body.tools?.length;
+      const { reply, promptTokens } = this.reply(messages, bare) ?? {
+        reply: bare ? { text: 'Build and fix' } : { text: '' },
+      };
+      this.send(res, reply, body.stream === true, promptTokens);
     });
   }
 
-  private reply(messages: ChatMessage[]): ChatReply {
+  private reply(messages: ChatMessage[], bare: boolean): { reply: ChatReply; promptTokens?: number } | undefined {
     const last = messages.at(-1);
     const calledName =
       last?.role === 'tool'
@@ -119,19 +126,21 @@ export class ScriptedChat {
     const at = this.rules.findIndex(
       (rule, i) =>
         !this.used.has(i) &&
+        (rule.bare ?? false) === bare &&
         ((rule.after !== undefined && calledName === rule.after) ||
           (rule.prompt !== undefined && last?.role === 'user' && chatText(last.content).includes(rule.prompt))),
     );
     const rule = this.rules[at];
-    if (!rule) return { text: '' };
+    if (!rule) return undefined;
     this.used.add(at);
-    return typeof rule.reply === 'function' ? rule.reply(messages) : rule.reply;
+    const reply = typeof rule.reply === 'function' ? rule.reply(messages) : rule.reply;
+    return { reply, ...(rule.promptTokens !== undefined ? { promptTokens: rule.promptTokens } : {}) };
   }
 
-  private send(res: ServerResponse, reply: ChatReply, stream: boolean): void {
+  private send(res: ServerResponse, reply: ChatReply, stream: boolean, promptTokens = 10): void {
     const id = `chatcmpl-${++this.seq}`;
     const created = Math.floor(Date.now() / 1000);
-    const usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };
+    const usage = { prompt_tokens: promptTokens, completion_tokens: 5, total_tokens: promptTokens + 5 };
     const wanted = 'tool' in reply ? [reply] : 'calls' in reply ? reply.calls : [];
     const calls = wanted.map((c, i) => ({
       id: `call_${this.seq}${wanted.length > 1 ? `_${i + 1}` : ''}`,

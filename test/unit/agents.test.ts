@@ -219,14 +219,18 @@ describe('agent setup', () => {
       /was not written by retained setup/,
     );
 
+    // The user's own SessionStart hook stays beside ours (on `compact` and `resume` only), and stays after --remove.
+    const mine = { matcher: 'startup', hooks: [{ type: 'command', command: 'echo hi' }] };
     const qwen = {
-      '/q/settings.json': `${JSON.stringify({ security: { auth: { selectedType: 'openai' } } }, null, 2)}\n`,
+      '/q/settings.json': `${JSON.stringify({ security: { auth: { selectedType: 'openai' } }, hooks: { SessionStart: [mine] } }, null, 2)}\n`,
     };
     const hooked = go('qwen', qwen);
-    assert.equal(
-      parse(hooked['/q/settings.json']!).hooks.PostToolUse[0].hooks[0].command,
-      '/usr/bin/node /ext/cli/cli.js hook qwen',
-    );
+    const qwenSettings = parse(hooked['/q/settings.json']!);
+    assert.equal(qwenSettings.hooks.PostToolUse[0].hooks[0].command, '/usr/bin/node /ext/cli/cli.js hook qwen');
+    assert.deepEqual(qwenSettings.hooks.SessionStart, [
+      mine,
+      { matcher: 'compact|resume', hooks: [{ type: 'command', command: '/usr/bin/node /ext/cli/cli.js hook qwen' }] },
+    ]);
     assert.deepEqual(go('qwen', hooked, true), qwen);
   });
 

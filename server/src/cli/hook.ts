@@ -17,7 +17,7 @@ import * as z from 'zod';
 import { AGENTS, agentHome, MCP_SERVER } from '../../../shared/agents';
 import { check } from '../../../shared/check';
 import { ID_MAX, PATH_MAX } from '../../../shared/protocol';
-import { readContent, retainedIndex } from '../../../shared/stubText';
+import { INDEX_OPENING, readContent, retainedIndex } from '../../../shared/stubText';
 import { fileChunks } from '../core/retain/fileSource';
 import type { Door } from '../core/retain/retainer';
 import type { RetentionService } from '../core/service';
@@ -86,13 +86,15 @@ export async function runHook(
               why: (note) => notes.push(note),
             })
           : agent === 'qwen'
-            ? await qwenAnswer(service, raw)
+            ? isSessionStart(raw)
+              ? await afterCompaction(service, check(SessionStartInput, raw, 'the hook input'), 'qwen')
+              : await qwenAnswer(service, raw)
             : agent === 'copilot'
               ? await copilotAnswer(service, raw)
               : agent === 'opencode'
                 ? await opencodeAnswer(service, raw).then((output) => (output === undefined ? undefined : { output }))
                 : isSessionStart(raw)
-                  ? await afterCompaction(service, check(SessionStartInput, raw, 'the hook input'))
+                  ? await afterCompaction(service, check(SessionStartInput, raw, 'the hook input'), 'claude-code')
                   : await hook(service, check(HookInput, raw, 'the hook input'));
     if (answer !== undefined) process.stdout.write(`${JSON.stringify(answer)}\n`);
     for (const note of notes) await log(service, `${agent}: ${note}`);
@@ -102,7 +104,7 @@ export async function runHook(
   return 0;
 }
 
-/** What Claude Code sends a SessionStart hook: `source` says why the session (re)starts. */
+/** What Claude Code and Qwen Code send a SessionStart hook: `source` says why the session (re)starts. */
 const SessionStartInput = z.looseObject({
   session_id: z.string().min(1).max(ID_MAX),
   hook_event_name: z.literal('SessionStart'),
@@ -114,20 +116,32 @@ const isSessionStart = (raw: unknown) => isObject(raw) && raw.hook_event_name ==
 /**
  * After a compaction (SessionStart with source `compact`): the index of the values retained in
  * the session so far, as context the model gets with its summary, so that it reads a value again
- * rather than running its tool again. Recorded in the run as what the model was handed.
+ * rather than running its tool again. Recorded in the run as what the model was handed. Both
+ * agents name MCP tools `mcp__<server>__<tool>`; Claude Code adds the context after the summary,
+ * where it stays. Qwen Code puts it in its system instruction, which a resumed session builds
+ * anew: on `resume` the last index handed is handed again, as it was recorded.
  */
-async function afterCompaction(service: RetentionService, input: z.infer<typeof SessionStartInput>): Promise<unknown> {
-  if (input.source !== 'compact' || !(await service.store.runExists(input.session_id))) return undefined;
-  const values = await service.values.indexed(input.session_id);
-  const index = retainedIndex(
-    values,
-    input.session_id,
-    AGENTS['claude-code'].peekTool,
-    `mcp__${MCP_SERVER}__list_retained`,
-  );
+async function afterCompaction(
+  service: RetentionService,
+  input: z.infer<typeof SessionStartInput>,
+  agent: 'claude-code' | 'qwen',
+): Promise<unknown> {
+  const runId = input.session_id;
+  const answer = (index: string) => ({
+    hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: index },
+  });
+  if (!(await service.store.runExists(runId))) return undefined;
+  if (input.source === 'resume' && agent === 'qwen') {
+    const { events } = await service.transcript({ runId });
+    const last = events.findLast((e) => e.type === 'user' && e.injected && e.text.startsWith(INDEX_OPENING));
+    return last?.type === 'user' ? answer(last.text) : undefined;
+  }
+  if (input.source !== 'compact') return undefined;
+  const values = await service.values.indexed(runId);
+  const index = retainedIndex(values, runId, AGENTS[agent].peekTool, `mcp__${MCP_SERVER}__list_retained`);
   if (!index) return undefined;
-  await service.retainer.append({ runId: input.session_id, event: { type: 'user', text: index, injected: true } });
-  return { hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: index } };
+  await service.retainer.append({ runId, event: { type: 'user', text: index, injected: true } });
+  return answer(index);
 }
 
 /** The hook's answer for one tool result, or undefined to leave it as it is. */

@@ -257,6 +257,11 @@ export interface IndexedValue {
 /** How the index after a compaction begins: it names an injected event as one. */
 export const INDEX_OPENING = 'Retained Outputs kept ';
 
+/** An event that handed the model the index after a compaction: text the agent added, not typed. */
+export function isHandedIndex(event: { type: string; injected?: boolean; text?: string }): boolean {
+  return event.type === 'user' && event.injected === true && (event.text ?? '').startsWith(INDEX_OPENING);
+}
+
 /** The most bytes the index after a compaction takes of the model's context. */
 export const INDEX_MAX_BYTES = 1536;
 

@@ -97,6 +97,8 @@ export interface CompactionUsage {
   /** The summary's tokens, as the next calls send it. */
   summaryTokens: number;
   values: { valueId: string; tool: string; bytes: number }[];
+  /** The event that handed the model the index of what was retained, after this compaction, if one did. */
+  handed?: number;
 }
 
 export interface SubagentUsage {

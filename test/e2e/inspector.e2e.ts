@@ -675,7 +675,7 @@ describe('The inspector in a real VS Code', () => {
     const compactions = usage.locator('.compactions');
     assert.match(
       await compactions.innerText(),
-      /Before model call 3, event #6 replaced 6 events \([\d.,]+k? tokens\) with a summary of [\d.,]+k? tokens; retained values among them, still there to read: #c_build\./,
+      /Before model call 3, event #6 replaced 6 events \([\d.,]+k? tokens\) with a summary of [\d.,]+k? tokens; retained values among them, still there to read, not named to the model again: #c_build\./,
     );
     assert.equal(await usage.locator('.context-chart line.compaction').count(), 1, 'the chart marks it');
     for (const [name, theme] of [

@@ -11,6 +11,7 @@ import { join, resolve } from 'node:path';
 import { RetentionService } from '../../server/src/core/service';
 import { Store } from '../../server/src/core/store/store';
 import { PRICES } from '../../shared/pricing';
+import { retainedIndex } from '../../shared/stubText';
 import { type ModelCallUsage, USAGE_PARTS } from '../../shared/usage';
 import { sessionFile } from '../helpers/asSent';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
@@ -194,12 +195,17 @@ describe('retained/usage', () => {
     await s.retainer.retain({ runId, callId: 'big1', tool: 'sh', text: big(5000, 'build') });
     await s.retainer.append({ runId, event: { type: 'assistant', text: 'It fails at the end.' } });
     await s.retainer.append({ runId, event: { type: 'compaction', summary: 'The build failed; its log is #big1.' } });
+    // The index a hook handed the model after it (an agent's own injected text is not one).
+    await s.retainer.append({ runId, event: { type: 'user', text: 'A reminder.', injected: true } });
+    const index = retainedIndex(await s.values.indexed(runId), runId);
+    await s.retainer.append({ runId, event: { type: 'user', text: index, injected: true } });
     await s.retainer.append({ runId, event: { type: 'user', text: 'Fix it.' } });
     await s.retainer.append({ runId, event: { type: 'assistant', text: 'Done.' } });
     const usage = await s.inspection.usage({ runId });
     assert.equal(usage.compactions.length, 1);
     const [c] = usage.compactions;
     assert.equal(c!.at, 5);
+    assert.equal(c!.handed, 7);
     assert.deepEqual(c!.dropped.from, 0);
     assert.equal(c!.dropped.events, 5);
     assert.ok(c!.dropped.tokens > c!.summaryTokens && c!.summaryTokens > 0);

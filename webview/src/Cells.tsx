@@ -2,6 +2,7 @@
 import { memo } from 'react';
 import { formatBytes, formatCount, formatWhen } from '../../shared/format';
 import type { CallCell, InspectRow } from '../../shared/protocol';
+import { INDEX_OPENING } from '../../shared/stubText';
 import { Body } from './Body';
 import { LinkButton } from './LinkButton';
 import type { Highlight } from './segments';
@@ -57,11 +58,16 @@ const FORM_WORDS = {
   verbatim: 'as it is',
 } as const;
 
+/** An injected row that is the index Retained Outputs handed the model after a compaction, not the agent's own text. */
+const isIndex = (full: InspectRow['full']) => full.text?.text.startsWith(INDEX_OPENING) === true;
+const injectedLabel = (full: InspectRow['full']) =>
+  isIndex(full) ? 'Index handed to the model' : 'Added by the agent';
+
 /** What a screen reader says for a row: the event, and what the model got of it. */
 export function rowLabel(row: InspectRow): string {
   const { full, model } = row;
   const what = [
-    `Event ${row.index}: ${full.injected ? 'added by the agent' : KIND_LABEL[full.kind]}`,
+    `Event ${row.index}: ${full.injected ? injectedLabel(full).toLowerCase() : KIND_LABEL[full.kind]}`,
     full.tool,
     full.isError ? 'error' : undefined,
   ]
@@ -124,11 +130,13 @@ export const FullCellView = memo(function FullCellView({
           className="kind"
           title={
             full.injected
-              ? 'Text the agent added to the turn (a reminder, a command record), not typed by the user'
+              ? isIndex(full)
+                ? 'After a compaction, Retained Outputs named the values retained before it, so the model reads them rather than running their tools again'
+                : 'Text the agent added to the turn (a reminder, a command record), not typed by the user'
               : undefined
           }
         >
-          {full.injected ? 'Added by the agent' : KIND_LABEL[full.kind]}
+          {full.injected ? injectedLabel(full) : KIND_LABEL[full.kind]}
         </span>
         {full.kind === 'compaction' && full.reason && <span className="badge">{full.reason}</span>}
         {full.tool && <strong className="tool">{full.tool}</strong>}

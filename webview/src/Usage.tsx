@@ -344,7 +344,11 @@ function Compactions({
             summary of {formatTokens(c.summaryTokens)} tokens
             {c.values.length > 0 ? (
               <>
-                ; retained values among them, still there to read:{' '}
+                ; retained values among them, still there to read
+                {c.handed !== undefined
+                  ? `, and named to the model again in event #${c.handed}`
+                  : ', not named to the model again'}
+                :{' '}
                 {c.values.slice(0, 20).map((v, i) => (
                   <span key={v.valueId}>
                     {i > 0 ? ', ' : ''}

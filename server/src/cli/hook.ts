@@ -17,7 +17,7 @@ import * as z from 'zod';
 import { AGENTS, agentHome, MCP_SERVER } from '../../../shared/agents';
 import { check } from '../../../shared/check';
 import { ID_MAX, PATH_MAX } from '../../../shared/protocol';
-import { INDEX_OPENING, readContent, retainedIndex } from '../../../shared/stubText';
+import { isHandedIndex, readContent, retainedIndex } from '../../../shared/stubText';
 import { fileChunks } from '../core/retain/fileSource';
 import type { Door } from '../core/retain/retainer';
 import type { RetentionService } from '../core/service';
@@ -133,7 +133,7 @@ async function afterCompaction(
   if (!(await service.store.runExists(runId))) return undefined;
   if (input.source === 'resume' && agent === 'qwen') {
     const { events } = await service.transcript({ runId });
-    const last = events.findLast((e) => e.type === 'user' && e.injected && e.text.startsWith(INDEX_OPENING));
+    const last = events.findLast(isHandedIndex);
     return last?.type === 'user' ? answer(last.text) : undefined;
   }
   if (input.source !== 'compact') return undefined;

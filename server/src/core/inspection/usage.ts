@@ -15,6 +15,7 @@ import type { ModelCallEvent, ToolCallFinishedEvent, TranscriptEvent } from '../
 import type { Block, Message, View } from '../../../../shared/history';
 import { type Counted, costOf, PRICES_AS_OF, type Price, priceOf } from '../../../../shared/pricing';
 import type { HistoryPolicy } from '../../../../shared/settings';
+import { isHandedIndex } from '../../../../shared/stubText';
 import { type ModelCallUsage, type Parts, type RunUsage, USAGE_PARTS, type UsagePart } from '../../../../shared/usage';
 import { responseStarts } from '../history/modelCalls';
 import { type BlockOwner, replayStructured, type Segment } from '../history/replay';
@@ -418,8 +419,11 @@ export async function usageOf(
           ? [{ valueId: e.valueId, tool: e.tool, bytes: e.bytes ?? 0 }]
           : [],
       );
+    const next = compactions[i + 1] ?? events.length;
+    const handed = events.findIndex((e, j) => j > at && j < next && isHandedIndex(e));
     return {
       at,
+      ...(handed >= 0 ? { handed } : {}),
       modelCall: cuts.findIndex((cut) => cut > at) + 1,
       dropped: { from, events: at - from, tokens: sumOf(between(sentSums, from, at)) },
       summaryTokens: sumOf(between(sentSums, at, at + 1)),

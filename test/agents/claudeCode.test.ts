@@ -329,6 +329,66 @@ describe('a real Claude Code with Retained Outputs', function () {
     }
   });
 
+  it('an automatic compaction (brought on by the input the model reports) hands the next request the index, mid-turn', async () => {
+    const root = tempDir();
+    const home = join(root, 'home');
+    const cwd = join(root, 'project');
+    mkdirSync(home, { recursive: true });
+    mkdirSync(cwd, { recursive: true });
+    setUp(cwd);
+    const usage = (input: number) => ({
+      input_tokens: input,
+      output_tokens: 5,
+      cache_creation_input_tokens: 0,
+      cache_read_input_tokens: 0,
+    });
+    const model = new ScriptedModel([
+      {
+        prompt: 'create a detailed summary',
+        reply: [{ type: 'text', text: '<analysis>Scripted.</analysis>\n<summary>I ran the build.</summary>' }],
+      },
+      {
+        prompt: 'Build it',
+        usage: usage(3000),
+        reply: [
+          { type: 'tool_use', id: 'toolu_build', name: 'Bash', input: { command: COMMAND, description: 'Build' } },
+        ],
+      },
+      // 60,000 tokens in, past the 5 % of the window the override sets: Claude Code compacts before the next call.
+      {
+        after: 'toolu_build',
+        usage: usage(60_000),
+        reply: [
+          { type: 'tool_use', id: 'toolu_echo', name: 'Bash', input: { command: 'echo next', description: 'Next' } },
+        ],
+      },
+      { after: 'toolu_echo', reply: [{ type: 'text', text: 'Done after the compaction.' }] },
+    ]);
+    const url = await model.start();
+    try {
+      const result = await runClaude({
+        home,
+        cwd,
+        modelUrl: url,
+        prompt: 'Build it.',
+        allowedTools: ['Bash'],
+        env: { CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: '5' },
+        timeoutMs: 300_000,
+      });
+      assert.equal(result.code, 0, result.stderr.slice(-2000));
+      assert.deepEqual(model.unusedRules(), [], 'the script ran to its end');
+      const summarized = model.requests.findIndex((r) => r.answeredBy === 0);
+      assert.ok(summarized > 0, 'Claude Code compacted by itself');
+      const after = model.requests.slice(summarized + 1).find((r) => r.answeredBy === 3);
+      assert.match(
+        JSON.stringify(after?.body ?? {}),
+        /Retained Outputs kept this output of the session whole before the compaction.*\[retained #\S+\] Bash seq 1 80000/,
+      );
+    } finally {
+      await model.stop();
+    }
+  });
+
   describe('on the commands people run: a failing build, bash-only syntax, a cd, a command its timeout ends, a deny rule', () => {
     const bash = (id: string, command: string, extra: Record<string, unknown> = {}) => [
       { type: 'tool_use' as const, id, name: 'Bash', input: { command, description: 'Run', ...extra } },

@@ -604,6 +604,8 @@ function opencodePlugin(launcher: Launcher): string {
 // opencode\`: it keeps the whole output (from the file OpenCode saved it to) as a value, and the
 // model gets a stub naming its error lines and its exit status instead of OpenCode's tail.
 // A small output, or anything once Retained Outputs is gone, is left as it is.
+// After a compaction, every request carries the index of what was retained before it, added to
+// the compaction's own message (as OpenCode sends it, before its summary): the same text each time.
 const NODE = ${JSON.stringify(launcher.node)};
 const ARGS = ${JSON.stringify([launcher.cli, 'hook', 'opencode'])};
 const ENV = ${JSON.stringify(launcher.env ?? {})};
@@ -632,7 +634,34 @@ export const RetainedOutputs = async ({ directory }) => {
       child.stdin.on('error', () => undefined);
       child.stdin.end(JSON.stringify(input));
     });
+  const handed = new Map();
   return {
+    'experimental.chat.messages.transform': async (_input, output) => {
+      // The compaction's message, once its summary is written (the summary's own request leaves it alone).
+      const messages = Array.isArray(output?.messages) ? output.messages : [];
+      const summary = messages.findLastIndex((m) => m?.info?.role === 'assistant' && m.info.summary && m.info.finish && !m.info.error);
+      const message = messages
+        .slice(0, Math.max(0, summary))
+        .findLast((m) => m?.info?.role === 'user' && Array.isArray(m.parts) && m.parts.some((p) => p?.type === 'compaction'));
+      if (!message || typeof message.info.id !== 'string' || typeof message.info.sessionID !== 'string') return;
+      if (!existsSync(NODE) || !existsSync(ARGS[0])) return;
+      const compaction = message.parts.find((p) => p.type === 'compaction');
+      if (!handed.has(message.info.id)) {
+        const answer = await ask({
+          hook_event_name: 'compacted',
+          session_id: message.info.sessionID,
+          compaction_id: message.info.id,
+          ...(typeof compaction.auto === 'boolean' ? { auto: compaction.auto } : {}),
+        });
+        if (typeof answer?.index !== 'string') return;
+        handed.set(message.info.id, answer.index);
+      }
+      const index = handed.get(message.info.id);
+      if (!index) return;
+      const id = \`\${compaction.id}-retained-index\`;
+      if (message.parts.some((p) => p?.id === id)) return;
+      message.parts.push({ id, sessionID: message.info.sessionID, messageID: message.info.id, type: 'text', text: index, synthetic: true });
+    },
     'tool.execute.after': async (input, output) => {
       if (input.tool !== 'bash' || typeof output?.output !== 'string') return;
       if (typeof input.sessionID !== 'string' || typeof input.callID !== 'string') return;

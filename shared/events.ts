@@ -219,6 +219,8 @@ function eventShapes(object: typeof z.object | typeof z.strictObject) {
       type: z.literal('compaction'),
       summary: z.string().optional(),
       reason: z.enum(['manual', 'auto', 'rewind']).optional(),
+      /** The agent's own id of it (OpenCode's message), where a hook records it: asked again, it hands the same index. */
+      ref: z.string().max(NAME_MAX).optional(),
     },
     /**
      * The system prompt and the tools an agent sends with its model calls, once per change

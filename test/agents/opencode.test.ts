@@ -7,7 +7,7 @@
  * model the tail of the output, and the error in the middle is not in it.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { sha256Hex } from '../../server/src/core/text/bytes';
 import { setupChanges } from '../../shared/agentSetup';
@@ -46,6 +46,7 @@ describe('a real OpenCode with Retained Outputs', function () {
     withRetained: boolean,
     script?: ChatRule[],
     permission: Record<string, unknown> = { bash: 'allow' },
+    context = 200_000,
   ) {
     const root = tempDir();
     const home = join(root, 'home');
@@ -82,7 +83,7 @@ describe('a real OpenCode with Retained Outputs', function () {
               npm: '@ai-sdk/openai-compatible',
               name: 'Scripted',
               options: { baseURL: url, apiKey: 'sk-test' },
-              models: { scripted: { name: 'Scripted', tool_call: true, limit: { context: 200000, output: 8192 } } },
+              models: { scripted: { name: 'Scripted', tool_call: true, limit: { context, output: 8192 } } },
             },
           },
           model: 'scripted/scripted',
@@ -129,6 +130,48 @@ describe('a real OpenCode with Retained Outputs', function () {
     }
     return { cwd, model };
   }
+
+  it('after an automatic compaction, every request carries the index of what was retained before it; the model peeks by an id from it', async () => {
+    const { cwd, model } = await session(
+      true,
+      [
+        { prompt: 'Build it', reply: { tool: 'bash', args: { command: settled(BUILD), description: 'Build' } } },
+        // 50,000 tokens in, past the 20,000 of the model's window: OpenCode compacts before its next call.
+        {
+          after: 'bash',
+          promptTokens: 50_000,
+          reply: { tool: 'bash', args: { command: 'echo next', description: 'Next' } },
+        },
+        {
+          prompt: '',
+          reply: (messages: ChatMessage[]) => ({
+            tool: PEEK,
+            args: {
+              id: /\[retained #(\S+)\] bash /.exec(JSON.stringify(messages))?.[1] ?? 'none',
+              query: 'linker failed',
+            },
+          }),
+        },
+        { after: PEEK, reply: { text: 'The linker failed.' } },
+      ],
+      { bash: 'allow' },
+      20_000,
+    );
+    const index =
+      /Retained Outputs kept this output of the session whole before the compaction[^]*\[retained #\S+\] bash .*seq 1 80000.* 160000 lines; error at line 80001/;
+    const after = model.requests.filter((r) => r.tools?.length && index.test(JSON.stringify(r.messages)));
+    assert.ok(after.length >= 2, `${after.length} requests carried the index`);
+    assert.match(model.resultOf(PEEK) ?? '', /80001: error: linker failed at step 80001/);
+    const runs = join(cwd, '.retained', 'runs');
+    const handed = readdirSync(runs)
+      .filter((f) => f.endsWith('.jsonl'))
+      .flatMap((f) =>
+        readFileSync(join(runs, f), 'utf8')
+          .split('\n')
+          .filter((line) => line.includes('"injected":true') && line.includes('Retained Outputs kept')),
+      );
+    assert.equal(handed.length, 1, 'recorded once, however many requests carry it');
+  });
 
   it('with `retained setup opencode` (its plugin), the bash tool gives the model our stub; the model peeks the error line through MCP', async () => {
     const { cwd, model } = await session(true);

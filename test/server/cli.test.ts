@@ -82,6 +82,32 @@ describe('the retained command line', function () {
     assert.match(kept.stdout, /\[retained #toolu_small\]/, kept.stderr);
   });
 
+  it('OpenCode after a compaction: the index of what was retained before it, the same text each time it is asked, recorded once', () => {
+    const cwd = tempDir();
+    const ask = (input: object) => retained(cwd, ['hook', 'opencode'], JSON.stringify(input));
+    const compacted = { hook_event_name: 'compacted', session_id: 'o1', compaction_id: 'msg_c1', auto: true };
+    assert.equal(ask(compacted).stdout, '{"index":""}\n', 'no run yet: nothing to hand');
+    const big = `${'line of the build\n'.repeat(3000)}error: the linker failed\n`;
+    const kept = ask({ session_id: 'o1', call_id: 'call_1', command: 'make', exit: 2, output: big });
+    assert.match(kept.stdout, /\[retained #call_1\]/, kept.stderr);
+    const first = JSON.parse(ask(compacted).stdout) as { index: string };
+    assert.match(
+      first.index,
+      /^Retained Outputs kept this output .*\n\[retained #call_1\] bash make error: \d+ bytes, 3001 lines; error at line 3001/,
+    );
+    // A later value, asked for the same compaction (a new process, a resumed session): the text handed then.
+    ask({ session_id: 'o1', call_id: 'call_2', command: 'make again', exit: 0, output: big });
+    assert.equal(JSON.parse(ask(compacted).stdout).index, first.index);
+    const run = readFileSync(join(cwd, '.retained', 'runs', 'o1.jsonl'), 'utf8');
+    assert.equal(run.split('"ref":"msg_c1"').length - 1, 1);
+    assert.equal(run.split('Retained Outputs kept').length - 1, 1);
+    // A second compaction: a fresh index, both values in it.
+    assert.match(JSON.parse(ask({ ...compacted, compaction_id: 'msg_c2' }).stdout).index, /these 2 outputs/);
+    // Unknown fields are named, and nothing is answered.
+    const odd = ask({ ...compacted, extra: 1 });
+    assert.equal(odd.stdout, '');
+  });
+
   it("run streams a command into a value and prints the stub; peek finds a line in it; the exit status is the command's", () => {
     const cwd = tempDir();
     const run = retained(cwd, ['run', '--', 'seq', '1', '300000']);

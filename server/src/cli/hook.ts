@@ -26,7 +26,7 @@ import { utf8Bytes } from '../core/text/bytes';
 import { codexAnswer, selfLauncher } from './commandHooks';
 import { copilotAnswer } from './copilotHook';
 import { geminiAnswer } from './geminiHook';
-import { opencodeAnswer } from './opencodeHook';
+import { isOpencodeCompacted, opencodeAnswer, opencodeCompacted } from './opencodeHook';
 import { qwenAnswer } from './qwenHook';
 
 /** The agents with a `retained hook <agent>`. */
@@ -92,7 +92,9 @@ export async function runHook(
             : agent === 'copilot'
               ? await copilotAnswer(service, raw)
               : agent === 'opencode'
-                ? await opencodeAnswer(service, raw).then((output) => (output === undefined ? undefined : { output }))
+                ? isOpencodeCompacted(raw)
+                  ? await opencodeCompacted(service, raw)
+                  : await opencodeAnswer(service, raw).then((output) => (output === undefined ? undefined : { output }))
                 : isSessionStart(raw)
                   ? await afterCompaction(service, check(SessionStartInput, raw, 'the hook input'), 'claude-code')
                   : await hook(service, check(HookInput, raw, 'the hook input'));

@@ -17,10 +17,11 @@ import { lstat, open } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import * as z from 'zod';
-import { AGENTS } from '../../../shared/agents';
+import { AGENTS, MCP_SERVER } from '../../../shared/agents';
 import { check } from '../../../shared/check';
 import type { Exit } from '../../../shared/events';
 import { ID_MAX, PATH_MAX } from '../../../shared/protocol';
+import { isHandedIndex, retainedIndex } from '../../../shared/stubText';
 import { fileChunks } from '../core/retain/fileSource';
 import type { RetentionService } from '../core/service';
 import { utf8Bytes } from '../core/text/bytes';
@@ -37,6 +38,45 @@ const OpencodeHookInput = z.strictObject({
   /** The text OpenCode made for the model. */
   output: z.string(),
 });
+
+/** What the plugin sends when a request after a compaction is made: the compaction's message. */
+const OpencodeCompacted = z.strictObject({
+  hook_event_name: z.literal('compacted'),
+  session_id: z.string().min(1).max(ID_MAX),
+  compaction_id: z.string().min(1).max(ID_MAX),
+  auto: z.boolean().optional(),
+});
+
+export const isOpencodeCompacted = (raw: unknown) =>
+  typeof raw === 'object' && raw !== null && (raw as Record<string, unknown>).hook_event_name === 'compacted';
+
+/**
+ * The index of what was retained before a compaction, for the plugin to add to the compaction's
+ * message in every request after it (OpenCode sends that message, then its summary). Recorded once
+ * per compaction, under OpenCode's id of it: asked again (each request, a new process, a resumed
+ * session), the same text. No value retained: an empty index.
+ */
+export async function opencodeCompacted(service: RetentionService, raw: unknown): Promise<{ index: string }> {
+  const input = check(OpencodeCompacted, raw, 'the hook input');
+  const runId = input.session_id;
+  if (!(await service.store.runExists(runId))) return { index: '' };
+  const { events } = await service.transcript({ runId });
+  const at = events.findIndex((e) => e.type === 'compaction' && e.ref === input.compaction_id);
+  if (at >= 0) {
+    const handed = events.slice(at + 1).find((e) => e.type === 'compaction' || isHandedIndex(e));
+    return { index: handed?.type === 'user' ? handed.text : '' };
+  }
+  const index = retainedIndex(
+    await service.values.indexed(runId),
+    runId,
+    AGENTS.opencode.peekTool,
+    `${MCP_SERVER}_list_retained`,
+  );
+  const reason = input.auto === undefined ? {} : { reason: input.auto ? ('auto' as const) : ('manual' as const) };
+  await service.retainer.append({ runId, event: { type: 'compaction', ref: input.compaction_id, ...reason } });
+  if (index) await service.retainer.append({ runId, event: { type: 'user', text: index, injected: true } });
+  return { index };
+}
 
 /** OpenCode's notes after the output: how its shell tool ended the command. */
 const METADATA = /\n\n<shell_metadata>\n[\s\S]*\n<\/shell_metadata>$/;

@@ -324,6 +324,18 @@ describe('a real Claude Code with Retained Outputs', function () {
         /Retained Outputs kept/,
       );
       assert.match(resultSent(model.requests, 'toolu_peek') ?? '', /80001: error: linker failed at step 80001/);
+      // A replay of the run rebuilds each index as the request after its compaction carried it, byte for byte.
+      const replayed = execFileSync(process.execPath, [CLI, 'replay', sessionId!, '--shape', 'anthropic'], {
+        cwd,
+        encoding: 'utf8',
+      });
+      const indexes = [...replayed.matchAll(/"(Retained Outputs kept (?:[^"\\]|\\.)*)"/g)].map((m) => m[1]!);
+      assert.equal(indexes.length, 2, 'one per compaction');
+      for (const [i, rule] of [3, 7].entries())
+        assert.ok(
+          JSON.stringify(model.requests.find((r) => r.answeredBy === rule)?.body).includes(indexes[i]!),
+          `the replayed index ${i + 1} is the one sent`,
+        );
     } finally {
       await model.stop();
     }

@@ -2,9 +2,9 @@
  * `dist/cli.js`: the command `retained` as the agents and the extension start it. It loads the
  * server bundle (`dist/server.js`: the command line, the language server, the MCP server, the
  * hooks) for everything but the one path that runs on every tool call of every session and must
- * cost no more than Node itself: a hook on a small output (Claude Code's, Qwen Code's). That
- * output passes untouched and unrecorded, as the hook leaves it (cli/hook.ts, cli/qwenHook.ts),
- * so nothing is loaded for it.
+ * cost no more than Node itself: a hook on a small output (Claude Code's, Qwen Code's, Gemini
+ * CLI's AfterTool, Copilot CLI's). That output passes untouched and unrecorded, as the hook leaves
+ * it (cli/hook.ts and each agent's cli/*Hook.ts), so nothing is loaded for it.
  * This file imports only Node's own modules and a constant.
  */
 import { readSync } from 'node:fs';
@@ -25,6 +25,17 @@ const SMALL_LEFT_ALONE: Record<string, (v: Input, raw: Buffer) => boolean> = {
     !raw.includes('persistedOutputPath') &&
     named(v, ['session_id', 'tool_name', 'tool_use_id']),
   qwen: (v) => v?.hook_event_name === 'PostToolUse' && named(v, ['session_id', 'tool_name']),
+  // Its BeforeTool may rewrite the command: only the AfterTool of a small output is surely left alone.
+  gemini: (v) => v?.hook_event_name === 'AfterTool' && named(v, ['session_id', 'tool_name']),
+  // Not the notice of an output Copilot CLI saved to a file (small, but the file is read).
+  copilot: (v) => {
+    const result = v?.toolResult as Input;
+    return (
+      typeof result?.textResultForLlm === 'string' &&
+      !result.textResultForLlm.startsWith('Output too large to read at once') &&
+      named(v, ['sessionId', 'toolName'])
+    );
+  },
 };
 
 /**

@@ -584,7 +584,7 @@ function cpuSeconds(args: readonly string[], stdin: string): number {
 }
 
 /**
- * The hook every tool call runs (Claude Code's, Qwen Code's), on a small output (left alone):
+ * The hook every tool call runs (Claude Code's, Qwen Code's, Gemini CLI's AfterTool, Copilot CLI's), on a small output (left alone):
  * against `node -e 0`, in turn (A B A B), the median of the pairs' ratios; and the same hook when
  * it must load the server bundle (`--guard`: a secret in a small output is withheld).
  */
@@ -605,10 +605,26 @@ async function benchHook(): Promise<void> {
     tool_input: { command: 'ls' },
     tool_response: { returnDisplay: 'README.md\npackage.json\nsrc\n' },
   });
+  const gemini = JSON.stringify({
+    hook_event_name: 'AfterTool',
+    session_id: 'bench',
+    tool_name: 'run_shell_command',
+    tool_input: { command: 'ls' },
+    tool_response: { llmContent: 'README.md\npackage.json\nsrc\n' },
+  });
+  const copilot = JSON.stringify({
+    sessionId: 'bench',
+    timestamp: 1,
+    toolName: 'bash',
+    toolArgs: { command: 'ls' },
+    toolResult: { resultType: 'success', textResultForLlm: 'README.md\npackage.json\nsrc\n' },
+  });
   const PAIRS = 15;
   for (const [what, args, stdin] of [
     ['retained hook claude-code, a small output (left alone)', ['hook', 'claude-code'], input],
     ['retained hook qwen, a small output (left alone)', ['hook', 'qwen'], qwen],
+    ['retained hook gemini, AfterTool on a small output (left alone)', ['hook', 'gemini'], gemini],
+    ['retained hook copilot, a small output (left alone)', ['hook', 'copilot'], copilot],
     [
       'retained hook claude-code --guard, a small output (checked for secrets)',
       ['hook', 'claude-code', '--guard'],

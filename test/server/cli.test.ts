@@ -53,6 +53,30 @@ describe('the retained command line', function () {
       });
     const quiet = run(alone, ['hook', 'qwen'], qwen('PostToolUse', { tool_response: { returnDisplay: 'a\nb\n' } }));
     assert.deepEqual([quiet.status, quiet.stdout, quiet.stderr], [0, '', '']);
+    // Gemini CLI's AfterTool and Copilot CLI's postToolUse on a small output: the same.
+    const gemini = (event: string) =>
+      JSON.stringify({
+        hook_event_name: event,
+        session_id: 'g1',
+        tool_name: 'run_shell_command',
+        tool_input: { command: 'ls' },
+        tool_response: { llmContent: 'a\nb\n' },
+      });
+    const copilot = (text: string) =>
+      JSON.stringify({
+        sessionId: 'c1',
+        timestamp: 1,
+        toolName: 'bash',
+        toolArgs: { command: 'ls' },
+        toolResult: { resultType: 'success', textResultForLlm: text },
+      });
+    for (const [agent, stdin] of [
+      ['gemini', gemini('AfterTool')],
+      ['copilot', copilot('a\nb\n\n<shellId: 0 completed with exit code 0>')],
+    ]) {
+      const r = run(alone, ['hook', agent!], stdin!);
+      assert.deepEqual([r.status, r.stdout, r.stderr], [0, '', ''], agent);
+    }
     // A big output, a saved one, the guard, a broken input, another event, another command: each needs the bundle.
     const big = `${'x'.repeat(100)}\n`.repeat(400);
     for (const [args, stdin] of [
@@ -65,6 +89,9 @@ describe('the retained command line', function () {
         JSON.stringify({ session_id: 's1', hook_event_name: 'SessionStart', source: 'compact' }),
       ],
       [['hook', 'qwen'], qwen('PostToolUseFailure', { error: 'Tool output was too large…' })],
+      [['hook', 'gemini'], gemini('BeforeTool')],
+      [['hook', 'copilot'], copilot('Output too large to read at once (30 KB). Saved to: /tmp/x.txt\n')],
+      [['hook', 'copilot'], copilot(big)],
       [['--version'], ''],
     ] as const) {
       const r = run(alone, [...args], stdin);

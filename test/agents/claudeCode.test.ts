@@ -51,6 +51,23 @@ function setUp(project: string): void {
   }
 }
 
+/** A home and a project as `retained setup claude-code` leaves it: its hooks (PostToolUse, SessionStart on compact) and MCP server. */
+function setUpProject(): { home: string; cwd: string } {
+  const root = tempDir();
+  const home = join(root, 'home');
+  const cwd = join(root, 'project');
+  mkdirSync(home, { recursive: true });
+  mkdirSync(cwd, { recursive: true });
+  setUp(cwd);
+  return { home, cwd };
+}
+
+/** The answer to Claude Code's request for a compaction's summary. */
+const summary = (n: number): ScriptRule => ({
+  prompt: 'create a detailed summary',
+  reply: [{ type: 'text', text: `<analysis>Scripted.</analysis>\n<summary>Summary ${n}: I ran the build.</summary>` }],
+});
+
 /** The tool_result a logged request sent for `id`, as text. */
 function resultSent(requests: LoggedRequest[], id: string): string | undefined {
   for (const request of requests) {
@@ -248,19 +265,7 @@ describe('a real Claude Code with Retained Outputs', function () {
   });
 
   it('after /compact the next request holds the index of what was retained; the model peeks by an id from it and gets the original; a second compaction hands it again', async () => {
-    const root = tempDir();
-    const home = join(root, 'home');
-    const cwd = join(root, 'project');
-    mkdirSync(home, { recursive: true });
-    mkdirSync(cwd, { recursive: true });
-    // The project as `retained setup claude-code` leaves it: its hooks (PostToolUse, SessionStart on compact) and MCP server.
-    setUp(cwd);
-    const summary = (n: number): ScriptRule => ({
-      prompt: 'create a detailed summary',
-      reply: [
-        { type: 'text', text: `<analysis>Scripted.</analysis>\n<summary>Summary ${n}: I ran the build.</summary>` },
-      ],
-    });
+    const { home, cwd } = setUpProject();
     const tool = (id: string, name: string, input: Record<string, unknown>): ScriptBlock[] => [
       { type: 'tool_use', id, name, input },
     ];
@@ -342,12 +347,7 @@ describe('a real Claude Code with Retained Outputs', function () {
   });
 
   it('an automatic compaction (brought on by the input the model reports) hands the next request the index, mid-turn', async () => {
-    const root = tempDir();
-    const home = join(root, 'home');
-    const cwd = join(root, 'project');
-    mkdirSync(home, { recursive: true });
-    mkdirSync(cwd, { recursive: true });
-    setUp(cwd);
+    const { home, cwd } = setUpProject();
     const usage = (input: number) => ({
       input_tokens: input,
       output_tokens: 5,
@@ -355,10 +355,7 @@ describe('a real Claude Code with Retained Outputs', function () {
       cache_read_input_tokens: 0,
     });
     const model = new ScriptedModel([
-      {
-        prompt: 'create a detailed summary',
-        reply: [{ type: 'text', text: '<analysis>Scripted.</analysis>\n<summary>I ran the build.</summary>' }],
-      },
+      summary(1),
       {
         prompt: 'Build it',
         usage: usage(3000),

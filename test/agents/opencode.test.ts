@@ -158,7 +158,7 @@ describe('a real OpenCode with Retained Outputs', function () {
       20_000,
     );
     const index =
-      /Retained Outputs kept this output of the session whole before the compaction[^]*\[retained #\S+\] bash .*seq 1 80000.* 160000 lines; error at line 80001/;
+      /Retained Outputs kept this output of the session whole before the compaction[\s\S]*\[retained #\S+\] bash .*seq 1 80000.* 160000 lines; error at line 80001/;
     const after = model.requests.filter((r) => r.tools?.length && index.test(JSON.stringify(r.messages)));
     assert.ok(after.length >= 2, `${after.length} requests carried the index`);
     assert.match(model.resultOf(PEEK) ?? '', /80001: error: linker failed at step 80001/);

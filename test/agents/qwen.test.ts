@@ -175,7 +175,7 @@ describe('a real Qwen Code with Retained Outputs', function () {
     const asked = (prompt: string) =>
       model.requests.filter((r) => r.tools?.length && chatText(r.messages.at(-1)?.content).includes(prompt));
     const index =
-      /Retained Outputs kept this output of the session whole before the compaction[^]*?\[retained #\S+\] run_shell_command seq 1 80000.* result: \d+ bytes, 160000 lines; error at line 80001/;
+      /Retained Outputs kept this output of the session whole before the compaction[\s\S]*?\[retained #\S+\] run_shell_command seq 1 80000.* result: \d+ bytes, 160000 lines; error at line 80001/;
     assert.doesNotMatch(chatText(asked('Build it')[0]?.messages[0]?.content), /Retained Outputs kept/, 'none before');
     for (const prompt of ['What failed', 'Anything else'])
       assert.match(chatText(asked(prompt)[0]?.messages[0]?.content), index, prompt);

@@ -368,6 +368,25 @@ const scenarios: Scenario[] = [
     ],
   },
   {
+    // What the index after a compaction is there to avoid: a big output (retained on import), a
+    // compaction, and the scripted model running the same command again, as a model would that
+    // the summary left without it (`npm run bench` counts such calls).
+    name: 'compact-rerun',
+    allowedTools: ['Bash'],
+    steps: [
+      { prompt: 'Scenario compact-rerun: check the blocks.' },
+      { prompt: '/compact', join: 'resume' },
+      { prompt: 'Scenario compact-rerun: which block failed?', join: 'resume' },
+    ],
+    rules: [
+      { prompt: 'compact-rerun: check the blocks', reply: [bash('toolu_crun1', BIG)] },
+      { after: 'toolu_crun1', reply: [text('The check printed a lot and failed.')] },
+      SUMMARY,
+      { prompt: 'compact-rerun: which block failed', reply: [bash('toolu_crun2', BIG)] },
+      { after: 'toolu_crun2', reply: [text('Block 10001.')] },
+    ],
+  },
+  {
     name: 'compact-auto',
     allowedTools: ['Bash'],
     steps: [

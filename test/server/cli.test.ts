@@ -288,7 +288,7 @@ describe('the retained command line', function () {
       const hooks = JSON.parse(readFileSync(join(home, 'settings.json'), 'utf8')).hooks;
       assert.deepEqual(
         Object.keys(hooks).sort(),
-        ['AfterTool', 'BeforeTool', 'PostToolUse', 'PostToolUseFailure'],
+        ['AfterTool', 'BeforeTool', 'PostToolUse', 'PostToolUseFailure', 'SessionStart'],
         `round ${round}: neither write lost`,
       );
     }

@@ -19,8 +19,6 @@ export interface VSCodeOptions {
   settings?: Record<string, unknown>;
   /** More environment for VS Code and its extension host (where agents keep their sessions). */
   env?: Record<string, string>;
-  /** False: VS Code starts without Retained Outputs, for a test that installs it as a user does. */
-  installed?: boolean;
 }
 
 /** Reads until `ok` holds (the workbench updates asynchronously), or fails saying what it last saw. */
@@ -50,8 +48,6 @@ export class VSCode {
     readonly userSettingsPath: string,
     readonly testOutput: string,
     readonly workspace: string,
-    /** The packaged extension, as a user would install it. */
-    readonly vsix: string,
   ) {}
 
   /** After each test: a failed one leaves a screenshot and the extension's log; any open menu or box is closed. */
@@ -112,7 +108,7 @@ export class VSCode {
       RETAINED_TEST_OUTPUT: dirs.out!,
       ...options.env,
     };
-    for (const extension of options.installed === false ? [probe] : [vsix, probe])
+    for (const extension of [vsix, probe])
       execFileSync(
         node24,
         [codeServer, '--user-data-dir', dirs.user!, '--extensions-dir', dirs.ext!, '--install-extension', extension],
@@ -180,7 +176,7 @@ export class VSCode {
     });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: `http://127.0.0.1:${port}` });
     const page = context.pages()[0] ?? (await context.newPage());
-    const vscode = new VSCode(page, context, server, runDir, userSettingsPath, dirs.out!, options.workspace, vsix);
+    const vscode = new VSCode(page, context, server, runDir, userSettingsPath, dirs.out!, options.workspace);
     vscode.log.push(...logLines);
     server.stdout!.on('data', (d: Buffer) => vscode.log.push(d.toString()));
     server.stderr!.on('data', (d: Buffer) => vscode.log.push(d.toString()));

@@ -131,7 +131,7 @@ describe('a real OpenCode with Retained Outputs', function () {
     return { cwd, model };
   }
 
-  it('after an automatic compaction, every request carries the index of what was retained before it; the model peeks by an id from it', async () => {
+  it('after an automatic compaction, every request carries the index of what was retained before it; the model peeks by an id from it; a second compaction hands it again', async () => {
     const { cwd, model } = await session(
       true,
       [
@@ -152,7 +152,13 @@ describe('a real OpenCode with Retained Outputs', function () {
             },
           }),
         },
-        { after: PEEK, reply: { text: 'The linker failed.' } },
+        // Past the window again: a second compaction.
+        {
+          after: PEEK,
+          promptTokens: 50_000,
+          reply: { tool: 'bash', args: { command: 'echo again', description: 'Again' } },
+        },
+        { prompt: '', reply: { text: 'The linker failed.' } },
       ],
       { bash: 'allow' },
       20_000,
@@ -170,7 +176,11 @@ describe('a real OpenCode with Retained Outputs', function () {
           .split('\n')
           .filter((line) => line.includes('"injected":true') && line.includes('Retained Outputs kept')),
       );
-    assert.equal(handed.length, 1, 'recorded once, however many requests carry it');
+    assert.equal(handed.length, 2, 'recorded once per compaction, however many requests carry it');
+    // The last request, after the second compaction, carries the index that compaction was handed.
+    const last = JSON.stringify(model.requests.at(-1)?.messages);
+    assert.match(last, index);
+    assert.equal(last.split('Retained Outputs kept').length - 1, 1, 'one index: the first compaction is behind it');
   });
 
   it('with `retained setup opencode` (its plugin), the bash tool gives the model our stub; the model peeks the error line through MCP', async () => {

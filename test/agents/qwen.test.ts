@@ -73,7 +73,7 @@ describe('a real Qwen Code with Retained Outputs', function () {
                   args: { id: stubId(toolResults(messages)), landmark: 'error', context: 0 },
                 }),
               },
-              { after: PEEK, reply: { text: 'The linker failed.' }, promptTokens: 50_000 },
+              { after: PEEK, reply: { text: 'The linker failed.' } },
             ]
           : [{ after: SHELL, reply: { text: 'Something printed a lot.' } }]),
       ],

@@ -412,7 +412,6 @@ describe('Retained Outputs in a real VS Code', () => {
     );
   });
 
-  /** Changes workspace settings the way a person often does: by editing .vscode/settings.json. */
   it('a setting change takes effect without a reload: another store root shows its runs', async () => {
     await openSidebar();
     vs.setWorkspaceSettings({ 'retained.storeRoot': altStore });

@@ -10,6 +10,7 @@ import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { AGENT_NAMES, agentName } from '../../shared/agents';
 import { formatCount } from '../../shared/format';
+import { leftOutSentence } from '../../shared/leftOut';
 import { type IfExists, IMPORT_FORMATS, ImportRequest, type ImportResult } from '../../shared/protocol';
 import type { Commands } from './commands';
 import type { Ctx } from './ctx';
@@ -21,18 +22,6 @@ function existingRun(err: unknown): string | undefined {
   return typeof data === 'object' && data !== null && typeof (data as { runId?: unknown }).runId === 'string'
     ? (data as { runId: string }).runId
     : undefined;
-}
-
-/** A kind of record in words: `progress/hook_progress` is "hook progress". */
-const inWords = (kind: string) => (kind.split('/').pop() ?? kind).replace(/[-_]+/g, ' ');
-
-function leftOut(skipped: Record<string, number>): string | undefined {
-  const kinds = Object.entries(skipped).sort((a, b) => b[1] - a[1]);
-  const total = kinds.reduce((n, [, k]) => n + k, 0);
-  if (total === 0) return undefined;
-  const named = [...new Set(kinds.map(([kind]) => inWords(kind)))];
-  const shown = `${named.slice(0, 3).join(', ')}${named.length > 3 ? ', …' : ''}`;
-  return `${formatCount(total, 'record')} beside the conversation ${total === 1 ? 'was' : 'were'} left out (${shown})`;
 }
 
 /** The import in a few sentences: what came in, how exact it is, and what was not. */
@@ -48,7 +37,7 @@ function summary(result: ImportResult): string {
     sentences.push(
       `${formatCount(result.lostOutputs, 'full output')} had been deleted: only what the model got is kept.`,
     );
-  const skipped = leftOut(result.skipped);
+  const skipped = leftOutSentence(result.skipped);
   if (skipped) sentences.push(`${skipped[0]!.toUpperCase()}${skipped.slice(1)}.`);
   if (result.skippedLines.length)
     sentences.push(`${formatCount(result.skippedLines.length, 'line')} could not be read (torn or not JSON).`);

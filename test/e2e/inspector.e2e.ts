@@ -438,6 +438,36 @@ describe('The inspector in a real VS Code', () => {
     await rows().first().waitFor();
   });
 
+  it('an imported, compacted run reads as its figures are: one direction in both views, the next call’s prefix read', async () => {
+    await openFromPalette('imported-run');
+    await frame().locator('.view-choice vscode-button').first().waitFor({ timeout: 60_000 });
+    const usage = frame().locator('details.usage');
+    if ((await usage.getAttribute('open')) === null) await usage.locator('summary').click();
+    const changes: string[] = [];
+    for (const view of [0, 1]) {
+      await frame().locator('.view-choice vscode-button').nth(view).click();
+      const saving = await poll(
+        `the whole-run sentence in view ${view}`,
+        () => usage.locator('.usage-saving').innerText(),
+        (t) => /With Retained Outputs: /.test(t),
+      );
+      // "221 % of its tokens" read as "costs 2.2×": the change is said against the run without it.
+      assert.doesNotMatch(saving, /% of its/);
+      changes.push(saving.replace(/^.*With Retained Outputs: /s, ''));
+      const title = await usage.locator('.usage-title').innerText();
+      assert.match(title, /^The next model call/);
+      // After the compaction the next call is sent with the last call's system prompt and tools.
+      const cache = await usage.locator('.usage-cache').innerText();
+      assert.doesNotMatch(cache, /the system prompt or the tools changed/);
+      assert.doesNotMatch(cache, /: 0 read/);
+    }
+    assert.match(changes[0]!, /^(\d+ % (fewer|more) tokens|the same tokens)/);
+    assert.equal(changes[0], changes[1], 'the same change whichever view is shown');
+    await vs.runCommand('View: Close Editor');
+    await vs.page.locator('.tab', { hasText: 'Inspector: demo-run' }).first().click();
+    await rows().first().waitFor();
+  });
+
   it('follows a live run: events appended by an agent appear without a reload', async () => {
     // At the end of the list, the view follows the run as it grows.
     await showRow(13);

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import type { Locator } from 'playwright-core';
 import { type DemoRun, recordDemoRun } from '../../scripts/demoRun';
 import { ROOT } from '../../scripts/tools';
+import { lockFolder, unlockFolder } from '../helpers/lockFolder';
 import { newWorkspace, writeNote } from './fixtures';
 import { poll, VSCode } from './harness';
 
@@ -31,6 +32,10 @@ describe('Retained Outputs in a real VS Code', () => {
       // A real Claude Code 2.1.332 session: two big file reads (an Elixir module and a JSON catalogue).
       join(ROOT, 'test/fixtures/claude-code/read-code/project/ebe262b4-ddd9-4a74-8811-8cb905a40d09.jsonl'),
       join(workspace, 'session.jsonl'),
+    );
+    copyFileSync(
+      join(ROOT, 'test/fixtures/claude-code/failing/project/bfce6d29-af80-4442-9d88-40eb567871be.jsonl'),
+      join(workspace, 'failing.jsonl'),
     );
     vs = await VSCode.start({ workspace });
   });
@@ -298,6 +303,29 @@ describe('Retained Outputs in a real VS Code', () => {
     );
     assert.ok(await row(/^Read .*worker\.ex/).isVisible(), 'the other read is named after its file too');
     await vs.runCommand('View: Close All Editors');
+  });
+
+  it('Import into a store that cannot be written says so in words: which folder, why, the code last', async () => {
+    await vs.runCommand('View: Close All Editors');
+    await vs.runCommand('Notifications: Clear All Notifications');
+    const runs = join(workspace, '.retained', 'runs');
+    const unwritable = lockFolder(runs);
+    try {
+      await vs.runCommand('View: Show Explorer');
+      const file = vs.page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'failing.jsonl' }).first();
+      await file.waitFor({ timeout: 20_000 });
+      await vs.contextMenu(file, 'Import Agent Session…');
+      const toast = vs.page.locator('.notification-toast', { hasText: 'Could not write to' }).first();
+      await toast.waitFor({ timeout: 60_000 });
+      const text = await toast.innerText();
+      assert.ok(text.includes(`Could not write to ${runs}: ${unwritable}`), text);
+      assert.doesNotMatch(text, /\.tmp-\d+/, 'no temporary file name');
+      await vs.screenshot('import-unwritable');
+    } finally {
+      unlockFolder(runs);
+    }
+    await vs.runCommand('Notifications: Clear All Notifications');
+    await openSidebar();
   });
 
   it('the walkthrough: three steps, each button a command that runs', async () => {

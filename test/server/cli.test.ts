@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { lockFolder, unlockFolder } from '../helpers/lockFolder';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
 
 const CLI = resolve(__dirname, '../../dist/cli.js');
@@ -18,6 +19,28 @@ function retained(cwd: string, args: string[], input?: string, env?: NodeJS.Proc
 describe('the retained command line', function () {
   this.timeout(120_000);
   after(removeTempDirs);
+
+  it('a store that refuses writes is said in words (which folder, why, the code last), not with a stack', () => {
+    const cwd = tempDir();
+    const session = (name: string) =>
+      resolve(
+        __dirname,
+        '../fixtures/claude-code',
+        name,
+        'project',
+        readdirSync(resolve(__dirname, '../fixtures/claude-code', name, 'project')).find((f) => f.endsWith('.jsonl'))!,
+      );
+    assert.equal(retained(cwd, ['import', session('read-code')]).code, 0);
+    const runs = join(cwd, '.retained', 'runs');
+    const why = lockFolder(runs);
+    try {
+      const refused = retained(cwd, ['import', session('failing')]);
+      assert.equal(refused.code, 1);
+      assert.equal(refused.stderr, `retained: Could not write to ${runs}: ${why}.\n`);
+    } finally {
+      unlockFolder(runs);
+    }
+  });
 
   it('a Claude Code hook on a small output answers nothing without loading the server bundle; any other input loads it', () => {
     // cli.js alone, without the bundle beside it: what needs the bundle fails to load it.

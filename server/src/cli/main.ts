@@ -33,6 +33,7 @@ import { LANDMARK_KINDS, type LandmarkKind } from '../../../shared/settings';
 import { VERSION } from '../../../shared/version';
 import { type CommandResult, defaultShell, exitOf, exitStatus, type Shell, startCommand } from '../core/retain/command';
 import { RetentionService } from '../core/service';
+import { inWords } from '../core/store/errorWords';
 import { isStoreUrl, shownUrl } from '../core/store/open';
 import { HOOK_AGENTS, type HookAgent, runHook } from './hook';
 import { setup } from './setup';
@@ -308,9 +309,10 @@ async function runIn(
       process.stderr.write(`retained: ${err.message}\nTry retained --help.\n`);
       return 2;
     }
-    process.stderr.write(
-      `retained: ${err instanceof InvalidInput ? err.message : ((err as Error).stack ?? String(err))}\n`,
-    );
+    // A file system refusal is the user's to mend, so it is said in words; anything else is ours, with its stack.
+    const words = inWords(err);
+    const said = err instanceof InvalidInput || words !== (err as Error)?.message;
+    process.stderr.write(`retained: ${said ? words : ((err as Error).stack ?? String(err))}\n`);
     return 1;
   } finally {
     if (command !== 'mcp') service.dispose();

@@ -160,7 +160,8 @@ export class RunsTree implements vscode.TreeDataProvider<Node> {
       item.iconPath = new vscode.ThemeIcon(run.pinned ? 'pinned' : 'history');
       // An imported session is dated by when it ran, not by when it was imported.
       const when = run.title ? new Date(run.startedAt).toLocaleDateString() : formatAge(run.updatedAt);
-      item.description = `${formatCount(run.valueCount, 'value')} · ${formatBytes(run.valueBytes)} · ${when}`;
+      // Kept out, as the status bar counts: the values' own size (a little more: their stubs stay) is in the tooltip.
+      item.description = `${formatCount(run.valueCount, 'value')} · ${formatBytes(run.keptOutBytes)} kept out · ${when}`;
       if (run.title) item.accessibilityInformation = { label: `${run.title}, run ${run.name}, ${item.description}` };
       const tooltip = new vscode.MarkdownString();
       if (run.title) tooltip.appendText(`${run.title}\n\n`);

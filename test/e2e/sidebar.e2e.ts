@@ -225,6 +225,10 @@ describe('Retained Outputs in a real VS Code', () => {
       (t) => /1 retained/.test(t),
     );
     assert.match(text, /1 retained · \d+(\.\d)? KiB kept out/);
+    // The run's row says the same figure in the same words (it said the values' size, a KiB more).
+    const keptOut = text.match(/([\d.]+ KiB) kept out/)![1]!;
+    await openSidebar();
+    assert.match(await row(/demo-run/).innerText(), new RegExp(`1 value · ${keptOut.replace('.', '\\.')} kept out`));
     await item.click();
     await vs.page.locator('.quick-input-list .monaco-list-row', { hasText: 'demo-run' }).first().waitFor();
     await vs.screenshot('status-bar');
@@ -338,6 +342,16 @@ describe('Retained Outputs in a real VS Code', () => {
     const page = vs.page.locator('.editor-group-container');
     for (const step of ['Set up an agent', 'See a stub', 'Open the inspector'])
       await page.getByText(step, { exact: true }).first().waitFor({ timeout: 30_000 });
+    // Escape with the focus still on the walkthrough goes back to the Welcome page: it is the quick pick's.
+    const dismissQuickPick = async () => {
+      await poll(
+        'the focus in the quick pick',
+        () => vs.page.evaluate(() => !!document.activeElement?.closest('.quick-input-widget')),
+        (inside) => inside,
+      );
+      await vs.page.keyboard.press('Escape');
+      await vs.page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
+    };
     // Each step's button runs its command: Set Up's agent question, the Runs view, the run picker.
     const press = async (step: string, button: string) => {
       await page.getByText(step, { exact: true }).first().click();
@@ -347,12 +361,12 @@ describe('Retained Outputs in a real VS Code', () => {
     await vs.page
       .locator('.quick-input-title', { hasText: 'Set Up an Agent for Retained Outputs' })
       .waitFor({ timeout: 20_000 });
-    await vs.page.keyboard.press('Escape');
+    await dismissQuickPick();
     await press('See a stub', 'Show the Runs');
     await row(/demo-run/).waitFor({ timeout: 20_000 });
     await press('Open the inspector', 'Open Inspector');
     await vs.page.locator('.quick-input-title', { hasText: 'Open Inspector' }).waitFor({ timeout: 20_000 });
-    await vs.page.keyboard.press('Escape');
+    await dismissQuickPick();
     await vs.screenshot('walkthrough');
     await vs.runCommand('View: Close All Editors');
   });

@@ -13,9 +13,8 @@ import { ROOT } from './tools';
 /** Files of dist/ the command line loads, by name. */
 const FILES = ['cli.js', 'server.js', 'claudeAgentSdk.js', 'scanKernel.wasm'];
 
-export function packCli(): string {
-  const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
-  const out = join(ROOT, 'dist', 'npm');
+/** Writes the command line's files into `out` (emptied first): what the package and each agent extension hold. */
+export function copyCommandLine(out: string): void {
   rmSync(out, { recursive: true, force: true });
   mkdirSync(join(out, 'vendor'), { recursive: true });
   for (const file of FILES) {
@@ -25,6 +24,12 @@ export function packCli(): string {
   for (const file of readdirSync(join(ROOT, 'dist', 'vendor')).filter((f) => f.endsWith('.js')))
     cpSync(join(ROOT, 'dist', 'vendor', file), join(out, 'vendor', file));
   cpSync(join(ROOT, 'LICENSE'), join(out, 'LICENSE'));
+}
+
+export function packCli(): string {
+  const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+  const out = join(ROOT, 'dist', 'npm');
+  copyCommandLine(out);
   cpSync(join(ROOT, 'media', 'npm-README.md'), join(out, 'README.md'));
   const pkg = {
     name: manifest.name,

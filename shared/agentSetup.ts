@@ -180,12 +180,13 @@ function prune(text: string, path: JSONPath, file: string): string | undefined {
   return Object.keys(parseObject(out, file)).length === 0 ? undefined : out;
 }
 
-type HookEntry = { matcher?: string; hooks?: { type?: string; command?: string }[] };
+/** A hook entry as read from a file: anything may be missing. */
+type ReadHook = { matcher?: string; hooks?: { type?: string; command?: string }[] };
 
 /** The text with our hooks (their command matching `ours`, whatever paths they were written with) out of `hooks[event]`, then `entry` appended when given. */
 function withHook(text: string, file: string, event: string, ours: RegExp, entry?: HookEntry): string {
   let out = text;
-  const entries = () => (parseObject(out, file).hooks as Record<string, HookEntry[] | undefined> | undefined)?.[event];
+  const entries = () => (parseObject(out, file).hooks as Record<string, ReadHook[] | undefined> | undefined)?.[event];
   for (let i = (entries()?.length ?? 0) - 1; i >= 0; i--) {
     const hooks = entries()![i]!.hooks ?? [];
     if (!hooks.some((h) => ours.test(h.command ?? ''))) continue;
@@ -221,7 +222,7 @@ function withOurs(text: string, file: string, path: JSONPath, value?: unknown): 
 }
 
 /** The server entry that starts `retained mcp`. */
-const serverOf = (launcher: Launcher) => ({
+export const serverOf = (launcher: Launcher) => ({
   command: launcher.node,
   args: [launcher.cli, 'mcp'],
   ...(launcher.env ? { env: launcher.env } : {}),
@@ -332,7 +333,10 @@ function claudeCode(project: string, launcher: Launcher, read: Read, remove: boo
   const settingsPath = `${project}/.claude/settings.json`;
   const prefixPath = `${project}/.claude/${PREFIX_FILE}`;
   const settingsBefore = read(settingsPath);
-  const hook = { matcher: '*', hooks: [{ type: 'command', command: commandLine(launcher, ['hook', 'claude-code']) }] };
+  const hook: HookEntry = {
+    matcher: '*',
+    hooks: [{ type: 'command', command: commandLine(launcher, ['hook', 'claude-code']) }],
+  };
   let settings = withHook(
     settingsBefore ?? '',
     settingsPath,
@@ -391,6 +395,32 @@ function claudeCode(project: string, launcher: Launcher, read: Read, remove: boo
 /** Gemini CLI's shell tool, as its hooks name it. */
 export const GEMINI_SHELL_TOOL = 'run_shell_command';
 
+/** A hook entry as Gemini CLI and Qwen Code read it: a matcher and the commands it runs. */
+export interface HookEntry {
+  matcher: string;
+  hooks: { type: 'command'; command: string; name?: string; timeout?: number }[];
+}
+
+/** Gemini CLI's hooks, by event: what setup merges into its settings and its extension ships. */
+export function geminiHooks(launcher: Launcher): Record<'BeforeTool' | 'AfterTool', HookEntry> {
+  const hook: HookEntry = {
+    matcher: `^${GEMINI_SHELL_TOOL}$`,
+    hooks: [{ type: 'command', name: 'retained', command: commandLine(launcher, ['hook', 'gemini']), timeout: 30_000 }],
+  };
+  return { BeforeTool: hook, AfterTool: hook };
+}
+
+/** Qwen Code's hooks, by event: what setup merges into its settings and its extension ships. */
+export function qwenHooks(
+  launcher: Launcher,
+): Record<'PostToolUse' | 'PostToolUseFailure' | 'SessionStart', HookEntry> {
+  const hooks: HookEntry['hooks'] = [{ type: 'command', command: commandLine(launcher, ['hook', 'qwen']) }];
+  const shell = { matcher: `^${GEMINI_SHELL_TOOL}$`, hooks };
+  // After a compaction, the same hook hands the model the index of what was retained before it;
+  // Qwen Code keeps it in the system instruction, which a resumed session rebuilds: again then.
+  return { PostToolUse: shell, PostToolUseFailure: shell, SessionStart: { matcher: 'compact|resume', hooks } };
+}
+
 /**
  * Gemini CLI, for the user: `settings.json` in its home gets the MCP server, and BeforeTool and
  * AfterTool hooks on the shell tool (`retained hook gemini`: a command rewritten to run through
@@ -399,12 +429,8 @@ export const GEMINI_SHELL_TOOL = 'run_shell_command';
 function gemini(home: string, launcher: Launcher, read: Read, remove: boolean): FileChange[] {
   const path = `${home}/settings.json`;
   const before = read(path);
-  const hook = {
-    matcher: `^${GEMINI_SHELL_TOOL}$`,
-    hooks: [{ type: 'command', name: 'retained', command: commandLine(launcher, ['hook', 'gemini']), timeout: 30_000 }],
-  };
   let text = withServer(before ?? '', path, remove ? undefined : serverOf(launcher));
-  for (const event of ['BeforeTool', 'AfterTool'])
+  for (const [event, hook] of Object.entries(geminiHooks(launcher)))
     text = withHook(text, path, event, /\bhook gemini(\s|$)/, remove ? undefined : hook);
   return [
     {
@@ -429,17 +455,9 @@ function sameJson(a: string | undefined, b: string | undefined): boolean {
 function qwen(home: string, launcher: Launcher, read: Read, remove: boolean): FileChange[] {
   const path = `${home}/settings.json`;
   const before = read(path);
-  const hook = {
-    matcher: `^${GEMINI_SHELL_TOOL}$`,
-    hooks: [{ type: 'command', command: commandLine(launcher, ['hook', 'qwen']) }],
-  };
   let text = withServer(before ?? '', path, remove ? undefined : serverOf(launcher));
-  for (const event of ['PostToolUse', 'PostToolUseFailure'])
+  for (const [event, hook] of Object.entries(qwenHooks(launcher)))
     text = withHook(text, path, event, /\bhook qwen(\s|$)/, remove ? undefined : hook);
-  // After a compaction, the same hook hands the model the index of what was retained before it;
-  // Qwen Code keeps it in the system instruction, which a resumed session rebuilds: again then.
-  const compacted = { matcher: 'compact|resume', hooks: hook.hooks };
-  text = withHook(text, path, 'SessionStart', /\bhook qwen(\s|$)/, remove ? undefined : compacted);
   return [
     {
       path,

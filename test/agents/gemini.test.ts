@@ -7,11 +7,13 @@
  * the first 8,000 and last 32,000 characters, and the error in the middle is not among them.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sha256Hex } from '../../server/src/core/text/bytes';
+import { packExtension } from '../../scripts/packExtensions';
+import { EXTENSION_NAME } from '../../shared/agentExtensions';
 import { GEMINI_SHELL_TOOL, setupChanges } from '../../shared/agentSetup';
-import { agentFile, runAgent } from '../helpers/agents';
+import { agentFile, filesNaming, runAgent } from '../helpers/agents';
 import { assertKept, assertLost, BUILD, CLI } from '../helpers/buildScenario';
 import {
   assertDenied,
@@ -53,7 +55,7 @@ describe('a real Gemini CLI with Retained Outputs', function () {
   after(removeTempDirs);
 
   async function session(
-    withRetained: boolean,
+    withRetained: boolean | 'extension',
     {
       rules,
       settingsMore = {},
@@ -73,7 +75,7 @@ describe('a real Gemini CLI with Retained Outputs', function () {
       writeFileSync(join(home, '.gemini', 'policies', 'mine.toml'), policy);
     }
     plantVictim(cwd);
-    if (withRetained) {
+    if (withRetained === true) {
       const [change] = setupChanges(
         'gemini',
         { home: join(home, '.gemini') },
@@ -84,6 +86,28 @@ describe('a real Gemini CLI with Retained Outputs', function () {
       settings = change!.after!;
     }
     writeFileSync(settingsPath, settings);
+    const env = {
+      HOME: home,
+      GOOGLE_GEMINI_BASE_URL: '',
+      GEMINI_API_KEY: 'test-key',
+      GEMINI_CLI_TRUST_WORKSPACE: 'true',
+    };
+    if (withRetained === 'extension') {
+      // As a user installs it: Gemini CLI's own command, from the folder npm run pack:extensions writes.
+      const installed = await runAgent(
+        process.execPath,
+        [
+          script,
+          'extensions',
+          'install',
+          packExtension('gemini', join(root, 'extension')),
+          '--consent',
+          '--skip-settings',
+        ],
+        { cwd, env },
+      );
+      assert.equal(installed.code, 0, `${installed.stdout}\n${installed.stderr}`);
+    }
     const model = new ScriptedGemini(
       rules ?? [
         { prompt: 'Build it', reply: [{ functionCall: { name: GEMINI_SHELL_TOOL, args: { command: BUILD } } }] },
@@ -107,12 +131,7 @@ describe('a real Gemini CLI with Retained Outputs', function () {
         [script, '-m', 'gemini-2.5-flash', '--yolo', '-p', 'Build it and tell me what failed.'],
         {
           cwd,
-          env: {
-            HOME: home,
-            GOOGLE_GEMINI_BASE_URL: url,
-            GEMINI_API_KEY: 'test-key',
-            GEMINI_CLI_TRUST_WORKSPACE: 'true',
-          },
+          env: { ...env, GOOGLE_GEMINI_BASE_URL: url },
         },
       );
       assert.equal(result.code, 0, `${result.stdout.slice(-1000)}\n${result.stderr.slice(-1500)}`);
@@ -120,7 +139,7 @@ describe('a real Gemini CLI with Retained Outputs', function () {
     } finally {
       await model.stop();
     }
-    return { cwd, model };
+    return { cwd, model, home, env };
   }
 
   it('with `retained setup gemini` (its BeforeTool hook), the shell tool gives the model our stub; the model peeks the error line through MCP', async () => {
@@ -131,6 +150,26 @@ describe('a real Gemini CLI with Retained Outputs', function () {
       cwd,
       tool: 'run_shell_command',
     });
+  });
+
+  it('installed as a Gemini CLI extension (gemini extensions install <folder>): the stub and the peek; uninstalled, nothing of it is left', async () => {
+    const { cwd, model, home, env } = await session('extension');
+    assertKept('Gemini CLI with the extension', {
+      sent: model.responseTo(GEMINI_SHELL_TOOL),
+      peeked: model.responseTo(PEEK),
+      cwd,
+      tool: 'run_shell_command',
+    });
+    const gemini = join(home, '.gemini');
+    const before = readFileSync(join(gemini, 'settings.json'), 'utf8');
+    assert.doesNotMatch(before, /retained/, 'the extension wrote nothing into settings.json');
+    const removed = await runAgent(process.execPath, [script, 'extensions', 'uninstall', EXTENSION_NAME], { cwd, env });
+    assert.equal(removed.code, 0, `${removed.stdout}\n${removed.stderr}`);
+    assert.equal(existsSync(join(gemini, 'extensions', EXTENSION_NAME)), false, 'its folder is gone');
+    // Left naming it: the session's own chat history, and Gemini CLI's integrity record, which its
+    // uninstall keeps for every extension (it is Gemini CLI's, not a file of ours).
+    const left = filesNaming(gemini, EXTENSION_NAME).filter((f) => !/^tmp\/[^/]+\/chats\//.test(f));
+    assert.deepEqual(left, ['extension_integrity.json'], 'no other file names it');
   });
 
   describe('on the commands people run: a failing build, bash-only syntax, a command Gemini CLI kills, a policy that denies', () => {
@@ -149,11 +188,15 @@ describe('a real Gemini CLI with Retained Outputs', function () {
     const untouched = (text: string | undefined) =>
       (text ?? '').replace(/\n*\[System\] Tool input parameters were modified by a hook before execution\.\s*$/, '');
 
-    for (const withPolicy of [false, true])
-      it(`${withPolicy ? 'with a policy (the hook then rewrites nothing: its AfterTool keeps the big output)' : 'in YOLO mode with no policy (the hook rewrites)'}: the failing build is kept whole, exit 2 in its stub; the rest ends as without it`, async () => {
+    for (const [withPolicy, via] of [
+      [false, true],
+      [true, true],
+      [true, 'extension'],
+    ] as const)
+      it(`${via === 'extension' ? 'as an extension, ' : ''}${withPolicy ? 'with a policy (the hook then rewrites nothing: its AfterTool keeps the big output)' : 'in YOLO mode with no policy (the hook rewrites)'}: the failing build is kept whole, exit 2 in its stub; the rest ends as without it`, async () => {
         const options = { rules: rules(), settingsMore, ...(withPolicy ? { policy } : {}) };
         const plain = await session(false, options);
-        const ours = await session(true, { ...options, rules: rules() });
+        const ours = await session(via, { ...options, rules: rules() });
         const [failed, bash, rm] = ours.model.responsesTo(GEMINI_SHELL_TOOL);
         assertFailingKept(
           `Gemini CLI ${withPolicy ? 'with a policy, by its AfterTool hook' : 'in YOLO, by its rewrite'}`,

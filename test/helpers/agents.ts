@@ -4,8 +4,8 @@
  * an environment of the test's own, so nothing of the machine's leaks in or out.
  */
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
 import { setupScript } from './setupScript';
 
 /** A file of an installed agent, by its path in the cache; installs the agents when missing. */
@@ -44,4 +44,20 @@ export function runAgent(
       done({ code, stdout, stderr });
     });
   });
+}
+
+/** The files under `dir` (by path inside it) whose text names `text`: what an uninstall left behind. */
+export function filesNaming(dir: string, text: string): string[] {
+  const found: string[] = [];
+  const walk = (at: string) => {
+    for (const name of readdirSync(at)) {
+      const path = join(at, name);
+      const stat = statSync(path);
+      if (stat.isDirectory()) walk(path);
+      else if (name.includes(text) || (stat.size < 8 << 20 && readFileSync(path, 'utf8').includes(text)))
+        found.push(relative(dir, path));
+    }
+  };
+  if (existsSync(dir)) walk(dir);
+  return found;
 }

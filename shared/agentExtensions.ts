@@ -19,6 +19,7 @@ export const EXTENSION_NAME = 'retained-outputs';
  * The command line inside the installed extension. The agents put the extension's folder in
  * place of `${extensionPath}` (and the separator in place of `${/}`) when they load it.
  */
+// biome-ignore lint/suspicious/noTemplateCurlyInString: the agents' own placeholder, filled in when they load the extension.
 const INSIDE: Launcher = { node: 'node', cli: '${extensionPath}${/}cli.js' };
 
 const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;

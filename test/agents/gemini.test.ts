@@ -9,8 +9,8 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { sha256Hex } from '../../server/src/core/text/bytes';
 import { packExtension } from '../../scripts/packExtensions';
+import { sha256Hex } from '../../server/src/core/text/bytes';
 import { EXTENSION_NAME } from '../../shared/agentExtensions';
 import { GEMINI_SHELL_TOOL, setupChanges } from '../../shared/agentSetup';
 import { agentFile, filesNaming, runAgent } from '../helpers/agents';

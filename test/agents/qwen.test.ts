@@ -7,11 +7,13 @@
  * model the head and the tail of the output, and the error's line is not in it.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { packExtension } from '../../scripts/packExtensions';
 import { sha256Hex } from '../../server/src/core/text/bytes';
+import { EXTENSION_NAME } from '../../shared/agentExtensions';
 import { setupChanges } from '../../shared/agentSetup';
-import { agentFile, runAgent } from '../helpers/agents';
+import { agentFile, filesNaming, runAgent } from '../helpers/agents';
 import { assertKept, assertLost, BUILD, buildOutput, CLI, stubId } from '../helpers/buildScenario';
 import {
   assertDenied,
@@ -44,7 +46,7 @@ describe('a real Qwen Code with Retained Outputs', function () {
   after(removeTempDirs);
 
   async function session(
-    withRetained: boolean,
+    withRetained: boolean | 'extension',
     {
       rules,
       settingsMore = {},
@@ -79,6 +81,7 @@ describe('a real Qwen Code with Retained Outputs', function () {
       ],
     );
     const url = await model.start();
+    const env = { HOME: home, OPENAI_API_KEY: 'sk-test', OPENAI_MODEL: 'scripted' };
     try {
       // Qwen Code's own settings: the scripted provider, no statistics, no updates; setup merges into them.
       const settingsPath = join(qwenHome, 'settings.json');
@@ -94,7 +97,7 @@ describe('a real Qwen Code with Retained Outputs', function () {
         null,
         2,
       )}\n`;
-      if (withRetained) {
+      if (withRetained === true) {
         const [change] = setupChanges(
           'qwen',
           { home: qwenHome },
@@ -107,12 +110,21 @@ describe('a real Qwen Code with Retained Outputs', function () {
         settings = change!.after!;
       }
       writeFileSync(settingsPath, settings);
+      if (withRetained === 'extension') {
+        // As a user installs it: Qwen Code's own command, from the folder npm run pack:extensions writes.
+        const installed = await runAgent(
+          process.execPath,
+          [script, 'extensions', 'install', packExtension('qwen', join(root, 'extension')), '--consent'],
+          { cwd, env },
+        );
+        assert.equal(installed.code, 0, `${installed.stdout}\n${installed.stderr}`);
+      }
       // Each prompt after the first goes on with the same session, as `qwen --continue` does.
       for (const [i, prompt] of prompts.entries()) {
         const result = await runAgent(
           process.execPath,
           [script, ...(i > 0 ? ['--continue'] : []), '-p', prompt, '--yolo'],
-          { cwd, env: { HOME: home, OPENAI_BASE_URL: url, OPENAI_API_KEY: 'sk-test', OPENAI_MODEL: 'scripted' } },
+          { cwd, env: { ...env, OPENAI_BASE_URL: url } },
         );
         assert.equal(result.code, 0, `${prompt}: ${result.stdout.slice(-1000)}\n${result.stderr.slice(-1500)}`);
       }
@@ -120,7 +132,7 @@ describe('a real Qwen Code with Retained Outputs', function () {
     } finally {
       await model.stop();
     }
-    return { cwd, model };
+    return { cwd, model, qwenHome, env };
   }
 
   it('with `retained setup qwen` (its PostToolUse hook), the shell tool gives the model our stub; the model peeks the error line through MCP', async () => {
@@ -133,6 +145,28 @@ describe('a real Qwen Code with Retained Outputs', function () {
       tool: 'run_shell_command',
       whole: Buffer.from(buildOutput().toString().trimEnd()),
     });
+  });
+
+  it('installed as a Qwen Code extension (qwen extensions install <folder>): the stub and the peek; uninstalled, nothing of it is left', async () => {
+    const { cwd, model, qwenHome, env } = await session('extension');
+    assertKept('Qwen Code with the extension', {
+      sent: model.resultOf(SHELL),
+      peeked: model.resultOf(PEEK),
+      cwd,
+      tool: 'run_shell_command',
+      whole: Buffer.from(buildOutput().toString().trimEnd()),
+    });
+    assert.doesNotMatch(readFileSync(join(qwenHome, 'settings.json'), 'utf8'), /retained/, 'settings.json untouched');
+    const removed = await runAgent(process.execPath, [script, 'extensions', 'uninstall', EXTENSION_NAME], { cwd, env });
+    assert.equal(removed.code, 0, `${removed.stdout}\n${removed.stderr}`);
+    assert.equal(existsSync(join(qwenHome, 'extensions', EXTENSION_NAME)), false, 'its folder is gone');
+    // Left naming it: the sessions, and the copy Qwen Code's extension store keeps of its state
+    // before its last change (its own undo record, kept for every extension it uninstalls).
+    assert.deepEqual(
+      filesNaming(qwenHome, EXTENSION_NAME).filter((f) => !f.startsWith('projects/') && !f.startsWith('tmp/')),
+      ['extension-store/state.previous.json'],
+      'no other file names it',
+    );
   });
 
   it('after /compress the next request holds the index of what was retained (its SessionStart hook on compact); the model peeks by an id from it; a second /compress hands it again', async () => {
@@ -202,28 +236,29 @@ describe('a real Qwen Code with Retained Outputs', function () {
     ];
     const settingsMore = { permissions: { deny: ['Bash(rm *)'] } };
 
-    it('with the hooks: the failing build is kept whole and named beside Qwen Code’s own cut, exit 2; the rest ends as without it', async () => {
-      const plain = await session(false, { rules: rules(), settingsMore });
-      const ours = await session(true, { rules: rules(), settingsMore });
-      const [failed, bash, rm] = ours.model.resultsOf(SHELL);
-      // A failure hook can only add to Qwen Code's cut: the stub comes after it.
-      assert.match(failed ?? '', /^Tool output was too large and has been truncated\.[\s\S]*\n\n\[retained #/);
-      assertFailingKept('Qwen Code with the hooks', {
-        sent: failed?.slice(failed.indexOf('[retained #')),
-        cwd: ours.cwd,
-        trimmed: true,
+    for (const via of [true, 'extension'] as const)
+      it(`${via === 'extension' ? 'as an extension' : 'with the hooks'}: the failing build is kept whole and named beside Qwen Code’s own cut, exit 2; the rest ends as without it`, async () => {
+        const plain = await session(false, { rules: rules(), settingsMore });
+        const ours = await session(via, { rules: rules(), settingsMore });
+        const [failed, bash, rm] = ours.model.resultsOf(SHELL);
+        // A failure hook can only add to Qwen Code's cut: the stub comes after it.
+        assert.match(failed ?? '', /^Tool output was too large and has been truncated\.[\s\S]*\n\n\[retained #/);
+        assertFailingKept('Qwen Code with the hooks', {
+          sent: failed?.slice(failed.indexOf('[retained #')),
+          cwd: ours.cwd,
+          trimmed: true,
+        });
+        const [, plainBash, plainRm] = plain.model.resultsOf(SHELL);
+        assert.match(bash ?? '', new RegExp(BASH_ONLY_OUTPUT));
+        assert.equal(bash, plainBash);
+        assert.equal(rm, plainRm, 'the rule refused it as without the hooks');
+        for (const { cwd } of [plain, ours]) assertDenied('Qwen Code', cwd);
+        for (const [what, { cwd }] of [
+          ['Qwen Code alone', plain],
+          ['Qwen Code with the hooks', ours],
+        ] as const)
+          await assertStopped(what, cwd);
       });
-      const [, plainBash, plainRm] = plain.model.resultsOf(SHELL);
-      assert.match(bash ?? '', new RegExp(BASH_ONLY_OUTPUT));
-      assert.equal(bash, plainBash);
-      assert.equal(rm, plainRm, 'the rule refused it as without the hooks');
-      for (const { cwd } of [plain, ours]) assertDenied('Qwen Code', cwd);
-      for (const [what, { cwd }] of [
-        ['Qwen Code alone', plain],
-        ['Qwen Code with the hooks', ours],
-      ] as const)
-        await assertStopped(what, cwd);
-    });
   });
 
   it("without it, Qwen Code sends the head and the tail, and the error's line is lost", async () => {

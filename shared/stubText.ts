@@ -24,6 +24,13 @@ export interface MarkerRef {
 
 const MARKER = new RegExp(`\\[retained #(${ID_CHARS}{1,64})\\]`, 'g');
 
+const LEADING_MARKER = new RegExp(`^\\[retained #${ID_CHARS}{1,64}\\]`);
+
+/** Whether `text` begins with a marker, as a stub or a reference does. */
+export function startsWithMarker(text: string): boolean {
+  return LEADING_MARKER.test(text);
+}
+
 /** Every marker in `text`. */
 export function findMarkers(text: string): MarkerRef[] {
   return [...text.matchAll(MARKER)].map((m) => ({ valueId: m[1]!, start: m.index, end: m.index + m[0].length }));

@@ -5,6 +5,7 @@ import {
   type IndexedValue,
   NO_FINAL_NEWLINE,
   retainedIndex,
+  startsWithMarker,
   stripGutters,
 } from '../../shared/stubText';
 
@@ -49,6 +50,16 @@ describe('gutter', () => {
       'x\ny',
     );
     assert.equal(stripGutters(NO_FINAL_NEWLINE), NO_FINAL_NEWLINE, 'a lone marker is just text');
+  });
+});
+
+describe('the marker', () => {
+  it('begins a stub or a reference, and nothing else that merely mentions it', () => {
+    assert.equal(startsWithMarker('[retained #toolu_01] Bash result: 3 bytes'), true);
+    assert.equal(startsWithMarker('[retained #] nothing named'), false);
+    assert.equal(startsWithMarker(' [retained #a] after a blank'), false);
+    assert.equal(startsWithMarker('see [retained #a]'), false);
+    assert.equal(startsWithMarker(`[retained #${'a'.repeat(65)}]`), false, 'an id longer than any the store writes');
   });
 });
 

@@ -15,7 +15,7 @@ import type { ModelCallEvent, ToolCallFinishedEvent, TranscriptEvent } from '../
 import type { Block, Message, View } from '../../../../shared/history';
 import { type Counted, costOf, PRICES_AS_OF, type Price, priceOf } from '../../../../shared/pricing';
 import type { HistoryPolicy } from '../../../../shared/settings';
-import { isHandedIndex } from '../../../../shared/stubText';
+import { isHandedIndex, startsWithMarker } from '../../../../shared/stubText';
 import { type ModelCallUsage, type Parts, type RunUsage, USAGE_PARTS, type UsagePart } from '../../../../shared/usage';
 import { responseStarts } from '../history/modelCalls';
 import { type BlockOwner, replayStructured, type Segment } from '../history/replay';
@@ -47,7 +47,7 @@ function partOf(block: Block, message: Message, event: TranscriptEvent | undefin
       if (whole || event?.type !== 'tool_call_finished') return 'toolResults';
       const text = typeof block.content === 'string' ? block.content : '';
       if (event.stub !== undefined && text === event.stub) return 'stubs';
-      return text.startsWith('[retained #') ? 'references' : 'toolResults';
+      return startsWithMarker(text) ? 'references' : 'toolResults';
     }
     case 'text':
       if (message.role === 'assistant') return 'assistant';

@@ -4,7 +4,17 @@
  * O_NOFOLLOW, and the folders on the way are checked to be real folders before each use. The
  * store's root itself is the user's choice and may be a link.
  */
-import { closeSync, constants, promises as fs, fstatSync, lstatSync, openSync, readSync, type Stats } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  promises as fs,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readSync,
+  type Stats,
+} from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { setImmediate as turn } from 'node:timers/promises';
 
@@ -203,5 +213,14 @@ function readSmall(path: string, maxBytes: number): Buffer | undefined {
     return undefined;
   } finally {
     closeSync(fd);
+  }
+}
+
+/** The names in `dir` now, or none when it cannot be read (gone, or not a folder): for a scan that tries again. */
+export function namesIn(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
   }
 }

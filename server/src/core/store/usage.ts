@@ -3,10 +3,11 @@
  * values that share their bytes, hard links, count once), as `du -sb` counts; and, per run,
  * its files, when it was last written and whether it is kept from clean-ups.
  */
-import { lstatSync, readdirSync, type Stats } from 'node:fs';
+import { lstatSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import { setImmediate as turn } from 'node:timers/promises';
 import { isPin, RUN_DATA, RUNS_DIR, runFile, WITHHELD_DIR } from './layout';
+import { namesIn } from './safeFs';
 
 export interface FileUse {
   /** `dev:ino`: the same bytes under several names are one file. */
@@ -54,7 +55,7 @@ export async function measureStore(root: string): Promise<StoreUse> {
     const self = await count(stat);
     if (!stat.isDirectory()) return { files: [self], newest: stat.mtimeMs };
     const out = { files: [self], newest: stat.mtimeMs };
-    for (const name of safeReaddir(path)) {
+    for (const name of namesIn(path)) {
       const below = await walk(join(path, name));
       out.files.push(...below.files);
       out.newest = Math.max(out.newest, below.newest);
@@ -65,7 +66,7 @@ export async function measureStore(root: string): Promise<StoreUse> {
   const rootStat = lstatSync(root, { throwIfNoEntry: false });
   if (!rootStat?.isDirectory()) return use;
   await count(rootStat);
-  for (const name of safeReaddir(root)) {
+  for (const name of namesIn(root)) {
     const path = join(root, name);
     if (name === RUNS_DIR) continue;
     const { files } = await walk(path);
@@ -75,7 +76,7 @@ export async function measureStore(root: string): Promise<StoreUse> {
   const runsStat = lstatSync(runsDir, { throwIfNoEntry: false });
   if (!runsStat?.isDirectory()) return use;
   await count(runsStat);
-  for (const name of safeReaddir(runsDir)) {
+  for (const name of namesIn(runsDir)) {
     const { files, newest } = await walk(join(runsDir, name));
     const runId = RUN_DATA.exec(name)?.[1];
     if (!runId) continue; // a temp file or something foreign: counted, owned by no run
@@ -87,14 +88,6 @@ export async function measureStore(root: string): Promise<StoreUse> {
     use.runs.set(runId, run);
   }
   return use;
-}
-
-function safeReaddir(dir: string): string[] {
-  try {
-    return readdirSync(dir);
-  } catch {
-    return [];
-  }
 }
 
 /**
@@ -110,7 +103,7 @@ export async function runNow(root: string, runId: string): Promise<{ lastWriteMs
     lastWriteMs = Math.max(lastWriteMs, stat.mtimeMs);
     if (!stat.isDirectory()) return;
     let seen = 0;
-    for (const name of safeReaddir(path)) {
+    for (const name of namesIn(path)) {
       if (++seen % SLICE === 0) await turn();
       await newest(join(path, name));
     }

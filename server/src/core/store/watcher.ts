@@ -4,9 +4,10 @@
  * nothing: until the store exists it watches the nearest folder above it for it to appear. It
  * never watches through a link (a store may come from a cloned repository).
  */
-import { type FSWatcher, lstatSync, readdirSync, watch } from 'node:fs';
+import { type FSWatcher, lstatSync, watch } from 'node:fs';
 import { dirname, relative, sep } from 'node:path';
 import { isTemp, RUN_FILE, runFile } from './layout';
+import { namesIn } from './safeFs';
 
 export class StoreWatcher {
   private readonly watchers = new Map<string, FSWatcher>();
@@ -30,7 +31,7 @@ export class StoreWatcher {
       this.onRunChanged(match[1]!);
     });
     for (const dir of this.watchers.keys()) if (dir !== this.runsDir) this.close(dir);
-    for (const name of safeList(this.runsDir)) {
+    for (const name of namesIn(this.runsDir)) {
       const match = RUN_FILE.exec(name);
       if (match?.[2] === 'values') this.watchValues(match[1]!);
     }
@@ -88,13 +89,5 @@ function isRealDir(path: string): boolean {
     return lstatSync(path).isDirectory();
   } catch {
     return false;
-  }
-}
-
-function safeList(dir: string): string[] {
-  try {
-    return readdirSync(dir);
-  } catch {
-    return [];
   }
 }

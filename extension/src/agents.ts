@@ -1,7 +1,7 @@
 /**
  * Agents outside the extension: the MCP server offered to VS Code itself (so Copilot agent mode
  * lists peek_value, run_command and list_retained with no setup), and "Set Up an Agent…"
- * (Claude Code, Codex, Gemini CLI, OpenCode), which shows the exact configuration it will add in
+ * (each agent of shared/agents.ts), which shows the exact configuration it will add in
  * a read-only preview and writes it only when confirmed. What it writes names the command line's stable copy (cliInstall.ts).
  */
 import { createHash } from 'node:crypto';

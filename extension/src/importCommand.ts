@@ -1,7 +1,6 @@
 /**
- * `Retained Outputs: Import Agent Session…`: a session of Claude Code, Codex, Gemini CLI or Qwen
- * Code, or a Copilot chat replay, becomes a run. A file
- * imported before offers a way on (open the run, replace it, or import it as a new run); the
+ * `Retained Outputs: Import Agent Session…`: a session of any agent IMPORT_FORMATS names (its
+ * picker's title lists them), or a Copilot chat replay, becomes a run. A file imported before offers a way on (open the run, replace it, or import it as a new run); the
  * message says what came in, what was left out, and opens the inspector. The file picker starts
  * in this workspace's Claude Code sessions (or Codex's), where the files are.
  */

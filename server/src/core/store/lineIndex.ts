@@ -106,21 +106,26 @@ export async function indexFile(handle: FileHandle): Promise<LineIndex> {
   return builder.finish();
 }
 
-/** The last checkpoint at or before `line`. */
+/** The index of the last of `sorted` (ascending, not empty) at or before `key`; 0 when none is. */
+export function lastAtOrBefore(sorted: ArrayLike<number>, key: number): number {
+  let lo = 0;
+  let hi = sorted.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (sorted[mid]! <= key) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
 /** The last checkpoint at or before a line (`{ line }`) or a byte offset (`{ offset }`). */
 export function checkpointFor(
   index: LineIndex,
   at: { line: number } | { offset: number },
 ): { line: number; offset: number } {
   const [keys, key] = 'line' in at ? [index.checkpointLines, at.line] : [index.checkpointOffsets, at.offset];
-  let lo = 0;
-  let hi = keys.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if (keys[mid]! <= key) lo = mid;
-    else hi = mid - 1;
-  }
-  return { line: index.checkpointLines[lo]!, offset: index.checkpointOffsets[lo]! };
+  const found = lastAtOrBefore(keys, key);
+  return { line: index.checkpointLines[found]!, offset: index.checkpointOffsets[found]! };
 }
 
 export function serializeIndex(index: LineIndex): Buffer {

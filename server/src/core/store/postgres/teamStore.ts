@@ -21,7 +21,7 @@ import type { ReadResult, RunSummary, ValueMeta } from '../../../../../shared/pr
 import { valueDocumentUri } from '../../../../../shared/valueDocument';
 import type { AuditEntry } from '../audit';
 import { checkedId } from '../layout';
-import { indexBuffer, type LineIndex, parseIndex } from '../lineIndex';
+import { indexBuffer, type LineIndex, lastAtOrBefore, parseIndex } from '../lineIndex';
 import { type OpenValue, readHead, type ValueBytes } from '../lineReader';
 import { StoreRefused, shownUrl } from '../open';
 import type { RunStore, ValueStore } from '../runStore';
@@ -808,16 +808,7 @@ class TeamValues implements ValueStore {
   open(runId: string, valueId: string): OpenValue {
     return async (): Promise<ValueBytes> => {
       const { sha256, starts, index } = await this.layout(runId, valueId);
-      const chunkAt = (position: number) => {
-        let lo = 0;
-        let hi = starts.length - 1;
-        while (lo < hi) {
-          const mid = (lo + hi + 1) >> 1;
-          if (starts[mid]! <= position) lo = mid;
-          else hi = mid - 1;
-        }
-        return lo;
-      };
+      const chunkAt = (position: number) => lastAtOrBefore(starts, position);
       return {
         read: async (buffer, offset, length, position) => {
           let bytesRead = 0;

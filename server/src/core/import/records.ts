@@ -39,14 +39,10 @@ export interface SessionRecords {
 export class UnreadableSession extends Error {}
 
 /**
- * Reads the records of a JSON Lines session; each is held as `wanted` gives it back (the whole
- * record, or what of it the import needs), and one it gives nothing for is counted by kind and
- * not held: a file of records the import does not use costs no memory.
+ * Opens a session file to read: without waiting on a FIFO, a regular file only, at most
+ * `maxBytes` (`limit` says which limit, in the error).
  */
-export async function readSessionRecords(
-  path: string,
-  wanted: (record: Json) => Json | undefined = (record) => record,
-): Promise<SessionRecords> {
+async function openSession(path: string, maxBytes: number, limit: string): Promise<FileHandle> {
   let handle: FileHandle;
   try {
     handle = await open(path, READ_NOW);
@@ -56,8 +52,25 @@ export async function readSessionRecords(
   try {
     const stat = await handle.stat();
     if (!stat.isFile()) throw new UnreadableSession(`${path} is not a regular file`);
-    if (stat.size > IMPORT_MAX_BYTES)
-      throw new UnreadableSession(`${path} is ${stat.size} bytes, over the import limit of ${IMPORT_MAX_BYTES}`);
+    if (stat.size > maxBytes) throw new UnreadableSession(`${path} is ${stat.size} bytes, over ${limit}`);
+    return handle;
+  } catch (err) {
+    await handle.close();
+    throw err;
+  }
+}
+
+/**
+ * Reads the records of a JSON Lines session; each is held as `wanted` gives it back (the whole
+ * record, or what of it the import needs), and one it gives nothing for is counted by kind and
+ * not held: a file of records the import does not use costs no memory.
+ */
+export async function readSessionRecords(
+  path: string,
+  wanted: (record: Json) => Json | undefined = (record) => record,
+): Promise<SessionRecords> {
+  const handle = await openSession(path, IMPORT_MAX_BYTES, `the import limit of ${IMPORT_MAX_BYTES}`);
+  try {
     const out: SessionRecords = { records: [], skippedLines: [], skippedLineCount: 0, dropped: {}, bytes: 0 };
     const skip = (line: number) => {
       if (out.skippedLineCount++ < SKIPPED_LINES_LISTED) out.skippedLines.push(line);
@@ -106,19 +119,12 @@ export async function readSessionRecords(
 
 /** Reads a session file that is one JSON document (Copilot's chat replay), with the same limits. */
 export async function readSessionJson(path: string): Promise<unknown> {
-  let handle: FileHandle;
+  const handle = await openSession(
+    path,
+    JSON_SESSION_MAX_BYTES,
+    `the limit of ${JSON_SESSION_MAX_BYTES} for a session that is one JSON document`,
+  );
   try {
-    handle = await open(path, READ_NOW);
-  } catch (err) {
-    throw new UnreadableSession(`${path} could not be opened: ${(err as Error).message}`);
-  }
-  try {
-    const stat = await handle.stat();
-    if (!stat.isFile()) throw new UnreadableSession(`${path} is not a regular file`);
-    if (stat.size > JSON_SESSION_MAX_BYTES)
-      throw new UnreadableSession(
-        `${path} is ${stat.size} bytes, over the limit of ${JSON_SESSION_MAX_BYTES} for a session that is one JSON document`,
-      );
     let text = await handle.readFile('utf8');
     if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
     try {

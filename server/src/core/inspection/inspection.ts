@@ -417,7 +417,7 @@ export class Inspection {
     entry: Entry,
     options: Pick<UsageOptions, 'view' | 'policy' | 'full'>,
   ): Promise<UsageCounts | undefined> {
-    const asSent = (options.view ?? 'sent') === 'sent' && !options.full && !options.policy;
+    const asSent = (options.view ?? INSPECT_VIEW) === 'sent' && !options.full && !options.policy;
     if (asSent || !entry.events.some((e) => e.type === 'assistant' && e.usage)) return undefined;
     return this.usageCounts(runId, entry, { view: 'sent' });
   }

@@ -12,7 +12,7 @@
  * prompt or tool list, or where a history policy turned an earlier body into a reference.
  */
 import type { ModelCallEvent, ToolCallFinishedEvent, TranscriptEvent } from '../../../../shared/events';
-import type { Block, Message, View } from '../../../../shared/history';
+import { type Block, INSPECT_VIEW, type Message, type View } from '../../../../shared/history';
 import { type Counted, costOf, PRICES_AS_OF, type Price, priceOf } from '../../../../shared/pricing';
 import type { HistoryPolicy } from '../../../../shared/settings';
 import { isHandedIndex, startsWithMarker } from '../../../../shared/stubText';
@@ -203,7 +203,7 @@ export interface UsageCounts {
 
 /** The key of what a usage request counts: its view, its policy, and whether every result is in full. */
 export function usageKey(view: View | undefined, policy: HistoryPolicy | undefined, full: boolean): string {
-  return `${view ?? 'sent'}:${policy && !full ? JSON.stringify(policy) : 'none'}:${full ? 'full' : 'sent'}`;
+  return `${view ?? INSPECT_VIEW}:${policy && !full ? JSON.stringify(policy) : 'none'}:${full ? 'full' : 'sent'}`;
 }
 
 export async function countUsage(
@@ -256,7 +256,7 @@ export async function usageOf(
   const counts = counted ?? (await countUsage(events, existingValues, options, turns));
   // The provider's counts are of the run as sent: the form asked for is either that, or is set on
   // that basis (its unrecorded part, its output), which needs the estimate of the run as sent.
-  const asSent = (options.view ?? 'sent') === 'sent' && !full && !policy;
+  const asSent = (options.view ?? INSPECT_VIEW) === 'sent' && !full && !policy;
   const providerCounts = events.some((e) => e.type === 'assistant' && e.usage);
   const sentCounts = asSent
     ? counts

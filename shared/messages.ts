@@ -38,6 +38,8 @@ export const UsageQuery = z.strictObject({
   view: z.enum(VIEWS).optional(),
   policy: z.boolean().optional(),
   full: z.boolean().optional(),
+  /** The run without Retained Outputs, as the server tells it (retained/usage's baseline). */
+  baseline: z.literal(true).optional(),
 });
 export type UsageQuery = z.infer<typeof UsageQuery>;
 

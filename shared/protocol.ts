@@ -463,8 +463,13 @@ export const UsageParams = z.strictObject({
   view: z.enum(VIEWS).optional(),
   /** Older result bodies as references: the policy's fields, or `true` for the configured policy. */
   policy: z.union([z.boolean(), HistoryPolicySchema]).optional(),
-  /** Every result in full: what the run would have sent without Retained Outputs (the baseline; no policy). */
+  /** Every result in full: what the run would have sent without Retained Outputs (no policy). */
   full: z.boolean().optional(),
+  /**
+   * The run without Retained Outputs, whatever it is (then `view`, `policy` and `full` are not
+   * given): an imported run as its agent sent it, a run recorded here with every result in full.
+   */
+  baseline: z.literal(true).optional(),
   /** `false`: the run alone, without its subagents' rows and the session's sum. */
   subagents: z.boolean().optional(),
   store,

@@ -49,21 +49,19 @@ export class RetainedStatusBar implements vscode.Disposable {
     await this.refresh().catch(() => undefined);
   }
 
-  /** The run as sent against its baseline: an imported run as its agent sent it, one recorded here with every result in full. */
+  /** The run with Retained Outputs against the run without it (the server's baseline). */
   private async savingOf(run: { runId: string; team: boolean }): Promise<string | undefined> {
     const store = run.team ? { store: 'team' as const } : {};
     const { outline } = await this.client.sendRequest(InspectRequest.type, { runId: run.runId, limit: 0, ...store });
-    const [ours, base] = await Promise.all(
-      outline.source
-        ? [
-            this.client.sendRequest(UsageRequest.type, { runId: run.runId, view: 'retained', ...store }),
-            this.client.sendRequest(UsageRequest.type, { runId: run.runId, view: 'sent', ...store }),
-          ]
-        : [
-            this.client.sendRequest(UsageRequest.type, { runId: run.runId, ...store }),
-            this.client.sendRequest(UsageRequest.type, { runId: run.runId, full: true, ...store }),
-          ],
-    );
+    const [ours, base] = await Promise.all([
+      // With Retained Outputs: an imported run's simulation, else the run as it was sent.
+      this.client.sendRequest(UsageRequest.type, {
+        runId: run.runId,
+        ...(outline.source ? { view: 'retained' as const } : {}),
+        ...store,
+      }),
+      this.client.sendRequest(UsageRequest.type, { runId: run.runId, baseline: true, ...store }),
+    ]);
     if (base.totals.total === 0) return undefined;
     if (ours.totals.usd !== undefined && base.totals.usd !== undefined) {
       const saved = base.totals.usd - ours.totals.usd;

@@ -55,6 +55,30 @@ describe('retained/usage', () => {
       }
     });
 
+  it('the baseline, as the server tells it: an imported run as its agent sent it, a run recorded here with every result in full', async () => {
+    const s = await service();
+    const { runId: imported } = await s.importer.import({
+      path: sessionFile(join(FIXTURES, 'claude-code', 'compact')),
+    });
+    assert.deepEqual(
+      await s.inspection.usage({ runId: imported, baseline: true }),
+      await s.inspection.usage({ runId: imported, view: 'sent' }),
+    );
+    const runId = 'here';
+    await s.retainer.append({ runId, event: { type: 'run_started', tools: ['sh', 'peek_value'] } });
+    await s.retainer.append({ runId, event: { type: 'user', text: 'Build it.' } });
+    await s.retainer.append({
+      runId,
+      event: { type: 'assistant', toolCalls: [{ id: 'c1', name: 'sh', arguments: {} }] },
+    });
+    await s.retainer.retain({ runId, callId: 'c1', tool: 'sh', text: big(3000, 'cc') });
+    await s.retainer.append({ runId, event: { type: 'assistant', text: 'Built.' } });
+    const baseline = await s.inspection.usage({ runId, baseline: true });
+    assert.deepEqual(baseline, await s.inspection.usage({ runId, full: true }));
+    assert.ok(baseline.totals.total > (await s.inspection.usage({ runId })).totals.total, 'the full results cost more');
+    await assert.rejects(s.inspection.usage({ runId, baseline: true, full: true }), /params\.baseline/);
+  });
+
   it('the next model call, not made yet, is sent with the system prompt and tools the last one was: after a compaction too', async () => {
     for (const scenario of ['compact', 'compact-auto']) {
       const s = await service();

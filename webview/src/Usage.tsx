@@ -57,11 +57,13 @@ export function Usage({
   useEffect(() => {
     if (!open) return;
     let current = true;
-    const otherView: View = view === 'sent' ? 'retained' : 'sent';
     Promise.all([
       host.request('usage', { view, policy }),
-      // The baseline: an imported run's other view; a run recorded here with every result in full.
-      imported ? host.request('usage', { view: otherView, policy }) : host.request('usage', { view, full: true }),
+      // Beside it, the run without Retained Outputs (the server knows which that is); unless this
+      // is it (an imported run as its agent sent it), and then the run with Retained Outputs.
+      imported && view === 'sent'
+        ? host.request('usage', { view: 'retained', policy })
+        : host.request('usage', { baseline: true }),
     ]).then(
       ([answer, beside]) => {
         if (!current) return;

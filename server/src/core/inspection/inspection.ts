@@ -345,14 +345,19 @@ export class Inspection {
    */
   async usage(input: UsageParams): Promise<RunUsage> {
     const params = check(UsageParams, input);
+    if (params.baseline && (params.view !== undefined || params.policy !== undefined || params.full !== undefined))
+      throw new InvalidInput('params.baseline names its own view: give it without view, policy or full');
     const runId = await this.ctx.runs.existing(params.runId);
     const entry = await this.entry(runId);
-    const view = params.view ?? INSPECT_VIEW;
+    const imported = isImported(entry.events);
+    const view = params.baseline ? 'sent' : (params.view ?? INSPECT_VIEW);
     const policy =
-      !params.policy || (isImported(entry.events) && view === 'sent')
+      !params.policy || (imported && view === 'sent')
         ? undefined
         : resolveHistoryPolicy(params.policy, this.ctx.settings().history, 'params.policy');
-    const options = { view, policy, full: params.full === true };
+    // The run without Retained Outputs: what an imported agent sent; here, every result in full.
+    const full = params.baseline ? !imported : params.full === true;
+    const options = { view, policy, full } as const;
     const usage = await this.usageOfRun(runId, entry, options);
     return params.subagents === false ? usage : this.withSubagents(runId, usage, options);
   }

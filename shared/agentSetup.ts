@@ -395,7 +395,7 @@ function claudeCode(project: string, launcher: Launcher, read: Read, remove: boo
 /** Gemini CLI's shell tool, as its hooks name it. */
 export const GEMINI_SHELL_TOOL = 'run_shell_command';
 
-/** A hook entry as Gemini CLI and Qwen Code read it: a matcher and the commands it runs. */
+/** A hook entry as Claude Code, Gemini CLI and Qwen Code read it: a matcher and the commands it runs. */
 export interface HookEntry {
   matcher: string;
   hooks: { type: 'command'; command: string; name?: string; timeout?: number }[];

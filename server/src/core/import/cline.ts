@@ -12,8 +12,8 @@ import type { TranscriptEvent } from '../../../../shared/events';
 import { Turns } from '../turns';
 import {
   type Conversion,
+  conversationOf,
   countKind,
-  importedStart,
   promptUsage,
   type ResponseBlock,
   responseEvents,
@@ -125,21 +125,13 @@ export async function convertCline(data: Json, path: string): Promise<Conversion
     notes.push(
       `${cut} output${cut > 1 ? 's' : ''} Cline cut when ${cut > 1 ? 'they' : 'it'} ran: the full output was never kept (with \`retained setup cline\` it is)`,
     );
-  const run = importedStart('cline', path, {
-    tools: names.values(),
-    model,
-    session,
-    version: typeof origin.version === 'string' ? origin.version : undefined,
-    fidelity: 'conversation',
-    ts: first,
-  });
-  return {
-    format: 'cline',
-    events: [run, ...events],
-    fidelity: 'conversation',
-    outputs: new Map(),
-    name: session,
+  const version = typeof origin.version === 'string' ? origin.version : undefined;
+  return conversationOf(
+    'cline',
+    path,
+    { tools: names.values(), model, session, version, ts: first },
+    events,
     skipped,
     notes,
-  };
+  );
 }

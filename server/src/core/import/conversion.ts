@@ -188,3 +188,26 @@ export function responseEvents(
   flush();
   return events;
 }
+
+/**
+ * The conversion of a session whose file keeps only the conversation (Cline, Copilot CLI): its
+ * requests are rebuilt from it, not exactly, and no full output is kept beside it.
+ */
+export function conversationOf(
+  format: ImportFormat,
+  path: string,
+  run: Omit<Parameters<typeof importedStart>[2], 'fidelity'>,
+  events: TranscriptEvent[],
+  skipped: Record<string, number>,
+  notes: string[],
+): Conversion {
+  return {
+    format,
+    events: [importedStart(format, path, { ...run, fidelity: 'conversation' }), ...events],
+    fidelity: 'conversation',
+    outputs: new Map(),
+    ...(run.session ? { name: run.session } : {}),
+    skipped,
+    notes,
+  };
+}

@@ -13,8 +13,8 @@ import type { TranscriptEvent } from '../../../../shared/events';
 import { Turns } from '../turns';
 import {
   type Conversion,
+  conversationOf,
   countKind,
-  importedStart,
   type ProviderUsage,
   promptUsage,
   type ResponseBlock,
@@ -159,21 +159,12 @@ export async function convertCopilotCli(records: readonly Json[], path: string):
     notes.push(
       `${lost} output${lost > 1 ? 's' : ''} Copilot CLI cut (a notice and 500 characters) ${lost > 1 ? 'were' : 'was'} kept whole only in a temporary file, gone with the session: run with \`retained setup copilot\` to keep them`,
     );
-  const run = importedStart('copilot-cli', path, {
-    tools: names.values(),
-    model,
-    session,
-    version,
-    fidelity: 'conversation',
-    ts: start,
-  });
-  return {
-    format: 'copilot-cli',
-    events: [run, ...events],
-    fidelity: 'conversation',
-    outputs: new Map(),
-    ...(session ? { name: session } : {}),
+  return conversationOf(
+    'copilot-cli',
+    path,
+    { tools: names.values(), model, session, version, ts: start },
+    events,
     skipped,
     notes,
-  };
+  );
 }

@@ -11,7 +11,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { recordDemoRun } from '../../scripts/demoRun';
 import { RetentionService } from '../../server/src/core/service';
-import { Store } from '../../server/src/core/store/store';
+import { FolderStore } from '../../server/src/core/store/folderStore';
 import {
   AppendRequest,
   ImportRequest,
@@ -996,7 +996,7 @@ async function benchCompaction(): Promise<void> {
 }
 
 function folderStoreIndex(root: string): string {
-  return new Store(root).runIndexPath(BIG_RUN.runId);
+  return new FolderStore(root).runIndexPath(BIG_RUN.runId);
 }
 
 function markdownTable(header: string[], body: string[][]): string {

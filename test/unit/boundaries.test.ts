@@ -183,7 +183,7 @@ describe('boundaries of the import graph', () => {
       mkdirSync(dirname(join(root, file)), { recursive: true });
       writeFileSync(join(root, file), text);
     };
-    write('shared/a.ts', "import { Store } from '../server/src/core/store/store';\n");
+    write('shared/a.ts', "import { Store } from '../server/src/core/store/folderStore';\n");
     write('server/src/core/b.ts', "import * as vscode from 'vscode';\nimport { x } from '../lsp/server';\n");
     write(
       'webview/src/c.tsx',
@@ -193,13 +193,13 @@ describe('boundaries of the import graph', () => {
       'extension/src/d.ts',
       "const core = require('../../server/src/core/service');\nimport '../../webview/src/e';\n",
     );
-    write('server/src/core/text/f.ts', "import { Store } from '../store/store';\n");
+    write('server/src/core/text/f.ts', "import { Store } from '../store/folderStore';\n");
     write(
       'server/src/core/import/g.ts',
       "import type { Rows } from '../inspection/rows';\nimport { x } from '../history/h';\n",
     );
     write('server/src/core/stray.ts', '');
-    write('server/src/sdk/h.ts', "import { Store } from '../core/store/store';\n");
+    write('server/src/sdk/h.ts', "import { Store } from '../core/store/folderStore';\n");
     write(
       'shared/i.ts',
       "import { readFileSync } from 'node:fs';\nimport { applyChanges } from './node/setupFiles';\n",
@@ -215,9 +215,9 @@ describe('boundaries of the import graph', () => {
       "server/src/core/b.ts is in no part of the core's stack",
       "server/src/core/import/g.ts imports server/src/core/inspection/rows (inspection is not below import in the core's stack)",
       "server/src/core/stray.ts is in no part of the core's stack",
-      "server/src/core/text/f.ts imports server/src/core/store/store (store is not below text in the core's stack)",
-      "server/src/sdk/h.ts imports server/src/core/store/store (the Agent SDK helper runs in the user's program: it starts the command line, and imports nothing else)",
-      'shared/a.ts imports server/src/core/store/store (shared is imported by every side)',
+      "server/src/core/text/f.ts imports server/src/core/store/folderStore (store is not below text in the core's stack)",
+      "server/src/sdk/h.ts imports server/src/core/store/folderStore (the Agent SDK helper runs in the user's program: it starts the command line, and imports nothing else)",
+      'shared/a.ts imports server/src/core/store/folderStore (shared is imported by every side)',
       'shared/i.ts imports node:fs (shared is imported by every side)',
       'shared/i.ts imports shared/node/setupFiles (shared is imported by every side)',
       'shared/node/j.ts imports vscode (shared/node is imported by the server and the extension)',

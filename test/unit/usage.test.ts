@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { RetentionService } from '../../server/src/core/service';
-import { Store } from '../../server/src/core/store/store';
+import { FolderStore } from '../../server/src/core/store/folderStore';
 import { PRICES } from '../../shared/pricing';
 import { retainedIndex } from '../../shared/stubText';
 import { type ModelCallUsage, USAGE_PARTS } from '../../shared/usage';
@@ -127,7 +127,7 @@ describe('retained/usage', () => {
     await first.inspection.indexes.flush(runId);
     first.dispose();
     // The index holds the counts (its body hashed): change one, as only a reader of it would see.
-    const path = new Store(root).runIndexPath(runId);
+    const path = new FolderStore(root).runIndexPath(runId);
     const text = readFileSync(path, 'utf8');
     const index = JSON.parse(text.slice(text.indexOf('\n') + 1));
     const [key] = Object.keys(index.usage);
@@ -160,7 +160,7 @@ describe('retained/usage', () => {
     for (let keepRounds = 1; keepRounds <= 10; keepRounds++)
       await s.inspection.usage({ runId, view: 'retained', policy: { keepRounds } });
     await s.inspection.indexes.flush(runId);
-    const text = readFileSync(new Store(s.address).runIndexPath(runId), 'utf8');
+    const text = readFileSync(new FolderStore(s.address).runIndexPath(runId), 'utf8');
     const index = JSON.parse(text.slice(text.indexOf('\n') + 1));
     assert.equal(Object.keys(index.usage).length, 4);
     assert.ok(

@@ -296,7 +296,7 @@ export class Retainer {
 
   /**
    * Writes a text as a value with its stub, in one pass: staged a slice at a time and scanned on
-   * the way, as a stream is (see Store.placeValue for the names it may take).
+   * the way, as a stream is (see FolderStore.placeValue for the names it may take).
    */
   async writeText(
     runId: string,

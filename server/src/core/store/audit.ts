@@ -6,8 +6,8 @@
  */
 import { join } from 'node:path';
 import type { AuditRecord } from '../../../../shared/protocol';
+import type { FolderStore } from './folderStore';
 import { AUDIT_FILE } from './layout';
-import type { Store } from './store';
 import { appendParts } from './transcript';
 
 export function auditPath(root: string): string {
@@ -15,7 +15,7 @@ export function auditPath(root: string): string {
 }
 
 /** Appends a record, stamped with the time, to the folder's log; throws when it cannot be written. */
-export async function appendAudit(store: Store, record: AuditEntry): Promise<void> {
+export async function appendAudit(store: FolderStore, record: AuditEntry): Promise<void> {
   await store.ensureWritable();
   const line = Buffer.from(`${JSON.stringify({ ts: new Date().toISOString(), ...record })}\n`, 'utf8');
   await appendParts(store.root, auditPath(store.root), [line]);

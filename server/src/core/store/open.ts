@@ -3,8 +3,8 @@
  * else a folder on this machine (never a URL taken as a folder's name).
  */
 import { InvalidInput } from '../../../../shared/invalidInput';
+import { FolderStore } from './folderStore';
 import type { RunStore } from './runStore';
-import { Store } from './store';
 
 export function isStoreUrl(store: string): boolean {
   return /^postgres(ql)?:\/\//i.test(store);
@@ -33,7 +33,7 @@ export function shownUrl(url: string): string {
 }
 
 export function openStore(where: string): RunStore {
-  if (!isStoreUrl(where)) return new Store(where);
+  if (!isStoreUrl(where)) return new FolderStore(where);
   // node-postgres loads only for a team store: a folder's server and hooks never pay for it.
   const { TeamStore } = require('./postgres/teamStore') as typeof import('./postgres/teamStore');
   return new TeamStore(where);

@@ -12,9 +12,9 @@
 import type { TranscriptEvent } from '../../../../shared/events';
 import type { ReadResult, RunSummary, ValueMeta } from '../../../../shared/protocol';
 import type { AuditEntry } from './audit';
+import type { FolderStore, RunMeta } from './folderStore';
 import type { LineIndex } from './lineIndex';
 import type { OpenValue } from './lineReader';
-import type { RunMeta, Store } from './store';
 import type { TailRead } from './transcript';
 import type { RunUse, StoreUse } from './usage';
 import type { NewValue, StagedValue } from './valueFiles';
@@ -23,7 +23,7 @@ export interface RunStore {
   /** Where it is, for messages: a folder's path, or a team store's URL without its password. */
   readonly where: string;
   /** The folder store itself, for what only a folder has; undefined on a team store. */
-  readonly folder: Store | undefined;
+  readonly folder: FolderStore | undefined;
   readonly values: ValueStore;
 
   /** Opens the store, creating nothing. */

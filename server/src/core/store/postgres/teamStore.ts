@@ -20,12 +20,12 @@ import { InvalidInput } from '../../../../../shared/invalidInput';
 import type { ReadResult, RunSummary, ValueMeta } from '../../../../../shared/protocol';
 import { valueDocumentUri } from '../../../../../shared/valueDocument';
 import type { AuditEntry } from '../audit';
+import { FolderStore, processAlive, type RunMeta } from '../folderStore';
 import { checkedId } from '../layout';
 import { indexBuffer, type LineIndex, lastAtOrBefore, parseIndex } from '../lineIndex';
 import { type OpenValue, readHead, type ValueBytes } from '../lineReader';
 import { StoreRefused, shownUrl } from '../open';
 import type { RunStore, ValueStore } from '../runStore';
-import { processAlive, type RunMeta, Store } from '../store';
 import type { TailRead } from '../transcript';
 import { parseEvent } from '../transcript';
 import type { StoreUse } from '../usage';
@@ -564,15 +564,15 @@ export class TeamStore implements RunStore {
 
 class TeamValues implements ValueStore {
   /** A private folder on this machine where values are staged while they stream. */
-  private scratch: Store | undefined;
+  private scratch: FolderStore | undefined;
   private readonly layouts = new Map<string, Promise<Layout>>();
 
   constructor(private readonly team: TeamStore) {}
 
-  private stagingArea(): Store {
+  private stagingArea(): FolderStore {
     if (!this.scratch) {
       sweepStagingAreas();
-      this.scratch = new Store(mkdtempSync(join(tmpdir(), `${STAGING_PREFIX}${process.pid}-`)));
+      this.scratch = new FolderStore(mkdtempSync(join(tmpdir(), `${STAGING_PREFIX}${process.pid}-`)));
     }
     return this.scratch;
   }

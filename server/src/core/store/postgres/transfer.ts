@@ -12,8 +12,8 @@ import type { ClientBase } from 'pg';
 import type { TranscriptEvent } from '../../../../../shared/events';
 import { InvalidInput } from '../../../../../shared/invalidInput';
 import type { ValueMeta } from '../../../../../shared/protocol';
+import type { FolderStore } from '../folderStore';
 import { openFile, READ } from '../safeFs';
-import type { Store } from '../store';
 import { eventLine } from '../transcript';
 import { CHUNK_MAX_BYTES } from './schema';
 
@@ -120,7 +120,7 @@ export async function pushBlob(client: ClientBase, root: string, path: string, v
 }
 
 /** Uploads a run of `store`: its values first, then its name, events and value rows at once. */
-export async function pushRun(client: ClientBase, store: Store, runId: string): Promise<PushResult> {
+export async function pushRun(client: ClientBase, store: FolderStore, runId: string): Promise<PushResult> {
   if (!(await store.runExists(runId))) throw new InvalidInput(`no run ${runId} in ${store.root}`);
   const meta = await store.readRunMeta(runId);
   const { events } = await store.readEvents(runId);
@@ -215,7 +215,7 @@ function canonicalJson(value: unknown): string {
 /** Brings a run of the team store down into `store`, which must not have it. */
 export async function pullRun(
   client: ClientBase,
-  store: Store,
+  store: FolderStore,
   runId: string,
 ): Promise<{ runId: string; events: number; values: number }> {
   if (await store.runExists(runId)) {
@@ -249,7 +249,7 @@ export async function pullRun(
 
 async function pullInto(
   client: ClientBase,
-  store: Store,
+  store: FolderStore,
   runId: string,
   valueRows: Record<string, unknown>[],
 ): Promise<void> {

@@ -54,14 +54,14 @@ export interface RunMeta {
 /** A temp file of a live process may still be written; past this age it is a leftover anyway. */
 const TEMP_MAX_AGE_MS = 24 * 60 * 60 * 1000;
 
-export class Store implements RunStore {
+export class FolderStore implements RunStore {
   readonly runsDir: string;
   readonly blobs: Blobs;
   /** The run's values: staged, placed once, read, listed, removed (valueFiles.ts). */
   readonly values: ValueFiles;
   private readonly locks: RunLocks;
   readonly where: string;
-  readonly folder: Store;
+  readonly folder: FolderStore;
 
   constructor(readonly root: string) {
     this.where = root;

@@ -19,6 +19,7 @@ import { measureMessages } from '../../server/src/core/text/tokens';
 import type { TranscriptEvent } from '../../shared/events';
 import type { Message } from '../../shared/history';
 import { findMarkers } from '../../shared/stubText';
+import { folderOf } from '../helpers/folderOf';
 import { tempDir } from '../helpers/tmp';
 
 const FIXTURES = resolve(__dirname, '../fixtures/transcripts');
@@ -350,7 +351,7 @@ async function fixtureSessions(): Promise<Session[]> {
     // The policies below are measured on whole messages: give each retained result its body back.
     for (const e of events)
       if (e.type === 'tool_call_finished' && e.result === undefined && e.valueId)
-        e.result = readFileSync(service.store.folder!.values.path(runId, e.valueId), 'utf8');
+        e.result = readFileSync(folderOf(service.store).values.path(runId, e.valueId), 'utf8');
     sessions.push({ name: file.replace(/\.jsonl$/, '').slice(0, 44), events, retained });
   }
   return sessions;

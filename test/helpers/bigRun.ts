@@ -4,6 +4,7 @@
  */
 import { join } from 'node:path';
 import { RetentionService } from '../../server/src/core/service';
+import { folderOf } from './folderOf';
 
 export const BIG_RUN = { runId: 'big-run', events: 10_000, bigResults: 3, bigBytes: 50 * 1024 * 1024 } as const;
 
@@ -32,5 +33,5 @@ export async function recordBigRun(workspace: string): Promise<string> {
     const text = big ? line.repeat(BIG_RUN.bigBytes / line.length) : `step ${call} ok\n`.repeat(1 + (call % 20));
     await service.retainer.retain({ runId, callId: id, tool: 'sh', text, durationMs: call % 997 });
   }
-  return service.store.folder!.transcriptPath(runId);
+  return folderOf(service.store).transcriptPath(runId);
 }

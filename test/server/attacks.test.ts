@@ -30,6 +30,7 @@ import { readEvents } from '../../server/src/core/store/transcript';
 import { ImportRequest, RetainRequest, RunsRequest, StatusRequest, ValuesRequest } from '../../shared/protocol';
 import { sessionFile } from '../helpers/asSent';
 import { writeBigSession } from '../helpers/bigSession';
+import { folderOf } from '../helpers/folderOf';
 import { ServerProcess } from '../helpers/serverProcess';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
 
@@ -251,7 +252,7 @@ describe('attacks, third round', function () {
       symlinkSync(outside, saved);
       const { s, result } = await importInto(file);
       assert.equal(result.lostOutputs, 1);
-      assert.throws(() => holdsSecret(s.store.folder!.root));
+      assert.throws(() => holdsSecret(folderOf(s.store).root));
     });
 
     it('an import does not read a tool-results folder that is a link', async () => {
@@ -262,7 +263,7 @@ describe('attacks, third round', function () {
       symlinkSync(elsewhere, join(folder, 'tool-results'));
       const { s, result } = await importInto(file);
       assert.equal(result.lostOutputs, 1);
-      assert.throws(() => holdsSecret(s.store.folder!.root));
+      assert.throws(() => holdsSecret(folderOf(s.store).root));
     });
 
     it('an import does not import a subagent session that is a link', async () => {

@@ -4,13 +4,14 @@
  * the store interface the core talks to (runStore.ts) and through the service on top of it.
  */
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { Client } from 'pg';
+import { FORMAT } from '../../server/src/core/inspection/runIndex';
 import { RetentionService } from '../../server/src/core/service';
 import { readLines } from '../../server/src/core/store/lineReader';
 import { migrate } from '../../server/src/core/store/postgres/migrate';
-import type { NewValue } from '../../server/src/core/store/valueFiles';
+import { INDEX_MAX_BYTES, type NewValue } from '../../server/src/core/store/runStore';
 import type { TranscriptEvent } from '../../shared/events';
 import { type Postgres, startPostgres } from '../helpers/postgres';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
@@ -225,6 +226,46 @@ for (const { kind, address } of STORES) {
       assert.match(JSON.stringify(replay), /\[retained #toolu_1\]/);
       const searched = await service.inspection.search({ runId: run!.runId, query: 'the build failed' });
       assert.ok(searched.hits.length > 0);
+    });
+
+    it("a run's index: a cold service answers from the one kept while the run is as it was; a new value or event, or a deleted run, and it is not used", async () => {
+      const where = await address();
+      const first = await open(where);
+      await first.retainer.retain({ runId: 'r', callId: 'c1', tool: 'run_command', text: lines(3000) });
+      await first.retainer.append({ runId: 'r', event: message('and then?') });
+      const asked = { runId: 'r', from: 0, limit: 100 };
+      const truth = await first.inspection.inspect(asked);
+      await first.inspection.indexes.flush();
+      const kept = await first.store.indexes.read('r', INDEX_MAX_BYTES);
+      assert.match(kept ?? 'none kept', new RegExp(`^[0-9a-f]{64}\\n\\{"format":${FORMAT},`));
+      // A figure changed in the index, its hash made right: a cold service shows it, so it answered from the index.
+      const body = JSON.parse(kept!.split('\n')[1]!);
+      body.outlines['sent:none'].totals.tokensSent = 123_456_789;
+      const forged = JSON.stringify(body);
+      const keepForged = () =>
+        first.store.indexes.write(
+          'r',
+          `${createHash('sha256').update(forged).digest('hex')}\n${forged}`,
+          async () => true,
+        );
+      await keepForged();
+      const cold = async () => (await open(where)).inspection.inspect(asked);
+      assert.equal((await cold()).outline.totals.tokensSent, 123_456_789);
+      // The same bytes under a wrong hash (a torn or edited index) are not trusted.
+      await first.store.indexes.write('r', `${'0'.repeat(64)}\n${forged}`, async () => true);
+      assert.deepEqual(await cold(), truth);
+      // A value added since, then an event appended since: the run as it is now.
+      await keepForged();
+      await first.retainer.retain({ runId: 'r', callId: 'c2', tool: 'run_command', text: lines(2000, 'more') });
+      assert.notEqual((await cold()).outline.totals.tokensSent, 123_456_789);
+      await keepForged();
+      await first.retainer.append({ runId: 'r', event: message('one more') });
+      const grown = await cold();
+      assert.equal(grown.outline.events, truth.outline.events + 2);
+      assert.notEqual(grown.outline.totals.tokensSent, 123_456_789);
+      // A run deleted takes its index with it.
+      await first.delete({ runId: 'r' });
+      assert.equal(await first.store.indexes.read('r', INDEX_MAX_BYTES), undefined);
     });
 
     it('a clean-up removes an old run whole and keeps a pinned one; no value a kept run names goes', async () => {

@@ -11,6 +11,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Client } from 'pg';
+import { RetentionService } from '../../server/src/core/service';
 import { connect, storeError } from '../../server/src/core/store/postgres/connect';
 import { SCHEMA_VERSION } from '../../server/src/core/store/postgres/schema';
 import { TeamStore } from '../../server/src/core/store/postgres/teamStore';
@@ -50,6 +51,7 @@ describe('a team store in a real PostgreSQL', function () {
       'blobs',
       'events',
       'retained_schema',
+      'run_indexes',
       'run_values',
       'runs',
       'withheld',
@@ -370,6 +372,50 @@ describe('a team store in a real PostgreSQL', function () {
       assert.deepEqual(await pg.sql(`SELECT count(*)::int AS n FROM blob_uploads`), [{ n: 0 }], 'no upload left');
     } finally {
       await mallory.end();
+    }
+  });
+
+  it("a run's inspector index is each login's own: no teammate reads, writes, replaces or removes another's", async () => {
+    retained(tempDir(), ['migrate', '--store', pg.url]);
+    await pg.sql('CREATE ROLE indexer LOGIN; GRANT retained_writer TO indexer;');
+    await pg.sql('CREATE ROLE snoop LOGIN; GRANT retained_writer TO snoop;');
+    await pg.sql('CREATE ROLE viewer LOGIN; GRANT retained_reader TO viewer;');
+    const services: RetentionService[] = [];
+    const serve = async (role: string) => {
+      const s = new RetentionService(pg.urlAs(role), { indexImports: false });
+      await s.init();
+      services.push(s);
+      return s;
+    };
+    const snoop = await connect(pg.urlAs('snoop'));
+    try {
+      const writer = await serve('indexer');
+      await writer.retainer.retain({ runId: 'indexed', callId: 'c1', tool: 'run_command', text: 'x\n'.repeat(30_000) });
+      const asked = { runId: 'indexed', from: 0, limit: 100 };
+      const truth = await writer.inspection.inspect(asked);
+      await writer.inspection.indexes.flush();
+      const owners = async () =>
+        (await pg.sql(`SELECT owner::text FROM run_indexes WHERE run_id = 'indexed' ORDER BY 1`)).map((r) => r.owner);
+      assert.deepEqual(await owners(), ['indexer']);
+      // Another writer sees none of it, and can change none of it.
+      assert.deepEqual((await snoop.query('SELECT count(*)::int AS n FROM run_indexes')).rows, [{ n: 0 }]);
+      assert.equal((await snoop.query(`UPDATE run_indexes SET body = 'x'`)).rowCount, 0);
+      assert.equal((await snoop.query('DELETE FROM run_indexes')).rowCount, 0);
+      await assert.rejects(
+        snoop.query(`INSERT INTO run_indexes (run_id, owner, body) VALUES ('indexed', 'indexer', 'forged')`),
+        /violates (check constraint|row-level security)/,
+      );
+      // Its own row under that run is its own: the writer's cold open still reads the writer's.
+      await snoop.query(`INSERT INTO run_indexes (run_id, body) VALUES ('indexed', 'forged')`);
+      assert.deepEqual(await (await serve('indexer')).inspection.inspect(asked), truth);
+      // A reader's open keeps an index of its own, beside the others.
+      const reader = await serve('viewer');
+      assert.deepEqual(await reader.inspection.inspect(asked), truth);
+      await reader.inspection.indexes.flush();
+      assert.deepEqual(await owners(), ['indexer', 'snoop', 'viewer']);
+    } finally {
+      await snoop.end();
+      for (const s of services) s.dispose();
     }
   });
 

@@ -8,7 +8,7 @@
  * points down one stack (STACK); the tsconfig references allow no more than the rules do.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
 
@@ -26,6 +26,21 @@ interface Rule {
   why: string;
 }
 
+/** The folder store's own files: what a team store may not build on. */
+const FOLDER_FILES = [
+  'audit',
+  'blobs',
+  'folderStore',
+  'indexFiles',
+  'jsonLines',
+  'layout',
+  'runLock',
+  'safeFs',
+  'transcript',
+  'usage',
+  'valueFiles',
+  'watcher',
+];
 const LSP = /^(vscode|vscode-languageserver.*|vscode-languageclient.*|vscode-jsonrpc.*)$/;
 const RULES: Rule[] = [
   {
@@ -59,6 +74,17 @@ const RULES: Rule[] = [
     folder: 'extension',
     forbidden: /^(server|webview)\/.*$/,
     why: 'the extension is a thin client of the language server',
+  },
+  {
+    folder: 'server/src/core/store/runStore.ts',
+    forbidden: /^(?!shared\/|server\/src\/core\/store\/(lineIndex|lineReader)$).*$/,
+    why: 'the store interface is its own vocabulary: it imports no implementation',
+  },
+  {
+    folder: 'server/src/core/store/postgres',
+    except: 'server/src/core/store/postgres/transfer.ts',
+    forbidden: new RegExp(`^server/src/core/store/(${FOLDER_FILES.join('|')})$`),
+    why: 'the team store is no folder store: only push and pull (transfer.ts) read a folder',
   },
   {
     folder: 'server/src/sdk',
@@ -114,6 +140,7 @@ function importsOf(root: string, file: string): { target: string; typeOnly: bool
 }
 
 function sourceFiles(root: string, folder: string, except?: string): string[] {
+  if (/\.(ts|tsx|mts)$/.test(folder)) return existsSync(join(root, folder)) ? [folder] : [];
   const out: string[] = [];
   const visit = (dir: string) => {
     for (const entry of readdirSync(join(root, dir), { withFileTypes: true })) {
@@ -199,6 +226,15 @@ describe('boundaries of the import graph', () => {
       "import type { Rows } from '../inspection/rows';\nimport { x } from '../history/h';\n",
     );
     write('server/src/core/stray.ts', '');
+    write(
+      'server/src/core/store/runStore.ts',
+      "import type { FolderStore } from './folderStore';\nimport type { LineIndex } from './lineIndex';\n",
+    );
+    write(
+      'server/src/core/store/postgres/k.ts',
+      "import { checkedId } from '../naming';\nimport { tempPath } from '../layout';\n",
+    );
+    write('server/src/core/store/postgres/transfer.ts', "import type { FolderStore } from '../folderStore';\n");
     write('server/src/sdk/h.ts', "import { Store } from '../core/store/folderStore';\n");
     write(
       'shared/i.ts',
@@ -214,6 +250,8 @@ describe('boundaries of the import graph', () => {
       'server/src/core/b.ts imports vscode (the core is plain TypeScript behind thin front ends)',
       "server/src/core/b.ts is in no part of the core's stack",
       "server/src/core/import/g.ts imports server/src/core/inspection/rows (inspection is not below import in the core's stack)",
+      'server/src/core/store/postgres/k.ts imports server/src/core/store/layout (the team store is no folder store: only push and pull (transfer.ts) read a folder)',
+      'server/src/core/store/runStore.ts imports server/src/core/store/folderStore (the store interface is its own vocabulary: it imports no implementation)',
       "server/src/core/stray.ts is in no part of the core's stack",
       "server/src/core/text/f.ts imports server/src/core/store/folderStore (store is not below text in the core's stack)",
       "server/src/sdk/h.ts imports server/src/core/store/folderStore (the Agent SDK helper runs in the user's program: it starts the command line, and imports nothing else)",

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { resultText } from '../../server/src/core/history/replay';
 import { RetentionService } from '../../server/src/core/service';
 import { type Block, PROVIDER_SHAPES } from '../../shared/history';
+import { folderOf } from '../helpers/folderOf';
 import { validateHistory } from '../helpers/pairing';
 import { makeReadOnly, makeWritable, removeTempDirs, tempDir } from '../helpers/tmp';
 
@@ -57,7 +58,7 @@ describe('history policy: older results as references', () => {
       r.get('c1')!.content,
       /^\[retained #c1\] read_file result: \d+ bytes, 100 lines, an earlier result kept out of context; read it with peek_value$/,
     );
-    const stored = readFileSync(join(s.store.folder!.valuesDir('r'), 'c1.txt'), 'utf8');
+    const stored = readFileSync(join(folderOf(s.store).valuesDir('r'), 'c1.txt'), 'utf8');
     assert.equal(stored, body('alpha'), 'the reference points at the full, byte-identical body');
     assert.equal((await s.values.peek({ valueId: 'c1', start: 2, end: 2 })).text, '2: alpha line 1');
   });
@@ -99,19 +100,19 @@ describe('history policy: older results as references', () => {
     assert.ok(replay.shape === 'structured');
     const r = results(replay.messages);
     assert.equal(r.get('c3')!.content, r.get('c1')!.content);
-    assert.equal(existsSync(join(s.store.folder!.valuesDir('r'), 'c3.txt')), false, 'no second copy');
+    assert.equal(existsSync(join(folderOf(s.store).valuesDir('r'), 'c3.txt')), false, 'no second copy');
   });
 
   it('is byte-identical on every replay and after a restart, and archives nothing twice', async () => {
     const s = await recordedRun();
     const first = JSON.stringify(await s.history.replay({ runId: 'r', shape: 'openai-responses', policy: {} }));
-    const files = readdirSync(s.store.folder!.valuesDir('r')).sort();
-    const again = new RetentionService(s.store.folder!.root);
+    const files = readdirSync(folderOf(s.store).valuesDir('r')).sort();
+    const again = new RetentionService(folderOf(s.store).root);
     assert.equal(
       JSON.stringify(await again.history.replay({ runId: 'r', shape: 'openai-responses', policy: {} })),
       first,
     );
-    assert.deepEqual(readdirSync(s.store.folder!.valuesDir('r')).sort(), files);
+    assert.deepEqual(readdirSync(folderOf(s.store).valuesDir('r')).sort(), files);
   });
 
   it('passes every provider’s pairing rules', async () => {
@@ -136,7 +137,7 @@ describe('history policy: older results as references', () => {
       event: { type: 'assistant', toolCalls: [{ id: 'b', name: 't', arguments: {} }] },
     });
     await s.retainer.retain({ runId: 'r', callId: 'b', tool: 't', text: 'small' });
-    makeReadOnly(s.store.folder!.runsDir);
+    makeReadOnly(folderOf(s.store).runsDir);
     try {
       await assert.rejects(
         s.history.replay({ runId: 'r', shape: 'structured', policy: {} }),
@@ -145,7 +146,7 @@ describe('history policy: older results as references', () => {
       const plain = await s.history.replay({ runId: 'r', shape: 'structured' });
       assert.ok(plain.shape === 'structured' && JSON.stringify(plain.messages).includes('xxxxxxxx line 99'));
     } finally {
-      makeWritable(s.store.folder!.runsDir);
+      makeWritable(folderOf(s.store).runsDir);
     }
   });
 
@@ -251,7 +252,7 @@ describe('history policy: older inputs as references', () => {
       assert.ok('messages' in projected);
       assert.deepEqual(validateHistory(shape, projected.messages), [], shape);
     }
-    const again = new RetentionService(s.store.folder!.root);
+    const again = new RetentionService(folderOf(s.store).root);
     assert.deepEqual(
       await again.history.replay({ runId: 'w', shape: 'openai-chat', policy: {} }),
       await s.history.replay({ runId: 'w', shape: 'openai-chat', policy: {} }),

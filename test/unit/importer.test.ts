@@ -16,6 +16,7 @@ import type { TranscriptEvent } from '../../shared/events';
 import type { View } from '../../shared/history';
 import type { ImportParams } from '../../shared/protocol';
 import { assertSound } from '../helpers/asSent';
+import { folderOf } from '../helpers/folderOf';
 import { validateHistory } from '../helpers/pairing';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
 
@@ -254,7 +255,7 @@ describe('importing agent sessions', () => {
       const original = readFileSync(join(recorded('parallel-and-big').replace(/\.jsonl$/, ''), 'tool-results', saved));
       assert.ok(original.length > 100_000);
       assert.equal(
-        readFileSync(s.store.folder!.values.path(result.runId, big.valueId)).compare(original),
+        readFileSync(folderOf(s.store).values.path(result.runId, big.valueId)).compare(original),
         0,
         'the value is the full output, byte for byte',
       );
@@ -509,7 +510,7 @@ describe('importing agent sessions', () => {
       assert.notEqual(again.runId, first.runId);
       const runs = await s.listRuns();
       assert.deepEqual(runs.map((r) => r.name).sort(), ['tool heavy (copy)', 'tool heavy (copy)-2']);
-      assert.ok(existsSync(s.store.folder!.transcriptPath(again.runId)));
+      assert.ok(existsSync(folderOf(s.store).transcriptPath(again.runId)));
     });
 
     it('the same session again, with any ifExists: its run refreshed in place, never a second one', async () => {

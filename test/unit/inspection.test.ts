@@ -9,6 +9,7 @@ import { RetentionService } from '../../server/src/core/service';
 import { readEventsFrom } from '../../server/src/core/store/transcript';
 import { jsonStringBytes } from '../../server/src/core/text/sizes';
 import type { TranscriptEvent } from '../../shared/events';
+import { folderOf } from '../helpers/folderOf';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
 
 const FIXTURES = join(__dirname, '../fixtures/transcripts');
@@ -232,7 +233,7 @@ describe('inspection', () => {
   it('follows a growing transcript by reading only what was appended, and starts over when it is replaced', async () => {
     const s = await service();
     await recordRun(s);
-    const path = s.store.folder!.transcriptPath('r');
+    const path = folderOf(s.store).transcriptPath('r');
     assert.equal((await s.inspection.inspect({ runId: 'r' })).outline.events, 9);
     // A line still being written (no newline yet) is not read; once ended, it is.
     appendFileSync(path, JSON.stringify({ type: 'user', text: 'half' }).slice(0, 10));
@@ -383,11 +384,11 @@ describe('run index', () => {
     const expected = [];
     for (const ask of asks) expected.push(await first.inspection.inspect(ask));
     await first.inspection.indexes.flush();
-    const index = readFileSync(first.store.folder!.runIndexPath('r'), 'utf8');
+    const index = readFileSync(folderOf(first.store).runIndexPath('r'), 'utf8');
     assert.match(index, new RegExp(`^[0-9a-f]{64}\\n\\{"format":${FORMAT},`));
     // Each question asked first of a fresh server (from the index when it holds it), then again.
     for (const [i, ask] of asks.entries()) {
-      const fresh = new RetentionService(first.store.folder!.root);
+      const fresh = new RetentionService(folderOf(first.store).root);
       await fresh.init();
       assert.deepEqual(await fresh.inspection.inspect(ask), expected[i], JSON.stringify(ask));
       assert.deepEqual(await fresh.inspection.inspect(ask), expected[i], JSON.stringify(ask));
@@ -400,9 +401,9 @@ describe('run index', () => {
     const asked = { runId: 'r', from: 0, limit: 100 };
     const truth = await first.inspection.inspect(asked);
     await first.inspection.indexes.flush();
-    const path = first.store.folder!.runIndexPath('r');
+    const path = folderOf(first.store).runIndexPath('r');
     const fresh = async () => {
-      const s = new RetentionService(first.store.folder!.root);
+      const s = new RetentionService(folderOf(first.store).root);
       await s.init();
       return s.inspection.inspect(asked);
     };
@@ -431,8 +432,8 @@ describe('run index', () => {
     await first.inspection.inspect(asked);
     await first.inspection.indexes.flush();
     const { rmSync } = await import('node:fs');
-    rmSync(first.store.folder!.values.path('r', 'c1'), { force: true });
-    const fresh = new RetentionService(first.store.folder!.root);
+    rmSync(folderOf(first.store).values.path('r', 'c1'), { force: true });
+    const fresh = new RetentionService(folderOf(first.store).root);
     await fresh.init();
     const answer = await fresh.inspection.inspect(asked);
     const row = answer.rows.find((r) => r.full.kind === 'tool_result' && r.full.callId === 'c1')!;
@@ -475,14 +476,14 @@ describe('run index of an imported session', () => {
     // Made after the answer, one run at a time.
     for (
       let waited = 0;
-      waited < 10_000 && !runIds.every((id) => existsSync(s.store.folder!.runIndexPath(id)));
+      waited < 10_000 && !runIds.every((id) => existsSync(folderOf(s.store).runIndexPath(id)));
       waited += 20
     )
       await new Promise((resolve) => setTimeout(resolve, 20));
     assert.ok(runIds.length > 1);
     for (const runId of runIds) {
-      assert.ok(existsSync(s.store.folder!.runIndexPath(runId)), runId);
-      const fresh = new RetentionService(s.store.folder!.root);
+      assert.ok(existsSync(folderOf(s.store).runIndexPath(runId)), runId);
+      const fresh = new RetentionService(folderOf(s.store).root);
       await fresh.init();
       const fromIndex = await fresh.inspection.inspect({ runId, from: 0, limit: 100 });
       assert.deepEqual(fromIndex, await s.inspection.inspect({ runId, from: 0, limit: 100 }));
@@ -512,7 +513,7 @@ describe('tokens of a streamed result', () => {
       else await s.retainer.retain({ ...call, text });
     }
     const events = (runId: string) =>
-      readEventsFrom(s.store.folder!.root, s.store.folder!.transcriptPath(runId)).then((r) => r.events);
+      readEventsFrom(folderOf(s.store).root, folderOf(s.store).transcriptPath(runId)).then((r) => r.events);
     const result = (runId: string) =>
       events(runId).then((all) => all.find((e) => e.type === 'tool_call_finished')!) as Promise<{ tokens?: number }>;
     assert.equal((await result('streamed')).tokens, undefined);
@@ -535,7 +536,7 @@ describe('run index of a run written to', () => {
     s.watch();
     try {
       await recordRun(s);
-      const path = s.store.folder!.runIndexPath('r');
+      const path = folderOf(s.store).runIndexPath('r');
       const { existsSync } = await import('node:fs');
       for (let waited = 0; !existsSync(path) && waited < 5000; waited += 50)
         await new Promise((resolve) => setTimeout(resolve, 50));
@@ -562,13 +563,13 @@ describe('run index of the newest runs', () => {
     await recordRun(writer, 'b');
     const { existsSync } = await import('node:fs');
     assert.ok(
-      !existsSync(writer.store.folder!.runIndexPath('a')) && !existsSync(writer.store.folder!.runIndexPath('b')),
+      !existsSync(folderOf(writer.store).runIndexPath('a')) && !existsSync(folderOf(writer.store).runIndexPath('b')),
     );
     const server = new RetentionService(root, { indexDelayMs: 50 });
     await server.init();
     server.watch();
     try {
-      const both = () => ['a', 'b'].every((runId) => existsSync(server.store.folder!.runIndexPath(runId)));
+      const both = () => ['a', 'b'].every((runId) => existsSync(folderOf(server.store).runIndexPath(runId)));
       for (let waited = 0; !both() && waited < 5000; waited += 50)
         await new Promise((resolve) => setTimeout(resolve, 50));
       assert.ok(both(), 'both runs indexed');

@@ -4,6 +4,7 @@ import { chmodSync, existsSync, readdirSync, readFileSync, statSync, utimesSync,
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { RetentionService } from '../../server/src/core/service';
+import { folderOf } from '../helpers/folderOf';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -47,15 +48,15 @@ describe('identical values stored once', () => {
     assert.equal(statSync(fa).mode & 0o777, 0o444, 'read-only');
     const grew = (await s.cleaner.use(true)).bytes - before;
     assert.ok(grew < 8192, `the second copy cost ${grew} bytes (its transcript line and sidecars), not ${text.length}`);
-    assert.equal((await s.status()).storeBytes, du(s.store.folder!.root));
+    assert.equal((await s.status()).storeBytes, du(folderOf(s.store).root));
 
     await s.delete({ runId: 'a' });
     assert.equal(readFileSync(fb, 'utf8'), text, 'b keeps its value');
     assert.equal(statSync(fb).nlink, 1, "its bytes are b's alone now");
-    assert.deepEqual(readdirSync(s.store.folder!.blobs.dir), [], "the record of a's file is collected with it");
+    assert.deepEqual(readdirSync(folderOf(s.store).blobs.dir), [], "the record of a's file is collected with it");
     const c = await retain(s, 'c', text);
     assert.notEqual(statSync(fileURLToPath(c.uri!)).ino, statSync(fb).ino, 'no record, no sharing: c is a copy');
-    assert.equal(readdirSync(s.store.folder!.blobs.dir).length, 1, "c's file is recorded");
+    assert.equal(readdirSync(folderOf(s.store).blobs.dir).length, 1, "c's file is recorded");
   });
 
   it('never links to a file whose bytes are not what its record says', async () => {
@@ -84,10 +85,10 @@ describe('clean-up', () => {
       ['fresh', 0],
     ] as const) {
       await retain(s, runId, output(runId));
-      age(s.store.folder!.root, runId, days);
+      age(folderOf(s.store).root, runId, days);
     }
     await s.cleaner.pin({ runId: 'kept', pinned: true });
-    age(s.store.folder!.root, 'kept', 60);
+    age(folderOf(s.store).root, 'kept', 60);
     return s;
   }
 
@@ -117,14 +118,14 @@ describe('clean-up', () => {
     assert.equal(done.freedBytes, dry.freedBytes, 'the dry run predicted the bytes freed');
     assert.deepEqual((await s.listRuns()).map((r) => r.runId).sort(), ['fresh', 'kept', 'mid']);
     for (const gone of ['old', 'older']) {
-      assert.equal(existsSync(join(s.store.folder!.runsDir, `${gone}.jsonl`)), false);
-      assert.equal(existsSync(join(s.store.folder!.runsDir, `${gone}.values`)), false);
+      assert.equal(existsSync(join(folderOf(s.store).runsDir, `${gone}.jsonl`)), false);
+      assert.equal(existsSync(join(folderOf(s.store).runsDir, `${gone}.values`)), false);
     }
     const status = await s.status();
-    assert.equal(status.storeBytes, du(s.store.folder!.root), 'status matches the disk');
+    assert.equal(status.storeBytes, du(folderOf(s.store).root), 'status matches the disk');
     assert.equal(status.storeBytes, done.storeBytesAfter);
     assert.equal(status.overQuota, false);
-    const audit = readFileSync(join(s.store.folder!.root, 'audit.jsonl'), 'utf8')
+    const audit = readFileSync(join(folderOf(s.store).root, 'audit.jsonl'), 'utf8')
       .trim()
       .split('\n')
       .map((line) => JSON.parse(line) as { event: string; runId: string; why: string });
@@ -164,7 +165,7 @@ describe('clean-up', () => {
 
   it('on start-up when asked, and refuses bad input naming the field', async () => {
     const s = await store();
-    const again = new RetentionService(s.store.folder!.root, {
+    const again = new RetentionService(folderOf(s.store).root, {
       settings: { cleanup: { maxAgeDays: 30, onStartup: true } },
     });
     const { cleanup } = await again.init();

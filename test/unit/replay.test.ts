@@ -4,6 +4,7 @@ import { replayStructured, replayText } from '../../server/src/core/history/repl
 import { RetentionService } from '../../server/src/core/service';
 import type { TranscriptEvent } from '../../shared/events';
 import { INTERRUPTED_RESULT } from '../../shared/stubText';
+import { folderOf } from '../helpers/folderOf';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
 
 const big = Array.from({ length: 2000 }, (_, i) => `entry ${i}`).join('\n');
@@ -116,7 +117,7 @@ describe('replay', () => {
 
   it('is deterministic across service restarts', async () => {
     const { s } = await recordedRun();
-    const again = new RetentionService(s.store.folder!.root, { settings: { previewHeadLines: 1 } });
+    const again = new RetentionService(folderOf(s.store).root, { settings: { previewHeadLines: 1 } });
     assert.deepEqual(
       await again.history.replay({ runId: 'r', shape: 'structured' }),
       await s.history.replay({ runId: 'r', shape: 'structured' }),

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { RetentionService } from '../../server/src/core/service';
 import { sanitizeId } from '../../shared/ids';
+import { folderOf } from '../helpers/folderOf';
 import { makeReadOnly, makeWritable, removeTempDirs, tempDir } from '../helpers/tmp';
 
 const big = (n: number, tag = 'line') =>
@@ -82,8 +83,8 @@ describe('retention', () => {
     assert.equal(e.bytes, Buffer.byteLength(text));
     assert.equal(e.lines, 1001);
     assert.ok(e.jsonBytes! > e.bytes! && e.tokens! > 0);
-    assert.equal(existsSync(join(s.store.folder!.root, '.gitignore')), true);
-    assert.equal(readFileSync(join(s.store.folder!.root, '.gitignore'), 'utf8'), '*\n');
+    assert.equal(existsSync(join(folderOf(s.store).root, '.gitignore')), true);
+    assert.equal(readFileSync(join(folderOf(s.store).root, '.gitignore'), 'utf8'), '*\n');
   });
 
   it('does not retain when the run does not offer peek_value', async () => {
@@ -97,15 +98,15 @@ describe('retention', () => {
   it('falls back to the verbatim result with a warning when the store cannot be written', async () => {
     const s = await service();
     await s.retainer.append({ runId: 'r1', event: { type: 'user', text: 'hi' } });
-    makeReadOnly(s.store.folder!.runsDir);
+    makeReadOnly(folderOf(s.store).runsDir);
     try {
       const r = await s.retainer.retain({ runId: 'r1', callId: 'c', tool: 'bash', text: big(1000) });
       assert.equal(r.retained, false);
       assert.equal(r.content, big(1000));
       assert.match(r.warning!, /kept verbatim: the value could not be written/);
-      assert.equal(existsSync(s.store.folder!.valuesDir('r1')), false);
+      assert.equal(existsSync(folderOf(s.store).valuesDir('r1')), false);
     } finally {
-      makeWritable(s.store.folder!.runsDir);
+      makeWritable(folderOf(s.store).runsDir);
     }
   });
 
@@ -126,7 +127,7 @@ describe('retention', () => {
     const byRaw = await s.values.peek({ valueId: 'call/../7', start: 2, end: 2 });
     assert.equal(byStub.text, `2: line 2 ${'.'.repeat(40)}`);
     assert.deepEqual(byRaw, byStub);
-    assert.deepEqual(readdirSync(s.store.folder!.runsDir).sort(), ['r1.jsonl', 'r1.meta.json', 'r1.values']);
+    assert.deepEqual(readdirSync(folderOf(s.store).runsDir).sort(), ['r1.jsonl', 'r1.meta.json', 'r1.values']);
   });
 
   it('lists known ids for an unknown one, and asks for runId when an id is in several runs', async () => {
@@ -160,7 +161,7 @@ describe('retention', () => {
 
   it('deletes a value or a whole run', async () => {
     const s = await service();
-    mkdirSync(s.store.folder!.runsDir, { recursive: true });
+    mkdirSync(folderOf(s.store).runsDir, { recursive: true });
     const r = await s.retainer.retain({ runId: 'r1', callId: 'c', tool: 't', text: big(1000) });
     await s.delete({ runId: 'r1', valueId: r.valueId });
     assert.equal(existsSync(fileURLToPath(r.uri!)), false);
@@ -184,7 +185,7 @@ describe('retention', () => {
       assert.deepEqual(seen, [id, id], 'a retain writes a value, its sidecars and an event: one notice');
       // Another process's write (here: bytes appended behind the service's back) is announced too.
       appendFileSync(
-        s.store.folder!.transcriptPath(id),
+        folderOf(s.store).transcriptPath(id),
         `${JSON.stringify({ type: 'user', text: 'from elsewhere' })}\n`,
       );
       await settle();
@@ -254,6 +255,6 @@ describe('retention of a stream', () => {
         event.isError === true &&
         event.durationMs === 12,
     );
-    assert.deepEqual(readdirSync(s.store.folder!.valuesDir('r')), []);
+    assert.deepEqual(readdirSync(folderOf(s.store).valuesDir('r')), []);
   });
 });

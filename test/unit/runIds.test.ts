@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { RetentionService } from '../../server/src/core/service';
 import { isSanitizedId } from '../../shared/ids';
+import { folderOf } from '../helpers/folderOf';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
 
 /** Slashes, dots, spaces, unicode, NUL, ids over 64 characters, and ids that already look sanitized. */
@@ -92,7 +93,7 @@ describe('run and value ids', () => {
           }
           for (const run of listed) await s.delete({ runId: run.runId });
           assert.deepEqual(await s.listRuns(), []);
-          assert.deepEqual(readdirSync(s.store.folder!.runsDir), [], 'delete removed every file of every run');
+          assert.deepEqual(readdirSync(folderOf(s.store).runsDir), [], 'delete removed every file of every run');
         },
       ),
       { numRuns: 25 },

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { RetentionService, type ServiceOptions } from '../../server/src/core/service';
 import { WITHHELD_NOTICE } from '../../server/src/core/withhold/notice';
 import { SecretGuard, SecretScan } from '../../server/src/core/withhold/secrets';
+import { folderOf } from '../helpers/folderOf';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
 
 async function service(options: ServiceOptions = {}) {
@@ -14,7 +15,7 @@ async function service(options: ServiceOptions = {}) {
 }
 
 const auditOf = (s: RetentionService) =>
-  readFileSync(join(s.store.folder!.root, 'audit.jsonl'), 'utf8')
+  readFileSync(join(folderOf(s.store).root, 'audit.jsonl'), 'utf8')
     .trim()
     .split('\n')
     .map((line) => JSON.parse(line) as Record<string, unknown>);
@@ -43,7 +44,7 @@ describe('results a guard withholds', () => {
       assert.equal(r.outcome, 'written');
       assert.match(r.file!, new RegExp(`^withheld/\\d{4}-\\d{2}-\\d{2}-withheld-${batch}-${i % 4}-`));
       assert.ok(r.file!.length <= 'withheld/'.length + 80, 'the name is at most 80 characters');
-      assert.equal(readFileSync(join(s.store.folder!.root, r.file!), 'utf8'), results[i % 4]!.text);
+      assert.equal(readFileSync(join(folderOf(s.store).root, r.file!), 'utf8'), results[i % 4]!.text);
       assert.ok(r.content.startsWith(WITHHELD_NOTICE));
       assert.ok(r.content.includes(r.file!), 'the notice names the file');
       assert.doesNotMatch(r.content, /policy|receipt|deploy tool|reason/i, 'no reason, no category');
@@ -87,11 +88,11 @@ describe('results a guard withholds', () => {
     );
     for (const r of results)
       assert.match(r.content, /was still being written to withheld\/.*\.txt .* when the time for it ran out/);
-    assert.equal(existsSync(join(s.store.folder!.root, results[0]!.file!)), false, 'not written yet');
+    assert.equal(existsSync(join(folderOf(s.store).root, results[0]!.file!)), false, 'not written yet');
     release();
     await new Promise((resolve) => setTimeout(resolve, 300));
-    assert.equal(readFileSync(join(s.store.folder!.root, results[0]!.file!), 'utf8'), 'the slow original\n');
-    assert.equal(readFileSync(join(s.store.folder!.root, results[1]!.file!), 'utf8'), 'the one after\n');
+    assert.equal(readFileSync(join(folderOf(s.store).root, results[0]!.file!), 'utf8'), 'the slow original\n');
+    assert.equal(readFileSync(join(folderOf(s.store).root, results[1]!.file!), 'utf8'), 'the one after\n');
     const audit = auditOf(s);
     assert.deepEqual(
       audit.slice(0, 4).map((r) => [r.event, r.callId]),
@@ -114,7 +115,7 @@ describe('results a guard withholds', () => {
       'every outcome, the late ones last',
     );
     assert.ok(
-      !readFileSync(join(s.store.folder!.root, 'audit.jsonl'), 'utf8').includes('original'),
+      !readFileSync(join(folderOf(s.store).root, 'audit.jsonl'), 'utf8').includes('original'),
       'no output in the audit log',
     );
   });
@@ -136,7 +137,7 @@ describe('results a guard withholds', () => {
     const pieces = ['x'.repeat(30_000), pem.slice(0, 20), pem.slice(20), '\nmore output\n'].map((p) => Buffer.from(p));
     const streamed = await s.retainer.retainStream({ runId: 'r', callId: 'c4', tool: 'Bash' }, pieces);
     assert.equal(streamed.withheld?.outcome, 'written');
-    assert.equal(readFileSync(join(s.store.folder!.root, streamed.withheld!.file!), 'utf8'), pieces.join(''));
+    assert.equal(readFileSync(join(folderOf(s.store).root, streamed.withheld!.file!), 'utf8'), pieces.join(''));
     const reasons = auditOf(s)
       .filter((r) => r.event === 'withheld')
       .map((r) => r.reason);
@@ -148,7 +149,7 @@ describe('results a guard withholds', () => {
     s.updateSettings({ guard: { secrets: true, patterns: ['internal-[0-9]{6}'] } });
     const own = await s.retainer.retain({ runId: 'r', callId: 'c5', tool: 'Bash', text: 'ticket internal-123456' });
     assert.equal(own.withheld?.outcome, 'written');
-    assert.equal(readdirSync(join(s.store.folder!.root, 'withheld')).length, 4);
+    assert.equal(readdirSync(join(folderOf(s.store).root, 'withheld')).length, 4);
   });
 
   it("an editor opens a withheld original by its event's index, or by its name; the server resolves it, never the client", async () => {

@@ -10,7 +10,7 @@
  * It must never break the agent: on any failure it prints nothing, exits 0, and says why in
  * the store's `hook.log`.
  */
-import { lstat, mkdir } from 'node:fs/promises';
+import { lstat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import * as z from 'zod';
@@ -21,7 +21,6 @@ import { isHandedIndex, readContent, retainedIndex } from '../../../shared/stubT
 import { fileChunks } from '../core/retain/fileSource';
 import type { Door } from '../core/retain/retainer';
 import type { RetentionService } from '../core/service';
-import { APPEND, openFile } from '../core/store/safeFs';
 import { utf8Bytes } from '../core/text/bytes';
 import { codexAnswer, selfLauncher } from './commandHooks';
 import { copilotAnswer } from './copilotHook';
@@ -287,19 +286,8 @@ async function savedOutputOf(transcript: unknown, file: string): Promise<string 
   return (await lstat(saved).catch(() => undefined))?.isFile() ? saved : undefined;
 }
 
-/** A line in the store's `hook.log` (its folder made for it: the hook is this project's), never through a link. */
+/** A line in the store's hook log, where it keeps one (a team store does not: the agent's own log has the hook's errors). */
 async function log(service: RetentionService, line: string): Promise<void> {
-  const store = service.store.folder;
-  if (!store) return; // a team store keeps no hook log: the agent's own log has the hook's errors
-  try {
-    await mkdir(store.root, { recursive: true });
-    const handle = await openFile(store.root, join(store.root, 'hook.log'), APPEND);
-    try {
-      await handle.write(`${new Date().toISOString()} ${line}\n`);
-    } finally {
-      await handle.close();
-    }
-  } catch {
-    // Nowhere to say it: the agent goes on regardless.
-  }
+  // Nowhere to say a failure: the agent goes on regardless.
+  await service.store.logHook?.(line).catch(() => undefined);
 }

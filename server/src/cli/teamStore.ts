@@ -7,6 +7,7 @@
 import type { Client } from 'pg';
 import { InvalidInput } from '../../../shared/invalidInput';
 import { RetentionService } from '../core/service';
+import { FolderStore } from '../core/store/folderStore';
 import { shownUrl } from '../core/store/open';
 import { connect, storeError } from '../core/store/postgres/connect';
 import { migrate } from '../core/store/postgres/migrate';
@@ -54,7 +55,9 @@ export async function teamStore(command: 'migrate' | 'push' | 'pull', url: strin
 /** Moves one run between the folder and the team store, and says what moved. */
 async function transfer(command: 'push' | 'pull', client: Client, given: string, folder: string): Promise<number> {
   const service = new RetentionService(folder, { workspace: process.cwd(), indexImports: false });
-  const store = service.store.folder!;
+  const { store } = service;
+  // Push and pull move runs between a folder and the team store: the side here is always a folder.
+  if (!(store instanceof FolderStore)) throw new InvalidInput(`${store.where} is not a folder store`);
   try {
     await service.init();
     if (command === 'push') {

@@ -137,8 +137,7 @@ export class RetentionService {
    */
   async init(): Promise<{ cleanup?: CleanupResult }> {
     await this.store.init();
-    // A team store is cleaned by its administrator (see Cleaner.cleanup), never at a client's start.
-    if (!this.settings.cleanup.onStartup || !this.store.folder) return {};
+    if (!this.settings.cleanup.onStartup || this.store.shared) return {};
     return { cleanup: await this.cleaner.cleanup() };
   }
 
@@ -292,7 +291,7 @@ export class RetentionService {
     check(StatusParams, input);
     const [runs, temps, use] = await Promise.all([
       this.runs.list(),
-      this.store.folder?.tempFiles() ?? [],
+      this.store.tempFiles?.() ?? [],
       this.cleaner.use(),
     ]);
     const { quotaBytes } = this.settings.cleanup;

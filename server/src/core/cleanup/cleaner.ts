@@ -6,7 +6,7 @@ import { check } from '../../../../shared/check';
 import { InvalidInput } from '../../../../shared/invalidInput';
 import { CleanupParams, type CleanupResult, PinParams } from '../../../../shared/protocol';
 import type { Context } from '../context';
-import type { StoreUse } from '../store/usage';
+import type { StoreUse } from '../store/runStore';
 import { planCleanup } from './plan';
 
 /** How long a measure of the store answers `retained/status` before the store is walked again. */

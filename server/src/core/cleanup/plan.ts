@@ -6,7 +6,7 @@
  * over `quotaBytes`. Never a pinned run, never one written in the last hour.
  */
 import type { CleanupPolicy } from '../../../../shared/settings';
-import type { RunUse, StoreUse } from '../store/usage';
+import type { RunUse, StoreUse } from '../store/runStore';
 
 const RECENT_MS = 60 * 60 * 1000;
 const DAY_MS = 24 * 60 * 60 * 1000;

@@ -1,5 +1,6 @@
 /**
- * The run index: beside each transcript (`runs/<runId>.index.json`), what opening the run in the
+ * The run index: kept by the store beside each transcript (a folder store's
+ * `runs/<runId>.index.json`, a team store's row: see IndexShelf), what opening the run in the
  * inspector needs, so a cold open (a restarted server, a run not opened since) reads one small
  * file and the rows on screen instead of parsing the whole run and counting its tokens: the byte
  * offset of each event's line, the first model call that sends each event, the outlines computed
@@ -8,32 +9,27 @@
  *
  * It is derived data, like a value's line index: written after the answer that computed it,
  * never on the way to one, and used only while it matches what it was made from (the
- * transcript's file and size, the values folder's file and time, this format). A stale,
+ * transcript's identity and size, the values' stamp, this format). A stale,
  * torn or altered index is rebuilt, never trusted: its body is hashed, and its shape checked
  * before use.
  */
 import { createHash } from 'node:crypto';
-import { promises as fs } from 'node:fs';
 import { INSPECT_PAGE_ROWS } from '../../../../shared/history';
 import type { ModelCell, Outline } from '../../../../shared/protocol';
 import { USAGE_PARTS } from '../../../../shared/usage';
-import { tempPath } from '../store/layout';
-import type { RunStore } from '../store/runStore';
-import { CREATE_NEW, openFile, readFile, statFile } from '../store/safeFs';
+import { INDEX_MAX_BYTES, type RunStore } from '../store/runStore';
 import type { UsageCounts } from './usage';
 
 /** Changes whenever what rows.ts computes does (inspection.test.ts holds it): an index of another format is rebuilt. */
 export const FORMAT = 4;
-/** An index bigger than this is not one we wrote (offsets of a million events are a few MB). */
-const INDEX_MAX_BYTES = 64 << 20;
 /** Writes of a run's index are held this long, so a live run is not rewritten per event. */
 const SAVE_DELAY_MS = 1000;
 
 /** What an index was made from: it is used only while these are unchanged. */
 export interface Stamp {
-  /** The transcript's inode and the bytes of it read. */
+  /** The transcript's identity and how far it was read (see RunStore.transcriptStamp). */
   transcript: string;
-  /** The values folder's inode and modification time (a value added or deleted changes it), or "none". */
+  /** The values as they were (see IndexShelf.valuesStamp). */
   values: string;
 }
 
@@ -57,9 +53,9 @@ export interface RunIndex {
   usage: Record<string, UsageCounts>;
 }
 
-/** The transcript's part of a stamp: its inode and the bytes of it read. */
-export function transcriptStamp(inode: number | bigint, bytes: number | bigint): string {
-  return `${inode}:${bytes}`;
+/** The transcript's part of a stamp: its identity and how far it was read. */
+export function transcriptStamp(identity: number, size: number): string {
+  return `${identity}:${size}`;
 }
 
 export function sameStamp(a: Stamp, b: Stamp): boolean {
@@ -76,44 +72,26 @@ export class RunIndexes {
 
   constructor(private readonly runStore: RunStore) {}
 
-  /** Only a folder store keeps index files: a team store's run is read from its rows each time. */
-  private get store() {
-    const { folder } = this.runStore;
-    if (!folder) throw new Error('a team store keeps no index files');
-    return folder;
-  }
-
-  private path(runId: string): string {
-    return this.store.runIndexPath(runId);
-  }
-
-  /** What the run's files are now; undefined when it has no transcript (or is in a team store). */
+  /** What the run is now; undefined when it has no transcript. */
   async stamp(runId: string): Promise<Stamp | undefined> {
-    if (!this.runStore.folder) return undefined;
-    const transcript = await fs.stat(this.store.transcriptPath(runId), { bigint: true }).catch(() => undefined);
+    const transcript = await this.runStore.transcriptStamp(runId);
     if (!transcript) return undefined;
-    return { transcript: transcriptStamp(transcript.ino, transcript.size), values: await this.valuesStamp(runId) };
+    return {
+      transcript: transcriptStamp(transcript.identity, transcript.size),
+      values: await this.valuesStamp(runId),
+    };
   }
 
-  /** The values folder's part of a stamp: its inode and modification time, or "none". */
-  async valuesStamp(runId: string): Promise<string> {
-    if (!this.runStore.folder) return 'none';
-    const values = await fs.stat(this.store.valuesDir(runId), { bigint: true }).catch(() => undefined);
-    return values ? `${values.ino}:${values.mtimeNs}` : 'none';
+  valuesStamp(runId: string): Promise<string> {
+    return this.runStore.indexes.valuesStamp(runId);
   }
 
   /** The run's index when it matches the run as it is now. */
   async read(runId: string): Promise<RunIndex | undefined> {
     const now = await this.stamp(runId);
     if (!now) return undefined;
-    let text: string;
-    try {
-      const stat = await statFile(this.store.root, this.path(runId));
-      if (!stat || stat.size > INDEX_MAX_BYTES) return undefined;
-      text = (await readFile(this.store.root, this.path(runId))).toString('utf8');
-    } catch {
-      return undefined;
-    }
+    const text = await this.runStore.indexes.read(runId, INDEX_MAX_BYTES).catch(() => undefined);
+    if (text === undefined) return undefined;
     const newline = text.indexOf('\n');
     const body = text.slice(newline + 1);
     if (newline === -1 || text.slice(0, newline) !== digest(body)) return undefined;
@@ -159,22 +137,12 @@ export class RunIndexes {
   }
 
   private async write(runId: string, index: RunIndex): Promise<void> {
-    if (!this.runStore.folder) return;
     const body = JSON.stringify({ format: FORMAT, ...index });
-    const tmp = tempPath(this.store.runsDir);
-    const handle = await openFile(this.store.root, tmp, CREATE_NEW);
-    try {
-      try {
-        await handle.writeFile(`${digest(body)}\n${body}`);
-      } finally {
-        await handle.close();
-      }
-      // Still the run it was made from (not deleted meanwhile): then it goes in place whole.
+    // Still the run it was made from (not deleted or changed meanwhile): then it goes in place whole.
+    await this.runStore.indexes.write(runId, `${digest(body)}\n${body}`, async () => {
       const now = await this.stamp(runId);
-      if (now && sameStamp(now, index.stamp)) await fs.rename(tmp, this.path(runId));
-    } finally {
-      await fs.rm(tmp, { force: true });
-    }
+      return now !== undefined && sameStamp(now, index.stamp);
+    });
   }
 }
 

@@ -21,9 +21,9 @@ import {
 } from '../../../../shared/protocol';
 import { INTERRUPTED_RESULT } from '../../../../shared/stubText';
 import type { Context } from '../context';
+import type { NewValue } from '../store/runStore';
 import { StoreEscape } from '../store/safeFs';
 import { LineTooLong } from '../store/transcript';
-import type { NewValue } from '../store/valueFiles';
 import { countLines, utf8Bytes, utf8Slices } from '../text/bytes';
 import { Scan, type ScanResult } from '../text/scan';
 import { type PreviewSettings, previewOf, stubOf } from '../text/stub';

@@ -5,9 +5,9 @@
  * and the call where there is one.
  */
 import { join } from 'node:path';
-import type { AuditRecord } from '../../../../shared/protocol';
 import type { FolderStore } from './folderStore';
 import { AUDIT_FILE } from './layout';
+import type { AuditEntry } from './runStore';
 import { appendParts } from './transcript';
 
 export function auditPath(root: string): string {
@@ -20,5 +20,3 @@ export async function appendAudit(store: FolderStore, record: AuditEntry): Promi
   const line = Buffer.from(`${JSON.stringify({ ts: new Date().toISOString(), ...record })}\n`, 'utf8');
   await appendParts(store.root, auditPath(store.root), [line]);
 }
-
-export type AuditEntry = Omit<AuditRecord, 'ts'>;

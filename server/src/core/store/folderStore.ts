@@ -10,11 +10,12 @@ import { isSanitizedId } from '../../../../shared/ids';
 import { InvalidInput } from '../../../../shared/invalidInput';
 import type { ReadResult, RunSummary } from '../../../../shared/protocol';
 import { utf8Bytes } from '../text/bytes';
-import { type AuditEntry, appendAudit, auditPath } from './audit';
+import { appendAudit, auditPath } from './audit';
 import { Blobs } from './blobs';
+import { IndexFiles } from './indexFiles';
 import {
-  checkedId,
   GITIGNORE,
+  HOOK_LOG,
   isTemp,
   isValuesDir,
   RUN_FILE,
@@ -26,30 +27,15 @@ import {
 } from './layout';
 import { indexFile, type LineIndex } from './lineIndex';
 import { fileBytes, type OpenValue } from './lineReader';
+import { checkedId } from './naming';
 import { RunLocks } from './runLock';
-import type { RunStore } from './runStore';
-import { CREATE_NEW, listDir, makeDir, openFile, READ, readFile, realDir, statFile } from './safeFs';
-import {
-  appendEvent,
-  readEvents,
-  readEventsAt,
-  readEventsFrom,
-  readFirstEvent,
-  type TailRead,
-  writeEvents,
-} from './transcript';
-import { measureStore, runNow, type StoreUse } from './usage';
+import type { AuditEntry, RunMeta, RunStore, StoreUse, TailRead, TempFile } from './runStore';
+import { APPEND, CREATE_NEW, listDir, makeDir, openFile, READ, readFile, realDir, statFile } from './safeFs';
+import { processAlive } from './staging';
+import { appendEvent, readEvents, readEventsAt, readEventsFrom, readFirstEvent, writeEvents } from './transcript';
+import { measureStore, runNow } from './usage';
 import { ValueFiles } from './valueFiles';
 import { StoreWatcher } from './watcher';
-
-/** What the store keeps about a run beside its transcript. */
-export interface RunMeta {
-  /** The id as the writer gave it (`feature/x`), before sanitizing; the run's display name. */
-  name: string;
-  createdAt: string;
-  /** When the run itself began, where that is earlier than its first write here (an imported session). */
-  startedAt?: string;
-}
 
 /** A temp file of a live process may still be written; past this age it is a leftover anyway. */
 const TEMP_MAX_AGE_MS = 24 * 60 * 60 * 1000;
@@ -59,13 +45,14 @@ export class FolderStore implements RunStore {
   readonly blobs: Blobs;
   /** The run's values: staged, placed once, read, listed, removed (valueFiles.ts). */
   readonly values: ValueFiles;
+  readonly indexes: IndexFiles;
+  readonly shared = false;
   private readonly locks: RunLocks;
   readonly where: string;
-  readonly folder: FolderStore;
 
   constructor(readonly root: string) {
     this.where = root;
-    this.folder = this;
+    this.indexes = new IndexFiles(this);
     this.runsDir = join(root, RUNS_DIR);
     this.blobs = new Blobs(root);
     this.locks = new RunLocks(root);
@@ -134,6 +121,17 @@ export class FolderStore implements RunStore {
   /** Records of shared bytes whose file went with a removed run. */
   async collectGarbage(): Promise<void> {
     await this.blobs.collect();
+  }
+
+  /** `hook.log` at the root (the folder made for it: the hook is this project's), never through a link. */
+  async logHook(line: string): Promise<void> {
+    await fs.mkdir(this.root, { recursive: true });
+    const handle = await openFile(this.root, join(this.root, HOOK_LOG), APPEND);
+    try {
+      await handle.write(`${new Date().toISOString()} ${line}\n`);
+    } finally {
+      await handle.close();
+    }
   }
 
   watch(changed: (runId: string) => void): StoreWatcher {
@@ -391,10 +389,9 @@ export class FolderStore implements RunStore {
     });
   }
 
-  /** Temp files of the store, with whether their writer is gone (a crash left them). */
-  async tempFiles(): Promise<{ path: string; bytes: number; stale: boolean }[]> {
+  async tempFiles(): Promise<TempFile[]> {
     if (!(await realDir(this.runsDir).catch(() => false))) return [];
-    const out: { path: string; bytes: number; stale: boolean }[] = [];
+    const out: TempFile[] = [];
     const visit = async (dir: string) => {
       for (const name of await listDir(this.root, dir).catch(() => [] as string[])) {
         const path = join(dir, name);
@@ -432,17 +429,6 @@ export class FolderStore implements RunStore {
 function writerAlive(name: string): boolean {
   const pid = tempWriter(name);
   return pid !== undefined && processAlive(pid);
-}
-
-/** Whether a process of this id runs (one of another user's counts: it may not be signalled, but it is there). */
-export function processAlive(pid: number): boolean {
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** A withheld original's name must be one the sanitizer made: nothing else reaches the folder. */

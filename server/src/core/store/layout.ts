@@ -14,15 +14,17 @@
  *   blobs/<sha256>                      names the value file holding these bytes (blobs.ts)
  *   withheld/<date>-withheld-…txt       originals a guard withheld from the model (withhold/)
  *   audit.jsonl                         every withheld outcome and every clean-up removal, appended
+ *   hook.log                            what the agents' hooks could not do (they never stop an agent to say it)
  */
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
-import { ID_CHARS, isSanitizedId } from '../../../../shared/ids';
+import { ID_CHARS } from '../../../../shared/ids';
 
 export const RUNS_DIR = 'runs';
 export const BLOBS_DIR = 'blobs';
 export const WITHHELD_DIR = 'withheld';
 export const AUDIT_FILE = 'audit.jsonl';
+export const HOOK_LOG = 'hook.log';
 export const GITIGNORE = '.gitignore';
 
 /** A run's files under `runs/`, by what they are. */
@@ -91,9 +93,4 @@ export function isTemp(name: string): boolean {
 export function tempWriter(name: string): number | undefined {
   const pid = Number(/tmp-(\d+)-/.exec(name)?.[1]);
   return Number.isInteger(pid) && pid > 0 ? pid : undefined;
-}
-
-export function checkedId(id: string, what: 'run' | 'value'): string {
-  if (!isSanitizedId(id)) throw new Error(`not a valid ${what} id: ${JSON.stringify(id.slice(0, 80))}`);
-  return id;
 }

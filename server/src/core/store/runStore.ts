@@ -1,30 +1,105 @@
 /**
- * The store interface the core talks to: runs, their events in order, their values (with line
- * index and bytes), pins. Two stores implement it: a folder on this machine (store.ts, the
- * default) and a team store in PostgreSQL (postgres/teamStore.ts); one conformance suite
- * (test/server/storeConformance.test.ts) runs against both.
+ * The store interface the core talks to, in its own words: runs, their events in order, their
+ * values (with line index and bytes), pins, and the inspector's index of each run. Two stores
+ * implement it: a folder on this machine (folderStore.ts, the default) and a team store in
+ * PostgreSQL (postgres/teamStore.ts); one conformance suite (test/server/storeConformance.test.ts)
+ * runs against both. This file is the vocabulary (types, and the one limit both keep) and imports
+ * no implementation (boundaries.test.ts).
  *
  * A transcript is read by position: a position is opaque to the core (a byte offset in a folder
  * store's file, an event's sequence number in a team store), known only from an earlier read.
- * What only a folder has (the inspector's index file, temp files, the file watcher, clean-up's
- * measure of the disk) is reached through `folder`, undefined on a team store.
+ * What only some stores do is an optional member named for what it does (`tempFiles`,
+ * `withheldPath`, `logHook`): a caller asks whether the store has it, never which store it is.
  */
+import type { CallSubject } from '../../../../shared/callSubject';
 import type { TranscriptEvent } from '../../../../shared/events';
-import type { ReadResult, RunSummary, ValueMeta } from '../../../../shared/protocol';
-import type { AuditEntry } from './audit';
-import type { FolderStore, RunMeta } from './folderStore';
+import type { AuditRecord, ReadResult, RunSummary, ValueMeta } from '../../../../shared/protocol';
 import type { LineIndex } from './lineIndex';
 import type { OpenValue } from './lineReader';
-import type { TailRead } from './transcript';
-import type { RunUse, StoreUse } from './usage';
-import type { NewValue, StagedValue } from './valueFiles';
+
+/** What the store keeps about a run beside its transcript. */
+export interface RunMeta {
+  /** The id as the writer gave it (`feature/x`), before sanitizing; the run's display name. */
+  name: string;
+  createdAt: string;
+  /** When the run itself began, where that is earlier than its first write here (an imported session). */
+  startedAt?: string;
+}
+
+/** A record of the audit log, before the store stamps it with the time. */
+export type AuditEntry = Omit<AuditRecord, 'ts'>;
+
+/** A read of a run's events from a position on. */
+export interface TailRead extends ReadResult {
+  /** The byte offset of each event's line, in step with `events`. */
+  offsets: number[];
+  /** Byte offset just past the last complete line read: where the next read starts. */
+  end: number;
+  /** Lines read (for numbering the lines of the next read). */
+  lines: number;
+}
+
+/** A value's bytes in a temp file, with what placing it needs. */
+export interface StagedValue {
+  runId: string;
+  tmp: string;
+  bytes: number;
+  sha256: string;
+  index: LineIndex;
+}
+
+/** What a value is placed as: its run and call, and the stub it stands for once its id is known. */
+export interface NewValue {
+  runId: string;
+  callId: string;
+  tool: string;
+  isError: boolean;
+  subject?: CallSubject;
+  stubFor: (valueId: string) => string;
+  /**
+   * Where a store that sends values elsewhere (the team store) moves the staged bytes when it
+   * cannot take them, so the caller still has the whole output; a local store ignores it.
+   */
+  keepTo?: string;
+}
+
+/** One file of a run as a clean-up measures it. */
+export interface FileUse {
+  /** `dev:ino`: the same bytes under several names are one file. */
+  inode: string;
+  size: number;
+  links: number;
+}
+
+/** A run's part of a store's measure. */
+export interface RunUse {
+  runId: string;
+  lastWriteMs: number;
+  pinned: boolean;
+  files: FileUse[];
+}
+
+export interface StoreUse {
+  /** Every file and folder once, apparent sizes. */
+  bytes: number;
+  runs: Map<string, RunUse>;
+  withheld: number;
+}
 
 export interface RunStore {
   /** Where it is, for messages: a folder's path, or a team store's URL without its password. */
   readonly where: string;
-  /** The folder store itself, for what only a folder has; undefined on a team store. */
-  readonly folder: FolderStore | undefined;
   readonly values: ValueStore;
+  /** Where each run's inspector index is kept (derived data: see inspection/runIndex.ts). */
+  readonly indexes: IndexShelf;
+  /** Written by a team: cleaned by its administrator (see Cleaner.cleanup), never at a client's start. */
+  readonly shared: boolean;
+  /** The temp files writers left, with whether their writer is gone (what status shows); a store without files has none. */
+  tempFiles?(): Promise<TempFile[]>;
+  /** The file of a withheld original (by the name its notice gives), for a person or an editor to open; a store without files has none. */
+  withheldPath?(name: string): string;
+  /** Appends a line to the store's hook log; a store without one (the team store: the agent's own log has the hook's errors) has no such member. */
+  logHook?(line: string): Promise<void>;
 
   /** Opens the store, creating nothing. */
   init(): Promise<void>;
@@ -126,4 +201,28 @@ export interface ValueStore {
   delete(runId: string, valueId: string): Promise<void>;
   /** Forgets what it cached of a run, after another process changed it. */
   dropCachesFor(runId: string): void;
+}
+
+/** The most bytes of one run index: a bigger one is not one we wrote (offsets of a million events are a few MB). */
+export const INDEX_MAX_BYTES = 64 << 20;
+
+/**
+ * A run's index, kept beside the run: text the inspector made (it checks what it reads back), kept
+ * whole or not at all, and only while the run is as it was made from.
+ */
+export interface IndexShelf {
+  /** The values' part of a run's stamp: it changes whenever a value of the run is added or removed ("none": no values). */
+  valuesStamp(runId: string): Promise<string>;
+  /** The run's index as last kept; undefined when there is none, or it is over `maxBytes`. */
+  read(runId: string, maxBytes: number): Promise<string | undefined>;
+  /** Keeps `text` as the run's index if `current()` still says so when it is ready to go in place. */
+  write(runId: string, text: string, current: () => Promise<boolean>): Promise<void>;
+}
+
+/** A writer's temp file. */
+export interface TempFile {
+  path: string;
+  bytes: number;
+  /** Its writer is gone, or it is older than any write takes. */
+  stale: boolean;
 }

@@ -10,12 +10,13 @@
 import { promises as fs } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { check } from '../../../../shared/check';
-import { StoredEventSchema, type TranscriptEvent } from '../../../../shared/events';
+import type { TranscriptEvent } from '../../../../shared/events';
 import type { ReadResult } from '../../../../shared/protocol';
 import { linesOf } from './jsonLines';
 import { tempPath } from './layout';
+import type { TailRead } from './runStore';
 import { APPEND, CREATE_NEW, openFile, READ } from './safeFs';
+import { parseEvent } from './storedEvent';
 
 /** The longest line a writer makes: an event whose line would be longer is refused (its result belongs in a value). */
 export const EVENT_LINE_MAX_BYTES = 64 << 20;
@@ -161,15 +162,6 @@ async function writeLine(root: string, path: string, parts: Buffer[]): Promise<v
   }
 }
 
-export interface TailRead extends ReadResult {
-  /** The byte offset of each event's line, in step with `events`. */
-  offsets: number[];
-  /** Byte offset just past the last complete line read: where the next read starts. */
-  end: number;
-  /** Lines read (for numbering the lines of the next read). */
-  lines: number;
-}
-
 /**
  * Reads the events of the complete lines from byte `start` on, a chunk at a time: for a reader
  * that follows a growing transcript, and for reading a whole one (`start` 0). A last line
@@ -275,21 +267,6 @@ export async function readEventsAt(
 export async function readEvents(root: string, path: string, from = 0, limit = Infinity): Promise<ReadResult> {
   const { events, skipped } = await readEventsFrom(root, path, 0, 0, { from, limit, final: true });
   return { events, skipped };
-}
-
-/** The event, or a string saying why the line is not one. */
-export function parseEvent(text: string): TranscriptEvent | string {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return `not JSON (a torn line?): ${text.slice(0, 60)}`;
-  }
-  try {
-    return check(StoredEventSchema, value, 'event');
-  } catch (err) {
-    return (err as Error).message;
-  }
 }
 
 /** The run's first event, or undefined while it has none. */

@@ -7,28 +7,8 @@ import { lstatSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import { setImmediate as turn } from 'node:timers/promises';
 import { isPin, RUN_DATA, RUNS_DIR, runFile, WITHHELD_DIR } from './layout';
+import type { FileUse, StoreUse } from './runStore';
 import { namesIn } from './safeFs';
-
-export interface FileUse {
-  /** `dev:ino`: the same bytes under several names are one file. */
-  inode: string;
-  size: number;
-  links: number;
-}
-
-export interface RunUse {
-  runId: string;
-  lastWriteMs: number;
-  pinned: boolean;
-  files: FileUse[];
-}
-
-export interface StoreUse {
-  /** Every file and folder once, apparent sizes. */
-  bytes: number;
-  runs: Map<string, RunUse>;
-  withheld: number;
-}
 
 /** A run's own names under runs/: its transcript, meta, pin marker and values folder. */
 /** Entries looked at between turns of the event loop. */

@@ -4,64 +4,21 @@
  * is taken, so a reader never sees a partial value and no writer replaces one a stub points at;
  * its sidecars (line index, metadata) beside it; identical bytes shared through blobs.ts.
  */
-import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
-import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { CallSubject } from '../../../../shared/callSubject';
-import { isSanitizedId, sanitizeId } from '../../../../shared/ids';
+import { isSanitizedId } from '../../../../shared/ids';
 import type { ValueMeta } from '../../../../shared/protocol';
 import type { Blobs } from './blobs';
 import { fileSha256 } from './blobs';
-import { checkedId, tempPath, VALUE_EXT, valueFileName } from './layout';
-import { indexFile, type LineIndex, LineIndexBuilder, parseIndex, serializeIndex } from './lineIndex';
+import { tempPath, VALUE_EXT, valueFileName } from './layout';
+import { indexFile, type LineIndex, parseIndex, serializeIndex } from './lineIndex';
 import { type OpenValue, readHead } from './lineReader';
-import type { ValueStore } from './runStore';
-import {
-  CREATE_NEW,
-  listDir,
-  makeDir,
-  openFile,
-  READ,
-  readFile,
-  readFilesIn,
-  realDir,
-  statFile,
-  statFilesIn,
-} from './safeFs';
+import { checkedId, namesTaken, sidecarMeta, valueNames } from './naming';
+import type { NewValue, StagedValue, ValueStore } from './runStore';
+import { CREATE_NEW, listDir, openFile, READ, readFile, readFilesIn, realDir, statFile, statFilesIn } from './safeFs';
+import { Staging } from './staging';
 
-/** A value's bytes in a temp file, with what placing it needs. */
-export interface StagedValue {
-  runId: string;
-  tmp: string;
-  bytes: number;
-  sha256: string;
-  index: LineIndex;
-}
-
-/** What a value is placed as: its run and call, and the stub it stands for once its id is known. */
-export interface NewValue {
-  runId: string;
-  callId: string;
-  tool: string;
-  isError: boolean;
-  subject?: CallSubject;
-  stubFor: (valueId: string) => string;
-  /**
-   * Where a store that sends values elsewhere (the team store) moves the staged bytes when it
-   * cannot take them, so the caller still has the whole output; a local store ignores it.
-   */
-  keepTo?: string;
-}
-
-/** Bytes of a staged value gathered into one write. */
-const STAGE_BATCH_BYTES = 1 << 20;
-/**
- * Bytes of a staged value written between two flushes to disk, each started in the background
- * as the writing goes on: the last sync of a big value then waits for its end only.
- */
-const SYNC_EVERY_BYTES = 16 << 20;
 /** A value's metadata sidecar holds a stub of a few KB; a bigger one is not ours and is not read. */
 const META_MAX_BYTES = 1 << 20;
 
@@ -76,8 +33,11 @@ export interface ValueHome {
 
 export class ValueFiles implements ValueStore {
   private readonly indexCache = new Map<string, LineIndex>();
+  private readonly staging: Staging;
 
-  constructor(private readonly store: ValueHome) {}
+  constructor(private readonly store: ValueHome) {
+    this.staging = new Staging(store.root);
+  }
 
   path(runId: string, valueId: string): string {
     return join(this.store.valuesDir(runId), valueFileName(checkedId(valueId, 'value'), 'text'));
@@ -99,10 +59,8 @@ export class ValueFiles implements ValueStore {
   }
 
   /**
-   * Writes a value's bytes to a temp file in its run's folder, fsynced, with its hash and line
-   * index, without placing it: the caller places it (or reads it back, or discards it) once it
-   * knows what it is. `onPart` sees every piece, in order (a scan of a streamed result); a piece
-   * must not change once given. Throws after removing what it wrote.
+   * Stages a value's bytes in its run's folder (see staging.ts): placed once under a name by a
+   * link, the temp file and the value are on one file system.
    */
   async stage(
     runId: string,
@@ -110,76 +68,15 @@ export class ValueFiles implements ValueStore {
     onPart?: (part: Buffer) => void | Promise<void>,
   ): Promise<StagedValue> {
     await this.store.ensureWritable();
-    const dir = this.store.valuesDir(runId);
-    await makeDir(this.store.root, dir);
-    const tmp = tempPath(dir);
-    const builder = new LineIndexBuilder();
-    const hash = createHash('sha256');
-    let bytes = 0;
-    const handle = await openFile(this.store.root, tmp, CREATE_NEW);
-    let writing: Promise<void> = Promise.resolve();
-    let syncing: Promise<void> = Promise.resolve();
-    let unsynced = 0;
-    try {
-      try {
-        // Each piece is hashed, indexed and scanned as it comes (a pipe gives 64 KiB at a time:
-        // the command goes on writing meanwhile), and written in batches, one while the next is
-        // gathered: the disk and the CPU both busy.
-        let batch: Buffer[] = [];
-        let batched = 0;
-        const flush = async () => {
-          if (batched === 0) return;
-          const pieces = batch;
-          const size = batched;
-          batch = [];
-          batched = 0;
-          await writing;
-          writing = writeAll(handle, pieces);
-          // Awaited by the next batch or the end; a failure meanwhile is not unhandled.
-          writing.catch(() => undefined);
-          unsynced += size;
-          if (unsynced >= SYNC_EVERY_BYTES) {
-            unsynced = 0;
-            await syncing;
-            syncing = writing.then(() => handle.datasync());
-            syncing.catch(() => undefined);
-          }
-        };
-        for await (const part of parts) {
-          if (part.length === 0) continue;
-          builder.push(part);
-          hash.update(part);
-          await onPart?.(part);
-          bytes += part.length;
-          batch.push(part);
-          batched += part.length;
-          if (batched >= STAGE_BATCH_BYTES) await flush();
-        }
-        await flush();
-        await writing;
-        await syncing;
-        // A value is never changed, and may share its bytes with others (blobs.ts): read-only.
-        await handle.chmod(0o444);
-        await handle.sync();
-      } finally {
-        await writing.catch(() => undefined);
-        await syncing.catch(() => undefined);
-        await handle.close();
-      }
-    } catch (err) {
-      await fs.rm(tmp, { force: true });
-      throw err;
-    }
-    return { runId, tmp, bytes, sha256: hash.digest('hex'), index: builder.finish() };
+    return this.staging.stage(runId, this.store.valuesDir(runId), parts, onPart);
   }
 
-  /** A staged value's text (a streamed result that turned out small); the temp file stays until placed or discarded. */
-  async readStaged(staged: StagedValue): Promise<string> {
-    return (await readFile(this.store.root, staged.tmp)).toString('utf8');
+  readStaged(staged: StagedValue): Promise<string> {
+    return this.staging.read(staged);
   }
 
-  async discardStaged(staged: StagedValue): Promise<void> {
-    await fs.rm(staged.tmp, { force: true });
+  discardStaged(staged: StagedValue): Promise<void> {
+    return this.staging.discard(staged);
   }
 
   /**
@@ -401,17 +298,6 @@ export class ValueFiles implements ValueStore {
   }
 }
 
-/** The names a value may be placed under, in order: the call's id, then the call's id and the hash (or only `valueId`). */
-export function valueNames(callId: string, sha256: string, valueId?: string): string[] {
-  return valueId ? [valueId] : [sanitizeId(callId), sanitizeId(`${callId}\u0000${sha256}`)];
-}
-
-export function namesTaken(callId: string, names: readonly string[]): Error {
-  return new Error(
-    `other bytes hold the value name${names.length > 1 ? 's' : ''} of call ${JSON.stringify(callId.slice(0, 80))}`,
-  );
-}
-
 /** Links a value's name to `source` (a shared blob), or to its own temp file when the blob went meanwhile. */
 async function linkValue(source: string, tmp: string, target: string): Promise<void> {
   try {
@@ -427,48 +313,4 @@ async function syncDir(dir: string): Promise<void> {
   if (!handle) return;
   await handle.sync().catch(() => undefined);
   await handle.close();
-}
-
-/**
- * A value's metadata from its sidecar, when it is well formed and describes a file of `bytes`:
- * a store may come from anywhere, so each field is checked before a view shows it.
- */
-export function sidecarMeta(json: string, runId: string, valueId: string, bytes: number): ValueMeta | undefined {
-  let raw: Record<string, unknown>;
-  try {
-    raw = JSON.parse(json) as Record<string, unknown>;
-  } catch {
-    return undefined;
-  }
-  if (!raw || typeof raw !== 'object' || raw.bytes !== bytes) return undefined;
-  const { callId, tool, lines, sha256, isError, createdAt, stub, subject } = raw;
-  if (
-    typeof callId !== 'string' ||
-    typeof tool !== 'string' ||
-    typeof lines !== 'number' ||
-    typeof sha256 !== 'string' ||
-    typeof isError !== 'boolean' ||
-    typeof createdAt !== 'string' ||
-    typeof stub !== 'string'
-  )
-    return undefined;
-  const s = subject as Partial<CallSubject> | undefined;
-  const checked =
-    s && typeof s === 'object' && typeof s.text === 'string' && s.text.length <= 200
-      ? { subject: { text: s.text, isFile: s.isFile === true } }
-      : {};
-  return { runId, valueId, callId, tool, bytes, lines, sha256, isError, ...checked, createdAt, stub };
-}
-
-/** Writes all of `pieces` at the file's position: a write may take fewer bytes than it is given. */
-async function writeAll(handle: FileHandle, pieces: Buffer[]): Promise<void> {
-  for (let rest = pieces; rest.length > 0; ) {
-    let { bytesWritten } = await handle.writev(rest);
-    if (bytesWritten === 0) throw new Error('the file took no bytes');
-    while (rest.length > 0 && bytesWritten >= rest[0]!.length) {
-      bytesWritten -= rest[0]!.length;
-      rest = rest.slice(1);
-    }
-    if (bytesWritten > 0) rest = [rest[0]!.subarray(bytesWritten), ...rest.slice(1)];
-  }
 }

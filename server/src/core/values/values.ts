@@ -19,7 +19,6 @@ import {
 import type { IndexedValue } from '../../../../shared/stubText';
 import type { Context } from '../context';
 import { WITHHELD_DIR } from '../store/layout';
-import { openFile, READ } from '../store/safeFs';
 import { WITHHELD_NAME } from '../withhold/withholder';
 import { peekValue } from './peek';
 
@@ -90,13 +89,9 @@ export class Values {
   }> {
     const { store } = this.ctx;
     if (WITHHELD_NAME.test(valueId)) {
-      const { folder } = store;
-      if (!folder) throw new InvalidInput(`a team store's withheld original opens only through peek_value: ${valueId}`);
-      const path = folder.withheldPath(valueId);
-      const handle = await openFile(folder.root, path, READ).catch(() => {
-        throw new InvalidInput(`no withheld original ${JSON.stringify(valueId)} in this store`);
-      });
-      const { size } = await handle.stat().finally(() => handle.close());
+      const path = store.withheldPath?.(valueId);
+      if (!path) throw new InvalidInput(`a team store's withheld original opens only through peek_value: ${valueId}`);
+      const { bytes: size } = await store.openWithheld(valueId);
       return { uri: pathToFileURL(path).href, bytes: size, valueId };
     }
     const ref = await this.resolve(valueId, runId);

@@ -11,14 +11,13 @@
  * outcome goes to the audit log, the reason only there.
  */
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
 import { check } from '../../../../shared/check';
 import type { TranscriptEvent } from '../../../../shared/events';
 import { sanitizeId } from '../../../../shared/ids';
 import { type WithheldOutcome, WithholdParams, type WithholdResult } from '../../../../shared/protocol';
 import type { Context } from '../context';
-import type { AuditEntry } from '../store/audit';
 import { VALUE_EXT, WITHHELD_DIR } from '../store/layout';
+import type { AuditEntry } from '../store/runStore';
 import { sha256Hex, utf8Bytes } from '../text/bytes';
 import { withheldNotice } from './notice';
 import { SecretGuard } from './secrets';
@@ -89,11 +88,12 @@ export class Withholder {
     const date = new Date().toISOString().slice(0, 10);
     const out: WithholdResult['results'] = [];
     for (const [index, result] of results.entries()) {
-      const name = `${sanitizeId(`${date}-withheld-${batch}-${index}-${result.callId}`)}${VALUE_EXT}`;
+      const base = sanitizeId(`${date}-withheld-${batch}-${index}-${result.callId}`);
+      const name = `${base}${VALUE_EXT}`;
       const file = `${WITHHELD_DIR}/${name}`;
       // Where a person finds it: the file in a folder store, the row's name in a team store.
-      const { folder } = this.ctx.store;
-      const path = folder ? join(folder.root, WITHHELD_DIR, name) : `${file} in ${this.ctx.store.where}`;
+      const { store } = this.ctx;
+      const path = store.withheldPath?.(base) ?? `${file} in ${store.where}`;
       const line = { runId, callId: result.callId, batch, index };
       const sized = sizeOf(result.original);
       await this.audit({ event: 'withheld', ...line, ...sized, ...(result.reason ? { reason: result.reason } : {}) });

@@ -11,7 +11,10 @@
  * halfway leaves nothing a stub can point to. Since version 3 no writer writes a blob: it uploads
  * its chunks and `retained_finish_blob` checks them (order, lines, size, SHA-256) before making
  * them the blob, so no teammate can put other bytes under a hash, hide a blob, or add to one.
+ * Since version 4 each login keeps its own index of each run it opened (`run_indexes`).
  */
+
+import { INDEX_MAX_BYTES } from '../runStore';
 
 /** The roles the schema grants; their names are the interface an administrator uses. */
 export const WRITER_ROLE = 'retained_writer';
@@ -183,6 +186,24 @@ export const MIGRATIONS: readonly Migration[] = [
       $f$;
       REVOKE ALL ON FUNCTION retained_finish_blob(uuid, text, bigint) FROM PUBLIC;
       GRANT EXECUTE ON FUNCTION retained_finish_blob(uuid, text, bigint) TO ${WRITER_ROLE};
+    `,
+  },
+  {
+    version: 4,
+    what: "the inspector's index of each run, one per login",
+    sql: `
+      -- Derived data (inspection/runIndex.ts), so a cold open reads one row instead of every event.
+      -- An index is what its reader trusts, so each login keeps its own and sees no one else's.
+      CREATE TABLE run_indexes (
+        run_id text NOT NULL REFERENCES runs ON DELETE CASCADE,
+        owner name NOT NULL DEFAULT session_user CHECK (owner = session_user),
+        body text NOT NULL CHECK (octet_length(body) <= ${INDEX_MAX_BYTES}),
+        at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (run_id, owner)
+      );
+      ALTER TABLE run_indexes ENABLE ROW LEVEL SECURITY;
+      CREATE POLICY run_indexes_own ON run_indexes USING (owner = session_user) WITH CHECK (owner = session_user);
+      GRANT SELECT, INSERT, UPDATE, DELETE ON run_indexes TO ${READER_ROLE}, ${WRITER_ROLE};
     `,
   },
 ];

@@ -5,12 +5,22 @@
  * input: the extension checks each with `ViewMessage` before use, as the server checks requests,
  * and checks the state the webview saved too, so the page itself parses nothing.
  */
+
+import type { RequestType } from 'vscode-languageserver-protocol';
 import * as z from 'zod';
 import { check } from './check';
 import { VIEWS } from './history';
-import { ID_MAX, InspectQuery, type InspectResult, PATH_MAX, type RunSearchResult, SearchQuery } from './protocol';
+import {
+  ID_MAX,
+  InspectQuery,
+  InspectRequest,
+  PATH_MAX,
+  RunSearchRequest,
+  SearchQuery,
+  UsageQuery,
+  UsageRequest,
+} from './protocol';
 import { MAX_QUERY_LENGTH } from './query';
-import type { RunUsage } from './usage';
 
 const id = z.string().min(1).max(ID_MAX);
 const line = z.number().int().min(1);
@@ -33,23 +43,42 @@ export const InspectorState = z.object({
 });
 export type InspectorState = z.infer<typeof InspectorState>;
 
-/** The usage of the panel's run, in a view, with the history policy or without. */
-export const UsageQuery = z.strictObject({
-  view: z.enum(VIEWS).optional(),
-  policy: z.boolean().optional(),
-  full: z.boolean().optional(),
-  /** The run without Retained Outputs, as the server tells it (retained/usage's baseline). */
-  baseline: z.literal(true).optional(),
-});
-export type UsageQuery = z.infer<typeof UsageQuery>;
+/**
+ * The requests the page makes, one row each: the protocol request it becomes (the extension adds
+ * the panel's run and store) and the parameters the page may give. The types both sides use, the
+ * schema every request message is checked with and the extension's dispatch all come from here.
+ */
+export const VIEW_REQUESTS = {
+  inspect: { request: InspectRequest, query: InspectQuery },
+  search: { request: RunSearchRequest, query: SearchQuery },
+  usage: { request: UsageRequest, query: UsageQuery },
+} as const;
+export type ViewRequestMethod = keyof typeof VIEW_REQUESTS;
+type ResultOf<T> = T extends RequestType<infer _P, infer R, infer _E> ? R : never;
+/** Each request's parameters (as the page gives them) and result. */
+export type ViewRequests = {
+  [M in ViewRequestMethod]: {
+    params: z.input<(typeof VIEW_REQUESTS)[M]['query']>;
+    result: ResultOf<(typeof VIEW_REQUESTS)[M]['request']['type']>;
+  };
+};
+/** A request message: its method and that method's parameters. */
+export type ViewRequestMessage = {
+  [M in ViewRequestMethod]: { type: 'request'; id: number; method: M; params: ViewRequests[M]['params'] };
+}[ViewRequestMethod];
 
-/** The requests the webview can make, with their parameters and results. */
-export interface ViewRequests {
-  inspect: { params: InspectQuery; result: InspectResult };
-  search: { params: SearchQuery; result: RunSearchResult };
-  usage: { params: UsageQuery; result: RunUsage };
-}
-export type ViewRequestMethod = keyof ViewRequests;
+const requestMessage = (method: ViewRequestMethod) =>
+  z.strictObject({
+    type: z.literal('request'),
+    id: z.number().int().min(0),
+    method: z.literal(method),
+    params: VIEW_REQUESTS[method].query,
+  });
+const [firstMethod, ...otherMethods] = Object.keys(VIEW_REQUESTS) as ViewRequestMethod[];
+const RequestMessage = z.discriminatedUnion('method', [
+  requestMessage(firstMethod!),
+  ...otherMethods.map(requestMessage),
+]);
 
 const time = z.number().min(0);
 /** Steps of the page's start, in ms since it started: its script ran, init came, the first request went and was answered. */
@@ -59,26 +88,7 @@ export type Marks = z.infer<typeof MarksSchema>;
 export const ViewMessage = z.discriminatedUnion('type', [
   /** The page is loaded and listening, with the state it saved (unchecked): the extension answers with `init`. */
   z.strictObject({ type: z.literal('ready'), state: z.unknown().optional() }),
-  z.discriminatedUnion('method', [
-    z.strictObject({
-      type: z.literal('request'),
-      id: z.number().int().min(0),
-      method: z.literal('inspect'),
-      params: InspectQuery,
-    }),
-    z.strictObject({
-      type: z.literal('request'),
-      id: z.number().int().min(0),
-      method: z.literal('search'),
-      params: SearchQuery,
-    }),
-    z.strictObject({
-      type: z.literal('request'),
-      id: z.number().int().min(0),
-      method: z.literal('usage'),
-      params: UsageQuery,
-    }),
-  ]),
+  RequestMessage,
   /** Open a retained value of this run in an editor, at `line` (to `endLine`) when given. */
   z
     .strictObject({ type: z.literal('openValue'), valueId: id, line: line.optional(), endLine: line.optional() })
@@ -96,7 +106,8 @@ export const ViewMessage = z.discriminatedUnion('type', [
     marks: MarksSchema.optional(),
   }),
 ]);
-export type ViewToHost = z.infer<typeof ViewMessage>;
+/** A message of the page: a request (typed by its method), or one of the others. */
+export type ViewToHost = ViewRequestMessage | Exclude<z.infer<typeof ViewMessage>, { type: 'request' }>;
 
 export type HostToView =
   /** The run to show, and the saved state when it is a valid one of this run. */
@@ -110,7 +121,8 @@ export type HostToView =
 
 /** The message, or throws an InvalidInput naming what is wrong with it. */
 export function parseViewMessage(data: unknown): ViewToHost {
-  return check(ViewMessage, data, 'message');
+  // The schema checks each request's parameters against its method's; its inferred type cannot pair them.
+  return check(ViewMessage, data, 'message') as ViewToHost;
 }
 
 /** The saved state, or undefined when it is not one (a state from another version). */

@@ -457,8 +457,8 @@ export interface AuditRecord {
 
 // ─── History ───────────────────────────────────────────────────────────────────────────────
 
-export const UsageParams = z.strictObject({
-  runId: id,
+/** What the usage of a run asks (the inspector page sends the same, less the run). */
+export const UsageQuery = z.strictObject({
   /** `sent` (the default): as the agent sent it; `retained`: with Retained Outputs (for an imported run, a simulation). */
   view: z.enum(VIEWS).optional(),
   /** Older result bodies as references: the policy's fields, or `true` for the configured policy. */
@@ -470,6 +470,10 @@ export const UsageParams = z.strictObject({
    * given): an imported run as its agent sent it, a run recorded here with every result in full.
    */
   baseline: z.literal(true).optional(),
+});
+export type UsageQuery = z.infer<typeof UsageQuery>;
+export const UsageParams = UsageQuery.extend({
+  runId: id,
   /** `false`: the run alone, without its subagents' rows and the session's sum. */
   subagents: z.boolean().optional(),
   store,

@@ -10,17 +10,15 @@ import type { LanguageClient } from 'vscode-languageclient/node';
 import type { TranscriptEvent } from '../../shared/events';
 import { formatBytes } from '../../shared/format';
 import { INSPECT_PAGE_ROWS, INSPECT_VIEW, type View } from '../../shared/history';
-import { type HostToView, parseState, parseViewMessage, type ViewToHost } from '../../shared/messages';
+import { type HostToView, parseState, parseViewMessage, VIEW_REQUESTS, type ViewToHost } from '../../shared/messages';
 import {
   ExportRequest,
   type InspectQuery,
   InspectRequest,
   type InspectResult,
-  RunSearchRequest,
   RunsRequest,
   SessionRequest,
   TranscriptRequest,
-  UsageRequest,
   ValueFileRequest,
   ValueRequest,
 } from '../../shared/protocol';
@@ -285,14 +283,15 @@ export class Inspectors implements vscode.WebviewPanelSerializer, vscode.Disposa
       case 'request':
         try {
           const started = Date.now();
-          const result =
-            message.method === 'inspect'
-              ? await (this.takeFirstPage(panel, message.params) ?? Promise.reject()).catch(() =>
-                  this.client.sendRequest(InspectRequest.type, { runId, ...message.params, ...store }),
-                )
-              : message.method === 'usage'
-                ? await this.client.sendRequest(UsageRequest.type, { runId, ...message.params, ...store })
-                : await this.client.sendRequest(RunSearchRequest.type, { runId, ...message.params, ...store });
+          // Every request of the page is its row of VIEW_REQUESTS, about the panel's run.
+          const ask = () =>
+            this.client.sendRequest(VIEW_REQUESTS[message.method].request.method, {
+              runId,
+              ...message.params,
+              ...store,
+            });
+          const first = message.method === 'inspect' ? this.takeFirstPage(panel, message.params) : undefined;
+          const result = first ? await first.catch(ask) : await ask();
           const ms = Date.now() - started;
           // A slow request, and every first page (one line per open: how long the panel waited).
           const firstPage = message.method === 'inspect' && !message.params.from && Boolean(message.params.limit);

@@ -5,10 +5,9 @@
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, createWriteStream, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createWriteStream, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { build } from 'esbuild';
 import { recordDemoRun } from '../../scripts/demoRun';
 import { RetentionService } from '../../server/src/core/service';
 import { FolderStore } from '../../server/src/core/store/folderStore';
@@ -33,6 +32,7 @@ import { setupScript } from '../helpers/setupScript';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
 import { type CompactionRow, compactionReruns } from './compaction';
 import { contextEconomy, measureRetrievable, RETRIEVABLE } from './contextEconomy';
+import { benchWriters } from './writers';
 
 const MB = 1024 * 1024;
 const rows: string[][] = [];
@@ -769,9 +769,8 @@ async function benchImport(): Promise<void> {
  * The team store, in a real PostgreSQL started for the run, each figure beside its floor in the
  * same run: a 512 MB stream retained into it (`retained run`) against `psql \copy` of the same bytes
  * into a one-column table; a peek of 100 lines at the end of that value against the same peek
- * on a folder store; a cold inspect of the 10,000-event run against the folder store; 16
- * writer processes at once, each 100 retains of 100 KB; and `push`
- * and `pull` of a 256 MB run.
+ * on a folder store; a cold inspect of the 10,000-event run against the folder store; and `push`
+ * and `pull` of a 256 MB run. Many writers at once are writers.ts.
  */
 async function benchTeam(): Promise<void> {
   const { startPostgres } = await import('../helpers/postgres');
@@ -858,51 +857,6 @@ async function benchTeam(): Promise<void> {
       `${fmt(teamCold, 0)} ms`,
       `a folder store, no index file: ${fmt(folderCold, 0)} ms`,
       `${fmt(teamCold / folderCold, 1)}× its time`,
-    ]);
-
-    // 16 writer processes at once, each with its own connections; bundled first, as the CLI is,
-    // so their figures are the store's and not a TypeScript loader's start-up.
-    const writerDir = tempDir('retained-bench-writer-');
-    const writer = join(writerDir, 'writer.js');
-    await build({
-      entryPoints: [join(__dirname, 'teamWriter.ts')],
-      bundle: true,
-      platform: 'node',
-      format: 'cjs',
-      target: 'node20',
-      outfile: writer,
-      external: ['pg-native'],
-      logLevel: 'warning',
-    });
-    copyFileSync(join(__dirname, '../../dist/scanKernel.wasm'), join(writerDir, 'scanKernel.wasm'));
-    const started = Date.now();
-    const finished: number[] = [];
-    const perWriter = await Promise.all(
-      Array.from(
-        { length: 16 },
-        (_, w) =>
-          new Promise<number[]>((done, fail) => {
-            const child = spawn(process.execPath, [writer, pg.url, `load-${w % 2}`, String(w), '100'], {
-              stdio: ['ignore', 'pipe', 'inherit'],
-            });
-            let out = '';
-            child.stdout.on('data', (d: Buffer) => (out += d));
-            child.on('close', (code) => {
-              finished.push(Date.now() - started);
-              if (code === 0) done(JSON.parse(out) as number[]);
-              else fail(new Error(`writer ${w} exited ${code}`));
-            });
-          }),
-      ),
-    );
-    const wall = Date.now() - started;
-    const latencies = perWriter.flat();
-    rows.push([
-      'team store: 16 writer processes at once, 100 retains of 100 KB each (two runs)',
-      '1,600 values',
-      `${fmt(1600 / (wall / 1000), 0)} values/s, p50 ${fmt(percentile(latencies, 50), 0)} ms, p99 ${fmt(percentile(latencies, 99), 0)} ms`,
-      `first writer done at ${fmt(Math.min(...finished) / 1000, 1)} s, last at ${fmt(Math.max(...finished) / 1000, 1)} s`,
-      `${fmt(Math.max(...finished) / Math.min(...finished), 2)}× (last/first)`,
     ]);
 
     // 32 `retained run` at once for a login with 12 connection slots: every output delivered, every value recorded exact.
@@ -1052,6 +1006,7 @@ async function main(): Promise<void> {
   if (wanted('limits')) await benchLimits();
   if (wanted('import')) await benchImport();
   if (wanted('team')) await benchTeam();
+  if (wanted('writers')) rows.push(...(await benchWriters()));
   if (wanted('hook')) await benchHook();
   if (wanted('compaction')) await benchCompaction();
   const table = markdownTable(['what', 'input', 'Retained Outputs', 'baseline', 'ratio'], rows);

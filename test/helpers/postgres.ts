@@ -33,7 +33,8 @@ export interface Postgres {
   requirePassword(role: string): void;
 }
 
-export async function startPostgres(): Promise<Postgres> {
+/** `maxConnections`: the server's limit (a benchmark of many writers needs more than the tests). */
+export async function startPostgres({ maxConnections = 60 } = {}): Promise<Postgres> {
   const dir = tempDir('retained-pg-');
   const data = join(dir, 'data');
   const socket = join(dir, 'socket');
@@ -54,7 +55,7 @@ export async function startPostgres(): Promise<Postgres> {
     );
   run('initdb', ['-D', data, '-U', ADMIN, '--auth=trust', '-E', 'UTF8', '--no-sync', '--locale=C']);
   const port = await freePort();
-  const options = `-p ${port} -k ${socket} -c listen_addresses=127.0.0.1 -c max_connections=60`;
+  const options = `-p ${port} -k ${socket} -c listen_addresses=127.0.0.1 -c max_connections=${maxConnections}`;
   const start = () => run('pg_ctl', ['-D', data, '-o', options, '-l', join(dir, 'log'), '-w', 'start']);
   start();
   const base = `postgres://${ADMIN}@127.0.0.1:${port}`;

@@ -347,7 +347,36 @@ describe('a team store in a real PostgreSQL', function () {
           /upload of [0-9a-f]{64}: (its bytes hash to|\d+ bytes, not)/,
         );
         await mallory.query('ROLLBACK');
+        // The other door, the last chunks given with the call: the same checks.
+        await assert.rejects(
+          mallory.query('SELECT retained_finish_blob($1, $2, $3, $4, $5, $6)', [
+            randomUUID(),
+            sha,
+            Buffer.byteLength(planted),
+            Buffer.from(planted),
+            [Buffer.byteLength(planted)],
+            [1],
+          ]),
+          /upload of [0-9a-f]{64}: (its bytes hash to|\d+ bytes, not)/,
+        );
       }
+      // Sizes that do not add up to the bytes given, or a chunk said to start elsewhere, are refused.
+      for (const [sizes, lines] of [
+        [[3], [1]],
+        [[4, 4], [1]],
+        [[8], [2]],
+      ] as const)
+        await assert.rejects(
+          mallory.query('SELECT retained_finish_blob($1, $2, $3, $4, $5, $6)', [
+            randomUUID(),
+            sha,
+            8,
+            Buffer.from('planted\n'),
+            sizes,
+            lines,
+          ]),
+          /upload of [0-9a-f]{64}: (the last chunks are not the sizes said|chunk 0 is not where chunk 0 starts)/,
+        );
       // Nor can it write into another login's upload.
       await assert.rejects(
         mallory.query(`INSERT INTO blob_uploads (upload, owner, n, first_line, data) VALUES ($1, 'ci', 0, 1, 'x')`, [

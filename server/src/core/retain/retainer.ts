@@ -21,7 +21,7 @@ import {
 } from '../../../../shared/protocol';
 import { INTERRUPTED_RESULT } from '../../../../shared/stubText';
 import type { Context } from '../context';
-import type { NewValue } from '../store/runStore';
+import { EventNotRecorded, type NewValue, type StagedValue } from '../store/runStore';
 import { StoreEscape } from '../store/safeFs';
 import { LineTooLong } from '../store/transcript';
 import { countLines, utf8Bytes, utf8Slices } from '../text/bytes';
@@ -72,8 +72,8 @@ export class Retainer {
         return this.record(runId, call, { bytes: utf8Bytes(text), lines: countLines(text) }, { text });
       }
       try {
-        const { meta, scan } = await this.writeText(runId, call, text, this.preview(door));
-        return this.record(runId, call, scan, { meta, sizes: scan });
+        const { staged, value, scan } = await this.stageText(runId, call, text, this.preview(door));
+        return await this.record(runId, call, scan, { staged, value, sizes: scan });
       } catch (err) {
         return this.record(
           runId,
@@ -172,9 +172,12 @@ export class Retainer {
       }
       if (scan.bytes > this.ctx.settings().thresholdBytes && offers) {
         const value = this.newValue(runId, ended, isError, scan, preview);
-        const meta = await this.ctx.store.values.place(staged, door.keepTo ? { ...value, keepTo: door.keepTo } : value);
         // No token count: readers that show figures count it from the value (history/valueTokens.ts).
-        return this.record(runId, { ...ended, isError }, scan, { meta, sizes: { jsonBytes: scan.jsonBytes } });
+        return this.record(runId, { ...ended, isError }, scan, {
+          staged,
+          value: door.keepTo ? { ...value, keepTo: door.keepTo } : value,
+          sizes: { jsonBytes: scan.jsonBytes },
+        });
       }
       const text = await this.ctx.store.values.readStaged(staged);
       await this.ctx.store.values.discardStaged(staged);
@@ -226,31 +229,33 @@ export class Retainer {
     };
   }
 
-  /** Appends the result's event and answers what the model gets: the stub, or the text. */
+  /**
+   * Appends the result's event and answers what the model gets: the stub, or the text. A value
+   * still staged is placed with its event (one write where the store can: see ValueStore.place);
+   * when it cannot be placed, that throws, for the caller to keep the result another way.
+   */
   private async record(
     runId: string,
-    call: Omit<RetainParams, 'text' | 'runId'> & { isError: boolean },
+    call: ResultCall,
     size: { bytes: number; lines: number },
-    kept: { meta: ValueMeta; sizes: { jsonBytes: number; tokens?: number } } | { text: string; warning?: string },
+    kept: Kept | { staged: StagedValue; value: NewValue; sizes: Sizes },
   ): Promise<RetainResult> {
     const { store, runs } = this.ctx;
-    const meta = 'meta' in kept ? kept.meta : undefined;
+    let meta = 'meta' in kept ? kept.meta : undefined;
     let warning = 'warning' in kept ? kept.warning : undefined;
-    const event: TranscriptEvent = {
-      type: 'tool_call_finished',
-      callId: call.callId,
-      tool: call.tool,
-      ...('meta' in kept ? retainedFields(kept.meta, kept.sizes) : { result: kept.text }),
-      ...(call.isError ? { isError: true } : {}),
-      ...(call.exit ? { exit: call.exit } : {}),
-      ...(call.arguments !== undefined ? { arguments: call.arguments } : {}),
-      ...(call.turn !== undefined ? { turn: call.turn } : {}),
-      ...(call.durationMs !== undefined ? { durationMs: call.durationMs } : {}),
-    };
-    let content = meta ? meta.stub : (kept as { text: string }).text;
+    let content: string;
     try {
-      await store.appendEvent(runId, event);
-    } catch (err) {
+      if ('staged' in kept) {
+        meta = await store.values.place(kept.staged, kept.value, undefined, (placed) =>
+          resultEvent(call, { meta: placed, sizes: kept.sizes }),
+        );
+      } else await store.appendEvent(runId, resultEvent(call, kept));
+      content = meta ? meta.stub : (kept as { text: string }).text;
+    } catch (thrown) {
+      // Placed, but its event not recorded: as any event that could not be.
+      if ('staged' in kept && !(thrown instanceof EventNotRecorded)) throw thrown;
+      if (thrown instanceof EventNotRecorded) meta = thrown.meta;
+      const err = thrown instanceof EventNotRecorded ? thrown.cause : thrown;
       // A link in the store is no place to record anything: refused, with the reason.
       if (err instanceof StoreEscape) throw err;
       if (err instanceof LineTooLong && !meta && !warning) {
@@ -296,7 +301,7 @@ export class Retainer {
 
   /**
    * Writes a text as a value with its stub, in one pass: staged a slice at a time and scanned on
-   * the way, as a stream is (see FolderStore.placeValue for the names it may take).
+   * the way, as a stream is (see FolderStore's values for the names it may take).
    */
   async writeText(
     runId: string,
@@ -305,11 +310,21 @@ export class Retainer {
     preview = this.preview({}),
     valueId?: string,
   ): Promise<{ meta: ValueMeta; scan: ScanResult }> {
+    const { staged, value, scan } = await this.stageText(runId, call, text, preview);
+    return { meta: await this.ctx.store.values.place(staged, value, valueId), scan };
+  }
+
+  /** A text staged as a value, scanned on the way, with what placing it needs. */
+  private async stageText(
+    runId: string,
+    call: { callId: string; tool: string; arguments?: unknown; isError?: boolean },
+    text: string,
+    preview: PreviewSettings,
+  ): Promise<{ staged: StagedValue; value: NewValue; scan: ScanResult & { tokens: number } }> {
     const scanner = scanOf(preview);
     const staged = await this.ctx.store.values.stage(runId, utf8Slices(text), (part) => scanner.pushBytes(part));
     const scan = withTokens(scanner.figures());
-    const value = this.newValue(runId, call, call.isError ?? false, scan, preview);
-    return { meta: await this.ctx.store.values.place(staged, value, valueId), scan };
+    return { staged, value: this.newValue(runId, call, call.isError ?? false, scan, preview), scan };
   }
 
   /**
@@ -374,6 +389,27 @@ export class Retainer {
       runs.forget(runId, true);
     });
   }
+}
+
+/** A result's call, as recorded. */
+type ResultCall = Omit<RetainParams, 'text' | 'runId'> & { isError: boolean };
+type Sizes = { jsonBytes: number; tokens?: number };
+/** A result kept in its value (placed), or in full in its event. */
+type Kept = { meta: ValueMeta; sizes: Sizes } | { text: string; warning?: string };
+
+/** The event that records a result. */
+function resultEvent(call: ResultCall, kept: Kept): TranscriptEvent {
+  return {
+    type: 'tool_call_finished',
+    callId: call.callId,
+    tool: call.tool,
+    ...('meta' in kept ? retainedFields(kept.meta, kept.sizes) : { result: kept.text }),
+    ...(call.isError ? { isError: true } : {}),
+    ...(call.exit ? { exit: call.exit } : {}),
+    ...(call.arguments !== undefined ? { arguments: call.arguments } : {}),
+    ...(call.turn !== undefined ? { turn: call.turn } : {}),
+    ...(call.durationMs !== undefined ? { durationMs: call.durationMs } : {}),
+  };
 }
 
 /** A scan of a result as it is stored, by the preview settings in force. */

@@ -3,8 +3,8 @@
  * values (with line index and bytes), pins, and the inspector's index of each run. Two stores
  * implement it: a folder on this machine (folderStore.ts, the default) and a team store in
  * PostgreSQL (postgres/teamStore.ts); one conformance suite (test/server/storeConformance.test.ts)
- * runs against both. This file is the vocabulary (types, and the one limit both keep) and imports
- * no implementation (boundaries.test.ts).
+ * runs against both. This file is the vocabulary (types, the one error and the one limit both
+ * share) and imports no implementation (boundaries.test.ts).
  *
  * A transcript is read by position: a position is opaque to the core (a byte offset in a folder
  * store's file, an event's sequence number in a team store), known only from an earlier read.
@@ -185,7 +185,19 @@ export interface ValueStore {
   ): Promise<StagedValue>;
   readStaged(staged: StagedValue): Promise<string>;
   discardStaged(staged: StagedValue): Promise<void>;
-  place(staged: StagedValue, value: NewValue, valueId?: string): Promise<ValueMeta>;
+  /**
+   * Places a staged value under the call's name (see FolderStore's values for the names it may
+   * take). With `event`, the result's event (made from the value's metadata) is appended with it:
+   * in one transaction where the store has them (a team store names the value only with its
+   * event); a folder store places the value, then appends, and throws EventNotRecorded when only
+   * the append failed.
+   */
+  place(
+    staged: StagedValue,
+    value: NewValue,
+    valueId?: string,
+    event?: (meta: ValueMeta) => TranscriptEvent,
+  ): Promise<ValueMeta>;
   exists(runId: string, valueId: string): Promise<boolean>;
   lineIndex(runId: string, valueId: string): Promise<LineIndex>;
   readMeta(runId: string, valueId: string): Promise<ValueMeta>;
@@ -201,6 +213,16 @@ export interface ValueStore {
   delete(runId: string, valueId: string): Promise<void>;
   /** Forgets what it cached of a run, after another process changed it. */
   dropCachesFor(runId: string): void;
+}
+
+/** A value placed whose event could not be appended: the value is there, no event names it yet. */
+export class EventNotRecorded extends Error {
+  constructor(
+    readonly meta: ValueMeta,
+    override readonly cause: unknown,
+  ) {
+    super(`the value ${meta.valueId} was kept, its event was not recorded: ${(cause as Error)?.message ?? cause}`);
+  }
 }
 
 /** The most bytes of one run index: a bigger one is not one we wrote (offsets of a million events are a few MB). */

@@ -7,6 +7,7 @@
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import type { TranscriptEvent } from '../../../../shared/events';
 import { isSanitizedId } from '../../../../shared/ids';
 import type { ValueMeta } from '../../../../shared/protocol';
 import type { Blobs } from './blobs';
@@ -15,7 +16,7 @@ import { tempPath, VALUE_EXT, valueFileName } from './layout';
 import { indexFile, type LineIndex, parseIndex, serializeIndex } from './lineIndex';
 import { type OpenValue, readHead } from './lineReader';
 import { checkedId, namesTaken, sidecarMeta, valueNames } from './naming';
-import type { NewValue, StagedValue, ValueStore } from './runStore';
+import { EventNotRecorded, type NewValue, type StagedValue, type ValueStore } from './runStore';
 import { CREATE_NEW, listDir, openFile, READ, readFile, readFilesIn, realDir, statFile, statFilesIn } from './safeFs';
 import { Staging } from './staging';
 
@@ -29,6 +30,7 @@ export interface ValueHome {
   readonly blobs: Blobs;
   ensureWritable(): Promise<void>;
   valuesDir(runId: string): string;
+  appendEvent(runId: string, event: TranscriptEvent): Promise<void>;
 }
 
 export class ValueFiles implements ValueStore {
@@ -85,7 +87,23 @@ export class ValueFiles implements ValueStore {
    * same bytes under a taken name are the same value: it is reused. With `valueId`, only that
    * name. The temp file is gone afterwards, placed or not; throws when no name can be had.
    */
-  async place(staged: StagedValue, value: NewValue, valueId?: string): Promise<ValueMeta> {
+  async place(
+    staged: StagedValue,
+    value: NewValue,
+    valueId?: string,
+    event?: (meta: ValueMeta) => TranscriptEvent,
+  ): Promise<ValueMeta> {
+    const meta = await this.placeOnly(staged, value, valueId);
+    if (!event) return meta;
+    try {
+      await this.store.appendEvent(value.runId, event(meta));
+    } catch (err) {
+      throw new EventNotRecorded(meta, err);
+    }
+    return meta;
+  }
+
+  private async placeOnly(staged: StagedValue, value: NewValue, valueId?: string): Promise<ValueMeta> {
     const { tmp, sha256, index, bytes } = staged;
     const dir = this.store.valuesDir(value.runId);
     try {

@@ -11,7 +11,9 @@
  * halfway leaves nothing a stub can point to. Since version 3 no writer writes a blob: it uploads
  * its chunks and `retained_finish_blob` checks them (order, lines, size, SHA-256) before making
  * them the blob, so no teammate can put other bytes under a hash, hide a blob, or add to one.
- * Since version 4 each login keeps its own index of each run it opened (`run_indexes`).
+ * Since version 4 each login keeps its own index of each run it opened (`run_indexes`). Since
+ * version 5 a value of a few chunks goes to that function with its call, and events are appended
+ * by `retained_append`, so a retain is one transaction of a few statements.
  */
 
 import { INDEX_MAX_BYTES } from '../runStore';
@@ -204,6 +206,120 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE run_indexes ENABLE ROW LEVEL SECURITY;
       CREATE POLICY run_indexes_own ON run_indexes USING (owner = session_user) WITH CHECK (owner = session_user);
       GRANT SELECT, INSERT, UPDATE, DELETE ON run_indexes TO ${READER_ROLE}, ${WRITER_ROLE};
+    `,
+  },
+  {
+    version: 5,
+    what: 'a retain in one transaction of few statements: the last chunks given to the function that finishes a blob, events appended by a function',
+    sql: `
+      -- As version 3's, and the last chunks given here rather than uploaded first (\`p_tail\`, their
+      -- bytes one after another, with each one's size and first line): a value of a few chunks is
+      -- written once, not uploaded and then copied. Newlines are counted in bytes, not characters.
+      DROP FUNCTION retained_finish_blob(uuid, text, bigint);
+      CREATE FUNCTION retained_finish_blob(p_upload uuid, p_sha256 text, p_bytes bigint, p_tail bytea DEFAULT '',
+                                           p_tail_sizes integer[] DEFAULT '{}', p_tail_lines bigint[] DEFAULT '{}')
+        RETURNS boolean LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT AS $f$
+      DECLARE
+        chunk record;
+        uploaded integer := 0;
+        line bigint := 1;
+        total bigint := 0;
+        at integer := 1;
+        part bytea;
+        text_of text;
+        last bytea;
+        digest text;
+      BEGIN
+        IF p_sha256 !~ '^[0-9a-f]{64}$' THEN RAISE EXCEPTION 'not a SHA-256: %', p_sha256; END IF;
+        IF p_tail IS NULL OR p_tail_sizes IS NULL OR p_tail_lines IS NULL
+           OR cardinality(p_tail_sizes) <> cardinality(p_tail_lines)
+           OR (SELECT coalesce(sum(size), 0) FROM unnest(p_tail_sizes) AS size) <> octet_length(p_tail)
+           OR EXISTS (SELECT 1 FROM unnest(p_tail_sizes) AS size WHERE size IS NULL OR size < 1 OR size > ${CHUNK_MAX_BYTES}) THEN
+          RAISE EXCEPTION 'upload of %: the last chunks are not the sizes said', p_sha256;
+        END IF;
+        PERFORM pg_advisory_xact_lock(hashtextextended(p_sha256, 0));
+        IF EXISTS (SELECT 1 FROM blobs WHERE sha256 = p_sha256 AND complete) THEN
+          DELETE FROM blob_uploads WHERE upload = p_upload AND owner = session_user;
+          RETURN false;
+        END IF;
+        FOR chunk IN SELECT n, first_line, data FROM blob_uploads
+                     WHERE upload = p_upload AND owner = session_user ORDER BY n LOOP
+          IF chunk.n <> uploaded OR chunk.first_line <> line THEN
+            RAISE EXCEPTION 'upload of %: chunk % is not where chunk % starts (line %)', p_sha256, chunk.n, uploaded, line;
+          END IF;
+          -- Newlines counted on the escaped text, where a newline stays one byte.
+          text_of := encode(chunk.data, 'escape');
+          line := line + octet_length(text_of) - octet_length(replace(text_of, E'\n', ''));
+          total := total + octet_length(chunk.data);
+          uploaded := uploaded + 1;
+          last := chunk.data;
+        END LOOP;
+        FOR i IN 1 .. cardinality(p_tail_sizes) LOOP
+          IF p_tail_lines[i] IS DISTINCT FROM line THEN
+            RAISE EXCEPTION 'upload of %: chunk % is not where chunk % starts (line %)', p_sha256, uploaded + i - 1, uploaded + i - 1, line;
+          END IF;
+          part := substring(p_tail FROM at FOR p_tail_sizes[i]);
+          text_of := encode(part, 'escape');
+          line := line + octet_length(text_of) - octet_length(replace(text_of, E'\n', ''));
+          at := at + p_tail_sizes[i];
+          last := part;
+        END LOOP;
+        total := total + octet_length(p_tail);
+        IF total <> p_bytes THEN
+          RAISE EXCEPTION 'upload of %: % bytes, not %', p_sha256, total, p_bytes;
+        END IF;
+        IF uploaded = 0 THEN
+          digest := encode(sha256(p_tail), 'hex');
+        ELSE
+          SELECT encode(sha256(string_agg(data, ''::bytea ORDER BY n) || p_tail), 'hex') INTO digest
+            FROM blob_uploads WHERE upload = p_upload AND owner = session_user;
+        END IF;
+        IF digest <> p_sha256 THEN
+          RAISE EXCEPTION 'upload of %: its bytes hash to %', p_sha256, digest;
+        END IF;
+        -- A blob row no upload finished (an older writer's, killed) gives way to this one.
+        DELETE FROM blob_chunks WHERE sha256 = p_sha256;
+        INSERT INTO blobs (sha256, bytes, lines, complete, line_index)
+          VALUES (p_sha256, p_bytes,
+                  CASE WHEN p_bytes = 0 THEN 0 WHEN get_byte(last, octet_length(last) - 1) = 10 THEN line - 1 ELSE line END,
+                  true, NULL)
+          ON CONFLICT (sha256) DO UPDATE SET bytes = EXCLUDED.bytes, lines = EXCLUDED.lines, complete = true, line_index = NULL;
+        IF uploaded > 0 THEN
+          INSERT INTO blob_chunks (sha256, n, first_line, data)
+            SELECT p_sha256, n, first_line, data FROM blob_uploads WHERE upload = p_upload AND owner = session_user;
+          DELETE FROM blob_uploads WHERE upload = p_upload AND owner = session_user;
+        END IF;
+        at := 1;
+        FOR i IN 1 .. cardinality(p_tail_sizes) LOOP
+          INSERT INTO blob_chunks (sha256, n, first_line, data)
+            VALUES (p_sha256, uploaded + i - 1, p_tail_lines[i], substring(p_tail FROM at FOR p_tail_sizes[i]));
+          at := at + p_tail_sizes[i];
+        END LOOP;
+        RETURN true;
+      END
+      $f$;
+      REVOKE ALL ON FUNCTION retained_finish_blob(uuid, text, bigint, bytea, integer[], bigint[]) FROM PUBLIC;
+      GRANT EXECUTE ON FUNCTION retained_finish_blob(uuid, text, bigint, bytea, integer[], bigint[]) TO ${WRITER_ROLE};
+
+      -- Appends events (a JSON array, each element kept as its text) to a run after its last,
+      -- holding the run's lock to the commit; returns the first one's number. One statement,
+      -- so the lock is held for it and the commit alone. The caller's own grants apply.
+      CREATE FUNCTION retained_append(p_run text, p_events json)
+        RETURNS bigint LANGUAGE plpgsql SET search_path FROM CURRENT AS $f$
+      DECLARE
+        first_seq bigint;
+      BEGIN
+        INSERT INTO runs (run_id, name) VALUES (p_run, p_run) ON CONFLICT DO NOTHING;
+        PERFORM pg_advisory_xact_lock(hashtextextended(p_run, 0));
+        -- A statement of its own after the lock: it sees every event committed before it.
+        SELECT coalesce(max(seq) + 1, 0) INTO first_seq FROM events WHERE run_id = p_run;
+        INSERT INTO events (run_id, seq, event)
+          SELECT p_run, first_seq + t.i - 1, t.event FROM json_array_elements(p_events) WITH ORDINALITY AS t(event, i);
+        RETURN first_seq;
+      END
+      $f$;
+      REVOKE ALL ON FUNCTION retained_append(text, json) FROM PUBLIC;
+      GRANT EXECUTE ON FUNCTION retained_append(text, json) TO ${WRITER_ROLE};
     `,
   },
 ];

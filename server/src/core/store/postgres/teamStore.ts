@@ -2,8 +2,9 @@
  * The team store: the store interface (runStore.ts) on PostgreSQL, with the schema of schema.ts.
  * This file holds its runs: a run's events are rows numbered from 0 (a position is that number),
  * its name and pin a row of `runs`, its withheld originals and audit records rows of their own.
- * Its values are teamValues.ts, its inspector indexes teamIndexes.ts. Each write notifies
- * CHANGES_CHANNEL, so every machine watching sees the run change while it runs.
+ * Its values are teamValues.ts, its inspector indexes teamIndexes.ts. Each write, once
+ * committed, is announced on CHANGES_CHANNEL, so every machine watching sees the run change while
+ * it runs.
  *
  * Every id reaches SQL as a parameter; every row read back is checked before it is used.
  */
@@ -24,7 +25,7 @@ import { schemaVersion } from './migrate';
 import { CHANGES_CHANNEL, SCHEMA_VERSION } from './schema';
 import { TeamIndexes } from './teamIndexes';
 import { TeamValues } from './teamValues';
-import { insertEvents, inTransaction } from './transfer';
+import { eventsJson, insertEvents, inTransaction } from './transfer';
 
 /** Connections one process holds at most. */
 const POOL_MAX = 4;
@@ -45,6 +46,9 @@ export class TeamStore implements RunStore {
   readonly auditAt: string;
   readonly pool: Pool;
   private readonly user: string;
+  /** Runs changed and committed, not yet announced; `announcing` is the pass that will. */
+  private readonly unannounced = new Set<string>();
+  private announcing: Promise<void> | undefined;
 
   constructor(private readonly url: string) {
     this.where = shownUrl(url);
@@ -118,6 +122,7 @@ export class TeamStore implements RunStore {
 
   async close(): Promise<void> {
     this.values.closeScratch();
+    await this.announcing;
     await this.pool.end().catch(() => undefined);
   }
 
@@ -192,7 +197,10 @@ export class TeamStore implements RunStore {
     return rows.map((r) => r.run_id as string);
   }
 
-  /** In a transaction: the run's row is there and this writer is its only appender until the end. */
+  /**
+   * In a transaction: the run's row is there and this writer is its only appender until the end;
+   * the next event's number. For a transcript written whole, in batches (`append` adds a few).
+   */
   async appending(client: ClientBase, runId: string): Promise<number> {
     await this.query('INSERT INTO runs (run_id, name) VALUES ($1, $1) ON CONFLICT DO NOTHING', [runId], client);
     await this.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [runId], client);
@@ -204,27 +212,46 @@ export class TeamStore implements RunStore {
     return Number(row?.next ?? 0);
   }
 
-  async notify(client: ClientBase, runId: string): Promise<void> {
-    await this.query('SELECT pg_notify($1, $2)', [CHANGES_CHANNEL, runId], client);
+  /**
+   * Announces that a run changed, after its change is committed: on a statement of its own, the
+   * runs of one turn of the event loop together. Never inside the change's transaction: a
+   * transaction that notifies takes one lock all such transactions share until its commit is on
+   * disk, so a team's writers would commit one at a time.
+   */
+  changed(runId: string): void {
+    this.unannounced.add(runId);
+    this.announcing ??= new Promise<void>((turn) => setImmediate(turn)).then(async () => {
+      const runs = [...this.unannounced];
+      this.unannounced.clear();
+      this.announcing = undefined;
+      // A notice lost (the connection dropped) is found again: a watcher that listens again looks at every run.
+      await this.pool
+        .query('SELECT pg_notify($1, run) FROM unnest($2::text[]) AS run', [CHANGES_CHANNEL, runs])
+        .catch(() => undefined);
+    });
+  }
+
+  /**
+   * Appends events after the run's last, making the run if it is new: one statement that holds
+   * the run's lock only to its commit (the caller's transaction's, with `client`).
+   */
+  async append(runId: string, events: readonly TranscriptEvent[], client?: ClientBase): Promise<void> {
+    await this.query('SELECT retained_append($1, $2::json)', [runId, eventsJson(events)], client);
   }
 
   async appendEvent(runId: string, event: TranscriptEvent): Promise<void> {
-    checkedId(runId, 'run');
-    return this.transaction(async (client) => {
-      const next = await this.appending(client, runId);
-      await insertEvents(client, runId, next, [event]);
-      await this.notify(client, runId);
-    });
+    await this.append(checkedId(runId, 'run'), [event]);
+    this.changed(runId);
   }
 
   async writeTranscript(runId: string, events: readonly TranscriptEvent[], replace = false): Promise<void> {
     checkedId(runId, 'run');
     if (replace) return this.replaceTranscript(runId);
-    return this.transaction(async (client) => {
+    await this.transaction(async (client) => {
       if ((await this.appending(client, runId)) > 0) throw new InvalidInput(`run ${runId} has a transcript already`);
       await insertEvents(client, runId, 0, events);
-      await this.notify(client, runId);
     });
+    this.changed(runId);
   }
 
   /** An advisory lock on the run held by a client of its own while `work` runs. */
@@ -523,18 +550,14 @@ export class TeamStore implements RunStore {
   }
 
   async setPinned(runId: string, pinned: boolean): Promise<void> {
-    await this.transaction(async (client) => {
-      await this.query('UPDATE runs SET pinned = $2 WHERE run_id = $1', [runId, pinned], client);
-      await this.notify(client, runId);
-    });
+    await this.query('UPDATE runs SET pinned = $2 WHERE run_id = $1', [runId, pinned]);
+    this.changed(runId);
   }
 
   /** Only a role granted DELETE (an administrator's) removes runs: a writer's attempt names what it lacks. */
   async deleteRun(runId: string): Promise<void> {
-    await this.transaction(async (client) => {
-      await this.query('DELETE FROM runs WHERE run_id = $1', [runId], client);
-      await this.notify(client, runId);
-    });
+    await this.query('DELETE FROM runs WHERE run_id = $1', [runId]);
+    this.changed(runId);
   }
 
   async deleteRunIf(runId: string, still: () => Promise<boolean>): Promise<boolean> {

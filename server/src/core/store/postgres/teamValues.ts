@@ -7,6 +7,8 @@
  */
 import { rmSync } from 'node:fs';
 import { rename } from 'node:fs/promises';
+import type { ClientBase } from 'pg';
+import type { TranscriptEvent } from '../../../../../shared/events';
 import { isSanitizedId } from '../../../../../shared/ids';
 import { InvalidInput } from '../../../../../shared/invalidInput';
 import type { ValueMeta } from '../../../../../shared/protocol';
@@ -18,7 +20,7 @@ import { StoreRefused } from '../open';
 import type { NewValue, StagedValue, ValueStore } from '../runStore';
 import { privateStaging, type Staging } from '../staging';
 import type { TeamStore } from './teamStore';
-import { pushBlob } from './transfer';
+import { uploadBlob } from './transfer';
 
 /** Blob layouts (chunk starts, line index) kept: a blob never changes, so they never go stale. */
 const LAYOUTS_MAX = 256;
@@ -65,68 +67,35 @@ export class TeamValues implements ValueStore {
   }
 
   /**
-   * Uploads the staged bytes as a complete blob (unless the team has them), then names the value
-   * under the first free name, in one transaction with a notice; the staged file goes either way.
+   * In one transaction: uploads the staged bytes as a complete blob (unless the team has them),
+   * names the value under the first free name, appends its event when given (the run's lock is
+   * taken last, so appends wait only for a commit); announced once committed. The staged file
+   * goes either way.
    */
-  async place(staged: StagedValue, value: NewValue, valueId?: string): Promise<ValueMeta> {
+  async place(
+    staged: StagedValue,
+    value: NewValue,
+    valueId?: string,
+    event?: (meta: ValueMeta) => TranscriptEvent,
+  ): Promise<ValueMeta> {
     const { team } = this;
     const runId = checkedId(value.runId, 'run');
     const names = valueNames(value.callId, staged.sha256, valueId);
     try {
-      const client = await team.pool.connect().catch((err) => {
-        throw team.error(err);
-      });
-      try {
-        await pushBlob(client, this.stagingArea().root, staged.tmp, {
+      const placed = await team.transaction(async (client) => {
+        await uploadBlob(client, this.stagingArea().root, staged.tmp, {
           sha256: staged.sha256,
           bytes: staged.bytes,
           lines: staged.index.lines,
           valueId: names[0]!,
         });
-      } catch (err) {
-        throw err instanceof InvalidInput ? err : team.error(err);
-      } finally {
-        client.release();
-      }
-      return await team.transaction(async (client) => {
         await team.query('INSERT INTO runs (run_id, name) VALUES ($1, $1) ON CONFLICT DO NOTHING', [runId], client);
-        for (const name of names) {
-          const meta: ValueMeta = {
-            runId,
-            valueId: name,
-            callId: value.callId,
-            tool: value.tool,
-            bytes: staged.bytes,
-            lines: staged.index.lines,
-            sha256: staged.sha256,
-            isError: value.isError,
-            ...(value.subject ? { subject: value.subject } : {}),
-            createdAt: new Date().toISOString(),
-            stub: value.stubFor(name),
-          };
-          const added = await team.query(
-            `INSERT INTO run_values (run_id, value_id, sha256, meta) VALUES ($1, $2, $3, $4::jsonb)
-             ON CONFLICT DO NOTHING RETURNING value_id`,
-            [runId, name, staged.sha256, JSON.stringify(meta)],
-            client,
-          );
-          if (added.length > 0) {
-            await team.notify(client, runId);
-            return meta;
-          }
-          // The same bytes under a taken name are the same value; other bytes, the next name.
-          const [there] = await team.query(
-            'SELECT sha256, meta::text AS meta FROM run_values WHERE run_id = $1 AND value_id = $2',
-            [runId, name],
-            client,
-          );
-          if (there?.sha256 === staged.sha256) {
-            const known = sidecarMeta(there.meta as string, runId, name, staged.bytes);
-            if (known) return known;
-          }
-        }
-        throw namesTaken(value.callId, names);
+        const meta = await this.name(client, runId, names, staged, value);
+        if (event) await team.append(runId, [event(meta)], client);
+        return meta;
       });
+      team.changed(runId);
+      return placed;
     } catch (err) {
       // The database did not take it: the whole output stays where the caller asked, to keep elsewhere.
       if (value.keepTo && !(err instanceof InvalidInput && !(err instanceof StoreRefused)))
@@ -135,6 +104,50 @@ export class TeamValues implements ValueStore {
     } finally {
       await this.discardStaged(staged);
     }
+  }
+
+  /** The value's row under the first of `names` that is free, or holds these same bytes. */
+  private async name(
+    client: ClientBase,
+    runId: string,
+    names: readonly string[],
+    staged: StagedValue,
+    value: NewValue,
+  ): Promise<ValueMeta> {
+    const { team } = this;
+    for (const name of names) {
+      const meta: ValueMeta = {
+        runId,
+        valueId: name,
+        callId: value.callId,
+        tool: value.tool,
+        bytes: staged.bytes,
+        lines: staged.index.lines,
+        sha256: staged.sha256,
+        isError: value.isError,
+        ...(value.subject ? { subject: value.subject } : {}),
+        createdAt: new Date().toISOString(),
+        stub: value.stubFor(name),
+      };
+      const added = await team.query(
+        `INSERT INTO run_values (run_id, value_id, sha256, meta) VALUES ($1, $2, $3, $4::jsonb)
+         ON CONFLICT DO NOTHING RETURNING value_id`,
+        [runId, name, staged.sha256, JSON.stringify(meta)],
+        client,
+      );
+      if (added.length > 0) return meta;
+      // The same bytes under a taken name are the same value; other bytes, the next name.
+      const [there] = await team.query(
+        'SELECT sha256, meta::text AS meta FROM run_values WHERE run_id = $1 AND value_id = $2',
+        [runId, name],
+        client,
+      );
+      if (there?.sha256 === staged.sha256) {
+        const known = sidecarMeta(there.meta as string, runId, name, staged.bytes);
+        if (known) return known;
+      }
+    }
+    throw namesTaken(value.callId, names);
   }
 
   async exists(runId: string, valueId: string): Promise<boolean> {
@@ -305,10 +318,8 @@ export class TeamValues implements ValueStore {
   }
 
   async delete(runId: string, valueId: string): Promise<void> {
-    await this.team.transaction(async (client) => {
-      await this.team.query('DELETE FROM run_values WHERE run_id = $1 AND value_id = $2', [runId, valueId], client);
-      await this.team.notify(client, runId);
-    });
+    await this.team.query('DELETE FROM run_values WHERE run_id = $1 AND value_id = $2', [runId, valueId]);
+    this.team.changed(runId);
   }
 
   dropCachesFor(): void {

@@ -38,7 +38,7 @@ async function* chunksOf(root: string, path: string): AsyncGenerator<{ data: Buf
     let line = 1;
     let carry = Buffer.alloc(0);
     for (;;) {
-      const room = Buffer.alloc(CHUNK_MAX_BYTES - carry.length);
+      const room = Buffer.allocUnsafe(CHUNK_MAX_BYTES - carry.length);
       const { bytesRead } = await handle.read(room, 0, room.length, null);
       const piece = Buffer.concat([carry, room.subarray(0, bytesRead)]);
       if (piece.length === 0) return;
@@ -82,41 +82,50 @@ export interface BlobOf {
  * one transaction, so a killed upload leaves nothing.
  */
 export async function pushBlob(client: ClientBase, root: string, path: string, value: BlobOf): Promise<number> {
+  return inTransaction(client, () => uploadBlob(client, root, path, value));
+}
+
+/**
+ * `pushBlob` inside the caller's transaction (a retain names its value and appends its event in
+ * the same one). All but the last batch of chunks go to `blob_uploads`; the last goes with the
+ * call that finishes the blob, so a value of a few chunks is written once.
+ */
+export async function uploadBlob(client: ClientBase, root: string, path: string, value: BlobOf): Promise<number> {
   const there = await client.query('SELECT complete FROM blobs WHERE sha256 = $1', [value.sha256]);
   if (there.rows[0]?.complete === true) return 0;
   const upload = randomUUID();
-  return inTransaction(client, async () => {
-    let n = 0;
-    let sent = 0;
-    let batch: unknown[] = [];
-    const flush = async () => {
-      if (batch.length === 0) return;
-      const rows = batch.length / 4;
-      const values = Array.from(
-        { length: rows },
-        (_, i) => `($${i * 4 + 1}, $${i * 4 + 2}, $${i * 4 + 3}, $${i * 4 + 4})`,
-      );
-      await client.query(`INSERT INTO blob_uploads (upload, n, first_line, data) VALUES ${values.join(', ')}`, batch);
+  let n = 0;
+  let sent = 0;
+  let batch: { data: Buffer; firstLine: number }[] = [];
+  const hash = createHash('sha256');
+  for await (const chunk of chunksOf(root, path)) {
+    // A full batch is uploaded only once another chunk follows it: the last is the finish's.
+    if (batch.length === CHUNKS_PER_BATCH) {
+      const rows = batch.map((_, i) => `($1, $${i * 3 + 2}, $${i * 3 + 3}, $${i * 3 + 4})`);
+      const params = batch.flatMap((c) => [n++, c.firstLine, c.data]);
+      await client.query(`INSERT INTO blob_uploads (upload, n, first_line, data) VALUES ${rows.join(', ')}`, [
+        upload,
+        ...params,
+      ]);
       batch = [];
-    };
-    const hash = createHash('sha256');
-    for await (const { data, firstLine } of chunksOf(root, path)) {
-      hash.update(data);
-      batch.push(upload, n++, firstLine, data);
-      sent += data.length;
-      if (batch.length / 4 >= CHUNKS_PER_BATCH) await flush();
     }
-    // A file that is not the value its name says (changed since, or damaged) never becomes that value.
-    if (hash.digest('hex') !== value.sha256)
-      throw new Error(`value ${value.valueId}: its file does not hash to ${value.sha256}; nothing of it was kept`);
-    await flush();
-    const { rows } = await client.query('SELECT retained_finish_blob($1, $2, $3) AS made', [
-      upload,
-      value.sha256,
-      value.bytes,
-    ]);
-    return rows[0]?.made === true ? sent : 0;
-  });
+    hash.update(chunk.data);
+    batch.push(chunk);
+    sent += chunk.data.length;
+  }
+  // A file that is not the value its name says (changed since, or damaged) never becomes that value.
+  if (hash.digest('hex') !== value.sha256)
+    throw new Error(`value ${value.valueId}: its file does not hash to ${value.sha256}; nothing of it was kept`);
+  // The last chunks as one binary parameter, with their sizes: no text encoding of the bytes.
+  const { rows } = await client.query('SELECT retained_finish_blob($1, $2, $3, $4, $5, $6) AS made', [
+    upload,
+    value.sha256,
+    value.bytes,
+    Buffer.concat(batch.map((c) => c.data)),
+    batch.map((c) => c.data.length),
+    batch.map((c) => c.firstLine),
+  ]);
+  return rows[0]?.made === true ? sent : 0;
 }
 
 /** Uploads a run of `store`: its values first, then its name, events and value rows at once. */
@@ -165,6 +174,17 @@ export async function pushRun(client: ClientBase, store: FolderStore, runId: str
   return { runId, events: added, valuesSent, valuesThere: values.length - valuesSent, bytesSent };
 }
 
+/** An event as a team store keeps it: the line a folder store would write (stamped, within the same limit), without its newline. */
+function eventText(event: TranscriptEvent): string {
+  const line = Buffer.concat(eventLine(event));
+  return line.subarray(0, line.length - 1).toString('utf8');
+}
+
+/** Events as the JSON array `retained_append` takes: each element the text kept. */
+export function eventsJson(events: readonly TranscriptEvent[]): string {
+  return `[${events.map(eventText).join(',')}]`;
+}
+
 /** Appends events to a run from sequence number `from` on, a batch per statement. */
 export async function insertEvents(
   client: ClientBase,
@@ -174,11 +194,7 @@ export async function insertEvents(
 ): Promise<void> {
   for (let at = 0; at < events.length; at += EVENTS_PER_BATCH) {
     const part = events.slice(at, at + EVENTS_PER_BATCH);
-    // The line a folder store would write: stamped, and within the same limit.
-    const params = part.flatMap((event, i) => {
-      const line = Buffer.concat(eventLine(event));
-      return [runId, from + at + i, line.subarray(0, line.length - 1).toString('utf8')];
-    });
+    const params = part.flatMap((event, i) => [runId, from + at + i, eventText(event)]);
     const rows = part.map((_, i) => `($${i * 3 + 1}, $${i * 3 + 2}, $${i * 3 + 3}::json)`);
     await client.query(`INSERT INTO events (run_id, seq, event) VALUES ${rows.join(', ')}`, params);
   }

@@ -268,6 +268,48 @@ for (const { kind, address } of STORES) {
       assert.equal(await first.store.indexes.read('r', INDEX_MAX_BYTES), undefined);
     });
 
+    it("a run's usage: a cold service answers it from the run's index alone while the run is as it was", async () => {
+      const where = await address();
+      const first = await open(where);
+      await first.retainer.retain({ runId: 'u', callId: 'c1', tool: 'run_command', text: lines(3000) });
+      await first.retainer.append({ runId: 'u', event: message('and then?') });
+      const truth = await first.inspection.usage({ runId: 'u' });
+      await first.inspection.indexes.flush();
+      const body = JSON.parse((await first.store.indexes.read('u', INDEX_MAX_BYTES))!.split('\n')[1]!);
+      const [key, ...others] = Object.keys(body.answers);
+      assert.ok(key !== undefined && others.length === 0, `one answer kept: ${Object.keys(body.answers)}`);
+      assert.deepEqual(body.answers[key], JSON.parse(JSON.stringify(truth)));
+      // A total changed in the index, its hash made right: a cold service gives it, so it read nothing else.
+      body.answers[key].totals.total = 987_654_321;
+      const forged = JSON.stringify(body);
+      await first.store.indexes.write(
+        'u',
+        `${createHash('sha256').update(forged).digest('hex')}\n${forged}`,
+        async () => true,
+      );
+      const cold = async () => (await open(where)).inspection.usage({ runId: 'u' });
+      assert.equal((await cold()).totals.total, 987_654_321);
+      // An answer of another shape (a total that is not a count) makes the index one not used.
+      body.answers[key].totals.total = 'many';
+      const misshapen = JSON.stringify(body);
+      await first.store.indexes.write(
+        'u',
+        `${createHash('sha256').update(misshapen).digest('hex')}\n${misshapen}`,
+        async () => true,
+      );
+      assert.deepEqual(await cold(), truth);
+      // An event appended since: counted again, the run as it is now.
+      await first.store.indexes.write(
+        'u',
+        `${createHash('sha256').update(forged).digest('hex')}\n${forged}`,
+        async () => true,
+      );
+      await first.retainer.append({ runId: 'u', event: message('one more') });
+      const grown = await cold();
+      assert.notEqual(grown.totals.total, 987_654_321);
+      assert.deepEqual(grown, await first.inspection.usage({ runId: 'u' }));
+    });
+
     it('a clean-up removes an old run whole and keeps a pinned one; no value a kept run names goes', async () => {
       const service = await open();
       const text = lines(20_000, 'shared');

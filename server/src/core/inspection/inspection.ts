@@ -4,6 +4,7 @@
  * when the run changes, only the lines appended since are read, so paging a 10,000-event run
  * parses it once, and following a live one reads just what the agent adds.
  */
+import { createHash } from 'node:crypto';
 import { check } from '../../../../shared/check';
 import type { TranscriptEvent } from '../../../../shared/events';
 import { INSPECT_PAGE_ROWS, INSPECT_VIEW, type View } from '../../../../shared/history';
@@ -59,6 +60,8 @@ interface Entry {
   views: Map<string, ModelView>;
   /** What usage counted, by usage key. */
   usage: Map<string, UsageCounts>;
+  /** What usage answered, by answer key (see answerKey). */
+  answers: Map<string, RunUsage>;
 }
 
 export class Inspection {
@@ -128,6 +131,7 @@ export class Inspection {
           outlines: new Map(),
           views: new Map(),
           usage: new Map(),
+          answers: new Map(),
         }
       : entry!;
     const read = await this.store.readEventsFrom(runId, base.end, base.lines);
@@ -145,6 +149,7 @@ export class Inspection {
       outlines: new Map(),
       views: new Map(),
       usage: new Map(),
+      answers: new Map(),
     };
   }
 
@@ -166,6 +171,8 @@ export class Inspection {
               if (!entry.outlines.has(key)) entry.outlines.set(key, outline);
             for (const [key, counts] of Object.entries(index.usage))
               if (!entry.usage.has(key)) keepCounts(entry, key, counts);
+            for (const [key, answer] of Object.entries(index.answers))
+              if (!entry.answers.has(key)) keepAnswer(entry, key, answer);
           })
           .catch(() => undefined);
         return answer;
@@ -348,8 +355,9 @@ export class Inspection {
     if (params.baseline && (params.view !== undefined || params.policy !== undefined || params.full !== undefined))
       throw new InvalidInput('params.baseline names its own view: give it without view, policy or full');
     const runId = await this.ctx.runs.existing(params.runId);
-    const entry = await this.entry(runId);
-    const imported = isImported(entry.events);
+    // A run not in memory is answered from its index when that holds the answer: nothing read but it.
+    const index = this.settled.has(runId) ? undefined : await this.indexes.read(runId).catch(() => undefined);
+    const imported = index ? index.imported : isImported((await this.entry(runId)).events);
     const view = params.baseline ? 'sent' : (params.view ?? INSPECT_VIEW);
     const policy =
       !params.policy || (imported && view === 'sent')
@@ -358,23 +366,40 @@ export class Inspection {
     // The run without Retained Outputs: what an imported agent sent; here, every result in full.
     const full = params.baseline ? !imported : params.full === true;
     const options = { view, policy, full } as const;
-    const usage = await this.usageOfRun(runId, entry, options);
+    const usage = await this.usageOfRun(runId, options, index);
     return params.subagents === false ? usage : this.withSubagents(runId, usage, options);
   }
 
+  /**
+   * A run's usage: the answer its copy or its index (read while the run is as it was then) keeps
+   * for these options and prices, else computed from its events and kept in both.
+   */
   private async usageOfRun(
     runId: string,
-    entry: Entry,
     options: Pick<UsageOptions, 'view' | 'policy' | 'full'>,
+    index?: RunIndex,
   ): Promise<RunUsage> {
-    return usageOf(
+    const prices = { ...PRICES, ...this.ctx.settings().pricing };
+    const key = answerKey(usageKey(options.view, options.policy, options.full === true), prices);
+    const settled = this.settled.get(runId);
+    const known = settled?.answers.get(key);
+    if (known) return known;
+    const indexed = settled
+      ? undefined
+      : (index ?? (await this.indexes.read(runId).catch(() => undefined)))?.answers[key];
+    if (indexed) return indexed;
+    const entry = await this.entry(runId);
+    const usage = await usageOf(
       entry.events,
       entry.existingValues,
-      { ...options, prices: { ...PRICES, ...this.ctx.settings().pricing } },
+      { ...options, prices },
       await this.usageCounts(runId, entry, options),
       undefined,
       await this.asSentCounts(runId, entry, options),
     );
+    keepAnswer(entry, key, usage);
+    this.remember(runId);
+    return usage;
   }
 
   /**
@@ -391,8 +416,7 @@ export class Inspection {
     if (ids.length === 0) return usage;
     const subagents: NonNullable<RunUsage['subagents']> = [];
     for (const id of ids.slice(0, SUBAGENTS_MAX)) {
-      const entry = await this.entry(id);
-      const theirs = await this.usageOfRun(id, entry, { ...options, policy: undefined });
+      const theirs = await this.usageOfRun(id, { ...options, policy: undefined });
       subagents.push({
         runId: id,
         modelCalls: theirs.modelCalls.length - 1,
@@ -514,6 +538,18 @@ function keepCounts(entry: Entry, key: string, counts: UsageCounts): UsageCounts
   return counts;
 }
 
+/** Keeps a usage answer in the run's copy (and so its index) as the most recently used, and at most USAGE_KEYS_KEPT. */
+function keepAnswer(entry: Entry, key: string, answer: RunUsage): void {
+  entry.answers.delete(key);
+  entry.answers.set(key, answer);
+  while (entry.answers.size > USAGE_KEYS_KEPT) entry.answers.delete(entry.answers.keys().next().value!);
+}
+
+/** The key of a usage answer: what was counted (usageKey) and the prices it was priced at. */
+function answerKey(counted: string, prices: unknown): string {
+  return `${counted}@${createHash('sha256').update(JSON.stringify(prices)).digest('hex').slice(0, 16)}`;
+}
+
 /** What a run's copy was read from; undefined when the run had no transcript. */
 function stampOf(entry: Entry): Stamp | undefined {
   return entry.inode ? { transcript: transcriptStamp(entry.inode, entry.end), values: entry.valuesStamp } : undefined;
@@ -535,5 +571,6 @@ function indexOf(entry: Entry): RunIndex | undefined {
     outlines: Object.fromEntries(entry.outlines),
     pages,
     usage: Object.fromEntries(entry.usage),
+    answers: Object.fromEntries(entry.answers),
   };
 }

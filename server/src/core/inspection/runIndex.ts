@@ -4,8 +4,8 @@
  * inspector needs, so a cold open (a restarted server, a run not opened since) reads one small
  * file and the rows on screen instead of parsing the whole run and counting its tokens: the byte
  * offset of each event's line, the first model call that sends each event, the outlines computed
- * so far (one per view and policy), the model's side of the first page, and the tokens usage
- * counted (per event and part).
+ * so far (one per view and policy), the model's side of the first page, the tokens usage
+ * counted (per event and part) and what it answered.
  *
  * It is derived data, like a value's line index: written after the answer that computed it,
  * never on the way to one, and used only while it matches what it was made from (the
@@ -16,12 +16,12 @@
 import { createHash } from 'node:crypto';
 import { INSPECT_PAGE_ROWS } from '../../../../shared/history';
 import type { ModelCell, Outline } from '../../../../shared/protocol';
-import { USAGE_PARTS } from '../../../../shared/usage';
+import { type RunUsage, USAGE_PARTS } from '../../../../shared/usage';
 import { INDEX_MAX_BYTES, type RunStore } from '../store/runStore';
 import type { UsageCounts } from './usage';
 
 /** Changes whenever what rows.ts computes does (inspection.test.ts holds it): an index of another format is rebuilt. */
-export const FORMAT = 4;
+export const FORMAT = 5;
 /** Writes of a run's index are held this long, so a live run is not rewritten per event. */
 const SAVE_DELAY_MS = 1000;
 
@@ -51,6 +51,8 @@ export interface RunIndex {
   pages: Record<string, FirstPage>;
   /** What `retained/usage` counted, by its key (usage.ts `usageKey`): a cold request reads it instead of counting. */
   usage: Record<string, UsageCounts>;
+  /** What `retained/usage` answered, by what was counted and the prices: a cold request is answered with it. */
+  answers: Record<string, RunUsage>;
 }
 
 /** The transcript's part of a stamp: its identity and how far it was read. */
@@ -176,7 +178,16 @@ function wellFormed(v: unknown): v is RunIndex {
   }
   if (!isRecord(v.usage)) return false;
   for (const counts of Object.values(v.usage)) if (!wellCounted(counts, offsets.length)) return false;
-  return true;
+  if (!isRecord(v.answers)) return false;
+  return Object.values(v.answers).every(wellAnswered);
+}
+
+/** A usage answer's shape as its readers rely on it: its calls and compactions listed, its totals numbers. */
+function wellAnswered(v: unknown): boolean {
+  if (!isRecord(v) || !Array.isArray(v.modelCalls) || !v.modelCalls.every(isRecord)) return false;
+  if (!Array.isArray(v.compactions) || !v.compactions.every(isRecord) || typeof v.tokenizer !== 'string') return false;
+  const { totals } = v;
+  return isRecord(totals) && isCount(totals.total) && isCount(totals.output) && isCount(totals.counted);
 }
 
 const isColumn = (v: unknown, length: number): boolean =>

@@ -8,10 +8,11 @@
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { CLI_FILES } from '../shared/cliFiles';
 import { ROOT } from './tools';
 
-/** Files of dist/ the command line loads, by name. */
-const FILES = ['cli.js', 'server.js', 'claudeAgentSdk.js', 'scanKernel.wasm'];
+/** Files of dist/ the package holds, by name: the command line's, and the Agent SDK helper. */
+const FILES = [...CLI_FILES, 'claudeAgentSdk.js'];
 
 /** Writes the command line's files into `out` (emptied first): what the package and each agent extension hold. */
 export function copyCommandLine(out: string): void {

@@ -6,8 +6,9 @@
  * and the MCP server are the ones setup writes (geminiHooks, qwenHooks, serverOf): one
  * definition for both ways in.
  */
-import { geminiHooks, type HookEntry, type Launcher, qwenHooks, serverOf } from './agentSetup';
+import { geminiHooks, type HookEntry, qwenHooks, serverOf } from './agentSetup';
 import { MCP_SERVER } from './agents';
+import type { Launcher } from './launcher';
 
 export const EXTENSION_AGENTS = ['gemini', 'qwen'] as const;
 export type ExtensionAgent = (typeof EXTENSION_AGENTS)[number];

@@ -7,20 +7,13 @@
  */
 import { applyEdits, type JSONPath, modify, type ParseError, parse, printParseErrorCode } from 'jsonc-parser';
 import { AGENT_IDS, AGENTS, type AgentId, MCP_SERVER } from './agents';
+import { commandLine, type Launcher, shellQuote } from './launcher';
 import { REWRITE_MAX_BYTES, REWRITE_TAG, rewrite } from './rewrite';
 import { DEFAULT_SETTINGS, STORE_DIR } from './settings';
 
 /** The agents `setup` knows: every row of the agent table. */
 export const SETUP_AGENTS = AGENT_IDS;
 export type SetupAgent = AgentId;
-
-/** How to start the `retained` command line: a Node and a cli.js that outlives an upgrade. */
-export interface Launcher {
-  node: string;
-  cli: string;
-  /** Set when `node` is the editor's own binary, which runs scripts only with ELECTRON_RUN_AS_NODE. */
-  env?: Record<string, string>;
-}
 
 /** Where setup writes: the project (Claude Code's `.mcp.json` and `.claude/settings.json`), and the agent's home folder. */
 export interface SetupPlaces {
@@ -80,15 +73,6 @@ export function setupChanges(
 function required(value: string | undefined, what: string): string {
   if (!value) throw new Error(`setting up this agent needs ${what}`);
   return value;
-}
-
-/** A word as a POSIX shell reads it back: as it is when plain, else in single quotes. */
-export const shellQuote = (word: string) => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`);
-
-/** The command line that runs `retained <args>`, for a shell. */
-export function commandLine(launcher: Launcher, args: string[]): string {
-  const env = Object.entries(launcher.env ?? {}).map(([k, v]) => `${k}=${shellQuote(v)} `);
-  return `${env.join('')}${[launcher.node, launcher.cli, ...args].map(shellQuote).join(' ')}`;
 }
 
 // ─── JSON, edited in place ───────────────────────────────────────────────────────────────────

@@ -4,6 +4,10 @@
  * path can never be spelled: the alphabet has no `/`, `.` or NUL.
  */
 
+/** Ids, names and paths a request gives are bounded, so no request can make the server hold a huge key. */
+export const ID_MAX = 1024;
+export const PATH_MAX = 4096;
+
 const MAX_ID_LENGTH = 64;
 /** The id alphabet, as a pattern source for others to build on (a run file name, a stub marker). */
 export const ID_CHARS = '[A-Za-z0-9_-]';

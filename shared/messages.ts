@@ -10,16 +10,8 @@ import type { RequestType } from 'vscode-languageserver-protocol';
 import * as z from 'zod';
 import { check } from './check';
 import { VIEWS } from './history';
-import {
-  ID_MAX,
-  InspectQuery,
-  InspectRequest,
-  PATH_MAX,
-  RunSearchRequest,
-  SearchQuery,
-  UsageQuery,
-  UsageRequest,
-} from './protocol';
+import { ID_MAX, PATH_MAX } from './ids';
+import { InspectQuery, InspectRequest, RunSearchRequest, SearchQuery, UsageQuery, UsageRequest } from './protocol';
 import { MAX_QUERY_LENGTH } from './query';
 
 const id = z.string().min(1).max(ID_MAX);

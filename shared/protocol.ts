@@ -9,14 +9,13 @@ import * as z from 'zod';
 import type { CallSubject } from './callSubject';
 import { type Exit, ExitSchema, NewEventSchema, type RunSource, type StopReason, type TranscriptEvent } from './events';
 import { type HistoryStats, type Projected, REPLAY_SHAPES, VIEWS, type View } from './history';
+import { ID_MAX, PATH_MAX } from './ids';
 import { MAX_QUERY_LENGTH } from './query';
 import { HistoryPolicySchema, LANDMARK_KINDS, type LandmarkKind, type Settings, SettingsSchema } from './settings';
 import type { RunUsage } from './usage';
 
-/** Ids, names and paths are bounded, so no request can make the server hold a huge key. */
 export type { Exit };
-export const ID_MAX = 1024;
-export const PATH_MAX = 4096;
+
 const id = z.string().min(1).max(ID_MAX);
 const whole = (min: number, max?: number) =>
   max === undefined ? z.number().int().min(min) : z.number().int().min(min).max(max);

@@ -8,8 +8,7 @@
  * (`"$0"`, `-l` if bash says it was a login shell, `-c`) on it.
  */
 
-import type { Launcher } from './agentSetup';
-import { commandLine } from './agentSetup';
+import { commandLine, type Launcher } from './launcher';
 import { utf8Length } from './utf8';
 
 export interface RewriteOptions {

@@ -8,6 +8,7 @@
 import { promises as fs } from 'node:fs';
 import { basename, join } from 'node:path';
 import type * as vscode from 'vscode';
+import { CLI_FILES } from '../../shared/cliFiles';
 
 /**
  * Copies the bundle into the stable folder unless the copy there is of this bundle (its version
@@ -19,10 +20,10 @@ export async function installCli(context: vscode.ExtensionContext): Promise<stri
   // The files the command line needs, side by side: itself, the scan kernel, and the libraries it loads on first use.
   const vendor = context.asAbsolutePath('dist/vendor');
   const files = [
-    ...['dist/cli.js', 'dist/server.js', 'dist/scanKernel.wasm'].map((f) => context.asAbsolutePath(f)),
+    ...CLI_FILES.map((f) => context.asAbsolutePath(`dist/${f}`)),
     ...(await fs.readdir(vendor)).map((name) => join(vendor, name)),
   ];
-  const stamps = await Promise.all(files.slice(0, 2).map((file) => fs.stat(file)));
+  const stamps = await Promise.all(files.slice(0, 3).map((file) => fs.stat(file)));
   const stamp = `${String(context.extension.packageJSON.version)} ${stamps.map((s) => `${s.size} ${Math.round(s.mtimeMs)}`).join(' ')}\n`;
   const marker = join(target, 'installed');
   const installed = await fs.readFile(marker, 'utf8').catch(() => undefined);

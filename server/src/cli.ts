@@ -4,7 +4,8 @@
  * hooks) for everything but the one path that runs on every tool call of every session and must
  * cost no more than Node itself: a hook on a small output (Claude Code's, Qwen Code's, Gemini
  * CLI's AfterTool, Copilot CLI's). That output passes untouched and unrecorded, as the hook leaves
- * it (cli/hook.ts and each agent's cli/*Hook.ts), so nothing is loaded for it.
+ * it (cli/hook.ts and each agent's cli/*Hook.ts), so nothing is loaded for it. Codex's hook,
+ * which rewrites a command before it runs, loads a small bundle of its own (cli/codexRewrite.ts).
  * This file imports only Node's own modules and a constant.
  */
 import { readSync } from 'node:fs';
@@ -72,6 +73,14 @@ function readStdin(): { head: Buffer; ended: boolean } {
 
 const argv = process.argv.slice(2);
 // `--guard` (a secret in a small output is withheld) or any other option: the bundle decides.
-const hook = argv.length === 2 && argv[0] === 'hook' && Object.hasOwn(SMALL_LEFT_ALONE, argv[1]!);
-const stdin = hook ? readStdin() : undefined;
-if (!(stdin?.ended && leftAlone(argv[1]!, stdin.head))) require('./server.js').start(stdin);
+const plainHook = argv.length === 2 && argv[0] === 'hook';
+const small = plainHook && Object.hasOwn(SMALL_LEFT_ALONE, argv[1]!);
+// Codex's hook rewrites a command before it runs: a bundle of its own (codexRewrite.ts) answers it.
+const codex = plainHook && argv[1] === 'codex';
+const stdin = small || codex ? readStdin() : undefined;
+const answered =
+  stdin?.ended &&
+  (small
+    ? leftAlone(argv[1]!, stdin.head)
+    : (require('./codexRewrite.js') as typeof import('./cli/codexRewrite')).answer(stdin.head));
+if (!answered) require('./server.js').start(stdin);

@@ -584,7 +584,8 @@ function cpuSeconds(args: readonly string[], stdin: string): number {
 }
 
 /**
- * The hook every tool call runs (Claude Code's, Qwen Code's, Gemini CLI's AfterTool, Copilot CLI's), on a small output (left alone):
+ * The hook every tool call runs (Claude Code's, Qwen Code's, Gemini CLI's AfterTool, Copilot CLI's), on a small output (left alone),
+ * and Codex's, which rewrites each shell command before it runs:
  * against `node -e 0`, in turn (A B A B), the median of the pairs' ratios; and the same hook when
  * it must load the server bundle (`--guard`: a secret in a small output is withheld).
  */
@@ -619,12 +620,23 @@ async function benchHook(): Promise<void> {
     toolArgs: { command: 'ls' },
     toolResult: { resultType: 'success', textResultForLlm: 'README.md\npackage.json\nsrc\n' },
   });
+  // Codex's PreToolUse on a shell command it may rewrite (approvals off, as `codex exec` runs).
+  const codex = JSON.stringify({
+    hook_event_name: 'PreToolUse',
+    session_id: 'bench',
+    tool_name: 'Bash',
+    tool_use_id: 'call_bench',
+    permission_mode: 'bypassPermissions',
+    cwd: tempDir('retained-bench-codex-'),
+    tool_input: { command: 'make build' },
+  });
   const PAIRS = 15;
   for (const [what, args, stdin] of [
     ['retained hook claude-code, a small output (left alone)', ['hook', 'claude-code'], input],
     ['retained hook qwen, a small output (left alone)', ['hook', 'qwen'], qwen],
     ['retained hook gemini, AfterTool on a small output (left alone)', ['hook', 'gemini'], gemini],
     ['retained hook copilot, a small output (left alone)', ['hook', 'copilot'], copilot],
+    ['retained hook codex, a shell command rewritten (its own small bundle)', ['hook', 'codex'], codex],
     [
       'retained hook claude-code --guard, a small output (checked for secrets)',
       ['hook', 'claude-code', '--guard'],

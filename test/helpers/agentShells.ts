@@ -6,7 +6,8 @@
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { geminiRewrite } from '../../server/src/cli/geminiHook';
-import { type Launcher, setupChanges } from '../../shared/agentSetup';
+import { setupChanges } from '../../shared/agentSetup';
+import type { Launcher } from '../../shared/launcher';
 import { type RewriteOptions, rewrite } from '../../shared/rewrite';
 
 export interface AgentShell {

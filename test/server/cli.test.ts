@@ -4,7 +4,16 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { lockFolder, unlockFolder } from '../helpers/lockFolder';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
@@ -130,6 +139,49 @@ describe('the retained command line', function () {
     assert.equal(run(CLI, ['hook', 'claude-code'], input('a\nb\n')).stdout, '');
     const kept = run(CLI, ['hook', 'claude-code'], input(big));
     assert.match(kept.stdout, /\[retained #toolu_small\]/, kept.stderr);
+  });
+
+  it("Codex's hook rewrites a command with cli.js and codexRewrite.js alone, as the bundle does; what it would not rewrite, and the guard, load the bundle", () => {
+    const dir = tempDir();
+    const alone = join(dir, 'cli.js');
+    writeFileSync(alone, readFileSync(CLI));
+    writeFileSync(join(dir, 'codexRewrite.js'), readFileSync(join(dirname(CLI), 'codexRewrite.js')));
+    const cwd = tempDir();
+    const env = { ...process.env, CODEX_HOME: tempDir(), RETAINED_STORE: join(cwd, 'store') };
+    const input = (command: string, more: Record<string, unknown> = {}) =>
+      JSON.stringify({
+        hook_event_name: 'PreToolUse',
+        session_id: 'x1',
+        tool_name: 'Bash',
+        tool_use_id: 'call_1',
+        permission_mode: 'bypassPermissions',
+        cwd,
+        tool_input: { command },
+        ...more,
+      });
+    const run = (file: string, args: string[], stdin: string) =>
+      spawnSync(process.execPath, [file, ...args], { cwd, env, input: stdin, encoding: 'utf8' });
+    const light = run(alone, ['hook', 'codex'], input('make build'));
+    assert.equal(light.status, 0, light.stderr);
+    assert.equal(light.stderr, '');
+    const full = run(CLI, ['hook', 'codex'], input('make build'));
+    assert.match(full.stdout, /"permissionDecision":"allow"/);
+    assert.equal(light.stdout, full.stdout.replaceAll(realpathSync(CLI), realpathSync(alone)));
+    // Another tool: left alone, here too.
+    assert.deepEqual(
+      [run(alone, ['hook', 'codex'], input('x', { tool_name: 'apply_patch' })).stdout, existsSync(env.RETAINED_STORE)],
+      ['', false],
+    );
+    // Not rewritten (the bundle logs why), the guard, a broken input: the bundle answers.
+    for (const [args, stdin] of [
+      [['hook', 'codex'], input('make build', { permission_mode: 'default' })],
+      [['hook', 'codex'], input('rm -rf build')],
+      [['hook', 'codex', '--guard'], input('make build')],
+      [['hook', 'codex'], '{"hook_event_name": 1}'],
+    ] as const) {
+      const r = run(alone, [...args], stdin);
+      assert.match(r.stderr, /Cannot find module '\.\/server\.js'/, `${args.join(' ')} ${stdin}: ${r.stderr}`);
+    }
   });
 
   it('OpenCode after a compaction: the index of what was retained before it, the same text each time it is asked, recorded once', () => {

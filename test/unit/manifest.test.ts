@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
+import { CLI_FILES } from '../../shared/cliFiles';
 import { NOT_IN_SESSION_FILES } from '../../shared/fidelity';
 import { PEEK_TOOL, PEEK_TOOL_DESCRIPTION, peekToolJsonSchema } from '../../shared/peekTool';
 import { CLEANUP_BOUNDS, DEFAULT_SETTINGS, HISTORY_BOUNDS, SETTING_BOUNDS } from '../../shared/settings';
@@ -97,8 +98,12 @@ describe('package.json', () => {
     const source = readdirSync(resolve(ROOT, 'extension/src'))
       .map((name) => readFileSync(resolve(ROOT, 'extension/src', name), 'utf8'))
       .join('\n');
-    const used = [...source.matchAll(/asAbsolutePath\('([^']+)'\)/g)].map((m) => m[1]!);
-    assert.ok(used.includes('dist/cli.js'), JSON.stringify(used));
+    // Named in the source, and the command line's files (shared/cliFiles.ts), which cliInstall.ts copies.
+    const used = [
+      ...[...source.matchAll(/asAbsolutePath\('([^']+)'\)/g)].map((m) => m[1]!),
+      ...CLI_FILES.map((f) => `dist/${f}`),
+    ];
+    assert.match(source, /CLI_FILES\.map\(\(f\) => context\.asAbsolutePath\(`dist\/\$\{f\}`\)\)/);
     const files = packaged();
     // A folder (dist/vendor) is packaged when files in it are.
     for (const file of used)

@@ -16,9 +16,9 @@ import { realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import * as z from 'zod';
-import type { Launcher } from '../../../shared/agentSetup';
 import { check } from '../../../shared/check';
-import { ID_MAX, PATH_MAX } from '../../../shared/protocol';
+import { ID_MAX, PATH_MAX } from '../../../shared/ids';
+import type { Launcher } from '../../../shared/launcher';
 import { isRewritten, rewrite } from '../../../shared/rewrite';
 import { codexWouldAsk } from './codexRules';
 

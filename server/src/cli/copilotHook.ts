@@ -19,7 +19,7 @@ import * as z from 'zod';
 import { AGENTS } from '../../../shared/agents';
 import { check } from '../../../shared/check';
 import type { Exit } from '../../../shared/events';
-import { ID_MAX } from '../../../shared/protocol';
+import { ID_MAX } from '../../../shared/ids';
 import { fileChunks } from '../core/retain/fileSource';
 import type { RetentionService } from '../core/service';
 import { utf8Bytes } from '../core/text/bytes';

@@ -13,11 +13,12 @@
  */
 import { constants } from 'node:os';
 import * as z from 'zod';
-import { GEMINI_SHELL_TOOL, type Launcher } from '../../../shared/agentSetup';
+import { GEMINI_SHELL_TOOL } from '../../../shared/agentSetup';
 import { AGENTS } from '../../../shared/agents';
 import { check } from '../../../shared/check';
+import { ID_MAX, PATH_MAX } from '../../../shared/ids';
+import type { Launcher } from '../../../shared/launcher';
 import type { Exit } from '../../../shared/protocol';
-import { ID_MAX, PATH_MAX } from '../../../shared/protocol';
 import { isRewritten, type RewriteOptions, rewrite } from '../../../shared/rewrite';
 import type { RetentionService } from '../core/service';
 import { utf8Bytes } from '../core/text/bytes';

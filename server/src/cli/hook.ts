@@ -16,7 +16,7 @@ import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import * as z from 'zod';
 import { AGENTS, agentHome, MCP_SERVER } from '../../../shared/agents';
 import { check } from '../../../shared/check';
-import { ID_MAX, PATH_MAX } from '../../../shared/protocol';
+import { ID_MAX, PATH_MAX } from '../../../shared/ids';
 import { isHandedIndex, readContent, retainedIndex } from '../../../shared/stubText';
 import { fileChunks } from '../core/retain/fileSource';
 import type { Door } from '../core/retain/retainer';

@@ -15,11 +15,12 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
-import { claudeScriptCommand, shellQuote } from '../../../shared/agentSetup';
+import { claudeScriptCommand } from '../../../shared/agentSetup';
 import { AGENT_IDS, AGENTS } from '../../../shared/agents';
 import { formatBytes, formatCount } from '../../../shared/format';
 import { REPLAY_SHAPES, type ReplayShape, VIEWS, type View } from '../../../shared/history';
 import { InvalidInput } from '../../../shared/invalidInput';
+import { shellQuote } from '../../../shared/launcher';
 import type { Price } from '../../../shared/pricing';
 import {
   type ExportParams,
@@ -34,7 +35,8 @@ import { VERSION } from '../../../shared/version';
 import { type CommandResult, defaultShell, exitOf, exitStatus, type Shell, startCommand } from '../core/retain/command';
 import { RetentionService } from '../core/service';
 import { inWords } from '../core/store/errorWords';
-import { isStoreUrl, shownUrl } from '../core/store/open';
+import { shownUrl } from '../core/store/open';
+import { isStoreUrl } from '../core/store/storeUrl';
 import { HOOK_AGENTS, type HookAgent, runHook } from './hook';
 import { setup } from './setup';
 import { findStore } from './store';

@@ -20,7 +20,7 @@ import * as z from 'zod';
 import { AGENTS, MCP_SERVER } from '../../../shared/agents';
 import { check } from '../../../shared/check';
 import type { Exit } from '../../../shared/events';
-import { ID_MAX, PATH_MAX } from '../../../shared/protocol';
+import { ID_MAX, PATH_MAX } from '../../../shared/ids';
 import { isHandedIndex, retainedIndex } from '../../../shared/stubText';
 import { fileChunks } from '../core/retain/fileSource';
 import type { RetentionService } from '../core/service';

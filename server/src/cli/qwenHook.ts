@@ -21,7 +21,8 @@ import * as z from 'zod';
 import { GEMINI_SHELL_TOOL } from '../../../shared/agentSetup';
 import { AGENTS } from '../../../shared/agents';
 import { check } from '../../../shared/check';
-import { type Exit, ID_MAX } from '../../../shared/protocol';
+import { ID_MAX } from '../../../shared/ids';
+import type { Exit } from '../../../shared/protocol';
 import type { RetentionService } from '../core/service';
 import { utf8Bytes } from '../core/text/bytes';
 

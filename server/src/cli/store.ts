@@ -2,7 +2,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { STORE_DIR } from '../../../shared/settings';
-import { isStoreUrl } from '../core/store/open';
+import { isStoreUrl } from '../core/store/storeUrl';
 
 /**
  * `--store`, else `$RETAINED_STORE`, else the nearest `.retained` folder at or above `cwd` (as

@@ -5,10 +5,7 @@
 import { InvalidInput } from '../../../../shared/invalidInput';
 import { FolderStore } from './folderStore';
 import type { RunStore } from './runStore';
-
-export function isStoreUrl(store: string): boolean {
-  return /^postgres(ql)?:\/\//i.test(store);
-}
+import { isStoreUrl } from './storeUrl';
 
 /**
  * A store that will not take a write: a team store out of reach, or a role without the right.

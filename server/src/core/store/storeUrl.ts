@@ -1,0 +1,4 @@
+/** Whether a store's address is a team store's URL (else it is a folder): a file of its own, so a hook that only needs this loads no store. */
+export function isStoreUrl(store: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(store);
+}

@@ -66,6 +66,16 @@ describe('importing agent sessions', () => {
     assert.equal((await s.listRuns()).find((r) => r.runId === 'mine')!.title, undefined);
   });
 
+  it("a file of lines that is no agent's session is refused naming every agent whose lines it reads", async () => {
+    const s = await freshService();
+    const file = join(tempDir(), 'notes.jsonl');
+    writeFileSync(file, '{"hello": "world"}\n{"n": 2}\n');
+    await assert.rejects(
+      s.importer.import({ path: file }),
+      /not a session of an agent Retained Outputs reads \(Claude Code, Codex, GitHub Copilot CLI, Gemini CLI, Qwen Code\)/,
+    );
+  });
+
   describe('sessions others recorded (test/fixtures/transcripts)', () => {
     const cases = [
       { file: 'claude-code_spotter_subagent_agent-a2898e3.jsonl', format: 'claude-code', toolCalls: 33, retained: 3 },

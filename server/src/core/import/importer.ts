@@ -422,7 +422,7 @@ const LINE_FORMATS: Record<
 const lineFormat = (format: ImportFormat | undefined) =>
   format === undefined || format === 'copilot' || format === 'cline' ? undefined : LINE_FORMATS[format];
 
-/** Reads and converts the file: JSON Lines (Claude Code, Codex), or one JSON document (a Copilot chat replay). */
+/** Reads and converts the file: JSON Lines (LINE_FORMATS), or one JSON document (a Copilot chat replay, a Cline session). */
 async function convert(
   path: string,
   format: ImportFormat | undefined,
@@ -452,7 +452,9 @@ async function convert(
     const lines = lineFormat(detected);
     if (!lines)
       throw new InvalidInput(
-        `path is not a session of an agent Retained Outputs reads (Claude Code, Codex, Gemini CLI, Qwen Code, Copilot CLI): ${path}`,
+        `path is not a session of an agent Retained Outputs reads (${Object.keys(LINE_FORMATS)
+          .map((f) => agentName(f as ImportFormat))
+          .join(', ')}): ${path}`,
       );
     const conversion = await lines.convert(read.records, path);
     for (const [kind, count] of Object.entries(read.dropped))

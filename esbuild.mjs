@@ -81,10 +81,10 @@ const builds = [
     entryPoints: { cli: 'server/src/cli.ts' },
     outdir: 'dist',
     banner: { js: '#!/usr/bin/env node' },
-    external: ['./server.js', './codexRewrite.js'],
+    external: ['./server.js', './rewriteHooks.js'],
   },
-  // Codex's PreToolUse hook, which rewrites a shell command and needs nothing of the store (cli.ts loads it).
-  { ...node, entryPoints: { codexRewrite: 'server/src/cli/codexRewrite.ts' }, outdir: 'dist' },
+  // The hooks that rewrite a shell command and need nothing of the store: Codex's, Gemini CLI's BeforeTool (cli.ts loads it).
+  { ...node, entryPoints: { rewriteHooks: 'server/src/cli/rewriteHooks.ts' }, outdir: 'dist' },
   ...vendorBuilds,
   // The Claude Agent SDK helper, loaded by the user's own program (it starts cli.js beside it).
   { ...node, entryPoints: { claudeAgentSdk: 'server/src/sdk/claudeAgentSdk.ts' }, outdir: 'dist' },

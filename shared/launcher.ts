@@ -1,7 +1,7 @@
 /**
  * How `retained` is started from a shell: the Node that runs it and the script, as setup writes
  * them into an agent's configuration and as a rewritten command starts it again. Nothing else is
- * here, so a hook that only rewrites a command loads no more than this (cli/codexRewrite.ts).
+ * here, so a hook that only rewrites a command loads no more than this (cli/rewriteHooks.ts).
  */
 
 /** How to start the `retained` command line: a Node and a cli.js that outlives an upgrade. */

@@ -4,12 +4,16 @@
  * hooks) for everything but the one path that runs on every tool call of every session and must
  * cost no more than Node itself: a hook on a small output (Claude Code's, Qwen Code's, Gemini
  * CLI's AfterTool, Copilot CLI's). That output passes untouched and unrecorded, as the hook leaves
- * it (cli/hook.ts and each agent's cli/*Hook.ts), so nothing is loaded for it. Codex's hook,
- * which rewrites a command before it runs, loads a small bundle of its own (cli/codexRewrite.ts).
+ * it (cli/hook.ts and each agent's cli/*Hook.ts), so nothing is loaded for it. The hooks that
+ * rewrite a command before it runs (Codex's, Gemini CLI's BeforeTool) load a small bundle of their
+ * own (cli/rewriteHooks.ts).
  * This file imports only Node's own modules and a constant.
  */
 import { readSync } from 'node:fs';
 import { DEFAULT_THRESHOLD_BYTES } from '../../shared/threshold';
+
+/** The hooks cli/rewriteHooks.ts answers (named here: that file loads only when one of them runs). */
+const REWRITE_HOOKS = ['codex', 'gemini'] as const;
 
 type Input = Record<string, unknown> | null;
 const named = (v: Input, keys: readonly string[]) => keys.every((key) => typeof v?.[key] === 'string' && v[key] !== '');
@@ -74,13 +78,13 @@ function readStdin(): { head: Buffer; ended: boolean } {
 const argv = process.argv.slice(2);
 // `--guard` (a secret in a small output is withheld) or any other option: the bundle decides.
 const plainHook = argv.length === 2 && argv[0] === 'hook';
-const small = plainHook && Object.hasOwn(SMALL_LEFT_ALONE, argv[1]!);
-// Codex's hook rewrites a command before it runs: a bundle of its own (codexRewrite.ts) answers it.
-const codex = plainHook && argv[1] === 'codex';
-const stdin = small || codex ? readStdin() : undefined;
+const agent = argv[1] as (typeof REWRITE_HOOKS)[number];
+const small = plainHook && Object.hasOwn(SMALL_LEFT_ALONE, agent);
+// The hooks that rewrite a command before it runs: a bundle of their own (cli/rewriteHooks.ts) answers them.
+const rewrites = plainHook && REWRITE_HOOKS.includes(agent);
+const stdin = small || rewrites ? readStdin() : undefined;
 const answered =
   stdin?.ended &&
-  (small
-    ? leftAlone(argv[1]!, stdin.head)
-    : (require('./codexRewrite.js') as typeof import('./cli/codexRewrite')).answer(stdin.head));
+  ((small && leftAlone(agent, stdin.head)) ||
+    (rewrites && (require('./rewriteHooks.js') as typeof import('./cli/rewriteHooks')).answer(agent, stdin.head)));
 if (!answered) require('./server.js').start(stdin);

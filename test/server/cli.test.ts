@@ -109,7 +109,8 @@ describe('the retained command line', function () {
       const r = run(alone, ['hook', agent!], stdin!);
       assert.deepEqual([r.status, r.stdout, r.stderr], [0, '', ''], agent);
     }
-    // A big output, a saved one, the guard, a broken input, another event, another command: each needs the bundle.
+    // A big output, a saved one, the guard, a broken input, another event, another command: each needs the bundle
+    // (Gemini CLI's BeforeTool needs the rewrite's: the next test).
     const big = `${'x'.repeat(100)}\n`.repeat(400);
     for (const [args, stdin] of [
       [['hook', 'claude-code'], input(big)],
@@ -121,7 +122,6 @@ describe('the retained command line', function () {
         JSON.stringify({ session_id: 's1', hook_event_name: 'SessionStart', source: 'compact' }),
       ],
       [['hook', 'qwen'], qwen('PostToolUseFailure', { error: 'Tool output was too large…' })],
-      [['hook', 'gemini'], gemini('BeforeTool')],
       [['hook', 'copilot'], copilot('Output too large to read at once (30 KB). Saved to: /tmp/x.txt\n')],
       [['hook', 'copilot'], copilot(big)],
       [['--version'], ''],
@@ -141,14 +141,19 @@ describe('the retained command line', function () {
     assert.match(kept.stdout, /\[retained #toolu_small\]/, kept.stderr);
   });
 
-  it("Codex's hook rewrites a command with cli.js and codexRewrite.js alone, as the bundle does; what it would not rewrite, and the guard, load the bundle", () => {
+  it("the hooks that rewrite a command (Codex's, Gemini CLI's BeforeTool) answer with cli.js and rewriteHooks.js alone, as the bundle does; what they would not rewrite, and the guard, load the bundle", () => {
     const dir = tempDir();
     const alone = join(dir, 'cli.js');
     writeFileSync(alone, readFileSync(CLI));
-    writeFileSync(join(dir, 'codexRewrite.js'), readFileSync(join(dirname(CLI), 'codexRewrite.js')));
+    writeFileSync(join(dir, 'rewriteHooks.js'), readFileSync(join(dirname(CLI), 'rewriteHooks.js')));
     const cwd = tempDir();
-    const env = { ...process.env, CODEX_HOME: tempDir(), RETAINED_STORE: join(cwd, 'store') };
-    const input = (command: string, more: Record<string, unknown> = {}) =>
+    const env = {
+      ...process.env,
+      CODEX_HOME: tempDir(),
+      GEMINI_CLI_HOME: tempDir(),
+      RETAINED_STORE: join(cwd, 'store'),
+    };
+    const codex = (command: string, more: Record<string, unknown> = {}) =>
       JSON.stringify({
         hook_event_name: 'PreToolUse',
         session_id: 'x1',
@@ -159,29 +164,67 @@ describe('the retained command line', function () {
         tool_input: { command },
         ...more,
       });
-    const run = (file: string, args: string[], stdin: string) =>
-      spawnSync(process.execPath, [file, ...args], { cwd, env, input: stdin, encoding: 'utf8' });
-    const light = run(alone, ['hook', 'codex'], input('make build'));
-    assert.equal(light.status, 0, light.stderr);
-    assert.equal(light.stderr, '');
-    const full = run(CLI, ['hook', 'codex'], input('make build'));
-    assert.match(full.stdout, /"permissionDecision":"allow"/);
-    assert.equal(light.stdout, full.stdout.replaceAll(realpathSync(CLI), realpathSync(alone)));
-    // Another tool: left alone, here too.
-    assert.deepEqual(
-      [run(alone, ['hook', 'codex'], input('x', { tool_name: 'apply_patch' })).stdout, existsSync(env.RETAINED_STORE)],
-      ['', false],
-    );
-    // Not rewritten (the bundle logs why), the guard, a broken input: the bundle answers.
+    const gemini = (event: string, more: Record<string, unknown> = {}) =>
+      JSON.stringify({
+        hook_event_name: event,
+        session_id: 'g1',
+        cwd,
+        tool_name: 'run_shell_command',
+        tool_input: { command: 'make build' },
+        ...more,
+      });
+    // Under a process whose command line is Gemini CLI's in YOLO mode, as its hooks run.
+    const under = (file: string, args: readonly string[], stdin: string) =>
+      spawnSync(
+        'bash',
+        ['-c', `"${process.execPath}" "$1" ${args.join(' ')}; exit $?`, '/usr/lib/gemini-cli/gemini', file, '--yolo'],
+        {
+          cwd,
+          env,
+          input: stdin,
+          encoding: 'utf8',
+        },
+      );
     for (const [args, stdin] of [
-      [['hook', 'codex'], input('make build', { permission_mode: 'default' })],
-      [['hook', 'codex'], input('rm -rf build')],
-      [['hook', 'codex', '--guard'], input('make build')],
-      [['hook', 'codex'], '{"hook_event_name": 1}'],
+      [['hook', 'codex'], codex('make build')],
+      [['hook', 'gemini'], gemini('BeforeTool')],
     ] as const) {
-      const r = run(alone, [...args], stdin);
-      assert.match(r.stderr, /Cannot find module '\.\/server\.js'/, `${args.join(' ')} ${stdin}: ${r.stderr}`);
+      const light = under(alone, args, stdin);
+      assert.equal(light.status, 0, light.stderr);
+      assert.equal(light.stderr, '', args.join(' '));
+      const full = under(CLI, args, stdin);
+      assert.match(full.stdout, /retained run|run --store/, `${args.join(' ')}: ${full.stdout} ${full.stderr}`);
+      assert.equal(light.stdout, full.stdout.replaceAll(realpathSync(CLI), realpathSync(alone)), args.join(' '));
     }
+    // Another tool: left alone, here too, and nothing written.
+    for (const [args, stdin] of [
+      [['hook', 'codex'], codex('x', { tool_name: 'apply_patch' })],
+      [['hook', 'gemini'], gemini('BeforeTool', { tool_name: 'read_file' })],
+    ] as const)
+      assert.deepEqual([under(alone, args, stdin).stdout, existsSync(env.RETAINED_STORE)], ['', false], args.join(' '));
+    // Not rewritten (the bundle logs why), Gemini CLI's AfterTool of a shell command, the guard, a broken input: the bundle answers.
+    for (const [args, stdin] of [
+      [['hook', 'codex'], codex('make build', { permission_mode: 'default' })],
+      [['hook', 'codex'], codex('rm -rf build')],
+      [['hook', 'codex', '--guard'], codex('make build')],
+      [['hook', 'codex'], '{"hook_event_name": 1}'],
+      [['hook', 'gemini'], gemini('AfterTool', { tool_response: { llmContent: 'x'.repeat(30_000) } })],
+    ] as const) {
+      const r = under(alone, args, stdin);
+      assert.match(
+        r.stderr,
+        /Cannot find module '\.\/server\.js'/,
+        `${args.join(' ')} ${stdin.slice(0, 80)}: ${r.stderr}`,
+      );
+    }
+    // Gemini CLI not in YOLO mode (its hook under a plain process): the bundle, which says why.
+    const plain = spawnSync(process.execPath, [alone, 'hook', 'gemini'], {
+      cwd,
+      env,
+      input: gemini('BeforeTool'),
+      encoding: 'utf8',
+    });
+    assert.match(plain.stderr, /Cannot find module '\.\/server\.js'/);
   });
 
   it('OpenCode after a compaction: the index of what was retained before it, the same text each time it is asked, recorded once', () => {

@@ -44,26 +44,19 @@ export interface GeminiContext {
   argv?: readonly string[];
 }
 
+/** The hook input of a shell command not rewritten yet, checked; undefined for any other call. */
+function shellCall(raw: unknown): (z.infer<typeof GeminiHookInput> & { command: string }) | undefined {
+  const input = check(GeminiHookInput, raw, 'the hook input');
+  const command = input.tool_input?.command;
+  if (input.tool_name !== GEMINI_SHELL_TOOL || !command || isRewritten(command)) return undefined;
+  return { ...input, command };
+}
+
 /** Gemini CLI's answer for one hook call, or undefined to leave the call as it is. */
 export async function geminiAnswer(service: RetentionService, raw: unknown, context: GeminiContext): Promise<unknown> {
-  const input = check(GeminiHookInput, raw, 'the hook input');
-  if (input.tool_name !== GEMINI_SHELL_TOOL) return undefined;
-  const command = input.tool_input?.command;
-  if (!command || isRewritten(command)) return undefined;
-  if (input.hook_event_name === 'BeforeTool') {
-    const asks = geminiWouldAsk({ cwd: input.cwd, geminiHome: context.geminiHome }, context.argv);
-    if (asks) {
-      context.why?.(`not rewritten: ${asks}; its AfterTool hook keeps a big output`);
-      return undefined;
-    }
-    const run = geminiRewrite(
-      context.launcher,
-      { store: service.address, run: input.session_id, tool: GEMINI_SHELL_TOOL, guard: context.guard },
-      command,
-    );
-    if (!run) return undefined;
-    return { hookSpecificOutput: { hookEventName: 'BeforeTool', tool_input: { ...input.tool_input, command: run } } };
-  }
+  const input = shellCall(raw);
+  if (!input) return undefined;
+  if (input.hook_event_name === 'BeforeTool') return beforeTool(input, service.address, context);
   if (input.hook_event_name !== 'AfterTool') return undefined;
   const content = input.tool_response?.llmContent;
   if (typeof content !== 'string') return undefined;
@@ -140,4 +133,35 @@ function outputOf(content: string): { text: string; exit: Exit } {
     ? { signal: signalName(signal) }
     : { code: /^-?\d{1,9}$/.test(after['Exit Code'] ?? '') ? Number(after['Exit Code']) : 0 };
   return { text, exit };
+}
+
+/** BeforeTool: the command rewritten to run through `retained run` into `store`, where Gemini CLI would ask nothing. */
+function beforeTool(
+  input: z.infer<typeof GeminiHookInput> & { command: string },
+  store: string,
+  context: GeminiContext,
+) {
+  const asks = geminiWouldAsk({ cwd: input.cwd, geminiHome: context.geminiHome }, context.argv);
+  if (asks) {
+    context.why?.(`not rewritten: ${asks}; its AfterTool hook keeps a big output`);
+    return undefined;
+  }
+  const run = geminiRewrite(
+    context.launcher,
+    { store, run: input.session_id, tool: GEMINI_SHELL_TOOL, guard: context.guard },
+    input.command,
+  );
+  if (!run) return undefined;
+  return { hookSpecificOutput: { hookEventName: 'BeforeTool', tool_input: { ...input.tool_input, command: run } } };
+}
+
+/**
+ * BeforeTool with no store open (cli/rewriteHooks.ts): `{ answer }` (undefined: the call left as
+ * it is), or undefined when the bundle is to answer (AfterTool, which may retain).
+ */
+export function geminiBeforeTool(raw: unknown, store: string, context: GeminiContext): { answer: unknown } | undefined {
+  const input = shellCall(raw);
+  if (!input) return { answer: undefined };
+  if (input.hook_event_name !== 'BeforeTool') return undefined;
+  return { answer: beforeTool(input, store, context) };
 }

@@ -83,32 +83,34 @@ export async function readSessionRecords(
       if (out.bytes > IMPORT_MAX_BYTES)
         throw new UnreadableSession(`${path} grew past the import limit of ${IMPORT_MAX_BYTES} bytes`);
     };
-    for await (const line of linesOf(handle, { maxLineBytes: RECORD_MAX_BYTES, onRead })) {
-      lineNo++;
-      if ((lineNo & 255) === 0) await turns.maybe();
-      if (!line.text) {
-        skip(lineNo);
-        continue;
-      }
-      let text = line.text.toString('utf8');
-      if (lineNo === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-      if (text.length === 0 || text.trim() === '') continue;
-      let value: unknown;
-      try {
-        value = JSON.parse(text);
-      } catch {
-        skip(lineNo);
-        continue;
-      }
-      if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-        skip(lineNo);
-        continue;
-      }
-      const kept = wanted(value as Json);
-      if (kept) out.records.push(kept);
-      else {
-        const kind = recordKind(value as Json);
-        out.dropped[kind] = (out.dropped[kind] ?? 0) + 1;
+    for await (const batch of linesOf(handle, { maxLineBytes: RECORD_MAX_BYTES, onRead })) {
+      for (const line of batch) {
+        lineNo++;
+        if ((lineNo & 255) === 0) await turns.maybe();
+        if (!line.text) {
+          skip(lineNo);
+          continue;
+        }
+        let text = line.text.toString('utf8');
+        if (lineNo === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+        if (text.length === 0 || text.trim() === '') continue;
+        let value: unknown;
+        try {
+          value = JSON.parse(text);
+        } catch {
+          skip(lineNo);
+          continue;
+        }
+        if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+          skip(lineNo);
+          continue;
+        }
+        const kept = wanted(value as Json);
+        if (kept) out.records.push(kept);
+        else {
+          const kind = recordKind(value as Json);
+          out.dropped[kind] = (out.dropped[kind] ?? 0) + 1;
+        }
       }
     }
     return out;

@@ -1,7 +1,9 @@
 /**
  * The one reader of JSON Lines files (a run's transcript, an agent's session): the lines of a
- * file from a byte offset, a chunk at a time. A line that lies in one chunk is given as a view
- * of it (valid until the next line is asked for: decode it first), a longer one joined; a line
+ * file from a byte offset, a chunk at a time, its lines given in batches (one step of the loop
+ * per batch, not per line; a batch is capped in lines too, so a file of tiny lines holds few views at
+ * once). A line that lies in one chunk is given as a view of it (valid
+ * until the next batch is asked for: decode it first), a longer one joined; a line
  * over `maxLineBytes` comes as its size only and is never held, so no line can fill memory.
  * What follows the last newline comes last, marked `unterminated`: a torn write, or a line
  * still being written.
@@ -10,6 +12,7 @@ import type { FileHandle } from 'node:fs/promises';
 
 const CHUNK_BYTES = 1 << 20;
 const NEWLINE = 0x0a;
+const BATCH_LINES = 1024;
 
 export interface Line {
   /** Where the line starts in the file. */
@@ -25,7 +28,7 @@ export interface Line {
 export async function* linesOf(
   handle: FileHandle,
   { start = 0, maxLineBytes, onRead }: { start?: number; maxLineBytes: number; onRead?: (bytes: number) => void },
-): AsyncGenerator<Line> {
+): AsyncGenerator<Line[]> {
   const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
   /** A line begun in an earlier chunk: its parts (copies), and its size so far. */
   let pending: Buffer[] = [];
@@ -38,6 +41,7 @@ export async function* linesOf(
     position += bytesRead;
     onRead?.(bytesRead);
     let from = 0;
+    let lines: Line[] = [];
     for (let nl = chunk.indexOf(NEWLINE, 0); nl !== -1 && nl < bytesRead; nl = chunk.indexOf(NEWLINE, from)) {
       const bytes = pendingBytes + (nl - from);
       const text =
@@ -48,10 +52,15 @@ export async function* linesOf(
             : Buffer.concat([...pending, chunk.subarray(from, nl)], bytes);
       pending = [];
       pendingBytes = 0;
-      yield text ? { offset, bytes, text } : { offset, bytes };
+      lines.push(text ? { offset, bytes, text } : { offset, bytes });
       offset += bytes + 1;
       from = nl + 1;
+      if (lines.length === BATCH_LINES) {
+        yield lines;
+        lines = [];
+      }
     }
+    if (lines.length > 0) yield lines;
     if (from < bytesRead) {
       pendingBytes += bytesRead - from;
       // Past the cap, only count its bytes: the line is given without them.
@@ -60,7 +69,9 @@ export async function* linesOf(
     }
   }
   if (pendingBytes > 0)
-    yield pendingBytes > maxLineBytes
-      ? { offset, bytes: pendingBytes, unterminated: true }
-      : { offset, bytes: pendingBytes, text: Buffer.concat(pending, pendingBytes), unterminated: true };
+    yield [
+      pendingBytes > maxLineBytes
+        ? { offset, bytes: pendingBytes, unterminated: true }
+        : { offset, bytes: pendingBytes, text: Buffer.concat(pending, pendingBytes), unterminated: true },
+    ];
 }

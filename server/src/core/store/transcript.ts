@@ -186,33 +186,35 @@ export async function readEventsFrom(
   }
   try {
     let index = 0;
-    for await (const line of linesOf(handle, { start, maxLineBytes: READ_LINE_MAX_BYTES })) {
-      if (line.unterminated) {
-        // A torn write, reported by a final read; a follower waits for its end.
-        if (page.final && line.text) {
-          const parsed = parseEvent(line.text.toString('utf8'));
-          if (typeof parsed === 'string') result.skipped.push({ line: lineBase + result.lines + 1, reason: parsed });
+    for await (const lines of linesOf(handle, { start, maxLineBytes: READ_LINE_MAX_BYTES })) {
+      for (const line of lines) {
+        if (line.unterminated) {
+          // A torn write, reported by a final read; a follower waits for its end.
+          if (page.final && line.text) {
+            const parsed = parseEvent(line.text.toString('utf8'));
+            if (typeof parsed === 'string') result.skipped.push({ line: lineBase + result.lines + 1, reason: parsed });
+          }
+          break;
         }
-        break;
+        result.end = line.offset + line.bytes + 1;
+        result.lines++;
+        if (!line.text) {
+          result.skipped.push({
+            line: lineBase + result.lines,
+            reason: `a line of ${line.bytes} bytes, over the ${READ_LINE_MAX_BYTES}-byte limit of a transcript line`,
+          });
+          continue;
+        }
+        const text = line.text.toString('utf8');
+        if (text.trim() === '') continue;
+        const parsed = parseEvent(text);
+        if (typeof parsed === 'string') result.skipped.push({ line: lineBase + result.lines, reason: parsed });
+        else if (index++ >= page.from) {
+          result.events.push(parsed);
+          result.offsets.push(line.offset);
+        }
+        if (result.events.length >= page.limit) return result;
       }
-      result.end = line.offset + line.bytes + 1;
-      result.lines++;
-      if (!line.text) {
-        result.skipped.push({
-          line: lineBase + result.lines,
-          reason: `a line of ${line.bytes} bytes, over the ${READ_LINE_MAX_BYTES}-byte limit of a transcript line`,
-        });
-        continue;
-      }
-      const text = line.text.toString('utf8');
-      if (text.trim() === '') continue;
-      const parsed = parseEvent(text);
-      if (typeof parsed === 'string') result.skipped.push({ line: lineBase + result.lines, reason: parsed });
-      else if (index++ >= page.from) {
-        result.events.push(parsed);
-        result.offsets.push(line.offset);
-      }
-      if (result.events.length >= page.limit) return result;
     }
   } finally {
     await handle.close();

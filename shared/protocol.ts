@@ -733,20 +733,25 @@ export interface InspectRow {
   model: ModelCell;
 }
 
-/** What one model call sent, against the same history with every body in full. */
-export interface ModelCallFigures {
+/** A model call's place in the run: where its history ends. What the rows need, counted without the tokenizer. */
+export interface ModelCallPlace {
   modelCall: number;
   /** Events before this index were sent. */
   cut: number;
-  bytesFull: number;
-  bytesSent: number;
-  tokensFull: number;
-  tokensSent: number;
   /** Set when this model call's request could not be rebuilt exactly from the agent's file: why (it is rebuilt from the conversation). */
   rebuilt?: string;
 }
 
-export interface Outline {
+/** What one model call sent, against the same history with every body in full. */
+export interface ModelCallFigures extends ModelCallPlace {
+  bytesFull: number;
+  bytesSent: number;
+  tokensFull: number;
+  tokensSent: number;
+}
+
+/** A run's counts and its model calls' places: what the rows need, ready before any token is counted. */
+export interface RunCounts {
   events: number;
   userMessages: number;
   assistantMessages: number;
@@ -757,13 +762,18 @@ export interface Outline {
   /** UTF-8 bytes of those results that the model got as stubs instead. */
   keptOutBytes: number;
   /** One entry per model call, the last being the next one (what a resume sends). */
+  modelCalls: ModelCallPlace[];
+  /** An imported run: which agent's session, and how faithfully its model calls were rebuilt. */
+  source?: { format: RunSource['format']; fidelity: RunSource['fidelity']; version?: string };
+  /** The view the counts are of. */
+  view: View;
+}
+
+/** The counts with each model call's figures: bytes and estimated tokens, full against sent. */
+export interface Outline extends RunCounts {
   modelCalls: ModelCallFigures[];
   totals: { bytesFull: number; bytesSent: number; tokensFull: number; tokensSent: number };
   tokenizer: string;
-  /** An imported run: which agent's session, and how faithfully its model calls were rebuilt. */
-  source?: { format: RunSource['format']; fidelity: RunSource['fidelity']; version?: string };
-  /** The view the figures are of. */
-  view: View;
 }
 
 /** The most rows one inspect answers. */
@@ -780,6 +790,11 @@ export const InspectQuery = z.strictObject({
   /** First row (event index) and how many rows; without limit, only the outline comes back. */
   from: whole(0).optional(),
   limit: whole(0, INSPECT_PAGE_MAX).optional(),
+  /**
+   * False: answer with the rows as soon as they are read, without waiting for the token figures
+   * (the outline then comes as its counts unless the figures are known already). Default true.
+   */
+  figures: z.boolean().optional(),
 });
 export type InspectQuery = z.infer<typeof InspectQuery>;
 export const InspectParams = InspectQuery.extend({ runId: id, store });
@@ -793,8 +808,9 @@ export interface Compare {
 }
 
 export interface InspectResult {
-  outline: Outline;
-  /** For an imported run: the other view's figures, so the two are read side by side in either view. */
+  /** The run's counts and model calls, with their figures unless `figures: false` was asked and they were not counted yet. */
+  outline: Outline | RunCounts;
+  /** For an imported run, with the figures: the other view's, so the two are read side by side in either view. */
   compare?: Compare;
   /** The model call the rows show, after clamping. */
   modelCall: number;
@@ -807,6 +823,9 @@ export interface InspectResult {
    */
   unwritten: number;
 }
+
+/** An inspect answer with its figures: what any inspect gives but one asking `figures: false`. */
+export type FiguredInspectResult = Omit<InspectResult, 'outline'> & { outline: Outline };
 
 /**
  * Client → server: a run as the inspector shows it. The outline (counts, bytes and estimated

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -170,6 +171,46 @@ describe('inspection', () => {
     const clamped = await s.inspection.inspect({ runId: 'r', modelCall: 99 });
     assert.equal(clamped.modelCall, 4);
     assert.equal(clamped.rows.length, 0, 'no limit: only the outline');
+  });
+
+  it('rows first: with figures false, the rows and counts come before a token is counted (no tokenizer loaded), the figures once known', async () => {
+    const s = await service();
+    await recordRun(s);
+    const store = s.address;
+    s.dispose();
+    // A process of its own, as a server just started: the tokenizer's module is in its require cache once loaded.
+    const script = `
+      const { RetentionService } = require(${JSON.stringify(join(__dirname, '../../server/src/core/service'))});
+      const loaded = () => Object.keys(require.cache).some((k) => k.includes('gpt-tokenizer'));
+      (async () => {
+        const s = new RetentionService(${JSON.stringify(store)});
+        await s.init();
+        const rowsFirst = await s.inspection.inspect({ runId: 'r', from: 0, limit: 100, figures: false });
+        const before = loaded();
+        const counted = await s.inspection.inspect({ runId: 'r', from: 0, limit: 100 });
+        const after = loaded();
+        const known = await s.inspection.inspect({ runId: 'r', from: 0, limit: 100, figures: false });
+        console.log(JSON.stringify({ rowsFirst, before, counted, after, known }));
+        s.dispose();
+      })();`;
+    const out = execFileSync(process.execPath, ['--import', 'tsx', '-e', script], { encoding: 'utf8' });
+    const { rowsFirst, before, counted, after, known } = JSON.parse(out);
+    assert.equal(before, false, 'the rows were answered without loading the tokenizer');
+    assert.equal(after, true, 'the figures load it (so the probe sees a load)');
+    assert.equal(rowsFirst.outline.totals, undefined);
+    assert.equal(rowsFirst.outline.tokenizer, undefined);
+    // The rows, the counts and each model call's place are the answer with figures, less the figures.
+    assert.deepEqual(rowsFirst.rows, counted.rows);
+    assert.equal(rowsFirst.modelCall, counted.modelCall);
+    const { totals: _t, tokenizer: _k, modelCalls, ...counts } = counted.outline;
+    const { modelCalls: places, ...countsFirst } = rowsFirst.outline;
+    assert.deepEqual(countsFirst, counts);
+    assert.deepEqual(
+      places,
+      modelCalls.map(({ modelCall, cut }: { modelCall: number; cut: number }) => ({ modelCall, cut })),
+    );
+    // Counted once, the figures come with the rows even when not waited for.
+    assert.deepEqual(known, counted);
   });
 
   it('with the history policy, older bodies become references; viewing them writes nothing', async () => {

@@ -13,11 +13,13 @@ import { PRICES } from '../../../../shared/pricing';
 import {
   type Compare,
   ExportParams,
+  type FiguredInspectResult,
   InspectParams,
   type InspectResult,
   type InspectRow,
   type ModelCell,
   type Outline,
+  type RunCounts,
   RunSearchParams,
   type RunSearchResult,
   UsageParams,
@@ -31,7 +33,7 @@ import { readLines } from '../store/lineReader';
 import { lineMatch, searchLines } from '../values/lineSearch';
 import { SEARCH_BUDGET_MS } from '../values/peek';
 import { report } from './report';
-import { buildOutline, CELL_MAX_BYTES, firstModelCalls, fullCell, type ModelView, modelView } from './rows';
+import { buildOutline, CELL_MAX_BYTES, firstModelCalls, fullCell, type ModelView, modelView, runCounts } from './rows';
 import { type RunIndex, RunIndexes, type Stamp, sameStamp, transcriptStamp, viewKey } from './runIndex';
 import { searchRun } from './runSearch';
 import { countUsage, type UsageCounts, type UsageOptions, usageKey, usageOf } from './usage';
@@ -153,7 +155,12 @@ export class Inspection {
     };
   }
 
-  /** The outline of a run and a page of its rows: each event beside what the model got. */
+  /**
+   * The outline of a run and a page of its rows: each event beside what the model got. With
+   * `figures: false`, the rows as soon as they are read, before a token is counted.
+   */
+  async inspect(input: InspectParams & { figures?: true }): Promise<FiguredInspectResult>;
+  async inspect(input: InspectParams): Promise<InspectResult>;
   async inspect(input: InspectParams): Promise<InspectResult> {
     const params = check(InspectParams, input);
     const runId = await this.ctx.runs.existing(params.runId);
@@ -180,14 +187,13 @@ export class Inspection {
     }
     const { from = 0, limit = 0 } = params;
     const entry = await this.entry(runId);
-    // Figures need every result's tokens: counted once per content, then only looked at.
-    await countValueTokens(this.store, runId, entry.events);
-    const { outline, modelCall, model, computed, compare } = await this.compute(entry, params);
+    const { outline, modelCall, model, computed, compare } = await this.compute(runId, entry, params);
     if (computed) this.remember(runId);
     const rows: InspectRow[] = [];
     if (model && from < entry.events.length) {
       const page = entry.events.slice(from, Math.min(entry.events.length, from + limit));
-      rows.push(...(await this.rows(runId, page, from, entry.existingValues, entry.firstModelCalls, model.cells)));
+      const cells = model.cells(from, from + page.length);
+      rows.push(...(await this.rows(runId, page, from, entry.existingValues, entry.firstModelCalls, cells)));
     }
     return {
       outline,
@@ -204,10 +210,11 @@ export class Inspection {
    * at its model call: from the copy's caches, or computed into them (`computed`).
    */
   private async compute(
+    runId: string,
     entry: Entry,
     params: InspectParams,
   ): Promise<{
-    outline: Outline;
+    outline: Outline | RunCounts;
     modelCall: number;
     model: ModelView | undefined;
     computed: boolean;
@@ -217,6 +224,14 @@ export class Inspection {
     const view = params.view ?? INSPECT_VIEW;
     const imported = isImported(events);
     const policy = this.policyOf(params, imported);
+    const other = otherView(view);
+    const otherPolicy = this.policyOf({ ...params, view: other }, imported);
+    // Rows first, when asked: the figures only when known, else the counts, no token counted.
+    const known =
+      entry.outlines.has(viewKey(view, policy)) && (!imported || entry.outlines.has(viewKey(other, otherPolicy)));
+    const waits = params.figures !== false || known;
+    // Figures need every result's tokens: counted once per content, then only looked at.
+    if (waits) await countValueTokens(this.store, runId, events);
     let computed = false;
     const outlineOf = async (v: View, p: typeof policy) => {
       const key = viewKey(v, p);
@@ -228,12 +243,9 @@ export class Inspection {
       }
       return found;
     };
-    const outline = await outlineOf(view, policy);
+    const outline = waits ? await outlineOf(view, policy) : runCounts(events, existingValues, view);
     // An imported run's two views, side by side: as its agent sent it, and with Retained Outputs.
-    const other = otherView(view);
-    const compare = imported
-      ? compareOf(await outlineOf(other, this.policyOf({ ...params, view: other }, imported)))
-      : undefined;
+    const compare = imported && waits ? compareOf(await outlineOf(other, otherPolicy)) : undefined;
     const key = viewKey(view, policy);
     const modelCall = Math.min(params.modelCall ?? outline.modelCalls.length, outline.modelCalls.length);
     if (!params.limit) return { outline, modelCall, model: undefined, computed, ...(compare ? { compare } : {}) };
@@ -263,8 +275,7 @@ export class Inspection {
     const outline = current?.outlines[key];
     if (outline && current.pages[`${key}@${outline.modelCalls.length}`]) return;
     const entry = this.settled.get(runId) ?? (await this.catchUp(runId));
-    await countValueTokens(this.store, runId, entry.events);
-    await this.compute(entry, first);
+    await this.compute(runId, entry, first);
     const index = indexOf(entry);
     if (index) await this.indexes.put(runId, index);
   }
@@ -278,7 +289,7 @@ export class Inspection {
     return this.ctx.settings().history;
   }
 
-  /** Rows of the events `page` (from position `from`): each beside its model cell; a result kept in a value from its first bytes. */
+  /** Rows of the events `page` (from position `from`): each beside its model cell (`cells`, the page's); a result kept in a value from its first bytes. */
   private async rows(
     runId: string,
     page: readonly TranscriptEvent[],
@@ -301,7 +312,7 @@ export class Inspection {
         index,
         firstModelCall: firstModelCalls[index]!,
         full: fullCell(event, existing, head),
-        model: cells[index]!,
+        model: cells[i]!,
       });
     }
     return rows;
@@ -333,7 +344,7 @@ export class Inspection {
     if (!page || to > page.cells.length) return undefined;
     const read = await this.store.readEventsAt(runId, index.offsets.slice(from, to));
     if (!read) return undefined;
-    const rows = await this.rows(runId, read, from, undefined, index.firstModelCalls, page.cells);
+    const rows = await this.rows(runId, read, from, undefined, index.firstModelCalls, page.cells.slice(from, to));
     return { ...result, rows, unwritten: page.unwritten };
   }
 
@@ -561,7 +572,7 @@ function indexOf(entry: Entry): RunIndex | undefined {
   if (!stamp) return undefined;
   const pages: RunIndex['pages'] = {};
   for (const [key, view] of entry.views)
-    pages[key] = { cells: view.cells.slice(0, INSPECT_PAGE_ROWS), unwritten: view.archive.length };
+    pages[key] = { cells: view.cells(0, INSPECT_PAGE_ROWS), unwritten: view.archive.length };
   return {
     stamp,
     imported: isImported(entry.events),

@@ -12,7 +12,15 @@
 import { blockText, contentText } from '../../../../shared/blocks';
 import type { ModelCallEvent, ToolCallFinishedEvent, TranscriptEvent } from '../../../../shared/events';
 import { type Block, REPLAY_VIEW, type View } from '../../../../shared/history';
-import type { CallCell, Clip, FullCell, ModelCallFigures, ModelCell, Outline } from '../../../../shared/protocol';
+import type {
+  CallCell,
+  Clip,
+  FullCell,
+  ModelCallFigures,
+  ModelCell,
+  Outline,
+  RunCounts,
+} from '../../../../shared/protocol';
 import type { HistoryPolicy } from '../../../../shared/settings';
 import { cutOf, responseStarts } from '../history/modelCalls';
 import { type ArchiveNeed, applyHistoryPolicy, resultInfos } from '../history/policy';
@@ -353,7 +361,34 @@ export async function buildOutline(
   // The calls made: the last entry is the next one, not made yet.
   const sum = (key: 'bytesFull' | 'bytesSent' | 'tokensFull' | 'tokensSent') =>
     modelCalls.slice(0, -1).reduce((n, r) => n + r[key], 0);
+  // In the order an index has always kept them (runIndex.ts's FORMAT holds the digest).
+  const { modelCalls: _places, source, view: shown, ...counts } = runCounts(events, existingValues, view, called);
+  return {
+    ...counts,
+    modelCalls,
+    totals: {
+      bytesFull: sum('bytesFull'),
+      bytesSent: sum('bytesSent'),
+      tokensFull: sum('tokensFull'),
+      tokensSent: sum('tokensSent'),
+    },
+    tokenizer: `${TOKENIZER}; per block, bodies over 64 KiB scaled from a sample`,
+    ...(source ? { source } : {}),
+    view: shown,
+  };
+}
 
+/**
+ * A run's counts and where each model call's history ends: what the rows need, without
+ * counting a token (so without loading the tokenizer's tables).
+ */
+export function runCounts(
+  events: readonly TranscriptEvent[],
+  existingValues: ReadonlySet<string>,
+  view: View | undefined,
+  called = calledIds(events),
+): RunCounts {
+  const cuts = [...responseStarts(events), events.length];
   let toolCalls = 0;
   let errors = 0;
   let retained = 0;
@@ -376,14 +411,10 @@ export async function buildOutline(
     errors,
     retained,
     keptOutBytes,
-    modelCalls,
-    totals: {
-      bytesFull: sum('bytesFull'),
-      bytesSent: sum('bytesSent'),
-      tokensFull: sum('tokensFull'),
-      tokensSent: sum('tokensSent'),
-    },
-    tokenizer: `${TOKENIZER}; per block, bodies over 64 KiB scaled from a sample`,
+    modelCalls: cuts.map((cut, k) => {
+      const call = events[cut]?.type === 'model_call' ? (events[cut] as ModelCallEvent) : undefined;
+      return { modelCall: k + 1, cut, ...(call?.rebuilt ? { rebuilt: call.rebuilt } : {}) };
+    }),
     ...sourceOf(events),
     view: view ?? REPLAY_VIEW,
   };
@@ -408,7 +439,8 @@ function sourceOf(events: readonly TranscriptEvent[]): Pick<Outline, 'source'> {
 }
 
 export interface ModelView {
-  cells: ModelCell[];
+  /** The model's side of events `from`…`to`: each cell made when first asked for (a page clips a hundred, not the run). */
+  cells(from: number, to: number): ModelCell[];
   /** Values the view refers to that are not stored yet: write them before showing it. */
   archive: ArchiveNeed[];
 }
@@ -438,29 +470,36 @@ export function modelView(
     archive = outcome.archive;
     referenced = new Set(outcome.referenced);
   }
-  const cells: ModelCell[] = events.map(() => ({ sent: false, savedBytes: 0 }));
+  // Each event's blocks in the history (message, block), in order: a cell is made from them when asked for.
+  const blocksOf: [number, number][][] = [];
+  messages.forEach((message, i) => {
+    message.content.forEach((_, j) => {
+      const { event } = replay.owners[i]![j]!;
+      blocksOf[event] ??= [];
+      blocksOf[event].push([i, j]);
+    });
+  });
   // The request_shape the model call sent, where the run records it: its system prompt, sent whole.
   const call = events[cut]?.type === 'model_call' ? (events[cut] as ModelCallEvent) : undefined;
-  events.forEach((event, i) => {
+  const cellOf = (index: number): ModelCell => {
+    const event = events[index]!;
     if (event.type === 'request_shape' && event.hash === call?.shape)
-      cells[i] = { sent: true, text: clip(systemText(event.system)), form: 'verbatim', savedBytes: 0 };
-  });
-  messages.forEach((message, i) => {
-    message.content.forEach((block, j) => {
+      return { sent: true, text: clip(systemText(event.system)), form: 'verbatim', savedBytes: 0 };
+    const cell: ModelCell = { sent: false, savedBytes: 0 };
+    for (const [i, j] of blocksOf[index] ?? []) {
+      const block = messages[i]!.content[j]!;
       const owner = replay.owners[i]![j]!;
-      const cell = cells[owner.event]!;
-      const event = events[owner.event]!;
       cell.sent = true;
-      if (block.type === 'thinking') return;
+      if (block.type === 'thinking') continue;
       if (block.type === 'text') cell.text = clip(block.text);
       else if (block.type === 'provider') cell.text = clip(blockText(block.block));
       else if (block.type === 'tool_use') {
-        const [call] = callCells([block]);
+        const [made] = callCells([block]);
         cell.calls ??= [];
-        cell.calls.push(call!);
+        cell.calls.push(made!);
         if (event.type === 'assistant') {
           const original = event.toolCalls?.find((c) => c.id === block.id);
-          if (original) cell.savedBytes += Math.max(0, utf8Bytes(argsText(original.arguments)) - call!.arguments.bytes);
+          if (original) cell.savedBytes += Math.max(0, utf8Bytes(argsText(original.arguments)) - made!.arguments.bytes);
         }
       } else if (owner.synthetic) {
         cell.synthetic ??= [];
@@ -477,9 +516,22 @@ export function modelView(
               : 'stub';
         cell.savedBytes += Math.max(0, (event.bytes ?? utf8Bytes(event.result ?? '')) - cell.text.bytes);
       }
-    });
-  });
-  return { cells, archive };
+    }
+    return cell;
+  };
+  const made: ModelCell[] = [];
+  return {
+    cells: (from, to) => {
+      const shown: ModelCell[] = [];
+      for (let index = from; index < Math.min(to, events.length); index++) {
+        const cell = made[index] ?? cellOf(index);
+        made[index] = cell;
+        shown.push(cell);
+      }
+      return shown;
+    },
+    archive,
+  };
 }
 
 /** The first model call that sends each event: one more than the responses up to it. */

@@ -191,7 +191,12 @@ describe('The inspector in a real VS Code', () => {
     );
     await rows().first().waitFor({ timeout: 30_000 });
 
-    const header = await frame().locator('.header').innerText();
+    // The rows come first; the figures follow once counted.
+    const header = await poll(
+      'the figures below the rows',
+      () => frame().locator('.header').innerText(),
+      (text) => /All 6 model calls/.test(text),
+    );
     assert.match(header, /14 events · 5 tool calls · 1 retained/);
     // Six model calls made; the seventh is the next one, not counted as made.
     assert.match(header, /The next model call/);

@@ -50,8 +50,11 @@ async function recordRun(s: RetentionService, runId: string) {
   await s.retainer.append({ runId: runId, event: { type: 'turn_ended', stopReason: 'end_turn' } });
 }
 
+/** Given an inspect request, a promise its answer waits for (undefined: answered at once). */
+type Hold = (request: Extract<ViewToHost, { method: 'inspect' }>) => Promise<void> | undefined;
+
 /** The fake VS Code API: answers like the extension would, from the real service. */
-function fakeVsCode(service: RetentionService, runId: string, initialState?: unknown) {
+function fakeVsCode(service: RetentionService, runId: string, initialState?: unknown, hold?: Hold) {
   const posted: ViewToHost[] = [];
   let state = initialState;
   const deliver = (message: HostToView) => window.dispatchEvent(new window.MessageEvent('message', { data: message }));
@@ -66,9 +69,10 @@ function fakeVsCode(service: RetentionService, runId: string, initialState?: unk
         queueMicrotask(() => deliver({ type: 'init', runId, ...(saved?.runId === runId ? { state: saved } : {}) }));
       }
       if (m.type === 'request') {
+        const wait = (m.method === 'inspect' && hold?.(m)) || Promise.resolve();
         const answer =
           m.method === 'inspect'
-            ? service.inspection.inspect({ runId, ...m.params })
+            ? wait.then(() => service.inspection.inspect({ runId, ...m.params }))
             : m.method === 'usage'
               ? service.inspection.usage({ runId, ...m.params })
               : service.inspection.search({ runId, ...m.params });
@@ -92,11 +96,12 @@ async function mount(
     await recordRun(s, 'run-1');
     return 'run-1';
   },
+  hold?: Hold,
 ) {
   const service = new RetentionService(join(tempDir(), '.retained'));
   await service.init();
   const runId = await prepare(service);
-  const fake = fakeVsCode(service, runId, initialState);
+  const fake = fakeVsCode(service, runId, initialState, hold);
   const view = render(createElement(App, { host: new Host(fake.api, window) }));
   await waitFor(
     () =>
@@ -135,8 +140,39 @@ describe('inspector webview', () => {
     assert.match(view.container.querySelector('.header')!.textContent!, /8 events · 2 tool calls · 1 retained/);
     // Three model calls made; the fourth is the next, not counted as made.
     assert.match(view.container.querySelector('.header')!.textContent!, /The next model call.*3 made so far/);
-    assert.match(view.container.querySelector('.header')!.textContent!, /All 3 model calls/);
+    await waitFor(() => assert.match(view.container.querySelector('.header')!.textContent!, /All 3 model calls/));
     assert.match(view.container.querySelector('.columns-head')!.textContent!, /the next model call$/);
+  });
+
+  it('paints the rows before the figures: it says they are being counted, and they follow', async () => {
+    // The figures' request (an inspect without rows) is held until released, as a long count would be.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const { view, fake, rows } = await mount(undefined, undefined, (m) => (m.params.limit === 0 ? held : undefined));
+    const header = () => view.container.querySelector('.header')!.textContent!;
+    assert.equal(rows().length, 8, 'every row is on screen');
+    assert.match(header(), /Counting the tokens of each model call/);
+    assert.doesNotMatch(header(), /All 3 model calls/);
+    assert.ok(view.container.querySelector('.figures-block[role="status"][aria-busy="true"]'));
+    const inspects = () => fake.posted.filter((m) => m.type === 'request' && m.method === 'inspect');
+    // The rows were asked for without waiting for figures; the figures after them, once.
+    assert.equal(inspects()[0]?.type === 'request' && inspects()[0]!.params.figures, false);
+    assert.deepEqual(inspects()[1]?.type === 'request' && inspects()[1]!.params, {
+      policy: false,
+      view: 'sent',
+      limit: 0,
+    });
+    release();
+    await waitFor(() => assert.match(header(), /All 3 model calls/));
+    assert.doesNotMatch(header(), /Counting/);
+    assert.equal(view.container.querySelector('.figures-block')!.getAttribute('aria-busy'), 'false');
+    // Counted now: the next page asked brings its figures along, and no second count is asked for.
+    const previous = view.container.querySelector('vscode-button[aria-label="Previous model call"]')!;
+    await act(async () => fireEvent.click(previous));
+    await waitFor(() => assert.match(view.container.querySelector('.columns-head')!.textContent!, /model call 3$/));
+    assert.equal(inspects().filter((m) => m.type === 'request' && m.params.limit === 0).length, 1);
   });
 
   it('"Where the tokens go": the chosen model call by part, its cache reads and writes, asked for only when opened', async () => {
@@ -211,6 +247,7 @@ describe('inspector webview', () => {
       view: 'sent',
       from: 0,
       limit: 100,
+      figures: false,
     });
 
     // The "model call k" link on an assistant row shows the history that produced it.

@@ -1,9 +1,9 @@
 import type { View } from '../../shared/history';
-import type { Outline } from '../../shared/protocol';
+import type { RunCounts } from '../../shared/protocol';
 import { madeCalls, viewLabel } from './viewLabels';
 
 /** The heads of the two columns, the grid's first row: the full transcript, and which view of which model call. */
-export function ColumnsHead({ outline, view, modelCall }: { outline: Outline; view: View; modelCall: number }) {
+export function ColumnsHead({ outline, view, modelCall }: { outline: RunCounts; view: View; modelCall: number }) {
   return (
     <div className="columns-head" role="row" aria-rowindex={1} tabIndex={-1}>
       <span role="columnheader" tabIndex={-1}>

@@ -4,6 +4,7 @@
  * is set against the same history with every result in full; an imported run, in either view,
  * shows both: as its agent sent it (the baseline) and with Retained Outputs.
  */
+import VscodeProgressRing from '@vscode-elements/react-elements/dist/components/VscodeProgressRing.js';
 import { agentName } from '../../shared/agents';
 import { formatBytes, formatSaving, formatTokens } from '../../shared/format';
 import type { Compare, ModelCallFigures, Outline } from '../../shared/protocol';
@@ -60,7 +61,41 @@ function Row({
   );
 }
 
+/**
+ * The figures, or while they are first counted a line saying so (the rows are on screen before);
+ * figures being counted again after the run changed stay, marked busy.
+ */
 export function Figures({
+  figures,
+  counting,
+  modelCall,
+  onModelCall,
+}: {
+  figures: { outline: Outline; compare: Compare | undefined } | undefined;
+  counting: boolean;
+  modelCall: number;
+  onModelCall: (modelCall: number) => void;
+}) {
+  if (!figures)
+    return (
+      <div className="figures-block" role="status" aria-busy="true">
+        <p className="figures-counting">
+          <VscodeProgressRing className="busy" aria-label="Counting" /> Counting the tokens of each model call…
+        </p>
+      </div>
+    );
+  return (
+    <div
+      className="figures-block"
+      aria-busy={counting}
+      title={counting ? 'Counting again: the run changed' : undefined}
+    >
+      <CountedFigures {...figures} modelCall={modelCall} onModelCall={onModelCall} />
+    </div>
+  );
+}
+
+function CountedFigures({
   outline,
   compare,
   modelCall,
@@ -84,7 +119,7 @@ export function Figures({
     compare ? { tokensSent: compare.totals.tokensSent, bytesSent: compare.totals.bytesSent } : undefined,
   );
   return (
-    <div className="figures-block">
+    <>
       {figures && (
         <Row
           label={modelCall > made ? 'The next model call' : `Model call ${modelCall}`}
@@ -104,7 +139,7 @@ export function Figures({
         <p className="figures-none">No model call was made in this run yet.</p>
       )}
       {made > 1 && <ModelCallChart calls={calls} names={names} selected={modelCall} onModelCall={onModelCall} />}
-    </div>
+    </>
   );
 }
 

@@ -2,10 +2,12 @@
  * The inspector's header, a row of small parts: the run's title and counts, which model call,
  * which view (and the history policy), the figures and their chart, and search.
  */
+
 import VscodeProgressRing from '@vscode-elements/react-elements/dist/components/VscodeProgressRing.js';
+import type { ComponentProps } from 'react';
 import { formatBytes, formatCount } from '../../shared/format';
 import type { View } from '../../shared/history';
-import type { Compare, Outline } from '../../shared/protocol';
+import type { RunCounts } from '../../shared/protocol';
 import { Figures } from './Figures';
 import type { SearchState } from './hooks/useRunSearch';
 import { ModelCallNav } from './ModelCallNav';
@@ -14,8 +16,11 @@ import { ViewSwitch } from './ViewSwitch';
 
 export interface HeaderProps {
   runId: string;
-  outline: Outline;
-  compare: Compare | undefined;
+  outline: RunCounts;
+  /** The figures of the view shown; undefined while first counted. */
+  figures: ComponentProps<typeof Figures>['figures'];
+  /** The figures are being counted (again, when `figures` is set). */
+  counting: boolean;
   modelCall: number;
   following: boolean;
   policy: boolean;
@@ -61,7 +66,7 @@ export function Header(props: HeaderProps) {
         policy={props.policy}
         onPolicy={props.onPolicy}
       />
-      <Figures outline={outline} compare={props.compare} modelCall={modelCall} onModelCall={onModelCall} />
+      <Figures figures={props.figures} counting={props.counting} modelCall={modelCall} onModelCall={onModelCall} />
       <SearchBar search={props.search} onSearch={props.onSearch} onStep={props.onStep} onOpenHit={props.onOpenHit} />
     </header>
   );

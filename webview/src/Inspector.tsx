@@ -135,7 +135,8 @@ export function Inspector({
       <Header
         runId={runId}
         outline={loaded.outline}
-        compare={loaded.compare}
+        figures={rows.figures}
+        counting={rows.counting}
         modelCall={loaded.modelCall}
         following={modelCall === undefined}
         policy={policy}

@@ -5,7 +5,7 @@
 import type { VscodeTextfield as TextfieldElement } from '@vscode-elements/elements/dist/vscode-textfield/vscode-textfield.js';
 import VscodeButton from '@vscode-elements/react-elements/dist/components/VscodeButton.js';
 import VscodeTextfield from '@vscode-elements/react-elements/dist/components/VscodeTextfield.js';
-import type { Outline } from '../../shared/protocol';
+import type { RunCounts } from '../../shared/protocol';
 import { useDomEvent } from './hooks/useDomEvent';
 import { madeCalls } from './viewLabels';
 
@@ -15,7 +15,7 @@ export function ModelCallNav({
   following,
   onModelCall,
 }: {
-  outline: Outline;
+  outline: RunCounts;
   modelCall: number;
   following: boolean;
   onModelCall: (modelCall: number | undefined) => void;

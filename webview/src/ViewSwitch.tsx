@@ -4,7 +4,7 @@
  */
 import VscodeButton from '@vscode-elements/react-elements/dist/components/VscodeButton.js';
 import type { View } from '../../shared/history';
-import type { Outline } from '../../shared/protocol';
+import type { RunCounts } from '../../shared/protocol';
 import { Checkbox } from './Checkbox';
 import { fidelityNote, viewLabel } from './viewLabels';
 
@@ -16,7 +16,7 @@ export function ViewSwitch({
   policy,
   onPolicy,
 }: {
-  outline: Outline;
+  outline: RunCounts;
   view: View;
   onView: (view: View) => void;
   modelCall: number;

@@ -1,21 +1,21 @@
 /** What the inspector calls the views of a run and how their model calls were rebuilt, in plain words. */
 import { agentName } from '../../shared/agents';
 import type { View } from '../../shared/history';
-import type { Outline } from '../../shared/protocol';
+import type { RunCounts } from '../../shared/protocol';
 
 /** What the right column shows: for an imported run, which of its two views, said plainly. */
-export function viewLabel(outline: Outline, view: View): string {
+export function viewLabel(outline: RunCounts, view: View): string {
   if (!outline.source) return "Model's view";
   return view === 'sent' ? `As ${agentName(outline.source.format)} sent it` : 'With Retained Outputs (simulated)';
 }
 
 /** The model calls a run made: its outline's last entry is the next one, not made yet. */
-export function madeCalls(outline: Outline): number {
+export function madeCalls(outline: RunCounts): number {
   return Math.max(0, outline.modelCalls.length - 1);
 }
 
 /** How the shown model call was rebuilt, for an imported run: each model call has its own fidelity. */
-export function fidelityNote(outline: Outline, modelCall: number): string {
+export function fidelityNote(outline: RunCounts, modelCall: number): string {
   const source = outline.source;
   if (!source) return '';
   const agent = agentName(source.format);

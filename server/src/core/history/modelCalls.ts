@@ -11,16 +11,22 @@ import type { ModelCallEvent, TranscriptEvent } from '../../../../shared/events'
  * verbatim, are one response).
  */
 export function responseStarts(events: readonly TranscriptEvent[]): number[] {
-  const marked = events.flatMap((e, i) => (e.type === 'model_call' ? [i] : []));
+  // Plain loops: this runs over every event of a run on each open.
+  const marked: number[] = [];
+  for (let i = 0; i < events.length; i++) if (events[i]!.type === 'model_call') marked.push(i);
   if (marked.length) return marked;
+  const starts: number[] = [];
   const seen = new Set<string>();
-  return events.flatMap((e, i) => {
-    if (e.type !== 'assistant') return [];
-    if (e.response === undefined) return [i];
-    if (seen.has(e.response)) return [];
-    seen.add(e.response);
-    return [i];
-  });
+  for (let i = 0; i < events.length; i++) {
+    const e = events[i]!;
+    if (e.type !== 'assistant') continue;
+    if (e.response !== undefined) {
+      if (seen.has(e.response)) continue;
+      seen.add(e.response);
+    }
+    starts.push(i);
+  }
+  return starts;
 }
 
 /** The event index at which model call `modelCall` (1-based) cut the history. */

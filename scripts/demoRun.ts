@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { RetentionService } from '../server/src/core/service';
 import type { TranscriptEvent } from '../shared/events';
 import type { RetainResult } from '../shared/protocol';
-import { STORE_DIR } from '../shared/settings';
+import { STORE_DIR } from '../shared/storeDir';
 import { ROOT } from './tools';
 
 export interface DemoRun {

@@ -7,7 +7,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { STORE_DIR } from '../shared/settings';
+import { STORE_DIR } from '../shared/storeDir';
 import { recordDemoRun } from './demoRun';
 import { ensureTools, packageExtension, ROOT } from './tools';
 

@@ -6,10 +6,11 @@
  * settings: comments and the rest of the file kept); a TOML file gets one marked block.
  */
 import { applyEdits, type JSONPath, modify, type ParseError, parse, printParseErrorCode } from 'jsonc-parser';
-import { AGENT_IDS, AGENTS, type AgentId, MCP_SERVER } from './agents';
+import { AGENT_IDS, AGENTS, type AgentId, GEMINI_SHELL_TOOL, MCP_SERVER } from './agents';
 import { commandLine, type Launcher, shellQuote } from './launcher';
 import { REWRITE_MAX_BYTES, REWRITE_TAG, rewrite } from './rewrite';
-import { DEFAULT_SETTINGS, STORE_DIR } from './settings';
+import { DEFAULT_SETTINGS } from './settings';
+import { STORE_DIR } from './storeDir';
 
 /** The agents `setup` knows: every row of the agent table. */
 export const SETUP_AGENTS = AGENT_IDS;
@@ -375,9 +376,6 @@ function claudeCode(project: string, launcher: Launcher, read: Read, remove: boo
     ),
   ];
 }
-
-/** Gemini CLI's shell tool, as its hooks name it. */
-export const GEMINI_SHELL_TOOL = 'run_shell_command';
 
 /** A hook entry as Claude Code, Gemini CLI and Qwen Code read it: a matcher and the commands it runs. */
 export interface HookEntry {

@@ -8,6 +8,9 @@ import type { ImportFormat } from './protocol';
 /** The name our MCP server goes by in every agent's configuration. */
 export const MCP_SERVER = 'retained';
 
+/** Gemini CLI's shell tool, as its hooks name it. */
+export const GEMINI_SHELL_TOOL = 'run_shell_command';
+
 /**
  * The one agent table: a row per agent Retained Outputs sets up, naming everything the rest
  * reads of it (setup, the hooks, the command line's flags, imports, the Agent Sessions view).

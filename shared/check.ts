@@ -5,6 +5,7 @@
  * an unknown field, the likely one meant (`args` → `arguments`).
  */
 import type * as z from 'zod';
+import type { ZodMiniType } from 'zod/mini';
 import { InvalidInput } from './invalidInput';
 
 /** Names people (and agents) reach for instead of ours. */
@@ -19,14 +20,19 @@ const ALIASES: Readonly<Record<string, string>> = {
   stop_reason: 'stopReason',
 };
 
-/** Parses `value` with `schema`, or throws an InvalidInput naming every problem under `where`. */
-export function check<T>(schema: z.ZodType<T>, value: unknown, where = 'params'): T {
+/**
+ * Parses `value` with `schema`, or throws an InvalidInput naming every problem under `where`. A
+ * schema may be zod's or zod/mini's (the hooks that run before every command load only that).
+ */
+export function check<T>(schema: z.ZodType<T>, value: unknown, where?: string): T;
+export function check<T>(schema: ZodMiniType<T>, value: unknown, where?: string): T;
+export function check<T>(schema: z.ZodType<T> | ZodMiniType<T>, value: unknown, where = 'params'): T {
   const valid = schema.safeParse(value);
   if (valid.success) return valid.data;
   // Parsed again for the message: keeping each issue's input costs a third more on every valid value.
   const parsed = schema.safeParse(value, { reportInput: true });
   if (parsed.success) return parsed.data;
-  const problems = parsed.error.issues.slice(0, 4).map((issue) => describe(issue, schema, where));
+  const problems = parsed.error.issues.slice(0, 4).map((issue) => describe(issue, schema as z.ZodType, where));
   const more = parsed.error.issues.length > 4 ? `; and ${parsed.error.issues.length - 4} more` : '';
   throw new InvalidInput(`${problems.join('; ')}${more}`);
 }

@@ -13,9 +13,6 @@ import type { Price } from './pricing';
 import { compileQuery } from './query';
 import { DEFAULT_THRESHOLD_BYTES } from './threshold';
 
-/** The store's folder in a workspace (or above a command's folder) when no setting names another. */
-export const STORE_DIR = '.retained';
-
 export type LandmarkKind = 'error' | 'failure' | 'warning' | 'trace';
 export const LANDMARK_KINDS: readonly LandmarkKind[] = ['error', 'failure', 'warning', 'trace'];
 

@@ -13,8 +13,8 @@ import {
   HistoryPolicySchema,
   resolveSettings,
   SettingsSchema,
-  STORE_DIR,
 } from '../../shared/settings';
+import { STORE_DIR } from '../../shared/storeDir';
 
 export const SECTION = 'retained';
 

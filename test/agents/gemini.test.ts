@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import { packExtension } from '../../scripts/packExtensions';
 import { sha256Hex } from '../../server/src/core/text/bytes';
 import { EXTENSION_NAME } from '../../shared/agentExtensions';
-import { GEMINI_SHELL_TOOL, setupChanges } from '../../shared/agentSetup';
+import { setupChanges } from '../../shared/agentSetup';
+import { GEMINI_SHELL_TOOL } from '../../shared/agents';
 import { agentFile, filesNaming, runAgent } from '../helpers/agents';
 import { assertKept, assertLost, BUILD, CLI } from '../helpers/buildScenario';
 import {

@@ -11,7 +11,8 @@
 import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { sha256Hex } from '../../server/src/core/text/bytes';
-import { GEMINI_SHELL_TOOL, type SetupAgent, type SetupPlaces, setupChanges } from '../../shared/agentSetup';
+import { type SetupAgent, type SetupPlaces, setupChanges } from '../../shared/agentSetup';
+import { GEMINI_SHELL_TOOL } from '../../shared/agents';
 import { agentFile, runAgent } from '../helpers/agents';
 import { CLI } from '../helpers/buildScenario';
 import { type ChatMessage, type ChatRule, ScriptedChat, toolResults } from '../helpers/scriptedChat';

@@ -584,12 +584,32 @@ async function benchIdle(): Promise<void> {
     ]);
 }
 
+/** The process a hook runs under, as the agent would be: its name, arguments and environment. */
+interface Under {
+  name: string;
+  args?: string[];
+  env?: Record<string, string>;
+}
+
+/**
+ * bash's arguments to run `args` as its child, then `then`: the shell is named and argued as
+ * `under` says (a hook reads its parent's command line), and stays the parent (never execs).
+ */
+function shellUnder(args: readonly string[], under: Under | undefined, then: string): string[] {
+  const script = `n=$1; shift; "\${@:1:$n}"${then}`;
+  return ['-c', script, under?.name ?? 'cpu', String(args.length), ...args, ...(under?.args ?? [])];
+}
+
 /**
  * The CPU time (user + system, seconds) a command took, as bash's `times` counts its children:
  * a Node process's start is mostly CPU, and the wall clock of a loaded machine says little.
  */
-function cpuSeconds(args: readonly string[], stdin: string): number {
-  const r = spawnSync('bash', ['-c', '"$@" >/dev/null; times', 'cpu', ...args], { input: stdin, encoding: 'utf8' });
+function cpuSeconds(args: readonly string[], stdin: string, under?: Under): number {
+  const r = spawnSync('bash', shellUnder(args, under, ' >/dev/null; times'), {
+    input: stdin,
+    encoding: 'utf8',
+    env: { ...process.env, ...under?.env },
+  });
   const children = r.stdout.trim().split('\n')[1] ?? '';
   const seconds = [...children.matchAll(/(\d+)m([\d.]+)s/g)].map(([, m, s]) => Number(m) * 60 + Number(s));
   return seconds.reduce((a, b) => a + b, 0);
@@ -642,13 +662,42 @@ async function benchHook(): Promise<void> {
     cwd: tempDir('retained-bench-codex-'),
     tool_input: { command: 'make build' },
   });
+  // Gemini CLI's BeforeTool on a shell command, under a process named as Gemini CLI in yolo mode
+  // (it rewrites only where Gemini CLI would ask nothing), its home an empty folder.
+  const geminiHome = tempDir('retained-bench-gemini-');
+  const beforeTool = JSON.stringify({
+    hook_event_name: 'BeforeTool',
+    session_id: 'bench',
+    cwd: geminiHome,
+    tool_name: 'run_shell_command',
+    tool_input: { command: 'make build' },
+  });
+  const geminiCli: Under = {
+    name: '/usr/lib/gemini-cli/gemini',
+    args: ['--yolo'],
+    env: { GEMINI_CLI_HOME: geminiHome },
+  };
+  // The row measures a rewrite: the hook, run once as the row runs it, must answer one.
+  const said = spawnSync('bash', shellUnder([process.execPath, CLI, 'hook', 'gemini'], geminiCli, '; exit $?'), {
+    input: beforeTool,
+    encoding: 'utf8',
+    env: { ...process.env, ...geminiCli.env },
+  });
+  if (!said.stdout.includes('"hookEventName":"BeforeTool"'))
+    throw new Error(`Gemini CLI's BeforeTool was not rewritten: ${said.stdout}${said.stderr}`);
   const PAIRS = 15;
-  for (const [what, args, stdin] of [
+  for (const [what, args, stdin, under] of [
     ['retained hook claude-code, a small output (left alone)', ['hook', 'claude-code'], input],
     ['retained hook qwen, a small output (left alone)', ['hook', 'qwen'], qwen],
     ['retained hook gemini, AfterTool on a small output (left alone)', ['hook', 'gemini'], gemini],
     ['retained hook copilot, a small output (left alone)', ['hook', 'copilot'], copilot],
     ['retained hook codex, a shell command rewritten (its own small bundle)', ['hook', 'codex'], codex],
+    [
+      'retained hook gemini, BeforeTool: a shell command rewritten (its own small bundle)',
+      ['hook', 'gemini'],
+      beforeTool,
+      geminiCli,
+    ],
     [
       'retained hook claude-code --guard, a small output (checked for secrets)',
       ['hook', 'claude-code', '--guard'],
@@ -659,7 +708,7 @@ async function benchHook(): Promise<void> {
     const bare: number[] = [];
     const ratios: number[] = [];
     for (let i = 0; i < PAIRS; i++) {
-      const a = cpuSeconds([process.execPath, CLI, ...args], stdin);
+      const a = cpuSeconds([process.execPath, CLI, ...args], stdin, under);
       const b = cpuSeconds([process.execPath, '-e', '0'], '');
       ours.push(a);
       bare.push(b);

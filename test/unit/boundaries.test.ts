@@ -94,6 +94,18 @@ const RULES: Rule[] = [
 ];
 
 /**
+ * Entry points and what nothing they load may import (`import type` aside: it leaves nothing in
+ * the bundle), however deep: each is a bundle of its own that must stay small.
+ */
+const ENTRIES: { entry: string; forbidden: RegExp; why: string }[] = [
+  {
+    entry: 'server/src/cli/rewriteHooks.ts',
+    forbidden: /^(zod|shared\/settings|shared\/agentSetup)$/,
+    why: 'the hooks that run before every shell command load zod/mini, not zod, and no settings',
+  },
+];
+
+/**
  * The core's stack, top first: a part imports only the parts below it (and its own files).
  * Parts on one line are peers and import nothing of each other.
  */
@@ -155,9 +167,33 @@ function sourceFiles(root: string, folder: string, except?: string): string[] {
   return out;
 }
 
+/** The file an import of ours names (`target` is root-relative, without its extension). */
+function fileOf(root: string, target: string): string | undefined {
+  return [`${target}.ts`, `${target}.tsx`, `${target}/index.ts`].find((f) => existsSync(join(root, f)));
+}
+
+/** Every file `entry` loads, itself included: its imports that are not type-only, followed. */
+function loadedBy(root: string, entry: string): string[] {
+  const seen = new Set<string>();
+  const visit = (file: string) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    for (const { target, typeOnly } of importsOf(root, file)) {
+      const next = typeOnly ? undefined : fileOf(root, target);
+      if (next) visit(next);
+    }
+  };
+  if (existsSync(join(root, entry))) visit(entry);
+  return [...seen];
+}
+
 /** Each import that breaks a rule, as `file imports X (why)`. */
 function violations(root: string): string[] {
   const found: string[] = [];
+  for (const { entry, forbidden, why } of ENTRIES)
+    for (const file of loadedBy(root, entry))
+      for (const { target, typeOnly } of importsOf(root, file))
+        if (!typeOnly && forbidden.test(target)) found.push(`${file} imports ${target}, loaded by ${entry} (${why})`);
   for (const rule of RULES) {
     for (const file of sourceFiles(root, rule.folder, rule.except)) {
       for (const { target, typeOnly } of importsOf(root, file)) {
@@ -241,11 +277,18 @@ describe('boundaries of the import graph', () => {
       "import { readFileSync } from 'node:fs';\nimport { applyChanges } from './node/setupFiles';\n",
     );
     write('shared/node/j.ts', "import { readFileSync } from 'node:fs';\nimport * as vscode from 'vscode';\n");
+    write('server/src/cli/rewriteHooks.ts', "import { answer } from './commandHooks';\n");
+    write(
+      'server/src/cli/commandHooks.ts',
+      "import * as z from 'zod/mini';\nimport type { Settings } from '../../../shared/settings';\nimport { rule } from './rules';\n",
+    );
+    write('server/src/cli/rules.ts', "import * as z from 'zod';\n");
     for (const folder of ['server/src/core', 'shared', 'shared/node', 'webview', 'extension'])
       mkdirSync(join(root, folder), { recursive: true });
     assert.deepEqual(violations(root).sort(), [
       'extension/src/d.ts imports server/src/core/service (the extension is a thin client of the language server)',
       'extension/src/d.ts imports webview/src/e (the extension is a thin client of the language server)',
+      'server/src/cli/rules.ts imports zod, loaded by server/src/cli/rewriteHooks.ts (the hooks that run before every shell command load zod/mini, not zod, and no settings)',
       'server/src/core/b.ts imports server/src/lsp/server (the core is plain TypeScript behind thin front ends)',
       'server/src/core/b.ts imports vscode (the core is plain TypeScript behind thin front ends)',
       "server/src/core/b.ts is in no part of the core's stack",

@@ -12,9 +12,8 @@
  * A hook never breaks the agent: on any failure it prints nothing and exits 0.
  */
 import { constants } from 'node:os';
-import * as z from 'zod';
-import { GEMINI_SHELL_TOOL } from '../../../shared/agentSetup';
-import { AGENTS } from '../../../shared/agents';
+import * as z from 'zod/mini';
+import { AGENTS, GEMINI_SHELL_TOOL } from '../../../shared/agents';
 import { check } from '../../../shared/check';
 import { ID_MAX, PATH_MAX } from '../../../shared/ids';
 import type { Launcher } from '../../../shared/launcher';
@@ -24,14 +23,17 @@ import type { RetentionService } from '../core/service';
 import { utf8Bytes } from '../core/text/bytes';
 import { geminiWouldAsk } from './geminiRules';
 
-/** What Gemini CLI sends its tool hooks (it names no call: a value gets a fresh id); loose, as releases add fields. */
+/**
+ * What Gemini CLI sends its tool hooks (it names no call: a value gets a fresh id); loose, as
+ * releases add fields. In zod/mini, as its BeforeTool runs before every shell command.
+ */
 const GeminiHookInput = z.looseObject({
-  hook_event_name: z.string().max(100),
-  session_id: z.string().min(1).max(ID_MAX),
-  cwd: z.string().max(PATH_MAX).optional(),
-  tool_name: z.string().min(1).max(ID_MAX),
-  tool_input: z.looseObject({ command: z.string().optional() }).optional(),
-  tool_response: z.looseObject({ llmContent: z.unknown().optional() }).optional(),
+  hook_event_name: z.string().check(z.maxLength(100)),
+  session_id: z.string().check(z.minLength(1), z.maxLength(ID_MAX)),
+  cwd: z.optional(z.string().check(z.maxLength(PATH_MAX))),
+  tool_name: z.string().check(z.minLength(1), z.maxLength(ID_MAX)),
+  tool_input: z.optional(z.looseObject({ command: z.optional(z.string()) })),
+  tool_response: z.optional(z.looseObject({ llmContent: z.optional(z.unknown()) })),
 });
 
 export interface GeminiContext {

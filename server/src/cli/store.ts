@@ -1,7 +1,7 @@
 /** Which store a command works on: the one named, else the one the workspace has. */
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { STORE_DIR } from '../../../shared/settings';
+import { STORE_DIR } from '../../../shared/storeDir';
 import { isStoreUrl } from '../core/store/storeUrl';
 
 /**

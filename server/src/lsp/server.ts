@@ -55,7 +55,7 @@ import {
   ValuesRequest,
   WithholdRequest,
 } from '../../../shared/protocol';
-import { STORE_DIR } from '../../../shared/settings';
+import { STORE_DIR } from '../../../shared/storeDir';
 import { findMarkers, markerAt } from '../../../shared/stubText';
 import { valueDocumentUri } from '../../../shared/valueDocument';
 import { VERSION } from '../../../shared/version';

@@ -50,8 +50,8 @@ async function recordRun(s: RetentionService, runId: string) {
   await s.retainer.append({ runId: runId, event: { type: 'turn_ended', stopReason: 'end_turn' } });
 }
 
-/** Given an inspect request, a promise its answer waits for (undefined: answered at once). */
-type Hold = (request: Extract<ViewToHost, { method: 'inspect' }>) => Promise<void> | undefined;
+/** Given a request, a promise its answer waits for (undefined: answered at once). */
+type Hold = (request: Extract<ViewToHost, { type: 'request' }>) => Promise<void> | undefined;
 
 /** The fake VS Code API: answers like the extension would, from the real service. */
 function fakeVsCode(service: RetentionService, runId: string, initialState?: unknown, hold?: Hold) {
@@ -69,13 +69,15 @@ function fakeVsCode(service: RetentionService, runId: string, initialState?: unk
         queueMicrotask(() => deliver({ type: 'init', runId, ...(saved?.runId === runId ? { state: saved } : {}) }));
       }
       if (m.type === 'request') {
-        const wait = (m.method === 'inspect' && hold?.(m)) || Promise.resolve();
-        const answer =
-          m.method === 'inspect'
-            ? wait.then(() => service.inspection.inspect({ runId, ...m.params }))
-            : m.method === 'usage'
-              ? service.inspection.usage({ runId, ...m.params })
-              : service.inspection.search({ runId, ...m.params });
+        const wait = hold?.(m) ?? Promise.resolve();
+        const answer = wait.then(
+          (): Promise<unknown> =>
+            m.method === 'inspect'
+              ? service.inspection.inspect({ runId, ...m.params })
+              : m.method === 'usage'
+                ? service.inspection.usage({ runId, ...m.params })
+                : service.inspection.search({ runId, ...m.params }),
+        );
         answer.then(
           (result) => deliver({ type: 'response', id: m.id, result }),
           (err: Error) => deliver({ type: 'error', id: m.id, message: err.message }),
@@ -150,7 +152,9 @@ describe('inspector webview', () => {
     const held = new Promise<void>((resolve) => {
       release = resolve;
     });
-    const { view, fake, rows } = await mount(undefined, undefined, (m) => (m.params.limit === 0 ? held : undefined));
+    const { view, fake, rows } = await mount(undefined, undefined, (m) =>
+      m.method === 'inspect' && m.params.limit === 0 ? held : undefined,
+    );
     const header = () => view.container.querySelector('.header')!.textContent!;
     assert.equal(rows().length, 8, 'every row is on screen');
     assert.match(header(), /Counting the tokens of each model call/);
@@ -173,6 +177,24 @@ describe('inspector webview', () => {
     await act(async () => fireEvent.click(previous));
     await waitFor(() => assert.match(view.container.querySelector('.columns-head')!.textContent!, /model call 3$/));
     assert.equal(inspects().filter((m) => m.type === 'request' && m.params.limit === 0).length, 1);
+  });
+
+  it('"Where the tokens go" says it is counting until its answer comes', async () => {
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const { view } = await mount(undefined, undefined, (m) => (m.method === 'usage' ? held : undefined));
+    const details = view.container.querySelector<HTMLDetailsElement>('details.usage')!;
+    await act(async () => {
+      details.open = true;
+      fireEvent(details, new Event('toggle'));
+    });
+    const status = details.querySelector('[role="status"][aria-busy="true"]');
+    assert.match(status?.textContent ?? '', /Counting where each model call's tokens go/);
+    release();
+    await waitFor(() => assert.match(details.textContent!, /The next model call: [\d,.k]+ tokens/));
+    assert.equal(details.querySelector('[role="status"]'), null);
   });
 
   it('"Where the tokens go": the chosen model call by part, its cache reads and writes, asked for only when opened', async () => {

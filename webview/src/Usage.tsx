@@ -6,6 +6,7 @@
  * every call whose cached prefix broke. From `retained/usage`, asked for only while open, and
  * again when the run, the view or the policy changes.
  */
+import VscodeProgressRing from '@vscode-elements/react-elements/dist/components/VscodeProgressRing.js';
 import { useEffect, useState } from 'react';
 import { formatCount, formatTokens } from '../../shared/format';
 import type { View } from '../../shared/history';
@@ -87,7 +88,11 @@ export function Usage({
     <details className="usage" onToggle={(e) => setOpen((e.currentTarget as HTMLDetailsElement).open)}>
       <summary>Where the tokens go</summary>
       {error && <p role="alert">{error}</p>}
-      {open && !usage && !error && <p>Counting…</p>}
+      {open && !usage && !error && (
+        <p className="figures-counting" role="status" aria-busy="true">
+          <VscodeProgressRing className="busy" aria-label="Counting" /> Counting where each model call's tokens go…
+        </p>
+      )}
       {usage && call && (
         <div className="usage-body">
           <p className="usage-title">

@@ -61,8 +61,8 @@ export function setupChanges(
         ? cline(home(), launcher, read, remove)
         : agent === 'codex'
           ? codex(home(), launcher, read, remove, sha256)
-          : agent === 'copilot'
-            ? copilot(home(), launcher, read, remove)
+          : agent === 'copilot-cli'
+            ? copilotCli(home(), launcher, read, remove)
             : agent === 'gemini'
               ? gemini(home(), launcher, read, remove)
               : agent === 'opencode'
@@ -457,21 +457,21 @@ function qwen(home: string, launcher: Launcher, read: Read, remove: boolean): Fi
 /**
  * GitHub Copilot CLI, for the user: `mcp-config.json` in its home gets the MCP server, and
  * `hooks/retained-outputs.json` (a file of its own, which removal deletes) a postToolUse hook
- * (`retained hook copilot`: the output Copilot CLI saved retained, the model gets the stub).
+ * (`retained hook copilot-cli`: the output Copilot CLI saved retained, the model gets the stub).
  */
-function copilot(home: string, launcher: Launcher, read: Read, remove: boolean): FileChange[] {
+function copilotCli(home: string, launcher: Launcher, read: Read, remove: boolean): FileChange[] {
   const mcpPath = `${home}/mcp-config.json`;
   const mcpBefore = read(mcpPath);
   const server = { type: 'local', ...serverOf(launcher), tools: ['*'] };
   const mcp = withServer(mcpBefore ?? '', mcpPath, remove ? undefined : server);
-  const command = commandLine(launcher, ['hook', 'copilot']);
+  const command = commandLine(launcher, ['hook', 'copilot-cli']);
   const hook = { version: 1, hooks: { postToolUse: [{ type: 'command', bash: command, timeoutSec: 60 }] } };
   return [
     { path: mcpPath, before: mcpBefore, after: finish(mcpBefore, mcp, mcpPath, remove, [['mcpServers']]) },
     ownFile(
       `${home}/hooks/retained-outputs.json`,
       read,
-      (t) => /\bhook copilot(\s|")/.test(t),
+      (t) => /\bhook copilot(-cli)?(\s|")/.test(t),
       remove,
       () => `${JSON.stringify(hook, null, 2)}\n`,
     ),

@@ -2,8 +2,9 @@
  * The agents Retained Outputs knows, named once: their import formats and the names people
  * read. The core, the extension's views and the inspector all say an agent's name from here.
  */
+
+import type { ImportFormat } from './events';
 import { PEEK_TOOL } from './history';
-import type { ImportFormat } from './protocol';
 
 /** The name our MCP server goes by in every agent's configuration. */
 export const MCP_SERVER = 'retained';
@@ -16,8 +17,19 @@ export const GEMINI_SHELL_TOOL = 'run_shell_command';
  * reads of it (setup, the hooks, the command line's flags, imports, the Agent Sessions view).
  * A new agent is a row here and its adapter (its setup in agentSetup.ts, its hook, its converter).
  */
-export const AGENT_IDS = ['claude-code', 'codex', 'gemini', 'qwen', 'opencode', 'copilot', 'cline'] as const;
+export const AGENT_IDS = ['claude-code', 'codex', 'gemini', 'qwen', 'opencode', 'copilot-cli', 'cline'] as const;
 export type AgentId = (typeof AGENT_IDS)[number];
+
+/**
+ * Names an agent went by before, still taken on the command line: the hook files setup wrote
+ * then run `retained hook copilot`, and people type what they learned.
+ */
+export const FORMER_AGENT_IDS: Readonly<Record<string, AgentId>> = { copilot: 'copilot-cli' };
+
+/** The agent a name on the command line means (its id, or a name it went by before); the name itself when it is neither. */
+export function agentIdOf(name: string): string {
+  return Object.hasOwn(FORMER_AGENT_IDS, name) ? FORMER_AGENT_IDS[name]! : name;
+}
 
 export interface AgentRow {
   name: string;
@@ -84,7 +96,7 @@ export const AGENTS: Readonly<Record<AgentId, AgentRow>> = {
     formats: [],
     peekTool: `${MCP_SERVER}_${PEEK_TOOL}`,
   },
-  copilot: {
+  'copilot-cli': {
     name: 'GitHub Copilot CLI',
     home: { variable: 'COPILOT_HOME', folder: '.copilot' },
     config: ['mcp-config.json', 'hooks/retained-outputs.json'],
@@ -111,12 +123,12 @@ export function agentHome(agent: AgentId, userHome: string, env: Record<string, 
   return set ? (inside ? `${set}/${inside}` : set) : `${userHome}/${folder}`;
 }
 
-/** The names people read, by import format (VS Code's Copilot chat replays have no row of their own). */
+/** The names people read, by import format (VS Code's Copilot Chat replays have no row of their own). */
 export const AGENT_NAMES: Record<ImportFormat, string> = {
   'claude-code': AGENTS['claude-code'].name,
   codex: AGENTS.codex.name,
-  copilot: 'Copilot',
-  'copilot-cli': AGENTS.copilot.name,
+  'copilot-chat': 'Copilot Chat',
+  'copilot-cli': AGENTS['copilot-cli'].name,
   cline: AGENTS.cline.name,
   'gemini-cli': AGENTS.gemini.name,
   'qwen-code': AGENTS.qwen.name,

@@ -9,6 +9,23 @@ import * as z from 'zod';
 import { type ContentBlock, ContentBlockSchema } from './blocks';
 import { LANDMARK_KINDS, type LandmarkKind } from './settings';
 
+/** The agents' session formats an import reads (and a run it made names as its source). */
+export const IMPORT_FORMATS = [
+  'claude-code',
+  'codex',
+  'copilot-chat',
+  'copilot-cli',
+  'cline',
+  'gemini-cli',
+  'qwen-code',
+] as const;
+export type ImportFormat = (typeof IMPORT_FORMATS)[number];
+/**
+ * A format, by its name or the one it had before: VS Code's Copilot Chat replays were `copilot`
+ * (runs imported then say so in their transcript, and scripts pass it).
+ */
+export const ImportFormatSchema = z.preprocess((v) => (v === 'copilot' ? 'copilot-chat' : v), z.enum(IMPORT_FORMATS));
+
 export const STOP_REASONS = ['end_turn', 'interrupted', 'aborted', 'error'] as const;
 export type StopReason = (typeof STOP_REASONS)[number];
 
@@ -53,7 +70,7 @@ function eventShapes(object: typeof z.object | typeof z.strictObject) {
 
   /** Where an imported run came from: the agent's own session file. */
   const RunSourceSchema = object({
-    format: z.enum(['claude-code', 'codex', 'copilot', 'copilot-cli', 'cline', 'gemini-cli', 'qwen-code']),
+    format: ImportFormatSchema,
     /** The session file, as it was given to the import. */
     path: z.string(),
     /** The agent's session id and version, when the file names them. */

@@ -4,7 +4,7 @@
  * else, exactly; the inspector, docs/protocol.md and the tests that compare rebuilt requests with the
  * bodies the real agents sent all read this list.
  */
-import type { ImportFormat } from './protocol';
+import type { ImportFormat } from './events';
 
 export const NOT_IN_SESSION_FILES: Record<ImportFormat, readonly string[]> = {
   'claude-code': [
@@ -22,7 +22,7 @@ export const NOT_IN_SESSION_FILES: Record<ImportFormat, readonly string[]> = {
     '`reasoning`, `text`, `include`, `store`, `stream`, `tool_choice`, `parallel_tool_calls` (from the model catalog and constants, not the rollout)',
     '`client_metadata` beyond the turn ids',
   ],
-  copilot: ['the tool definitions and request options (a chat replay logs messages only)'],
+  'copilot-chat': ['the tool definitions and request options (a chat replay logs messages only)'],
   'copilot-cli': [
     'the system message (its `system.message` event keeps it, but not per request) and the tool definitions',
     'the request options (`temperature`, `top_p`, penalties, `max_tokens`)',

@@ -7,7 +7,16 @@
 import { NotificationType, RequestType } from 'vscode-languageserver-protocol';
 import * as z from 'zod';
 import type { CallSubject } from './callSubject';
-import { type Exit, ExitSchema, NewEventSchema, type RunSource, type StopReason, type TranscriptEvent } from './events';
+import {
+  type Exit,
+  ExitSchema,
+  type ImportFormat,
+  ImportFormatSchema,
+  NewEventSchema,
+  type RunSource,
+  type StopReason,
+  type TranscriptEvent,
+} from './events';
 import { type HistoryStats, type Projected, REPLAY_SHAPES, VIEWS, type View } from './history';
 import { ID_MAX, PATH_MAX } from './ids';
 import { MAX_QUERY_LENGTH } from './query';
@@ -555,24 +564,15 @@ export namespace ReplayRequest {
 
 // ─── Import ────────────────────────────────────────────────────────────────────────────────
 
-export const IMPORT_FORMATS = [
-  'claude-code',
-  'codex',
-  'copilot',
-  'copilot-cli',
-  'cline',
-  'gemini-cli',
-  'qwen-code',
-] as const;
-export type ImportFormat = (typeof IMPORT_FORMATS)[number];
+export { IMPORT_FORMATS, type ImportFormat } from './events';
 /** What to do when the run an import would create exists already. */
 export const IF_EXISTS = ['error', 'replace', 'new'] as const;
 export type IfExists = (typeof IF_EXISTS)[number];
 
 export const ImportParams = z.strictObject({
-  /** A Claude Code session, a Codex rollout or a Copilot chat replay; a relative path is the workspace's. */
+  /** A Claude Code session, a Codex rollout or a Copilot Chat replay; a relative path is the workspace's. */
   path: z.string().min(1).max(PATH_MAX),
-  format: z.enum(IMPORT_FORMATS).optional(),
+  format: ImportFormatSchema.optional(),
   /** Defaults to the file's name. */
   runId: id.optional(),
   /** Default `error`: the answer names the run that exists, so a client can offer the other two. */

@@ -1,6 +1,6 @@
 /**
  * `Retained Outputs: Import Agent Session…`: a session of any agent IMPORT_FORMATS names (its
- * picker's title lists them), or a Copilot chat replay, becomes a run. A file imported before offers a way on (open the run, replace it, or import it as a new run); the
+ * picker's title lists them), or a Copilot Chat replay, becomes a run. A file imported before offers a way on (open the run, replace it, or import it as a new run); the
  * message says what came in, what was left out, and opens the inspector. The file picker starts
  * in this workspace's Claude Code sessions (or Codex's), where the files are.
  */

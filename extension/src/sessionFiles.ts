@@ -14,9 +14,9 @@ import { closeSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { type AgentId, agentHome } from '../../shared/agents';
-import type { ImportFormat } from '../../shared/protocol';
+import type { ImportFormat } from '../../shared/events';
 
-export type Agent = Exclude<ImportFormat, 'copilot'>;
+export type Agent = Exclude<ImportFormat, 'copilot-chat'>;
 
 export interface AgentSession {
   agent: Agent;
@@ -61,7 +61,7 @@ export function qwenDir(workspace: string, env = process.env): string {
 }
 
 export function copilotCliDir(env = process.env): string {
-  return join(home('copilot', env), 'session-state');
+  return join(home('copilot-cli', env), 'session-state');
 }
 
 export function clineDir(env = process.env): string {

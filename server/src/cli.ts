@@ -33,7 +33,7 @@ const SMALL_LEFT_ALONE: Record<string, (v: Input, raw: Buffer) => boolean> = {
   // Its BeforeTool may rewrite the command: only the AfterTool of a small output is surely left alone.
   gemini: (v) => v?.hook_event_name === 'AfterTool' && named(v, ['session_id', 'tool_name']),
   // Not the notice of an output Copilot CLI saved to a file (small, but the file is read).
-  copilot: (v) => {
+  'copilot-cli': (v) => {
     const result = v?.toolResult as Input;
     return (
       typeof result?.textResultForLlm === 'string' &&
@@ -42,6 +42,8 @@ const SMALL_LEFT_ALONE: Record<string, (v: Input, raw: Buffer) => boolean> = {
     );
   },
 };
+// The name Copilot CLI's hook went by (the hook files setup wrote then run `retained hook copilot`).
+SMALL_LEFT_ALONE.copilot = SMALL_LEFT_ALONE['copilot-cli']!;
 
 /**
  * Whether the hook leaves this input alone, surely: all of it no bigger than the threshold (the

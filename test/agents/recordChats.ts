@@ -296,7 +296,7 @@ const DRIVERS: Record<Agent, Driver> = {
   },
   'copilot-cli': {
     async prepare(home, _url, retained) {
-      if (retained) setUp('copilot', { home: join(home, '.copilot') });
+      if (retained) setUp('copilot-cli', { home: join(home, '.copilot') });
     },
     command: (prompt, i) => [
       copilotBinary(),

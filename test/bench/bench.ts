@@ -690,7 +690,7 @@ async function benchHook(): Promise<void> {
     ['retained hook claude-code, a small output (left alone)', ['hook', 'claude-code'], input],
     ['retained hook qwen, a small output (left alone)', ['hook', 'qwen'], qwen],
     ['retained hook gemini, AfterTool on a small output (left alone)', ['hook', 'gemini'], gemini],
-    ['retained hook copilot, a small output (left alone)', ['hook', 'copilot'], copilot],
+    ['retained hook copilot-cli, a small output (left alone)', ['hook', 'copilot-cli'], copilot],
     ['retained hook codex, a shell command rewritten (its own small bundle)', ['hook', 'codex'], codex],
     [
       'retained hook gemini, BeforeTool: a shell command rewritten (its own small bundle)',

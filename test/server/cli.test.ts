@@ -104,6 +104,8 @@ describe('the retained command line', function () {
       });
     for (const [agent, stdin] of [
       ['gemini', gemini('AfterTool')],
+      ['copilot-cli', copilot('a\nb\n\n<shellId: 0 completed with exit code 0>')],
+      // The name it had before: the hook files setup wrote then run `retained hook copilot`.
       ['copilot', copilot('a\nb\n\n<shellId: 0 completed with exit code 0>')],
     ]) {
       const r = run(alone, ['hook', agent!], stdin!);
@@ -122,8 +124,8 @@ describe('the retained command line', function () {
         JSON.stringify({ session_id: 's1', hook_event_name: 'SessionStart', source: 'compact' }),
       ],
       [['hook', 'qwen'], qwen('PostToolUseFailure', { error: 'Tool output was too large…' })],
-      [['hook', 'copilot'], copilot('Output too large to read at once (30 KB). Saved to: /tmp/x.txt\n')],
-      [['hook', 'copilot'], copilot(big)],
+      [['hook', 'copilot-cli'], copilot('Output too large to read at once (30 KB). Saved to: /tmp/x.txt\n')],
+      [['hook', 'copilot-cli'], copilot(big)],
       [['--version'], ''],
     ] as const) {
       const r = run(alone, [...args], stdin);
@@ -328,7 +330,7 @@ describe('the retained command line', function () {
       join(copilotHome, 'mcp-config.json'),
       `${JSON.stringify({ mcpServers: { mine: { type: 'local', command: 'x', tools: ['*'] } } }, null, 2)}\n`,
     );
-    const agents = ['claude-code', 'cline', 'codex', 'copilot', 'gemini', 'opencode', 'qwen'];
+    const agents = ['claude-code', 'cline', 'codex', 'copilot-cli', 'gemini', 'opencode', 'qwen'];
     const before = snapshot();
 
     const dry = setup('claude-code', '--dry-run');

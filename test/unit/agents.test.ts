@@ -21,7 +21,7 @@ import { join, resolve } from 'node:path';
 import { parse } from 'jsonc-parser';
 import { claudeCodeDir, findSessions } from '../../extension/src/sessionFiles';
 import { codexAnswer } from '../../server/src/cli/commandHooks';
-import { copilotAnswer } from '../../server/src/cli/copilotHook';
+import { copilotAnswer } from '../../server/src/cli/copilotCliHook';
 import { geminiWouldAsk } from '../../server/src/cli/geminiRules';
 import { RetentionService } from '../../server/src/core/service';
 import { sha256Hex } from '../../server/src/core/text/bytes';
@@ -310,7 +310,7 @@ describe('agent setup', () => {
     const go = (files: Record<string, string>, remove = false) =>
       apply(
         files,
-        setupChanges('copilot', places, launcher, (p) => files[p], { remove, sha256: sha256Hex }),
+        setupChanges('copilot-cli', places, launcher, (p) => files[p], { remove, sha256: sha256Hex }),
       );
     const mine = {
       '/h/mcp-config.json': `${JSON.stringify({ mcpServers: { mine: { type: 'local', command: 'x' } } }, null, 2)}\n`,
@@ -323,12 +323,15 @@ describe('agent setup', () => {
     assert.deepEqual(JSON.parse(set['/h/hooks/retained-outputs.json']!), {
       version: 1,
       hooks: {
-        postToolUse: [{ type: 'command', bash: '/usr/bin/node /ext/cli/cli.js hook copilot', timeoutSec: 60 }],
+        postToolUse: [{ type: 'command', bash: '/usr/bin/node /ext/cli/cli.js hook copilot-cli', timeoutSec: 60 }],
       },
     });
     assert.deepEqual(go(set), set, 'a second run changes nothing');
     assert.deepEqual(go(set, true), mine, 'removed, to the byte, the hooks file gone');
     assert.throws(() => go({ '/h/hooks/retained-outputs.json': '{}' }), /was not written by retained setup/);
+    // A hooks file written when the hook was `retained hook copilot` is setup's own: set up again, it is today's.
+    const former = set['/h/hooks/retained-outputs.json']!.replace('hook copilot-cli', 'hook copilot');
+    assert.deepEqual(go({ ...set, '/h/hooks/retained-outputs.json': former }), set);
   });
 
   it('refuses a settings file that is not a JSON object, naming it', () => {

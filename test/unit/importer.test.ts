@@ -12,7 +12,7 @@ import { cutOf, responseStarts } from '../../server/src/core/history/modelCalls'
 import { toAnthropic, toOpenAIChat, toOpenAIResponses } from '../../server/src/core/history/providers';
 import { replayStructured, resultText } from '../../server/src/core/history/replay';
 import { RetentionService } from '../../server/src/core/service';
-import type { TranscriptEvent } from '../../shared/events';
+import { StoredEventSchema, type TranscriptEvent } from '../../shared/events';
 import type { View } from '../../shared/history';
 import type { ImportParams } from '../../shared/protocol';
 import { assertSound } from '../helpers/asSent';
@@ -99,11 +99,29 @@ describe('importing agent sessions', () => {
       });
     }
 
-    it('a VS Code Copilot chat replay: every request it logged rebuilt from the events, in the chat shape', async () => {
+    it('a Copilot Chat replay under the name it had before: format "copilot" is copilot-chat, in a request and in a transcript', async () => {
+      const s = await freshService();
+      const file = join(TRANSCRIPTS, 'vscode-copilot_copilot_all_prompts_2026-02-12T22-14-57.chatreplay.json');
+      const result = await importFile(s, file, { format: 'copilot' as 'copilot-chat' });
+      assert.equal(result.format, 'copilot-chat');
+      // A run imported before the rename names its source so; it reads as today's name.
+      const old = {
+        type: 'run_started',
+        seq: 0,
+        ts: 't',
+        tools: [],
+        source: { format: 'copilot', path: file, fidelity: 'exact' },
+      };
+      const parsed = StoredEventSchema.parse(old);
+      assert.equal(parsed.type === 'run_started' && parsed.source?.format, 'copilot-chat');
+      assert.throws(() => StoredEventSchema.parse({ ...old, source: { ...old.source, format: 'cursor' } }), /format/);
+    });
+
+    it('a VS Code Copilot Chat replay: every request it logged rebuilt from the events, in the chat shape', async () => {
       const s = await freshService();
       const file = join(TRANSCRIPTS, 'vscode-copilot_copilot_all_prompts_2026-02-12T22-14-57.chatreplay.json');
       const result = await importFile(s, file);
-      assert.equal(result.format, 'copilot');
+      assert.equal(result.format, 'copilot-chat');
       assert.equal(result.fidelity, 'exact');
       assert.equal(
         result.skipped['request/copilotLanguageModelWrapper'],
@@ -454,7 +472,7 @@ describe('importing agent sessions', () => {
       await assert.rejects(importFile(s, codex, { runId: '' }), /params\.runId must not be empty/);
       await assert.rejects(
         importFile(s, codex, { format: 'cursor' as 'codex' }),
-        /params\.format must be one of "claude-code", "codex", "copilot"/,
+        /params\.format must be one of "claude-code", "codex", "copilot-chat", "copilot-cli"/,
       );
       assert.deepEqual(await s.listRuns(), [], 'nothing was created');
     });

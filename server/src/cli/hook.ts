@@ -23,13 +23,13 @@ import type { Door } from '../core/retain/retainer';
 import type { RetentionService } from '../core/service';
 import { utf8Bytes } from '../core/text/bytes';
 import { codexAnswer, selfLauncher } from './commandHooks';
-import { copilotAnswer } from './copilotHook';
+import { copilotAnswer } from './copilotCliHook';
 import { geminiAnswer } from './geminiHook';
 import { isOpencodeCompacted, opencodeAnswer, opencodeCompacted } from './opencodeHook';
 import { qwenAnswer } from './qwenHook';
 
 /** The agents with a `retained hook <agent>`. */
-export const HOOK_AGENTS = ['claude-code', 'codex', 'copilot', 'gemini', 'opencode', 'qwen'] as const;
+export const HOOK_AGENTS = ['claude-code', 'codex', 'copilot-cli', 'gemini', 'opencode', 'qwen'] as const;
 export type HookAgent = (typeof HOOK_AGENTS)[number];
 
 /** The most a hook reads from stdin: a Bash output past Claude Code's cut is in a file instead. */
@@ -88,7 +88,7 @@ export async function runHook(
             ? isSessionStart(raw)
               ? await afterCompaction(service, check(SessionStartInput, raw, 'the hook input'), 'qwen')
               : await qwenAnswer(service, raw)
-            : agent === 'copilot'
+            : agent === 'copilot-cli'
               ? await copilotAnswer(service, raw)
               : agent === 'opencode'
                 ? isOpencodeCompacted(raw)

@@ -16,7 +16,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
 import { claudeScriptCommand } from '../../../shared/agentSetup';
-import { AGENT_IDS, AGENTS } from '../../../shared/agents';
+import { AGENT_IDS, AGENTS, agentIdOf } from '../../../shared/agents';
 import { formatBytes, formatCount } from '../../../shared/format';
 import { REPLAY_SHAPES, type ReplayShape, VIEWS, type View } from '../../../shared/history';
 import { InvalidInput } from '../../../shared/invalidInput';
@@ -83,7 +83,7 @@ Commands:
   hook codex | hook gemini     A Codex PreToolUse / Gemini CLI BeforeTool hook: shell commands
                                run through \`retained run\`.
   hook qwen                    A Qwen Code PostToolUse hook: big shell outputs become stubs.
-  hook copilot                 A GitHub Copilot CLI postToolUse hook: big outputs become stubs.
+  hook copilot-cli             A GitHub Copilot CLI postToolUse hook: big outputs become stubs.
   hook opencode                What OpenCode's plugin hands over after a bash command: a big
                                output becomes a stub.
   lsp --stdio | --node-ipc     The language server (VS Code's extension starts it so).
@@ -155,7 +155,7 @@ export async function main(argv: readonly string[], stdin?: { head: Buffer; ende
   }
   if (command === 'setup')
     return setup(
-      rest[0],
+      rest[0] === undefined ? undefined : agentIdOf(rest[0]),
       {
         remove: o.remove,
         dryRun: o['dry-run'],
@@ -295,10 +295,12 @@ async function runIn(
           workspace: process.cwd(),
         });
         return 0;
-      case 'hook':
-        if (!(HOOK_AGENTS as readonly string[]).includes(rest[0] ?? ''))
+      case 'hook': {
+        const agent = agentIdOf(rest[0] ?? '');
+        if (!(HOOK_AGENTS as readonly string[]).includes(agent))
           throw new Usage(`hook takes the agent: retained hook ${HOOK_AGENTS.join(', ')}`);
-        return await runHook(service, rest[0] as HookAgent, o.guard === true, given ? handedOver(given) : undefined);
+        return await runHook(service, agent as HookAgent, o.guard === true, given ? handedOver(given) : undefined);
+      }
       case 'migrate':
       case 'push':
       case 'pull':

@@ -4,8 +4,7 @@
  * left out. Pure data; `importer.ts` writes it into the store.
  */
 
-import type { RunSource, Thinking, ToolCall, TranscriptEvent } from '../../../../shared/events';
-import type { ImportFormat } from '../../../../shared/protocol';
+import type { ImportFormat, RunSource, Thinking, ToolCall, TranscriptEvent } from '../../../../shared/events';
 import type { Json } from './records';
 
 export interface Conversion {

@@ -21,7 +21,7 @@ import { claudeCodeRecord, convertClaudeCode } from './claudeCode';
 import { convertCline, isClineSession } from './cline';
 import { codexRecord, convertCodex } from './codex';
 import { type Conversion, titleOf } from './conversion';
-import { convertCopilot, isCopilotReplay } from './copilot';
+import { convertCopilotChat, isCopilotChatReplay } from './copilotChat';
 import { convertCopilotCli, copilotCliRecord, isCopilotCliEvent } from './copilotCli';
 import { convertGemini, isGeminiChat } from './gemini';
 import { convertQwen, isQwenRecord, qwenRecord } from './qwen';
@@ -406,7 +406,7 @@ function pick<T extends object, K extends keyof T>(from: T, keys: readonly K[]):
  * none given: all of them), and the conversion.
  */
 const LINE_FORMATS: Record<
-  Exclude<ImportFormat, 'copilot' | 'cline'>,
+  Exclude<ImportFormat, 'copilot-chat' | 'cline'>,
   {
     keep?: (record: Json) => Json | undefined;
     convert: (records: readonly Json[], path: string) => Promise<Conversion>;
@@ -420,24 +420,24 @@ const LINE_FORMATS: Record<
 };
 
 const lineFormat = (format: ImportFormat | undefined) =>
-  format === undefined || format === 'copilot' || format === 'cline' ? undefined : LINE_FORMATS[format];
+  format === undefined || format === 'copilot-chat' || format === 'cline' ? undefined : LINE_FORMATS[format];
 
-/** Reads and converts the file: JSON Lines (LINE_FORMATS), or one JSON document (a Copilot chat replay, a Cline session). */
+/** Reads and converts the file: JSON Lines (LINE_FORMATS), or one JSON document (a Copilot Chat replay, a Cline session). */
 async function convert(
   path: string,
   format: ImportFormat | undefined,
 ): Promise<{ conversion: Conversion; skippedLines: number[] }> {
   try {
-    if (format === 'copilot' || format === 'cline' || (format === undefined && path.endsWith('.json'))) {
+    if (format === 'copilot-chat' || format === 'cline' || (format === undefined && path.endsWith('.json'))) {
       const data = await readSessionJson(path);
-      if (format !== 'copilot' && isClineSession(data))
+      if (format !== 'copilot-chat' && isClineSession(data))
         return { conversion: await convertCline(data as Json, path), skippedLines: [] };
-      if (format !== 'cline' && isCopilotReplay(data))
-        return { conversion: await convertCopilot(data as Json, path), skippedLines: [] };
+      if (format !== 'cline' && isCopilotChatReplay(data))
+        return { conversion: await convertCopilotChat(data as Json, path), skippedLines: [] };
       throw new InvalidInput(
         format === 'cline'
           ? `${path} is not a Cline session (no "sessionId" and "messages")`
-          : `${path} is neither a Copilot chat replay (no "prompts") nor a Cline session`,
+          : `${path} is neither a Copilot Chat replay (no "prompts") nor a Cline session`,
       );
     }
     // The format, when not given, is the first record's that tells; records are held as that format needs them.

@@ -18,7 +18,7 @@ export const IMPORT_MAX_BYTES = 1 << 30;
 export const RECORD_MAX_BYTES = 64 << 20;
 /** The most line numbers an answer lists of the lines that were not records (all are counted). */
 const SKIPPED_LINES_LISTED = 1000;
-/** The largest session file that is one JSON document (a Copilot chat replay), parsed whole. */
+/** The largest session file that is one JSON document (a Copilot Chat replay), parsed whole. */
 export const JSON_SESSION_MAX_BYTES = 64 << 20;
 
 export type Json = Record<string, unknown>;

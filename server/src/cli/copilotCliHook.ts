@@ -1,5 +1,5 @@
 /**
- * `retained hook copilot`: a GitHub Copilot CLI `postToolUse` hook. Past about 20 KB Copilot CLI
+ * `retained hook copilot-cli`: a GitHub Copilot CLI `postToolUse` hook. Past about 20 KB Copilot CLI
  * gives the model a notice with a 500-character preview, and saves the whole output to a file in
  * the temp folder for the session's length; the hook is handed that notice. The hook streams the
  * saved file into a value of the session's run (Copilot CLI names no call: the value gets a
@@ -103,7 +103,7 @@ export async function copilotAnswer(service: RetentionService, raw: unknown): Pr
     ...(input.toolArgs !== undefined ? { arguments: input.toolArgs } : {}),
     ...(exit ? { exit } : {}),
   };
-  const door = { peekTool: AGENTS.copilot.peekTool };
+  const door = { peekTool: AGENTS['copilot-cli'].peekTool };
   const result = file
     ? await service.retainer.retainStream(call, fileChunks(file), () => ({}), door)
     : await service.retainer.retain({ ...call, text }, door);

@@ -1,6 +1,6 @@
 /**
  * A real GitHub Copilot CLI (1.0.102, installed by scripts/setup-agents.sh) with Retained Outputs
- * set up as `retained setup copilot` sets it up (its postToolUse hook and MCP server), offline
+ * set up as `retained setup copilot-cli` sets it up (its postToolUse hook and MCP server), offline
  * (`COPILOT_OFFLINE`, no GitHub token) against a scripted OpenAI-compatible endpoint on localhost
  * (the one mock: a model provider cannot run here), with a HOME of its own. The model runs a
  * 1 MB build through its bash tool, gets our stub naming the error's line, and peeks that line
@@ -14,7 +14,7 @@ import { sha256Hex } from '../../server/src/core/text/bytes';
 import { setupChanges } from '../../shared/agentSetup';
 import { AGENTS } from '../../shared/agents';
 
-const COPILOT_CLI_PEEK_TOOL = AGENTS.copilot.peekTool;
+const COPILOT_CLI_PEEK_TOOL = AGENTS['copilot-cli'].peekTool;
 
 import { agentFile, runAgent } from '../helpers/agents';
 import { assertKept, assertLost, BUILD, CLI, stubId } from '../helpers/buildScenario';
@@ -53,7 +53,7 @@ describe('a real GitHub Copilot CLI with Retained Outputs', function () {
     plantVictim(cwd);
     if (withRetained)
       for (const change of setupChanges(
-        'copilot',
+        'copilot-cli',
         { home: copilotHome },
         { node: process.execPath, cli: CLI },
         () => undefined,
@@ -110,7 +110,7 @@ describe('a real GitHub Copilot CLI with Retained Outputs', function () {
     return { cwd, model };
   }
 
-  it('with `retained setup copilot` (its postToolUse hook), the bash tool gives the model our stub; the model peeks the error line through MCP', async () => {
+  it('with `retained setup copilot-cli` (its postToolUse hook), the bash tool gives the model our stub; the model peeks the error line through MCP', async () => {
     const { cwd, model } = await session(true);
     assertKept('Copilot CLI with the hook', {
       sent: model.resultOf(SHELL),

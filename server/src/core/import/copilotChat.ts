@@ -108,11 +108,11 @@ function grouped(messages: WireMessage[]): WireMessage[] {
   return out;
 }
 
-export function isCopilotReplay(value: unknown): boolean {
+export function isCopilotChatReplay(value: unknown): boolean {
   return typeof value === 'object' && value !== null && Array.isArray((value as Json).prompts);
 }
 
-export async function convertCopilot(data: Json, path: string): Promise<Conversion> {
+export async function convertCopilotChat(data: Json, path: string): Promise<Conversion> {
   const skipped: Record<string, number> = {};
   const notes = new Set<string>();
   const prompts = (Array.isArray(data.prompts) ? data.prompts : []) as Json[];
@@ -160,9 +160,9 @@ export async function convertCopilot(data: Json, path: string): Promise<Conversi
   const start: Extract<TranscriptEvent, { type: 'run_started' }> = {
     type: 'run_started',
     tools: [...new Set([...calls.values()].map((c) => String(c.tool)))],
-    agent: 'copilot',
+    agent: 'copilot-chat',
     ...(model ? { model } : {}),
-    source: { format: 'copilot', path, fidelity: 'exact' },
+    source: { format: 'copilot-chat', path, fidelity: 'exact' },
     ...(first ? { ts: first } : {}),
   };
   const writer = new EventWriter(facts);
@@ -183,7 +183,7 @@ export async function convertCopilot(data: Json, path: string): Promise<Conversi
   start.source!.fidelity = fidelity;
   const rebuilt = writer.events.flatMap((e) => (e.type === 'model_call' && e.rebuilt ? [e.rebuilt] : []));
   return {
-    format: 'copilot',
+    format: 'copilot-chat',
     events: writer.events,
     fidelity,
     outputs: new Map(),

@@ -53,23 +53,26 @@ export function setupChanges(
   read: Read,
   { remove = false, sha256 }: { remove?: boolean | undefined; sha256: Sha256 },
 ): FileChange[] {
-  const home = () => required(places.home, `${AGENTS[agent].name}'s home folder`);
-  const changes =
+  // Claude Code's setup writes the project; every other agent's, its home.
+  const folder =
     agent === 'claude-code'
-      ? claudeCode(required(places.project, 'a project folder'), launcher, read, remove)
-      : agent === 'cline'
-        ? cline(home(), launcher, read, remove)
-        : agent === 'codex'
-          ? codex(home(), launcher, read, remove, sha256)
-          : agent === 'copilot-cli'
-            ? copilotCli(home(), launcher, read, remove)
-            : agent === 'gemini'
-              ? gemini(home(), launcher, read, remove)
-              : agent === 'opencode'
-                ? opencode(home(), launcher, read, remove)
-                : qwen(home(), launcher, read, remove);
-  return changes.filter((c) => c.before !== c.after);
+      ? required(places.project, 'a project folder')
+      : required(places.home, `${AGENTS[agent].name}'s home folder`);
+  return SETUPS[agent](folder, launcher, read, remove, sha256).filter((c) => c.before !== c.after);
 }
+
+/** Each agent's setup: its folder (the project or its home) to the files it changes. */
+type Setup = (folder: string, launcher: Launcher, read: Read, remove: boolean, sha256: Sha256) => FileChange[];
+// Functions declared further down (hoisted), so the table may stand here.
+const SETUPS: Record<SetupAgent, Setup> = {
+  'claude-code': claudeCode,
+  cline,
+  codex,
+  'copilot-cli': copilotCli,
+  gemini,
+  opencode,
+  qwen,
+};
 
 function required(value: string | undefined, what: string): string {
   if (!value) throw new Error(`setting up this agent needs ${what}`);

@@ -28,10 +28,6 @@ import { geminiAnswer } from './geminiHook';
 import { isOpencodeCompacted, opencodeAnswer, opencodeCompacted } from './opencodeHook';
 import { qwenAnswer } from './qwenHook';
 
-/** The agents with a `retained hook <agent>`. */
-export const HOOK_AGENTS = ['claude-code', 'codex', 'copilot-cli', 'gemini', 'opencode', 'qwen'] as const;
-export type HookAgent = (typeof HOOK_AGENTS)[number];
-
 /** The most a hook reads from stdin: a Bash output past Claude Code's cut is in a file instead. */
 const STDIN_MAX_BYTES = 64 << 20;
 
@@ -65,6 +61,42 @@ interface Shaped {
   replace(stub: string): unknown;
 }
 
+/** What a hook is given besides its input: `--guard`, and where it says why it left an input alone. */
+interface HookContext {
+  guard: boolean;
+  why: (note: string) => void;
+}
+type HookAnswer = (service: RetentionService, raw: unknown, context: HookContext) => Promise<unknown> | unknown;
+
+/** Each agent's `retained hook <agent>`: its input (unchecked JSON) to its answer, or undefined to leave it alone. */
+const HOOKS = {
+  'claude-code': (service, raw) =>
+    isSessionStart(raw)
+      ? afterCompaction(service, check(SessionStartInput, raw, 'the hook input'), 'claude-code')
+      : hook(service, check(HookInput, raw, 'the hook input')),
+  codex: (service, raw, { guard, why }) => codexAnswer(raw, selfLauncher(), service.address, guard, why),
+  'copilot-cli': (service, raw) => copilotAnswer(service, raw),
+  gemini: (service, raw, { guard, why }) =>
+    geminiAnswer(service, raw, {
+      launcher: selfLauncher(),
+      guard,
+      geminiHome: agentHome('gemini', homedir(), process.env),
+      why,
+    }),
+  opencode: async (service, raw) =>
+    isOpencodeCompacted(raw)
+      ? opencodeCompacted(service, raw)
+      : opencodeAnswer(service, raw).then((output) => (output === undefined ? undefined : { output })),
+  qwen: (service, raw) =>
+    isSessionStart(raw)
+      ? afterCompaction(service, check(SessionStartInput, raw, 'the hook input'), 'qwen')
+      : qwenAnswer(service, raw),
+} satisfies Record<string, HookAnswer>;
+
+/** The agents with a `retained hook <agent>`. */
+export type HookAgent = keyof typeof HOOKS;
+export const HOOK_AGENTS = Object.keys(HOOKS) as HookAgent[];
+
 export async function runHook(
   service: RetentionService,
   agent: HookAgent,
@@ -74,29 +106,7 @@ export async function runHook(
   try {
     const raw = JSON.parse(await readAll(stdin)) as unknown;
     const notes: string[] = [];
-    const answer =
-      agent === 'codex'
-        ? codexAnswer(raw, selfLauncher(), service.address, guard, (note) => notes.push(note))
-        : agent === 'gemini'
-          ? await geminiAnswer(service, raw, {
-              launcher: selfLauncher(),
-              guard,
-              geminiHome: agentHome('gemini', homedir(), process.env),
-              why: (note) => notes.push(note),
-            })
-          : agent === 'qwen'
-            ? isSessionStart(raw)
-              ? await afterCompaction(service, check(SessionStartInput, raw, 'the hook input'), 'qwen')
-              : await qwenAnswer(service, raw)
-            : agent === 'copilot-cli'
-              ? await copilotAnswer(service, raw)
-              : agent === 'opencode'
-                ? isOpencodeCompacted(raw)
-                  ? await opencodeCompacted(service, raw)
-                  : await opencodeAnswer(service, raw).then((output) => (output === undefined ? undefined : { output }))
-                : isSessionStart(raw)
-                  ? await afterCompaction(service, check(SessionStartInput, raw, 'the hook input'), 'claude-code')
-                  : await hook(service, check(HookInput, raw, 'the hook input'));
+    const answer = await HOOKS[agent](service, raw, { guard, why: (note) => notes.push(note) });
     if (answer !== undefined) process.stdout.write(`${JSON.stringify(answer)}\n`);
     for (const note of notes) await log(service, `${agent}: ${note}`);
   } catch (err) {

@@ -70,13 +70,12 @@ function fakeVsCode(service: RetentionService, runId: string, initialState?: unk
       }
       if (m.type === 'request') {
         const wait = hold?.(m) ?? Promise.resolve();
-        const answer = wait.then(
-          (): Promise<unknown> =>
-            m.method === 'inspect'
-              ? service.inspection.inspect({ runId, ...m.params })
-              : m.method === 'usage'
-                ? service.inspection.usage({ runId, ...m.params })
-                : service.inspection.search({ runId, ...m.params }),
+        // As the language server does: each request is answered by the inspection method of its name.
+        const answer = wait.then(() =>
+          (service.inspection[m.method] as (params: unknown) => Promise<unknown>).call(service.inspection, {
+            runId,
+            ...m.params,
+          }),
         );
         answer.then(
           (result) => deliver({ type: 'response', id: m.id, result }),

@@ -26,6 +26,7 @@ import { TextDocument } from 'vscode-languageserver-textdocument';
 import { check } from '../../../shared/check';
 import { formatBytes, formatCount } from '../../../shared/format';
 import { InvalidInput } from '../../../shared/invalidInput';
+import { VIEW_REQUESTS, type ViewRequestMethod, type ViewRequests } from '../../../shared/messages';
 import {
   AppendRequest,
   ChangedNotification,
@@ -34,21 +35,18 @@ import {
   ExportRequest,
   ImportParams,
   ImportRequest,
-  InspectRequest,
   MAX_MESSAGE_BYTES,
   PeekRequest,
   PinRequest,
   ReplayRequest,
   RetainFileRequest,
   RetainRequest,
-  RunSearchRequest,
   RunsRequest,
   ServerOptions,
   SessionRequest,
   StatusRequest,
   StoreStateNotification,
   TranscriptRequest,
-  UsageRequest,
   ValueBytesRequest,
   ValueFileRequest,
   ValueRequest,
@@ -325,7 +323,6 @@ serve(ValuesRequest, (s, p) => s.values.list(p));
 serve(ValueRequest, (s, p) => s.values.meta(p));
 serve(ValueFileRequest, (s, p) => s.valueFile(p));
 serve(ValueBytesRequest, (s, p) => s.values.bytes(p));
-serve(UsageRequest, (s, p) => s.inspection.usage(p));
 serve(ExportRequest, (s, p) => s.inspection.export(p));
 serve(DeleteRequest, async (s, p) => {
   await s.delete(p);
@@ -341,8 +338,20 @@ serve(PinRequest, async (s, p) => {
 serve(CleanupRequest, (s, p) => s.cleaner.cleanup(p));
 serve(WithholdRequest, (s, p) => s.withholder.withhold(p));
 serve(ReplayRequest, (s, p) => s.history.replay(p));
-serve(InspectRequest, (s, p) => s.inspection.inspect(p));
-serve(RunSearchRequest, (s, p) => s.inspection.search(p));
+/** Each inspector request's params to its result: the inspection methods of the rows' names must be these. */
+type ViewAnswers = {
+  [M in ViewRequestMethod]: (
+    params: (typeof VIEW_REQUESTS)[M]['request']['type'] extends RequestType<infer P, infer _R, infer _E> ? P : never,
+  ) => Promise<ViewRequests[M]['result']>;
+};
+// The inspector page's requests: a row each of its table (shared/messages.ts), each answered by
+// the inspection method of its name.
+for (const method of Object.keys(VIEW_REQUESTS) as ViewRequestMethod[])
+  serve(VIEW_REQUESTS[method].request as { type: RequestType<unknown, unknown, void> }, (s, p) => {
+    // Compiles only while every row has an inspection method of its name that answers it.
+    const answers: ViewAnswers = s.inspection;
+    return (answers[method] as (params: unknown) => Promise<unknown>).call(answers, p);
+  });
 // Off the server's thread: a big session's parsing and its garbage never hold the other requests.
 serve(ImportRequest, (s, p, signal) => importOnThread(s, check(ImportParams, p), workspaceRoot, signal));
 serve(SessionRequest, (_s, p) => {

@@ -2,7 +2,7 @@
  * The messages between the inspector webview and the extension, declared once and imported by
  * both. The webview asks (inspect, search, open a value) and the extension answers; the
  * extension also says when the run changed. A webview is a browser page and its messages are
- * input: the extension checks each with `ViewMessage` before use, as the server checks requests,
+ * input: the extension checks each with `PageMessage` before use, as the server checks requests,
  * and checks the state the webview saved too, so the page itself parses nothing.
  */
 
@@ -40,33 +40,33 @@ export type InspectorState = z.infer<typeof InspectorState>;
  * the panel's run and store) and the parameters the page may give. The types both sides use, the
  * schema every request message is checked with and the extension's dispatch all come from here.
  */
-export const VIEW_REQUESTS = {
+export const PAGE_REQUESTS = {
   inspect: { request: InspectRequest, query: InspectQuery },
   search: { request: RunSearchRequest, query: SearchQuery },
   usage: { request: UsageRequest, query: UsageQuery },
 } as const;
-export type ViewRequestMethod = keyof typeof VIEW_REQUESTS;
+export type PageRequestMethod = keyof typeof PAGE_REQUESTS;
 type ResultOf<T> = T extends RequestType<infer _P, infer R, infer _E> ? R : never;
 /** Each request's parameters (as the page gives them) and result. */
-export type ViewRequests = {
-  [M in ViewRequestMethod]: {
-    params: z.input<(typeof VIEW_REQUESTS)[M]['query']>;
-    result: ResultOf<(typeof VIEW_REQUESTS)[M]['request']['type']>;
+export type PageRequests = {
+  [M in PageRequestMethod]: {
+    params: z.input<(typeof PAGE_REQUESTS)[M]['query']>;
+    result: ResultOf<(typeof PAGE_REQUESTS)[M]['request']['type']>;
   };
 };
 /** A request message: its method and that method's parameters. */
-export type ViewRequestMessage = {
-  [M in ViewRequestMethod]: { type: 'request'; id: number; method: M; params: ViewRequests[M]['params'] };
-}[ViewRequestMethod];
+export type PageRequestMessage = {
+  [M in PageRequestMethod]: { type: 'request'; id: number; method: M; params: PageRequests[M]['params'] };
+}[PageRequestMethod];
 
-const requestMessage = (method: ViewRequestMethod) =>
+const requestMessage = (method: PageRequestMethod) =>
   z.strictObject({
     type: z.literal('request'),
     id: z.number().int().min(0),
     method: z.literal(method),
-    params: VIEW_REQUESTS[method].query,
+    params: PAGE_REQUESTS[method].query,
   });
-const [firstMethod, ...otherMethods] = Object.keys(VIEW_REQUESTS) as ViewRequestMethod[];
+const [firstMethod, ...otherMethods] = Object.keys(PAGE_REQUESTS) as PageRequestMethod[];
 const RequestMessage = z.discriminatedUnion('method', [
   requestMessage(firstMethod!),
   ...otherMethods.map(requestMessage),
@@ -77,7 +77,7 @@ const time = z.number().min(0);
 const MarksSchema = z.strictObject({ script: time, init: time, request: time, answer: time }).partial();
 export type Marks = z.infer<typeof MarksSchema>;
 
-export const ViewMessage = z.discriminatedUnion('type', [
+export const PageMessage = z.discriminatedUnion('type', [
   /** The page is loaded and listening, with the state it saved (unchecked): the extension answers with `init`. */
   z.strictObject({ type: z.literal('ready'), state: z.unknown().optional() }),
   RequestMessage,
@@ -99,9 +99,9 @@ export const ViewMessage = z.discriminatedUnion('type', [
   }),
 ]);
 /** A message of the page: a request (typed by its method), or one of the others. */
-export type ViewToHost = ViewRequestMessage | Exclude<z.infer<typeof ViewMessage>, { type: 'request' }>;
+export type PageToHost = PageRequestMessage | Exclude<z.infer<typeof PageMessage>, { type: 'request' }>;
 
-export type HostToView =
+export type HostToPage =
   /** The run to show, and the saved state when it is a valid one of this run. */
   | { type: 'init'; runId: string; session?: string; team?: boolean; state?: InspectorState }
   | { type: 'response'; id: number; result: unknown }
@@ -112,9 +112,9 @@ export type HostToView =
   | { type: 'storeState'; problem?: string };
 
 /** The message, or throws an InvalidInput naming what is wrong with it. */
-export function parseViewMessage(data: unknown): ViewToHost {
+export function parsePageMessage(data: unknown): PageToHost {
   // The schema checks each request's parameters against its method's; its inferred type cannot pair them.
-  return check(ViewMessage, data, 'message') as ViewToHost;
+  return check(PageMessage, data, 'message') as PageToHost;
 }
 
 /** The saved state, or undefined when it is not one (a state from another version). */

@@ -18,7 +18,7 @@ export interface Ctx {
   isTrusted(): boolean;
   readonly texts: ReadOnlyText;
   readonly runs: RunsTree;
-  readonly runsView: vscode.TreeView<Node>;
+  readonly runsTree: vscode.TreeView<Node>;
   readonly sessions: SessionsTree;
   readonly statusBar: RetainedStatusBar;
   readonly inspectors: Inspectors;

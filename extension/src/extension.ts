@@ -13,7 +13,7 @@ import { installCli } from './cliInstall';
 import { registerCommands } from './commands';
 import { readServerOptions, SECTION, storeRootOf } from './config';
 import type { Ctx } from './ctx';
-import { INSPECTOR_VIEW_TYPE, Inspectors } from './inspector';
+import { INSPECTOR_PANEL_TYPE, Inspectors } from './inspector';
 import { registerPaste } from './paste';
 import { PeekTool } from './peekTool';
 import { ReadOnlyText } from './readOnlyText';
@@ -60,31 +60,31 @@ export async function activate(context: vscode.ExtensionContext): Promise<Retain
     isTrusted: () => vscode.workspace.isTrusted,
     texts,
     runs,
-    runsView: vscode.window.createTreeView('retained.runs', { treeDataProvider: runs, showCollapseAll: true }),
+    runsTree: vscode.window.createTreeView('retained.runs', { treeDataProvider: runs, showCollapseAll: true }),
     sessions,
     statusBar: new RetainedStatusBar(client),
     inspectors: new Inspectors(context.extensionUri, client, output, texts),
     cli,
   };
-  const sessionsView = vscode.window.createTreeView('retained.sessions', { treeDataProvider: sessions });
-  sessions.setVisible(sessionsView.visible);
+  const sessionsTree = vscode.window.createTreeView('retained.sessions', { treeDataProvider: sessions });
+  sessions.setVisible(sessionsTree.visible);
 
   context.subscriptions.push(
     texts,
     runChanged,
     runs,
     ctx.statusBar,
-    ctx.runsView,
+    ctx.runsTree,
     ctx.inspectors,
     sessions,
-    sessionsView,
-    vscode.window.registerWebviewPanelSerializer(INSPECTOR_VIEW_TYPE, ctx.inspectors),
+    sessionsTree,
+    vscode.window.registerWebviewPanelSerializer(INSPECTOR_PANEL_TYPE, ctx.inspectors),
     ctx.inspectors.onDidChangeActive((run) => void ctx.statusBar.setSession(run)),
     ...registerCommands(ctx),
     registerValueDocuments(client),
     registerPaste(),
     vscode.lm.registerTool(PEEK_TOOL, new PeekTool(client)),
-    sessionsView.onDidChangeVisibility(({ visible }) => sessions.setVisible(visible)),
+    sessionsTree.onDidChangeVisibility(({ visible }) => sessions.setVisible(visible)),
     registerMcpServer(context, () => storeRootOf(current)),
     vscode.workspace.onDidChangeConfiguration(async (event) => {
       if (!event.affectsConfiguration(SECTION)) return;

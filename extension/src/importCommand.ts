@@ -84,10 +84,10 @@ function importWithProgress(client: LanguageClient, path: string, ifExists?: IfE
 }
 
 /** Selects the run in Runs (the view first: it may be behind the Explorer), so the way to it stays once the message is gone. */
-async function reveal({ runs, runsView }: Ctx, runId: string): Promise<void> {
+async function reveal({ runs, runsTree }: Ctx, runId: string): Promise<void> {
   await vscode.commands.executeCommand('retained.runs.focus');
   const node = await runs.runNode(runId);
-  if (node) await runsView.reveal(node, { select: true, focus: false, expand: true });
+  if (node) await runsTree.reveal(node, { select: true, focus: false, expand: true });
 }
 
 async function importSession(ctx: Ctx, uri?: vscode.Uri): Promise<void> {

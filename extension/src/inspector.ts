@@ -10,7 +10,7 @@ import type { LanguageClient } from 'vscode-languageclient/node';
 import type { TranscriptEvent } from '../../shared/events';
 import { formatBytes } from '../../shared/format';
 import { INSPECT_PAGE_ROWS, INSPECT_VIEW, type View } from '../../shared/history';
-import { type HostToView, parseState, parseViewMessage, VIEW_REQUESTS, type ViewToHost } from '../../shared/messages';
+import { type HostToPage, PAGE_REQUESTS, type PageToHost, parsePageMessage, parseState } from '../../shared/messages';
 import {
   ExportRequest,
   type InspectQuery,
@@ -28,7 +28,7 @@ import { type RunNode, storeOf } from './runsTree';
 import type { AgentSession } from './sessionFiles';
 import { openValue } from './valueCommands';
 
-export const INSPECTOR_VIEW_TYPE = 'retained.inspector';
+export const INSPECTOR_PANEL_TYPE = 'retained.inspector';
 
 /** The column right of the inspector: every value it opens goes there, not into a new group each time. */
 function besides(panel: vscode.WebviewPanel): vscode.ViewColumn {
@@ -77,7 +77,7 @@ export class Inspectors implements vscode.WebviewPanelSerializer, vscode.Disposa
   >();
 
   private readonly active = new vscode.EventEmitter<{ runId: string; team: boolean } | undefined>();
-  /** The run of the inspector in view (a session's is not a run of a store), or undefined when none is. */
+  /** The run of the inspector shown (a session's is not a run of a store), or undefined when none is. */
   readonly onDidChangeActive = this.active.event;
 
   constructor(
@@ -108,7 +108,7 @@ export class Inspectors implements vscode.WebviewPanelSerializer, vscode.Disposa
       open.reveal();
       return;
     }
-    const panel = vscode.window.createWebviewPanel(INSPECTOR_VIEW_TYPE, '', vscode.ViewColumn.Active, this.options());
+    const panel = vscode.window.createWebviewPanel(INSPECTOR_PANEL_TYPE, '', vscode.ViewColumn.Active, this.options());
     this.attach(panel, target);
   }
 
@@ -131,12 +131,12 @@ export class Inspectors implements vscode.WebviewPanelSerializer, vscode.Disposa
 
   /** Tells the run's panel, if open, that the run changed. */
   changed(runId: string, team = false): void {
-    void this.panels.get(keyOf({ runId, team }))?.webview.postMessage({ type: 'changed' } satisfies HostToView);
+    void this.panels.get(keyOf({ runId, team }))?.webview.postMessage({ type: 'changed' } satisfies HostToPage);
   }
 
   /** Tells every team run's panel that the team store was lost (why) or is served again. */
   teamState(problem: string | undefined): void {
-    const message: HostToView = problem ? { type: 'storeState', problem } : { type: 'storeState' };
+    const message: HostToPage = problem ? { type: 'storeState', problem } : { type: 'storeState' };
     for (const [key, panel] of this.panels) if (key.startsWith('team:')) void panel.webview.postMessage(message);
   }
 
@@ -180,9 +180,9 @@ export class Inspectors implements vscode.WebviewPanelSerializer, vscode.Disposa
     this.firstPages.set(panel, { ...first, answer });
     panel.webview.html = this.html(panel.webview);
     const subscription = panel.webview.onDidReceiveMessage((data: unknown) => {
-      let message: ViewToHost;
+      let message: PageToHost;
       try {
-        message = parseViewMessage(data);
+        message = parsePageMessage(data);
       } catch (err) {
         this.log.warn(`Inspector (${runId}): message refused: ${(err as Error).message}`);
         return;
@@ -191,13 +191,13 @@ export class Inspectors implements vscode.WebviewPanelSerializer, vscode.Disposa
     });
     const activeRun = () => (target.session ? undefined : { runId, team: target.team === true });
     if (panel.active) this.active.fire(activeRun());
-    const viewState = panel.onDidChangeViewState(({ webviewPanel }) => {
+    const shown = panel.onDidChangeViewState(({ webviewPanel }) => {
       if (webviewPanel.active) this.active.fire(activeRun());
       else if (![...this.panels.values()].some((p) => p.active)) this.active.fire(undefined);
     });
     panel.onDidDispose(() => {
       subscription.dispose();
-      viewState.dispose();
+      shown.dispose();
       follow?.dispose();
       if (this.panels.get(key) === panel) this.panels.delete(key);
       if (![...this.panels.values()].some((p) => p.active)) this.active.fire(undefined);
@@ -212,7 +212,7 @@ export class Inspectors implements vscode.WebviewPanelSerializer, vscode.Disposa
       timer = setTimeout(async () => {
         try {
           await this.client.sendRequest(SessionRequest.type, { path });
-          void panel.webview.postMessage({ type: 'changed' } satisfies HostToView);
+          void panel.webview.postMessage({ type: 'changed' } satisfies HostToPage);
         } catch (err) {
           this.log.warn(`Session ${path}: ${(err as Error).message}`);
         }
@@ -225,9 +225,9 @@ export class Inspectors implements vscode.WebviewPanelSerializer, vscode.Disposa
     });
   }
 
-  private async handle(panel: vscode.WebviewPanel, target: Target, message: ViewToHost): Promise<void> {
+  private async handle(panel: vscode.WebviewPanel, target: Target, message: PageToHost): Promise<void> {
     const { runId } = target;
-    const post = (reply: HostToView) => void panel.webview.postMessage(reply);
+    const post = (reply: HostToPage) => void panel.webview.postMessage(reply);
     // A session's run is read from the sessions store, a team run from the team's.
     const store = targetStore(target);
     switch (message.type) {
@@ -283,9 +283,9 @@ export class Inspectors implements vscode.WebviewPanelSerializer, vscode.Disposa
       case 'request':
         try {
           const started = Date.now();
-          // Every request of the page is its row of VIEW_REQUESTS, about the panel's run.
+          // Every request of the page is its row of PAGE_REQUESTS, about the panel's run.
           const ask = () =>
-            this.client.sendRequest(VIEW_REQUESTS[message.method].request.method, {
+            this.client.sendRequest(PAGE_REQUESTS[message.method].request.method, {
               runId,
               ...message.params,
               ...store,
@@ -389,7 +389,7 @@ export const inspectorCommands: Commands = {
     run:
       ({ client }) =>
       async (node?: RunNode) => {
-        if (node?.kind !== 'run') throw new Error('Choose a run in the Retained Outputs view first.');
+        if (node?.kind !== 'run') throw new Error('Choose a run under Runs in the Retained Outputs sidebar first.');
         const picked = await vscode.window.showQuickPick(EXPORTS, {
           title: `Export run ${node.run.name}`,
           placeHolder: 'As…',

@@ -121,7 +121,7 @@ const STACK: string[][] = [
   ['runs.ts'],
   ['store'],
   ['text'],
-  ['kernel', 'turns.ts'],
+  ['kernel', 'yielder.ts'],
 ];
 const CORE = 'server/src/core';
 

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { act, cleanup, fireEvent, render, waitFor } from '@testing-library/react';
 import { createElement } from 'react';
 import { RetentionService } from '../../server/src/core/service';
-import { type HostToView, parseState, parseViewMessage, type ViewToHost } from '../../shared/messages';
+import { type HostToPage, type PageToHost, parsePageMessage, parseState } from '../../shared/messages';
 import { App } from '../../webview/src/App';
 import { Host, type VsCodeApi } from '../../webview/src/host';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
@@ -51,17 +51,17 @@ async function recordRun(s: RetentionService, runId: string) {
 }
 
 /** Given a request, a promise its answer waits for (undefined: answered at once). */
-type Hold = (request: Extract<ViewToHost, { type: 'request' }>) => Promise<void> | undefined;
+type Hold = (request: Extract<PageToHost, { type: 'request' }>) => Promise<void> | undefined;
 
 /** The fake VS Code API: answers like the extension would, from the real service. */
 function fakeVsCode(service: RetentionService, runId: string, initialState?: unknown, hold?: Hold) {
-  const posted: ViewToHost[] = [];
+  const posted: PageToHost[] = [];
   let state = initialState;
-  const deliver = (message: HostToView) => window.dispatchEvent(new window.MessageEvent('message', { data: message }));
+  const deliver = (message: HostToPage) => window.dispatchEvent(new window.MessageEvent('message', { data: message }));
   const api: VsCodeApi = {
     postMessage(data) {
       // Throws, failing the test, when the webview sends a message the extension refuses.
-      const m = parseViewMessage(data);
+      const m = parsePageMessage(data);
       posted.push(m);
       if (m.type === 'ready') {
         // As the extension does: the saved state goes back only when it checks out.
@@ -618,7 +618,7 @@ describe('inspector webview', () => {
 describe('inspector messages', () => {
   it('accepts what the webview sends and names what is wrong with anything else', () => {
     assert.deepEqual(
-      parseViewMessage({ type: 'request', id: 1, method: 'inspect', params: { from: 100, limit: 100 } }),
+      parsePageMessage({ type: 'request', id: 1, method: 'inspect', params: { from: 100, limit: 100 } }),
       {
         type: 'request',
         id: 1,
@@ -626,7 +626,7 @@ describe('inspector messages', () => {
         params: { from: 100, limit: 100 },
       },
     );
-    const refused = (message: unknown, expected: RegExp) => assert.throws(() => parseViewMessage(message), expected);
+    const refused = (message: unknown, expected: RegExp) => assert.throws(() => parsePageMessage(message), expected);
     refused(null, /message must be an object \(got null\)/);
     refused({ type: 'openValue', valueId: '' }, /message\.valueId must not be empty/);
     refused(
@@ -655,7 +655,7 @@ describe('inspector messages', () => {
     );
     refused({ type: 'openValue', valueId: 'x', endLine: 4 }, /endLine needs line/);
     refused({ type: 'ready', extra: true }, /message\.extra is not a known field/);
-    assert.deepEqual(parseViewMessage({ type: 'openEvent', index: 3, callId: 'c1' }), {
+    assert.deepEqual(parsePageMessage({ type: 'openEvent', index: 3, callId: 'c1' }), {
       type: 'openEvent',
       index: 3,
       callId: 'c1',

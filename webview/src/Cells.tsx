@@ -112,7 +112,7 @@ function Calls({
   );
 }
 
-export const FullCellView = memo(function FullCellView({
+export const FullCellContent = memo(function FullCellContent({
   row,
   highlight,
   onOpen,
@@ -237,7 +237,7 @@ export const FullCellView = memo(function FullCellView({
   );
 });
 
-export const ModelCellView = memo(function ModelCellView({
+export const ModelCellContent = memo(function ModelCellContent({
   row,
   highlight,
   onOpen,

@@ -1,6 +1,6 @@
 /**
  * One run, the full transcript beside the model's view of it. State lives in hooks (the rows,
- * the search, the scroll target); this component wires them to the view and to the extension's
+ * the search, the scroll target); this component wires them to the page and to the extension's
  * messages, and saves what a reload should restore.
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
@@ -104,7 +104,7 @@ export function Inspector({
 
   if (rows.error && !loaded) {
     return (
-      <div className="error-view" role="alert">
+      <div className="error-page" role="alert">
         {rows.error}
       </div>
     );

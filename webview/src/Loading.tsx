@@ -3,7 +3,7 @@ import VscodeProgressRing from '@vscode-elements/react-elements/dist/components/
 /** Shown until the run's first page arrives: reading a long transcript takes a moment, once. */
 export function Loading({ runId }: { runId: string | undefined }) {
   return (
-    <div className="loading-view" role="status">
+    <div className="loading-page" role="status">
       <VscodeProgressRing className="busy" aria-label="Loading" /> Reading the run{runId ? ` ${runId}` : ''}… (a long
       transcript takes a few seconds, once)
     </div>

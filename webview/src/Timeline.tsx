@@ -11,7 +11,7 @@
 import { defaultRangeExtractor, type Range, useVirtualizer } from '@tanstack/react-virtual';
 import { type KeyboardEvent, type ReactNode, useCallback, useEffect, useRef, useState } from 'react';
 import type { InspectRow } from '../../shared/protocol';
-import { FullCellView, ModelCellView, rowLabel } from './Cells';
+import { FullCellContent, ModelCellContent, rowLabel } from './Cells';
 import type { ScrollTarget } from './hooks/useScrollTarget';
 import type { Highlight } from './segments';
 import { settleOn } from './settle';
@@ -222,8 +222,8 @@ export function Timeline({
               >
                 {row ? (
                   <Tabbable.Provider value={entered === item.index}>
-                    <FullCellView row={row} {...cellProps} />
-                    <ModelCellView row={row} {...cellProps} />
+                    <FullCellContent row={row} {...cellProps} />
+                    <ModelCellContent row={row} {...cellProps} />
                   </Tabbable.Provider>
                 ) : (
                   <div role="gridcell" tabIndex={-1} aria-colspan={2} className="placeholder">

@@ -3,12 +3,12 @@
  * extension, and a listener for what the extension pushes (init, changed).
  */
 import type {
-  HostToView,
+  HostToPage,
   InspectorState,
   Marks,
-  ViewRequestMethod,
-  ViewRequests,
-  ViewToHost,
+  PageRequestMethod,
+  PageRequests,
+  PageToHost,
 } from '../../shared/messages';
 
 /** The object `acquireVsCodeApi()` returns inside a VS Code webview. */
@@ -23,7 +23,7 @@ export class Host {
   readonly marks: Marks = { script: Math.round(performance.now()) };
   private nextId = 1;
   private readonly pending = new Map<number, { resolve: (result: unknown) => void; reject: (error: Error) => void }>();
-  private readonly listeners = new Set<(message: HostToView) => void>();
+  private readonly listeners = new Set<(message: HostToPage) => void>();
 
   constructor(
     private readonly api: VsCodeApi,
@@ -32,24 +32,24 @@ export class Host {
     target.addEventListener('message', (event) => this.receive((event as MessageEvent).data));
   }
 
-  post(message: ViewToHost): void {
+  post(message: PageToHost): void {
     this.api.postMessage(message);
   }
 
-  request<M extends ViewRequestMethod>(
+  request<M extends PageRequestMethod>(
     method: M,
-    params: ViewRequests[M]['params'],
-  ): Promise<ViewRequests[M]['result']> {
+    params: PageRequests[M]['params'],
+  ): Promise<PageRequests[M]['result']> {
     const id = this.nextId++;
     this.marks.request ??= Math.round(performance.now());
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as (result: unknown) => void, reject });
-      this.post({ type: 'request', id, method, params } as ViewToHost);
+      this.post({ type: 'request', id, method, params } as PageToHost);
     });
   }
 
   /** Listens for init and changed; returns the unsubscribe. */
-  on(listener: (message: HostToView) => void): () => void {
+  on(listener: (message: HostToPage) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
@@ -64,7 +64,7 @@ export class Host {
 
   private receive(data: unknown): void {
     if (typeof data !== 'object' || data === null || typeof (data as { type?: unknown }).type !== 'string') return;
-    const message = data as HostToView;
+    const message = data as HostToPage;
     if (message.type === 'response' || message.type === 'error') {
       const waiting = this.pending.get(message.id);
       if (!waiting) return;

@@ -26,7 +26,7 @@ import { TextDocument } from 'vscode-languageserver-textdocument';
 import { check } from '../../../shared/check';
 import { formatBytes, formatCount } from '../../../shared/format';
 import { InvalidInput } from '../../../shared/invalidInput';
-import { VIEW_REQUESTS, type ViewRequestMethod, type ViewRequests } from '../../../shared/messages';
+import { PAGE_REQUESTS, type PageRequestMethod, type PageRequests } from '../../../shared/messages';
 import {
   AppendRequest,
   ChangedNotification,
@@ -339,17 +339,17 @@ serve(CleanupRequest, (s, p) => s.cleaner.cleanup(p));
 serve(WithholdRequest, (s, p) => s.withholder.withhold(p));
 serve(ReplayRequest, (s, p) => s.history.replay(p));
 /** Each inspector request's params to its result: the inspection methods of the rows' names must be these. */
-type ViewAnswers = {
-  [M in ViewRequestMethod]: (
-    params: (typeof VIEW_REQUESTS)[M]['request']['type'] extends RequestType<infer P, infer _R, infer _E> ? P : never,
-  ) => Promise<ViewRequests[M]['result']>;
+type PageAnswers = {
+  [M in PageRequestMethod]: (
+    params: (typeof PAGE_REQUESTS)[M]['request']['type'] extends RequestType<infer P, infer _R, infer _E> ? P : never,
+  ) => Promise<PageRequests[M]['result']>;
 };
 // The inspector page's requests: a row each of its table (shared/messages.ts), each answered by
 // the inspection method of its name.
-for (const method of Object.keys(VIEW_REQUESTS) as ViewRequestMethod[])
-  serve(VIEW_REQUESTS[method].request as { type: RequestType<unknown, unknown, void> }, (s, p) => {
+for (const method of Object.keys(PAGE_REQUESTS) as PageRequestMethod[])
+  serve(PAGE_REQUESTS[method].request as { type: RequestType<unknown, unknown, void> }, (s, p) => {
     // Compiles only while every row has an inspection method of its name that answers it.
-    const answers: ViewAnswers = s.inspection;
+    const answers: PageAnswers = s.inspection;
     return (answers[method] as (params: unknown) => Promise<unknown>).call(answers, p);
   });
 // Off the server's thread: a big session's parsing and its garbage never hold the other requests.

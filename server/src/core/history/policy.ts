@@ -1,6 +1,6 @@
 /**
- * The history policy: on later turns, older tool-result bodies become bounded references to
- * stored values, so the context stops growing with every turn. The newest rounds stay intact;
+ * The history policy: on later model calls, older tool-result bodies become bounded references to
+ * stored values, so the context stops growing with every model call. The newest rounds stay intact;
  * every call keeps its result (a reference is still a tool_result, error flag and all).
  *
  * A pure function of the messages, the results and the policy. Which bodies are referenced

@@ -25,7 +25,7 @@ import type {
   RunSource,
   TranscriptEvent,
 } from '../../../../shared/events';
-import { Turns } from '../turns';
+import { Yielder } from '../yielder';
 import { anthropicUsage, type Conversion, countKind, type ProviderUsage, sessionInfo } from './conversion';
 import { type Json, recordKind } from './records';
 import {
@@ -75,16 +75,16 @@ class Session implements SessionFacts {
   }
 
   /** The session's lines indexed, a slice at a time. */
-  static async of(records: readonly Json[], turns: Turns): Promise<Session> {
+  static async of(records: readonly Json[], yielder: Yielder): Promise<Session> {
     const session = new Session(records);
-    await session.index(turns);
+    await session.index(yielder);
     return session;
   }
 
-  private async index(turns: Turns): Promise<void> {
+  private async index(yielder: Yielder): Promise<void> {
     const responseOfCall = new Map<string, string>();
     for (const line of this.lines) {
-      await turns.maybe();
+      await yielder.maybe();
       const message = messageOf(line);
       if (line.type === 'assistant') {
         const id = typeof message.id === 'string' ? message.id : `line-${String(line.uuid)}`;
@@ -252,7 +252,7 @@ function callOf(record: Json): SentRequest['call'] {
  * no record holds is guessed from the lines written since the request before, and the request
  * (and every later one that keeps the guess) says so.
  */
-async function rebuildRequests(session: Session, turns: Turns): Promise<Rebuilt[]> {
+async function rebuildRequests(session: Session, yielder: Yielder): Promise<Rebuilt[]> {
   const candidates = new Map<string, WireMessage>();
   // A message under the hash of its block form (its normal hash, kept with it), and of its string
   // form when it has one: the two forms the API reads alike, either of which Claude Code hashed.
@@ -272,7 +272,7 @@ async function rebuildRequests(session: Session, turns: Turns): Promise<Rebuilt[
     if (r.type === 'api-request-blob' && typeof r.hash === 'string' && isObject(r.message))
       candidates.set(r.hash, r.message as WireMessage);
   for (const id of session.responses.keys()) {
-    await turns.maybe();
+    await yielder.maybe();
     add(session.response(id));
     // Its results as one user message, in the order they were written (finished).
     const calls = new Set(session.callsOf(id));
@@ -299,7 +299,7 @@ async function rebuildRequests(session: Session, turns: Turns): Promise<Rebuilt[
     run = [];
   };
   for (const line of session.lines) {
-    await turns.maybe();
+    await yielder.maybe();
     if (line.type === 'user' && line.isCompactSummary !== true) run.push(line);
     else stretches();
   }
@@ -311,7 +311,7 @@ async function rebuildRequests(session: Session, turns: Turns): Promise<Rebuilt[
   /** User lines written since the last request record: where a missing message is guessed from. */
   let since: WireMessage[] = [];
   for (const r of session.records) {
-    await turns.maybe();
+    await yielder.maybe();
     if (isLine(r) && r.type === 'user') since.push({ role: 'user', content: messageOf(r).content });
     if (r.type !== 'api-request' || typeof r.id !== 'string' || !Array.isArray(r.tail)) continue;
     if (requests.length >= REQUESTS_MAX) break;
@@ -361,7 +361,7 @@ async function exactConversion(
   session: Session,
   requests: readonly Rebuilt[],
   start: TranscriptEvent,
-  turns: Turns,
+  yielder: Yielder,
 ): Promise<Conversion> {
   const writer = new EventWriter(session);
   writer.push(start);
@@ -371,7 +371,7 @@ async function exactConversion(
     if (typeof ref === 'string') responsesOf.set(ref, [...(responsesOf.get(ref) ?? []), id]);
   }
   const boundaryBetween = boundaries(session.records);
-  const { exact } = await followRequests(writer, requests, turns, {
+  const { exact } = await followRequests(writer, requests, yielder, {
     restart(request, previous) {
       // The history restarted: a compaction (its summary comes first), or a rewind.
       const first = request.messages.length ? request.messages.at(0) : undefined;
@@ -521,7 +521,7 @@ async function conversationConversion(
   session: Session,
   start: TranscriptEvent,
   why: string | undefined,
-  turns: Turns,
+  yielder: Yielder,
 ): Promise<Conversion> {
   const writer = new EventWriter(session);
   writer.push(start);
@@ -547,7 +547,7 @@ async function conversationConversion(
     } else if (line.isCompactSummary !== true) writer.message(messageOf(line), ts, { continues: true });
   };
   for (const record of session.records) {
-    await turns.maybe();
+    await yielder.maybe();
     if (!chain.has(record)) continue;
     if (record.type === 'system' && record.subtype === 'compact_boundary') {
       const summary = session.summaries.get(String(record.uuid));
@@ -640,8 +640,8 @@ export function claudeCodeRecord(record: Json): Json | undefined {
 }
 
 export async function convertClaudeCode(records: readonly Json[], path: string): Promise<Conversion> {
-  const turns = new Turns();
-  const session = await Session.of(records, turns);
+  const yielder = new Yielder();
+  const session = await Session.of(records, yielder);
   // The model Claude Code asked for is the one it prices by (its cost records name it); a served
   // name where it records none. `<synthetic>` marks its own error messages, no model's.
   const model = session.lines
@@ -659,8 +659,8 @@ export async function convertClaudeCode(records: readonly Json[], path: string):
     source: { format: 'claude-code', path, ...info, fidelity },
     ...firstTimestamp(records),
   });
-  const requests = records.some((r) => r.type === 'api-request') ? await rebuildRequests(session, turns) : [];
-  const exact = requests.length ? await exactConversion(session, requests, start('exact'), turns) : undefined;
+  const requests = records.some((r) => r.type === 'api-request') ? await rebuildRequests(session, yielder) : [];
+  const exact = requests.length ? await exactConversion(session, requests, start('exact'), yielder) : undefined;
   // A file whose request records resolve to nothing (a format this version does not know) is read as a conversation.
   const conversion =
     exact && exact.fidelity !== 'conversation'
@@ -671,7 +671,7 @@ export async function convertClaudeCode(records: readonly Json[], path: string):
           exact
             ? `none of its ${requests.length} request records could be rebuilt (${exact.notes[0] ?? 'no reason given'})`
             : undefined,
-          turns,
+          yielder,
         );
   for (const r of records) {
     const kind = recordKind(r);

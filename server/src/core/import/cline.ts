@@ -9,7 +9,7 @@
  */
 
 import type { TranscriptEvent } from '../../../../shared/events';
-import { Turns } from '../turns';
+import { Yielder } from '../yielder';
 import {
   type Conversion,
   conversationOf,
@@ -53,7 +53,7 @@ function resultText(content: unknown): string {
 }
 
 export async function convertCline(data: Json, path: string): Promise<Conversion> {
-  const turns = new Turns();
+  const yielder = new Yielder();
   const skipped: Record<string, number> = {};
   const notes: string[] = [];
   const events: TranscriptEvent[] = [];
@@ -65,7 +65,7 @@ export async function convertCline(data: Json, path: string): Promise<Conversion
   let cut = 0;
   let first: string | undefined;
   for (const message of data.messages as Json[]) {
-    await turns.maybe();
+    await yielder.maybe();
     const ts =
       typeof message?.ts === 'number' && Number.isFinite(message.ts) ? new Date(message.ts).toISOString() : undefined;
     first ??= ts;

@@ -7,7 +7,7 @@
  */
 
 import type { Thinking, TranscriptEvent } from '../../../../shared/events';
-import { Turns } from '../turns';
+import { Yielder } from '../yielder';
 import {
   type Conversion,
   countKind,
@@ -221,7 +221,7 @@ function codexUsage(last: unknown): ProviderUsage | undefined {
 }
 
 export async function convertCodex(records: readonly Json[], path: string): Promise<Conversion> {
-  const turns = new Turns();
+  const yielder = new Yielder();
   const writer = new CodexWriter();
   const skipped: Record<string, number> = {};
   const notes: string[] = [];
@@ -233,7 +233,7 @@ export async function convertCodex(records: readonly Json[], path: string): Prom
     'cli_version',
   );
   for (const r of records) {
-    await turns.maybe();
+    await yielder.maybe();
     const payload = r.payload as Json | undefined;
     const ts = typeof r.timestamp === 'string' && !Number.isNaN(Date.parse(r.timestamp)) ? r.timestamp : undefined;
     if (r.type === 'turn_context' || r.type === 'session_meta') {

@@ -7,7 +7,7 @@
  */
 
 import type { TranscriptEvent } from '../../../../shared/events';
-import { Turns } from '../turns';
+import { Yielder } from '../yielder';
 import { type Conversion, countKind } from './conversion';
 import type { Json } from './records';
 import {
@@ -167,7 +167,7 @@ export async function convertCopilotChat(data: Json, path: string): Promise<Conv
   };
   const writer = new EventWriter(facts);
   writer.push(start);
-  const { exact } = await followRequests(writer, requests, new Turns(), {
+  const { exact } = await followRequests(writer, requests, new Yielder(), {
     // Each prompt's requests carry the conversation so far; one that does not starts it anew.
     restart: () => ({ compaction: { type: 'compaction', reason: 'rewind' }, summaryMessage: false }),
     answered: () => undefined,

@@ -10,7 +10,7 @@
  */
 
 import type { TranscriptEvent } from '../../../../shared/events';
-import { Turns } from '../turns';
+import { Yielder } from '../yielder';
 import {
   type Conversion,
   conversationOf,
@@ -49,7 +49,7 @@ export function copilotCliRecord(record: Json): Json | undefined {
 }
 
 export async function convertCopilotCli(records: readonly Json[], path: string): Promise<Conversion> {
-  const turns = new Turns();
+  const yielder = new Yielder();
   const skipped: Record<string, number> = {};
   const notes: string[] = [];
   const events: TranscriptEvent[] = [];
@@ -77,7 +77,7 @@ export async function convertCopilotCli(records: readonly Json[], path: string):
   /** The provider's count of the model call being answered (its usage record comes before its message). */
   let counted: ProviderUsage | undefined;
   for (const r of records) {
-    await turns.maybe();
+    await yielder.maybe();
     const data = (r.data ?? {}) as Json;
     const ts = typeof r.timestamp === 'string' ? r.timestamp : undefined;
     const stamp = ts ? { ts } : {};

@@ -9,7 +9,7 @@
 
 import { basename, dirname, join } from 'node:path';
 import type { TranscriptEvent } from '../../../../shared/events';
-import { Turns } from '../turns';
+import { Yielder } from '../yielder';
 import { type Conversion, countKind, importedStart } from './conversion';
 import { type FullFor, geminiUsage, PartsWriter } from './geminiParts';
 import type { Json } from './records';
@@ -32,7 +32,7 @@ const partsOf = (content: unknown): Json[] =>
       : [];
 
 export async function convertGemini(records: readonly Json[], path: string): Promise<Conversion> {
-  const turns = new Turns();
+  const yielder = new Yielder();
   const skipped: Record<string, number> = {};
   const notes: string[] = [];
   let session: string | undefined;
@@ -43,7 +43,7 @@ export async function convertGemini(records: readonly Json[], path: string): Pro
   // A resume writes every message again, stamped with its own time: each keeps the time it was first written.
   const firstSeen = new Map<string, string>();
   for (const r of records) {
-    await turns.maybe();
+    await yielder.maybe();
     if (isHeader(r)) {
       session ??= r.sessionId as string;
       start ??= typeof r.startTime === 'string' ? r.startTime : undefined;
@@ -101,7 +101,7 @@ export async function convertGemini(records: readonly Json[], path: string): Pro
   };
   let first = true;
   for (const m of messages.values()) {
-    await turns.maybe();
+    await yielder.maybe();
     const ts = firstSeen.get(String(m.id)) ?? str(m.timestamp);
     if (m.type === 'user') {
       const parts = partsOf(m.content);

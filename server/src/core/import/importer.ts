@@ -16,7 +16,7 @@ import { type IfExists, type ImportFormat, ImportParams, type ImportResult } fro
 import { findMarkers, marker } from '../../../../shared/stubText';
 import type { Context } from '../context';
 import type { Retainer } from '../retain/retainer';
-import { Turns } from '../turns';
+import { Yielder } from '../yielder';
 import { claudeCodeRecord, convertClaudeCode } from './claudeCode';
 import { convertCline, isClineSession } from './cline';
 import { codexRecord, convertCodex } from './codex';
@@ -275,9 +275,9 @@ export class Importer {
     let toolCalls = 0;
     /** Each call's arguments, from the response that made it: what its value is named after. */
     const called = new Map<string, unknown>();
-    const turns = new Turns();
+    const yielder = new Yielder();
     for (const event of conversion.events) {
-      await turns.maybe();
+      await yielder.maybe();
       if (event.type === 'assistant') {
         for (const call of event.toolCalls ?? []) called.set(call.id, call.arguments);
         toolCalls += event.toolCalls?.length ?? 0;

@@ -9,7 +9,7 @@
 
 import { basename, dirname, join } from 'node:path';
 import type { TranscriptEvent } from '../../../../shared/events';
-import { Turns } from '../turns';
+import { Yielder } from '../yielder';
 import { type Conversion, countKind, importedStart, sessionInfo } from './conversion';
 import { type FullFor, PartsWriter, qwenUsage } from './geminiParts';
 import { type Json, recordKind } from './records';
@@ -55,7 +55,7 @@ function chain(records: readonly Json[]): Json[] {
 }
 
 export async function convertQwen(records: readonly Json[], path: string): Promise<Conversion> {
-  const turns = new Turns();
+  const yielder = new Yielder();
   const skipped: Record<string, number> = {};
   const notes: string[] = [];
   const info = sessionInfo(records, 'sessionId', 'version');
@@ -84,7 +84,7 @@ export async function convertQwen(records: readonly Json[], path: string): Promi
   const writer = new PartsWriter();
   let model: string | undefined;
   for (const r of kept) {
-    await turns.maybe();
+    await yielder.maybe();
     const ts = typeof r.timestamp === 'string' ? r.timestamp : undefined;
     const parts = ((r.message as Json | undefined)?.parts as Json[] | undefined) ?? [];
     if (r.type === 'user' || r.type === 'tool_result') writer.user(parts, ts, { full });

@@ -7,7 +7,7 @@
 import { constants } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
 import { linesOf } from '../store/jsonLines';
-import { Turns } from '../turns';
+import { Yielder } from '../yielder';
 
 /** Opens for reading without waiting: a FIFO would otherwise block the open until a writer comes. */
 export const READ_NOW = constants.O_RDONLY | constants.O_NONBLOCK;
@@ -76,7 +76,7 @@ export async function readSessionRecords(
       if (out.skippedLineCount++ < SKIPPED_LINES_LISTED) out.skippedLines.push(line);
     };
     let lineNo = 0;
-    const turns = new Turns();
+    const yielder = new Yielder();
     const onRead = (bytes: number) => {
       out.bytes += bytes;
       // A file that grows past the limit while read (a FIFO pretending, a log being written) stops here.
@@ -86,7 +86,7 @@ export async function readSessionRecords(
     for await (const batch of linesOf(handle, { maxLineBytes: RECORD_MAX_BYTES, onRead })) {
       for (const line of batch) {
         lineNo++;
-        if ((lineNo & 255) === 0) await turns.maybe();
+        if ((lineNo & 255) === 0) await yielder.maybe();
         if (!line.text) {
           skip(lineNo);
           continue;

@@ -24,7 +24,7 @@ import type {
 import type { Message } from '../../../../shared/history';
 import { toAnthropic } from '../history/providers';
 import { Replayer } from '../history/replay';
-import type { Turns } from '../turns';
+import type { Yielder } from '../yielder';
 import { type ProviderUsage, type ResponseBlock, responseEvents } from './conversion';
 import type { Json } from './records';
 
@@ -392,13 +392,13 @@ export interface Follow<R extends SentRequest> {
 }
 
 /**
- * Turns requests into events, checking that the replay gives each one back. A request it does
+ * Yielder requests into events, checking that the replay gives each one back. A request it does
  * not give back is marked on its model_call (`rebuilt`, with why); returns how many were exact.
  */
 export async function followRequests<R extends SentRequest>(
   writer: EventWriter,
   requests: readonly R[],
-  turns: Turns,
+  yielder: Yielder,
   follow: Follow<R>,
 ): Promise<{ exact: number }> {
   let previous: R | undefined;
@@ -407,7 +407,7 @@ export async function followRequests<R extends SentRequest>(
   let exact = 0;
   let shape: string | undefined;
   for (const [k, request] of requests.entries()) {
-    await turns.maybe();
+    await yielder.maybe();
     const { messages } = request;
     const known = messages.shared(matched);
     const more = added(writer.history(), messages, Math.max(0, known - 1));

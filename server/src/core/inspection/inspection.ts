@@ -33,7 +33,7 @@ import { readLines } from '../store/lineReader';
 import { lineMatch, searchLines } from '../values/lineSearch';
 import { SEARCH_BUDGET_MS } from '../values/peek';
 import { report } from './report';
-import { buildOutline, CELL_MAX_BYTES, firstModelCalls, fullCell, type ModelView, modelView, runCounts } from './rows';
+import { buildOutline, CELL_MAX_BYTES, firstModelCalls, fullCell, type ModelSide, modelSide, runCounts } from './rows';
 import { type RunIndex, RunIndexes, type Stamp, sameStamp, transcriptStamp, viewKey } from './runIndex';
 import { searchRun } from './runSearch';
 import { countUsage, type UsageCounts, type UsageOptions, usageKey, usageOf } from './usage';
@@ -59,7 +59,7 @@ interface Entry {
   inode: number;
   firstModelCalls: number[];
   outlines: Map<string, Outline>;
-  views: Map<string, ModelView>;
+  views: Map<string, ModelSide>;
   /** What usage counted, by usage key. */
   usage: Map<string, UsageCounts>;
   /** What usage answered, by answer key (see answerKey). */
@@ -216,7 +216,7 @@ export class Inspection {
   ): Promise<{
     outline: Outline | RunCounts;
     modelCall: number;
-    model: ModelView | undefined;
+    model: ModelSide | undefined;
     computed: boolean;
     compare?: Compare;
   }> {
@@ -252,8 +252,8 @@ export class Inspection {
     const pageKey = `${key}@${modelCall}`;
     let model = entry.views.get(pageKey);
     if (!model) {
-      // A view writes nothing: the values its references name are written when a replay is sent.
-      model = modelView(events, existingValues, modelCall, { view, policy });
+      // Inspecting writes nothing: the values its references name are written when a replay is sent.
+      model = modelSide(events, existingValues, modelCall, { view, policy });
       entry.views.set(pageKey, model);
       while (entry.views.size > 4) entry.views.delete(entry.views.keys().next().value!);
       computed = true;

@@ -28,7 +28,7 @@ import { replayStructured, resultText, type Segment, type StructuredReplay } fro
 import { countLines, cutToBytes, utf8Bytes } from '../text/bytes';
 import { TOKEN_SAMPLE_CHARS } from '../text/sizes';
 import { bodySizes, countTokens, TOKENIZER } from '../text/tokens';
-import { Turns } from '../turns';
+import { Yielder } from '../yielder';
 import { countedInputs, onCounted } from './basis';
 
 export const CELL_MAX_BYTES = 8192;
@@ -201,14 +201,14 @@ async function prefixSizes(
   events: readonly TranscriptEvent[],
   segments: readonly Segment[],
   full: boolean,
-  turns: Turns,
+  yielder: Yielder,
 ): Promise<{ bytes: Float64Array; tokens: Float64Array }> {
   const bytes = new Float64Array(events.length + 1);
   const tokens = new Float64Array(events.length + 1);
   for (const { messages, owners } of segments) {
     for (const [i, message] of messages.entries()) {
       // Counting tokens is the slow part: the server answers others between slices.
-      await turns.maybe();
+      await yielder.maybe();
       message.content.forEach((block, j) => {
         const owner = owners[i]![j]!;
         const event = events[owner.event]!;
@@ -297,14 +297,14 @@ export async function buildOutline(
   events: readonly TranscriptEvent[],
   existingValues: ReadonlySet<string>,
   options: OutlineOptions = {},
-  turns = new Turns(),
+  yielder = new Yielder(),
 ): Promise<Outline> {
   const { view, policy } = options;
   const replay = replayStructured({ events, existingValues, ...(view ? { view } : {}) });
-  const naive = await prefixSizes(events, segmentsOf(replay), true, turns);
-  const sent = await prefixSizes(events, segmentsOf(replay), false, turns);
+  const naive = await prefixSizes(events, segmentsOf(replay), true, yielder);
+  const sent = await prefixSizes(events, segmentsOf(replay), false, yielder);
   const older = policy
-    ? await prefixSizes(events, olderSegments(replay, events, existingValues, policy), false, turns)
+    ? await prefixSizes(events, olderSegments(replay, events, existingValues, policy), false, yielder)
     : undefined;
   const called = calledIds(events);
   const roundStarts = roundStartsOf(events, called);
@@ -317,7 +317,12 @@ export async function buildOutline(
   const asSentView = (view ?? REPLAY_VIEW) === 'sent';
   const asSent =
     counted.some((n) => n !== undefined) && !asSentView
-      ? await prefixSizes(events, segmentsOf(replayStructured({ events, existingValues, view: 'sent' })), false, turns)
+      ? await prefixSizes(
+          events,
+          segmentsOf(replayStructured({ events, existingValues, view: 'sent' })),
+          false,
+          yielder,
+        )
       : sent;
   /** The last call's shape and what its provider counted that the file does not hold: the next call sends both again (usage.ts alike). */
   let previous: { shape: string | undefined; unrecorded: number } | undefined;
@@ -438,7 +443,7 @@ function sourceOf(events: readonly TranscriptEvent[]): Pick<Outline, 'source'> {
   return { source: { format, fidelity, ...(version ? { version } : {}) } };
 }
 
-export interface ModelView {
+export interface ModelSide {
   /** The model's side of events `from`…`to`: each cell made when first asked for (a page clips a hundred, not the run). */
   cells(from: number, to: number): ModelCell[];
   /** Values the view refers to that are not stored yet: write them before showing it. */
@@ -450,12 +455,12 @@ export interface ModelView {
  * before its cut, in the view asked for, with the history policy applied when given, mapped back
  * onto events through the replay's block owners.
  */
-export function modelView(
+export function modelSide(
   events: readonly TranscriptEvent[],
   existingValues: ReadonlySet<string>,
   modelCall: number,
   options: OutlineOptions = {},
-): ModelView {
+): ModelSide {
   const { view, policy } = options;
   const cut = cutOf(events, modelCall);
   const prefix = events.slice(0, cut);

@@ -20,7 +20,7 @@ import { type ModelCallUsage, type Parts, type RunUsage, USAGE_PARTS, type Usage
 import { responseStarts } from '../history/modelCalls';
 import { type BlockOwner, replayStructured, type Segment } from '../history/replay';
 import { TOKENIZER } from '../text/tokens';
-import { Turns } from '../turns';
+import { Yielder } from '../yielder';
 import {
   blockSizes,
   estimateTokens,
@@ -68,7 +68,7 @@ const PART_INDEX = new Map(USAGE_PARTS.map((part, i) => [part, i]));
 async function eventParts(
   events: readonly TranscriptEvent[],
   segments: readonly Segment[],
-  turns: Turns,
+  yielder: Yielder,
   /** Every result in full, whatever the request sent in its place (the baseline without Retained Outputs). */
   full = false,
 ): Promise<{ parts: Float64Array[]; bytes: Float64Array }> {
@@ -76,7 +76,7 @@ async function eventParts(
   const bytes = new Float64Array(events.length);
   for (const { messages, owners } of segments) {
     for (const [i, message] of messages.entries()) {
-      await turns.maybe();
+      await yielder.maybe();
       message.content.forEach((block, j) => {
         const owner: BlockOwner = owners[i]![j]!;
         const event = events[owner.event];
@@ -210,7 +210,7 @@ export async function countUsage(
   events: readonly TranscriptEvent[],
   existingValues: ReadonlySet<string>,
   options: Pick<UsageOptions, 'view' | 'policy' | 'full'>,
-  turns = new Turns(),
+  yielder = new Yielder(),
 ): Promise<UsageCounts> {
   const { view, full = false } = options;
   const policy = full ? undefined : options.policy;
@@ -219,9 +219,9 @@ export async function countUsage(
     parts: pass.parts.map((column) => Array.from(column)),
     bytes: Array.from(pass.bytes),
   });
-  const sent = columns(await eventParts(events, segmentsOf(replay), turns, full));
+  const sent = columns(await eventParts(events, segmentsOf(replay), yielder, full));
   const older = policy
-    ? columns(await eventParts(events, olderSegments(replay, events, existingValues, policy), turns))
+    ? columns(await eventParts(events, olderSegments(replay, events, existingValues, policy), yielder))
     : undefined;
   const output = events.map((event) =>
     event.type === 'assistant'
@@ -247,13 +247,13 @@ export async function usageOf(
   options: UsageOptions = {},
   /** What an earlier request counted for the same run, view and policy (the run index's): else counted now. */
   counted?: UsageCounts,
-  turns = new Turns(),
+  yielder = new Yielder(),
   /** The same for the run as sent, when `options` ask for another form (else counted now, where the provider counted). */
   countedAsSent?: UsageCounts,
 ): Promise<RunUsage> {
   const { full = false } = options;
   const policy = full ? undefined : options.policy;
-  const counts = counted ?? (await countUsage(events, existingValues, options, turns));
+  const counts = counted ?? (await countUsage(events, existingValues, options, yielder));
   // The provider's counts are of the run as sent: the form asked for is either that, or is set on
   // that basis (its unrecorded part, its output), which needs the estimate of the run as sent.
   const asSent = (options.view ?? INSPECT_VIEW) === 'sent' && !full && !policy;
@@ -261,7 +261,7 @@ export async function usageOf(
   const sentCounts = asSent
     ? counts
     : providerCounts
-      ? (countedAsSent ?? (await countUsage(events, existingValues, { view: 'sent' }, turns)))
+      ? (countedAsSent ?? (await countUsage(events, existingValues, { view: 'sent' }, yielder)))
       : undefined;
   const asSentSums = sentCounts ? (asSent ? undefined : prefix(sentCounts.sent.parts)) : undefined;
   const sent = counts.sent;

@@ -1,6 +1,6 @@
 /**
  * The stub the model sees in place of a retained result. A pure function of the result (as one
- * scan of it) and the preview settings, so the live turn and every replay produce the same bytes,
+ * scan of it) and the preview settings, so the retain as it happens and every replay produce the same bytes,
  * whether the result was held in memory or streamed.
  */
 import type { Exit, PreviewSettings } from '../../../../shared/events';

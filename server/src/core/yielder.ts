@@ -1,19 +1,19 @@
 /**
- * A long loop of pure work (converting a big session) that gives the event loop a turn every few
+ * A long loop of pure work (converting a big session) yields to the event loop every few
  * milliseconds, so a server in the middle of it still answers other requests.
  */
-import { setImmediate as nextTurn } from 'node:timers/promises';
+import { setImmediate as yieldNow } from 'node:timers/promises';
 
 /** How long work goes on before it lets the event loop run. */
 const SLICE_MS = 4;
 
-export class Turns {
+export class Yielder {
   private since = performance.now();
 
   /** Yields when the slice is spent; cheap to call on every step of a loop. */
   async maybe(): Promise<void> {
     if (performance.now() - this.since < SLICE_MS) return;
-    await nextTurn();
+    await yieldNow();
     this.since = performance.now();
   }
 }

@@ -17,7 +17,15 @@ import {
   type StopReason,
   type TranscriptEvent,
 } from './events';
-import { type HistoryStats, type Projected, REPLAY_SHAPES, VIEWS, type View } from './history';
+import {
+  type HistoryStats,
+  INSPECT_VIEW,
+  type Projected,
+  REPLAY_SHAPES,
+  REPLAY_VIEW,
+  VIEWS,
+  type View,
+} from './history';
 import { ID_MAX, PATH_MAX } from './ids';
 import { MAX_QUERY_LENGTH } from './query';
 import { HistoryPolicySchema, LANDMARK_KINDS, type LandmarkKind, type Settings, SettingsSchema } from './settings';
@@ -467,7 +475,10 @@ export interface AuditRecord {
 
 /** What the usage of a run asks (the inspector page sends the same, less the run). */
 export const UsageQuery = z.strictObject({
-  /** `sent` (the default): as the agent sent it; `retained`: with Retained Outputs (for an imported run, a simulation). */
+  /**
+   * `sent` (the default): as the agent sent it; `retained`: with Retained Outputs (for an imported
+   * run, a simulation). No default in the schema: `baseline` is given without it.
+   */
   view: z.enum(VIEWS).optional(),
   /** Older result bodies as references: the policy's fields, or `true` for the configured policy. */
   policy: z.union([z.boolean(), HistoryPolicySchema]).optional(),
@@ -493,10 +504,10 @@ export const ExportParams = z.strictObject({
   format: z.enum(['json', 'markdown', 'html']),
   /** Only what model call k was sent, and its figures. */
   modelCall: whole(1).optional(),
-  view: z.enum(VIEWS).optional(),
+  view: z.enum(VIEWS).default(INSPECT_VIEW),
   store,
 });
-export type ExportParams = z.infer<typeof ExportParams>;
+export type ExportParams = z.input<typeof ExportParams>;
 /**
  * Client → server: a run (or one model call) as a report to attach to a bug: JSON in the
  * protocol's shapes, Markdown, or one self-contained HTML file (no script, every text escaped).
@@ -521,7 +532,7 @@ export const ReplayParams = z.strictObject({
   runId: id,
   shape: z.enum(REPLAY_SHAPES),
   /** `retained` (default): with Retained Outputs' stubs; `sent`: as the agent sent it (differs for an imported run). */
-  view: z.enum(VIEWS).optional(),
+  view: z.enum(VIEWS).default(REPLAY_VIEW),
   /** Older result bodies as references: the policy's fields, or `true` for the configured policy. */
   policy: z.union([z.boolean(), HistoryPolicySchema]).optional(),
   /** Also report bytes and tokens sent versus a naive full replay. */
@@ -532,7 +543,7 @@ export const ReplayParams = z.strictObject({
    */
   modelCall: whole(1).optional(),
 });
-export type ReplayParams = z.infer<typeof ReplayParams>;
+export type ReplayParams = z.input<typeof ReplayParams>;
 
 /** The parts of a request besides its messages, as a run records them (see shared/fidelity.ts for what it cannot). */
 export interface RequestParts {
@@ -786,7 +797,7 @@ export const InspectQuery = z.strictObject({
   /** Apply the configured history policy to the model's view. */
   policy: z.boolean().optional(),
   /** For an imported run: `sent` (as the agent sent it, the default) or `retained` (with Retained Outputs). */
-  view: z.enum(VIEWS).optional(),
+  view: z.enum(VIEWS).default(INSPECT_VIEW),
   /** First row (event index) and how many rows; without limit, only the outline comes back. */
   from: whole(0).optional(),
   limit: whole(0, INSPECT_PAGE_MAX).optional(),
@@ -796,9 +807,9 @@ export const InspectQuery = z.strictObject({
    */
   figures: z.boolean().optional(),
 });
-export type InspectQuery = z.infer<typeof InspectQuery>;
+export type InspectQuery = z.input<typeof InspectQuery>;
 export const InspectParams = InspectQuery.extend({ runId: id, store });
-export type InspectParams = z.infer<typeof InspectParams>;
+export type InspectParams = z.input<typeof InspectParams>;
 
 /** An imported run's other view, its figures only: as its agent sent it, or with Retained Outputs. */
 export interface Compare {

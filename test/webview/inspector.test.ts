@@ -623,7 +623,8 @@ describe('inspector messages', () => {
         type: 'request',
         id: 1,
         method: 'inspect',
-        params: { from: 100, limit: 100 },
+        // The schema's default filled in: the view an inspect shows when none is asked.
+        params: { from: 100, limit: 100, view: 'sent' },
       },
     );
     const refused = (message: unknown, expected: RegExp) => assert.throws(() => parsePageMessage(message), expected);

@@ -4,7 +4,7 @@
  * first), and the figures of what it sends against a naive full replay.
  */
 import { check } from '../../../../shared/check';
-import { type HistoryStats, type Projected, REPLAY_VIEW, type ReplayShape } from '../../../../shared/history';
+import type { HistoryStats, Projected, ReplayShape } from '../../../../shared/history';
 import { InvalidInput } from '../../../../shared/invalidInput';
 import { ReplayParams, type ReplayResponse } from '../../../../shared/protocol';
 import { resolveHistoryPolicy } from '../../../../shared/settings';
@@ -43,7 +43,7 @@ export class History {
     const events = params.modelCall ? read.events.slice(0, cutOf(read.events, params.modelCall)) : read.events;
     const recorded = params.modelCall ? modelCallEvent(read.events, params.modelCall) : undefined;
     const existingValues = new Set((await store.values.listFiles(runId)).map((v) => v.valueId));
-    const replayInput = { events, existingValues, view: params.view ?? REPLAY_VIEW };
+    const replayInput = { events, existingValues, view: params.view };
     if (params.shape === 'text') return { shape: 'text', text: replayText(replayInput), skipped };
 
     const structured = replayStructured(replayInput);

@@ -5,6 +5,7 @@
  * parses it once, and following a live one reads just what the agent adds.
  */
 import { createHash } from 'node:crypto';
+import type * as z from 'zod';
 import { check } from '../../../../shared/check';
 import type { TranscriptEvent } from '../../../../shared/events';
 import { INSPECT_PAGE_ROWS, INSPECT_VIEW, type View } from '../../../../shared/history';
@@ -37,6 +38,9 @@ import { buildOutline, CELL_MAX_BYTES, firstModelCalls, fullCell, type ModelSide
 import { type RunIndex, RunIndexes, type Stamp, sameStamp, transcriptStamp, viewKey } from './runIndex';
 import { searchRun } from './runSearch';
 import { countUsage, type UsageCounts, type UsageOptions, usageKey, usageOf } from './usage';
+
+/** An inspect request as checked: its defaults (the view) filled in. */
+type Asked = z.output<typeof InspectParams>;
 
 /** The most hits one run search answers. */
 const SEARCH_HITS_MAX = 1000;
@@ -212,7 +216,7 @@ export class Inspection {
   private async compute(
     runId: string,
     entry: Entry,
-    params: InspectParams,
+    params: Asked,
   ): Promise<{
     outline: Outline | RunCounts;
     modelCall: number;
@@ -221,7 +225,7 @@ export class Inspection {
     compare?: Compare;
   }> {
     const { events, existingValues } = entry;
-    const view = params.view ?? INSPECT_VIEW;
+    const { view } = params;
     const imported = isImported(events);
     const policy = this.policyOf(params, imported);
     const other = otherView(view);
@@ -268,7 +272,7 @@ export class Inspection {
    * not kept (the runs being inspected keep their places).
    */
   async prepare(runId: string): Promise<void> {
-    const first = { runId, from: 0, limit: INSPECT_PAGE_ROWS };
+    const first = { runId, from: 0, limit: INSPECT_PAGE_ROWS, view: INSPECT_VIEW };
     // An index that already holds it (one written after an import, then the run's quiet time) stands.
     const current = await this.indexes.read(runId).catch(() => undefined);
     const key = viewKey(INSPECT_VIEW, undefined);
@@ -284,8 +288,8 @@ export class Inspection {
    * The history policy a view applies: the one in force; for an imported run only in the view
    * with Retained Outputs (its agent never applied it, so what it sent stays as it was).
    */
-  private policyOf(params: InspectParams, imported: boolean) {
-    if (!params.policy || (imported && (params.view ?? INSPECT_VIEW) === 'sent')) return undefined;
+  private policyOf(params: Pick<Asked, 'policy' | 'view'>, imported: boolean) {
+    if (!params.policy || (imported && params.view === 'sent')) return undefined;
     return this.ctx.settings().history;
   }
 
@@ -319,8 +323,8 @@ export class Inspection {
   }
 
   /** The answer from the run's index, when it is current and holds the view and page asked for. */
-  private async fromIndex(runId: string, index: RunIndex, params: InspectParams): Promise<InspectResult | undefined> {
-    const view = params.view ?? INSPECT_VIEW;
+  private async fromIndex(runId: string, index: RunIndex, params: Asked): Promise<InspectResult | undefined> {
+    const { view } = params;
     const key = viewKey(view, this.policyOf(params, index.imported));
     const outline = index.outlines[key];
     if (!outline) return undefined;
@@ -457,7 +461,7 @@ export class Inspection {
     entry: Entry,
     options: Pick<UsageOptions, 'view' | 'policy' | 'full'>,
   ): Promise<UsageCounts | undefined> {
-    const asSent = (options.view ?? INSPECT_VIEW) === 'sent' && !options.full && !options.policy;
+    const asSent = options.view === 'sent' && !options.full && !options.policy;
     if (asSent || !entry.events.some((e) => e.type === 'assistant' && e.usage)) return undefined;
     return this.usageCounts(runId, entry, { view: 'sent' });
   }
@@ -487,7 +491,7 @@ export class Inspection {
 
   /** `retained/export`: the run, or what one model call was sent, as JSON, Markdown or HTML (report.ts). */
   async export(input: ExportParams): Promise<{ text: string }> {
-    const { runId: given, format, modelCall, view = INSPECT_VIEW } = check(ExportParams, input);
+    const { runId: given, format, modelCall, view } = check(ExportParams, input);
     const runId = await this.ctx.runs.existing(given);
     const entry = await this.entry(runId);
     const { events, existingValues } = entry;

@@ -11,7 +11,7 @@
 
 import { blockText, contentText } from '../../../../shared/blocks';
 import type { ModelCallEvent, ToolCallFinishedEvent, TranscriptEvent } from '../../../../shared/events';
-import { type Block, REPLAY_VIEW, type View } from '../../../../shared/history';
+import type { Block, View } from '../../../../shared/history';
 import type {
   CallCell,
   Clip,
@@ -283,7 +283,7 @@ export function historyStart(compactions: readonly number[], cut: number): numbe
 }
 
 export interface OutlineOptions {
-  view?: View;
+  view: View;
   /** The history policy, applied to the model's view (Retained Outputs' own feature). */
   policy?: HistoryPolicy | undefined;
 }
@@ -296,7 +296,7 @@ export interface OutlineOptions {
 export async function buildOutline(
   events: readonly TranscriptEvent[],
   existingValues: ReadonlySet<string>,
-  options: OutlineOptions = {},
+  options: OutlineOptions,
   yielder = new Yielder(),
 ): Promise<Outline> {
   const { view, policy } = options;
@@ -314,7 +314,7 @@ export async function buildOutline(
   const shapes = shapeSizes(events);
   // The provider's counts are of the run as sent: the figures of every form are set on them (basis.ts).
   const counted = countedInputs(events, cuts);
-  const asSentView = (view ?? REPLAY_VIEW) === 'sent';
+  const asSentView = view === 'sent';
   const asSent =
     counted.some((n) => n !== undefined) && !asSentView
       ? await prefixSizes(
@@ -390,7 +390,7 @@ export async function buildOutline(
 export function runCounts(
   events: readonly TranscriptEvent[],
   existingValues: ReadonlySet<string>,
-  view: View | undefined,
+  view: View,
   called = calledIds(events),
 ): RunCounts {
   const cuts = [...responseStarts(events), events.length];
@@ -421,7 +421,7 @@ export function runCounts(
       return { modelCall: k + 1, cut, ...(call?.rebuilt ? { rebuilt: call.rebuilt } : {}) };
     }),
     ...sourceOf(events),
-    view: view ?? REPLAY_VIEW,
+    view,
   };
 }
 
@@ -459,7 +459,7 @@ export function modelSide(
   events: readonly TranscriptEvent[],
   existingValues: ReadonlySet<string>,
   modelCall: number,
-  options: OutlineOptions = {},
+  options: OutlineOptions,
 ): ModelSide {
   const { view, policy } = options;
   const cut = cutOf(events, modelCall);

@@ -12,7 +12,7 @@
  * prompt or tool list, or where a history policy turned an earlier body into a reference.
  */
 import type { ModelCallEvent, ToolCallFinishedEvent, TranscriptEvent } from '../../../../shared/events';
-import { type Block, INSPECT_VIEW, type Message, type View } from '../../../../shared/history';
+import type { Block, Message, View } from '../../../../shared/history';
 import { type Counted, costOf, PRICES_AS_OF, type Price, priceOf } from '../../../../shared/pricing';
 import type { HistoryPolicy } from '../../../../shared/settings';
 import { isHandedIndex, startsWithMarker } from '../../../../shared/stubText';
@@ -203,7 +203,7 @@ export interface UsageCounts {
 
 /** The key of what a usage request counts: its view, its policy, and whether every result is in full. */
 export function usageKey(view: View | undefined, policy: HistoryPolicy | undefined, full: boolean): string {
-  return `${view ?? INSPECT_VIEW}:${policy && !full ? JSON.stringify(policy) : 'none'}:${full ? 'full' : 'sent'}`;
+  return `${view}:${policy && !full ? JSON.stringify(policy) : 'none'}:${full ? 'full' : 'sent'}`;
 }
 
 export async function countUsage(
@@ -234,7 +234,7 @@ export async function countUsage(
 }
 
 export interface UsageOptions {
-  view?: View;
+  view: View;
   policy?: HistoryPolicy | undefined;
   prices?: Readonly<Record<string, Price>>;
   /** Every result in full: the same run without Retained Outputs (no policy applies). */
@@ -244,7 +244,7 @@ export interface UsageOptions {
 export async function usageOf(
   events: readonly TranscriptEvent[],
   existingValues: ReadonlySet<string>,
-  options: UsageOptions = {},
+  options: UsageOptions,
   /** What an earlier request counted for the same run, view and policy (the run index's): else counted now. */
   counted?: UsageCounts,
   yielder = new Yielder(),
@@ -256,7 +256,7 @@ export async function usageOf(
   const counts = counted ?? (await countUsage(events, existingValues, options, yielder));
   // The provider's counts are of the run as sent: the form asked for is either that, or is set on
   // that basis (its unrecorded part, its output), which needs the estimate of the run as sent.
-  const asSent = (options.view ?? INSPECT_VIEW) === 'sent' && !full && !policy;
+  const asSent = options.view === 'sent' && !full && !policy;
   const providerCounts = events.some((e) => e.type === 'assistant' && e.usage);
   const sentCounts = asSent
     ? counts

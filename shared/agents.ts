@@ -3,7 +3,6 @@
  * read. The core, the extension's views and the inspector all say an agent's name from here.
  */
 
-import type { ImportFormat } from './events';
 import { PEEK_TOOL } from './history';
 
 /** The name our MCP server goes by in every agent's configuration. */
@@ -19,6 +18,18 @@ export const GEMINI_SHELL_TOOL = 'run_shell_command';
  */
 export const AGENT_IDS = ['claude-code', 'codex', 'gemini', 'qwen', 'opencode', 'copilot-cli', 'cline'] as const;
 export type AgentId = (typeof AGENT_IDS)[number];
+
+/** The session formats an import reads (and a run it made names as its source): the rows' `formats`, and VS Code's Copilot Chat replays. */
+export const IMPORT_FORMATS = [
+  'claude-code',
+  'codex',
+  'copilot-chat',
+  'copilot-cli',
+  'cline',
+  'gemini-cli',
+  'qwen-code',
+] as const;
+export type ImportFormat = (typeof IMPORT_FORMATS)[number];
 
 /**
  * Names an agent went by before, still taken on the command line: the hook files setup wrote

@@ -6,20 +6,10 @@
  * field is a mistake, and refused naming it).
  */
 import * as z from 'zod';
+import { IMPORT_FORMATS } from './agents';
 import { type ContentBlock, ContentBlockSchema } from './blocks';
 import { LANDMARK_KINDS, type LandmarkKind } from './settings';
 
-/** The agents' session formats an import reads (and a run it made names as its source). */
-export const IMPORT_FORMATS = [
-  'claude-code',
-  'codex',
-  'copilot-chat',
-  'copilot-cli',
-  'cline',
-  'gemini-cli',
-  'qwen-code',
-] as const;
-export type ImportFormat = (typeof IMPORT_FORMATS)[number];
 /**
  * A format, by its name or the one it had before: VS Code's Copilot Chat replays were `copilot`
  * (runs imported then say so in their transcript, and scripts pass it).

@@ -4,7 +4,7 @@
  * else, exactly; the inspector, docs/protocol.md and the tests that compare rebuilt requests with the
  * bodies the real agents sent all read this list.
  */
-import type { ImportFormat } from './events';
+import type { ImportFormat } from './agents';
 
 export const NOT_IN_SESSION_FILES: Record<ImportFormat, readonly string[]> = {
   'claude-code': [

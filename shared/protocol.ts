@@ -6,11 +6,11 @@
  */
 import { NotificationType, RequestType } from 'vscode-languageserver-protocol';
 import * as z from 'zod';
+import type { ImportFormat } from './agents';
 import type { CallSubject } from './callSubject';
 import {
   type Exit,
   ExitSchema,
-  type ImportFormat,
   ImportFormatSchema,
   NewEventSchema,
   type RunSource,
@@ -575,7 +575,6 @@ export namespace ReplayRequest {
 
 // ─── Import ────────────────────────────────────────────────────────────────────────────────
 
-export { IMPORT_FORMATS, type ImportFormat } from './events';
 /** What to do when the run an import would create exists already. */
 export const IF_EXISTS = ['error', 'replace', 'new'] as const;
 export type IfExists = (typeof IF_EXISTS)[number];

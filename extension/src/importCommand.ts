@@ -7,10 +7,10 @@
 import { existsSync } from 'node:fs';
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
-import { AGENT_NAMES, agentName } from '../../shared/agents';
+import { AGENT_NAMES, agentName, IMPORT_FORMATS } from '../../shared/agents';
 import { formatCount } from '../../shared/format';
 import { leftOutSentence } from '../../shared/leftOut';
-import { type IfExists, IMPORT_FORMATS, ImportRequest, type ImportResult } from '../../shared/protocol';
+import { type IfExists, ImportRequest, type ImportResult } from '../../shared/protocol';
 import type { Commands } from './commands';
 import type { Ctx } from './ctx';
 import { claudeCodeDir, codexDir } from './sessionFiles';

@@ -13,8 +13,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { type AgentId, agentHome } from '../../shared/agents';
-import type { ImportFormat } from '../../shared/events';
+import { type AgentId, agentHome, type ImportFormat } from '../../shared/agents';
 
 export type Agent = Exclude<ImportFormat, 'copilot-chat'>;
 

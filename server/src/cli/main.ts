@@ -16,20 +16,13 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
 import { claudeScriptCommand } from '../../../shared/agentSetup';
-import { AGENT_IDS, AGENTS, agentIdOf } from '../../../shared/agents';
+import { AGENT_IDS, AGENTS, agentIdOf, IMPORT_FORMATS, type ImportFormat } from '../../../shared/agents';
 import { formatBytes, formatCount } from '../../../shared/format';
 import { REPLAY_SHAPES, type ReplayShape, VIEWS, type View } from '../../../shared/history';
 import { InvalidInput } from '../../../shared/invalidInput';
 import { shellQuote } from '../../../shared/launcher';
 import type { Price } from '../../../shared/pricing';
-import {
-  type ExportParams,
-  IF_EXISTS,
-  type IfExists,
-  IMPORT_FORMATS,
-  type ImportFormat,
-  VALUES_PAGE_MAX,
-} from '../../../shared/protocol';
+import { type ExportParams, IF_EXISTS, type IfExists, VALUES_PAGE_MAX } from '../../../shared/protocol';
 import { LANDMARK_KINDS, type LandmarkKind } from '../../../shared/settings';
 import { VERSION } from '../../../shared/version';
 import { type CommandResult, defaultShell, exitOf, exitStatus, type Shell, startCommand } from '../core/retain/command';

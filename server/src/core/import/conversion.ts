@@ -4,7 +4,8 @@
  * left out. Pure data; `importer.ts` writes it into the store.
  */
 
-import type { ImportFormat, RunSource, Thinking, ToolCall, TranscriptEvent } from '../../../../shared/events';
+import type { ImportFormat } from '../../../../shared/agents';
+import type { RunSource, Thinking, ToolCall, TranscriptEvent } from '../../../../shared/events';
 import type { Json } from './records';
 
 export interface Conversion {

@@ -7,12 +7,13 @@
  */
 import { lstat, readdir } from 'node:fs/promises';
 import { basename, dirname, extname, isAbsolute, join, resolve } from 'node:path';
+import type { ImportFormat } from '../../../../shared/agents';
 import { agentName } from '../../../../shared/agents';
 import { contentText } from '../../../../shared/blocks';
 import { check } from '../../../../shared/check';
 import type { ToolCallFinishedEvent, TranscriptEvent } from '../../../../shared/events';
 import { InvalidInput } from '../../../../shared/invalidInput';
-import { type IfExists, type ImportFormat, ImportParams, type ImportResult } from '../../../../shared/protocol';
+import { type IfExists, ImportParams, type ImportResult } from '../../../../shared/protocol';
 import { findMarkers, marker } from '../../../../shared/stubText';
 import type { Context } from '../context';
 import type { Retainer } from '../retain/retainer';

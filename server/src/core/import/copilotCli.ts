@@ -157,7 +157,7 @@ export async function convertCopilotCli(records: readonly Json[], path: string):
   flushResults();
   if (lost)
     notes.push(
-      `${lost} output${lost > 1 ? 's' : ''} Copilot CLI cut (a notice and 500 characters) ${lost > 1 ? 'were' : 'was'} kept whole only in a temporary file, gone with the session: run with \`retained setup copilot\` to keep them`,
+      `${lost} output${lost > 1 ? 's' : ''} Copilot CLI cut (a notice and 500 characters) ${lost > 1 ? 'were' : 'was'} kept whole only in a temporary file, gone with the session: run with \`retained setup copilot-cli\` to keep them`,
     );
   return conversationOf(
     'copilot-cli',

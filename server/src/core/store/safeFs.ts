@@ -16,7 +16,7 @@ import {
   type Stats,
 } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
-import { setImmediate as turn } from 'node:timers/promises';
+import { setImmediate as yieldNow } from 'node:timers/promises';
 
 /** A path in the store that is a link, or not what it should be; the message names it. */
 export class StoreEscape extends Error {}
@@ -112,6 +112,18 @@ async function openRetrying(path: string, flags: number, mode: number): Promise<
   }
 }
 
+/** Writes all of `pieces` at the file's position: a write may take fewer bytes than it is given. */
+export async function writeAll(handle: fs.FileHandle, pieces: readonly Buffer[]): Promise<void> {
+  for (let rest = pieces; rest.length > 0; ) {
+    let { bytesWritten } = await handle.writev(rest as Buffer[]);
+    if (bytesWritten === 0) throw new Error('the file took no bytes');
+    let whole = 0;
+    while (whole < rest.length && bytesWritten >= rest[whole]!.length) bytesWritten -= rest[whole++]!.length;
+    rest = rest.slice(whole);
+    if (bytesWritten > 0) rest = [rest[0]!.subarray(bytesWritten), ...rest.slice(1)];
+  }
+}
+
 export const READ = constants.O_RDONLY;
 export const APPEND = constants.O_RDWR | constants.O_APPEND | constants.O_CREAT;
 export const CREATE_NEW = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL;
@@ -165,7 +177,7 @@ export async function statFilesIn(root: string, dir: string, names: readonly str
   await checkParents(root, join(dir, 'x'));
   const out: (Stats | undefined)[] = [];
   for (let i = 0; i < names.length; i++) {
-    if (i > 0 && i % SLICE === 0) await turn();
+    if (i > 0 && i % SLICE === 0) await yieldNow();
     const path = inFolder(dir, names[i]!);
     const stat = path === undefined ? undefined : lstatSync(path, { throwIfNoEntry: false });
     out.push(stat?.isFile() ? stat : undefined);
@@ -183,7 +195,7 @@ export async function readFilesIn(
   await checkParents(root, join(dir, 'x'));
   const out: (Buffer | undefined)[] = [];
   for (let i = 0; i < names.length; i++) {
-    if (i > 0 && i % SLICE === 0) await turn();
+    if (i > 0 && i % SLICE === 0) await yieldNow();
     const path = inFolder(dir, names[i]!);
     out.push(path === undefined ? undefined : readSmall(path, maxBytes));
   }

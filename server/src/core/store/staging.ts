@@ -7,13 +7,12 @@
  */
 import { createHash } from 'node:crypto';
 import { promises as fs, lstatSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import type { FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { tempPath } from './layout';
 import { LineIndexBuilder } from './lineIndex';
 import type { StagedValue } from './runStore';
-import { CREATE_NEW, makeDir, openFile, readFile } from './safeFs';
+import { CREATE_NEW, makeDir, openFile, readFile, writeAll } from './safeFs';
 
 /** Bytes of a staged value gathered into one write. */
 const STAGE_BATCH_BYTES = 1 << 20;
@@ -150,18 +149,5 @@ export function processAlive(pid: number): boolean {
     return true;
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/** Writes all of `pieces` at the file's position: a write may take fewer bytes than it is given. */
-async function writeAll(handle: FileHandle, pieces: Buffer[]): Promise<void> {
-  for (let rest = pieces; rest.length > 0; ) {
-    let { bytesWritten } = await handle.writev(rest);
-    if (bytesWritten === 0) throw new Error('the file took no bytes');
-    while (rest.length > 0 && bytesWritten >= rest[0]!.length) {
-      bytesWritten -= rest[0]!.length;
-      rest = rest.slice(1);
-    }
-    if (bytesWritten > 0) rest = [rest[0]!.subarray(bytesWritten), ...rest.slice(1)];
   }
 }

@@ -15,7 +15,7 @@ import type { ReadResult } from '../../../../shared/protocol';
 import { linesOf } from './jsonLines';
 import { tempPath } from './layout';
 import type { TailRead } from './runStore';
-import { APPEND, CREATE_NEW, openFile, READ } from './safeFs';
+import { APPEND, CREATE_NEW, openFile, READ, writeAll } from './safeFs';
 import { parseEvent } from './storedEvent';
 
 /** The longest line a writer makes: an event whose line would be longer is refused (its result belongs in a value). */
@@ -105,13 +105,7 @@ export async function writeEvents(
       let batch: Buffer[] = [];
       let batched = 0;
       const flush = async () => {
-        for (let rest = batch; rest.length; ) {
-          const { bytesWritten } = await handle.writev(rest);
-          let left = bytesWritten;
-          while (rest.length && left >= rest[0]!.length) left -= rest.shift()!.length;
-          if (left > 0) rest[0] = rest[0]!.subarray(left);
-          if (bytesWritten === 0) throw new Error(`${tmp} took no bytes`);
-        }
+        await writeAll(handle, batch);
         batch = [];
         batched = 0;
       };

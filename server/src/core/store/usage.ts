@@ -5,7 +5,7 @@
  */
 import { lstatSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
-import { setImmediate as turn } from 'node:timers/promises';
+import { setImmediate as yieldNow } from 'node:timers/promises';
 import { isPin, RUN_DATA, RUNS_DIR, runFile, WITHHELD_DIR } from './layout';
 import type { FileUse, StoreUse } from './runStore';
 import { namesIn } from './safeFs';
@@ -24,7 +24,7 @@ export async function measureStore(root: string): Promise<StoreUse> {
       counted.add(inode);
       use.bytes += stat.size;
     }
-    if (++seen % SLICE === 0) await turn();
+    if (++seen % SLICE === 0) await yieldNow();
     // A folder goes with its run whatever its link count says (it counts its subfolders).
     return { inode, size: stat.size, links: stat.isDirectory() ? 1 : stat.nlink };
   };
@@ -84,7 +84,7 @@ export async function runNow(root: string, runId: string): Promise<{ lastWriteMs
     if (!stat.isDirectory()) return;
     let seen = 0;
     for (const name of namesIn(path)) {
-      if (++seen % SLICE === 0) await turn();
+      if (++seen % SLICE === 0) await yieldNow();
       await newest(join(path, name));
     }
   };

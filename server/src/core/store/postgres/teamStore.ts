@@ -220,7 +220,7 @@ export class TeamStore implements RunStore {
    */
   changed(runId: string): void {
     this.unannounced.add(runId);
-    this.announcing ??= new Promise<void>((turn) => setImmediate(turn)).then(async () => {
+    this.announcing ??= new Promise<void>((next) => setImmediate(next)).then(async () => {
       const runs = [...this.unannounced];
       this.unannounced.clear();
       this.announcing = undefined;

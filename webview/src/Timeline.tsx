@@ -11,13 +11,13 @@
 import { defaultRangeExtractor, type Range, useVirtualizer } from '@tanstack/react-virtual';
 import { type KeyboardEvent, type ReactNode, useCallback, useEffect, useRef, useState } from 'react';
 import type { InspectRow } from '../../shared/protocol';
-import { FullCellContent, ModelCellContent, rowLabel } from './Cells';
+import { type CellProps, FullCellContent, ModelCellContent, rowLabel } from './Cells';
 import type { ScrollTarget } from './hooks/useScrollTarget';
-import type { Highlight } from './segments';
 import { settleOn } from './settle';
 import { Tabbable } from './tabbable';
 
-export interface TimelineProps {
+/** The list's own props, and what it hands every row's cells (theirs, but the row). */
+export interface TimelineProps extends Omit<CellProps, 'row'> {
   /** The column heads: the grid's first row. */
   head: ReactNode;
   count: number;
@@ -29,12 +29,6 @@ export interface TimelineProps {
   /** Scrolls to the target whenever its `seq` changes. */
   scrollTo?: ScrollTarget | undefined;
   current?: number | undefined;
-  highlight?: Highlight | undefined;
-  onOpen: (valueId: string, line?: number, endLine?: number) => void;
-  onOpenEvent: (index: number, callId?: string) => void;
-  onSelectModelCall: (modelCall: number, at?: number) => void;
-  /** The model calls the run made. */
-  made: number;
   /** The last event the chosen model call was sent: a line marks where its history ends. */
   historyEnd?: { index: number; modelCall: number } | undefined;
 }
@@ -53,12 +47,8 @@ export function Timeline({
   onRange,
   scrollTo,
   current,
-  highlight,
-  onOpen,
-  onOpenEvent,
-  onSelectModelCall,
-  made,
   historyEnd,
+  ...cellProps
 }: TimelineProps) {
   const parent = useRef<HTMLDivElement>(null);
   /** The row the keyboard is on, and whether focus is in the list now. */
@@ -91,7 +81,6 @@ export function Timeline({
   });
   const items = virtualizer.getVirtualItems();
   /** What both cells of a row are given besides the row. */
-  const cellProps = { highlight, onOpen, onOpenEvent, onSelectModelCall, made };
   const first = items[0]?.index ?? 0;
   const last = items[items.length - 1]?.index ?? -1;
   const shownFrom = virtualizer.range?.startIndex ?? first;

@@ -620,7 +620,7 @@ export interface ImportResult {
 }
 
 /**
- * Client → server: import a real agent session (Claude Code, Codex, Copilot) as a run: its
+ * Client → server: import a real agent session (a format of IMPORT_FORMATS) as a run: its
  * events with the original times, big results as values, and what the agent really sent kept
  * apart from what Retained Outputs would send. When the run exists and `ifExists` is `error`,
  * the error's `data` is `{ runId }`.

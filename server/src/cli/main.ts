@@ -167,8 +167,8 @@ export async function main(argv: readonly string[], stdin?: { head: Buffer; ende
       return 2;
     }
     // node-postgres and the schema load only for these commands.
-    const { teamStore } = await import('./teamStore');
-    return teamStore(command as TeamCommand, store, { run: rest[0], folder });
+    const { teamCommand } = await import('./teamCommands');
+    return teamCommand(command as TeamCommand, store, { run: rest[0], folder });
   }
   if (command === 'run' && isStoreUrl(store)) {
     const opened = await openTeamForRun(store);

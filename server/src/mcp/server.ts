@@ -1,6 +1,6 @@
 /**
- * The MCP server (`retained mcp`), for any agent that speaks MCP (Claude Code, Codex, Copilot,
- * Cline, Goose): the same store and core as the language server. Tools: `peek_value` (the same
+ * The MCP server (`retained mcp`), for any agent that speaks MCP (every one of the agent table,
+ * and others: Goose, Cursor): the same store and core as the language server. Tools: `peek_value` (the same
  * input as in VS Code), `run_command` (a command's output streamed into a value; the model gets
  * its exit status and the stub, or the output when small) and `list_retained`. Each retained
  * value is also a resource, `retained://<run>/<value>`, and a stub comes with a link to it.

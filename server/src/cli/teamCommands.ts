@@ -20,7 +20,11 @@ export interface FolderSide {
   folder: string;
 }
 
-export async function teamStore(command: 'migrate' | 'push' | 'pull', url: string, side: FolderSide): Promise<number> {
+export async function teamCommand(
+  command: 'migrate' | 'push' | 'pull',
+  url: string,
+  side: FolderSide,
+): Promise<number> {
   if ((command === 'push' || command === 'pull') && !side.run) {
     process.stderr.write(`retained: ${command} takes a run: retained ${command} <run> --store ${shownUrl(url)}\n`);
     return 2;

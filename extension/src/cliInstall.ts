@@ -12,7 +12,7 @@ import { CLI_FILES } from '../../shared/cliFiles';
 
 /**
  * Copies the bundle into the stable folder unless the copy there is of this bundle (its version
- * and the bundle's size and time). Each file lands whole (written aside, then renamed), so a hook
+ * and each file's size and time). Each file lands whole (written aside, then renamed), so a hook
  * running meanwhile starts either the old command line or the new one.
  */
 export async function installCli(context: vscode.ExtensionContext): Promise<string> {
@@ -21,9 +21,9 @@ export async function installCli(context: vscode.ExtensionContext): Promise<stri
   const vendor = context.asAbsolutePath('dist/vendor');
   const files = [
     ...CLI_FILES.map((f) => context.asAbsolutePath(`dist/${f}`)),
-    ...(await fs.readdir(vendor)).map((name) => join(vendor, name)),
+    ...(await fs.readdir(vendor)).sort().map((name) => join(vendor, name)),
   ];
-  const stamps = await Promise.all(files.slice(0, 3).map((file) => fs.stat(file)));
+  const stamps = await Promise.all(files.map((file) => fs.stat(file)));
   const stamp = `${String(context.extension.packageJSON.version)} ${stamps.map((s) => `${s.size} ${Math.round(s.mtimeMs)}`).join(' ')}\n`;
   const marker = join(target, 'installed');
   const installed = await fs.readFile(marker, 'utf8').catch(() => undefined);

@@ -15,6 +15,9 @@ import { RetentionService } from '../../server/src/core/service';
 import { connect, storeError } from '../../server/src/core/store/postgres/connect';
 import { SCHEMA_VERSION } from '../../server/src/core/store/postgres/schema';
 import { TeamStore } from '../../server/src/core/store/postgres/teamStore';
+import { appendEvents } from '../../server/src/core/store/postgres/transfer';
+import type { TranscriptEvent } from '../../shared/events';
+import { InvalidInput } from '../../shared/invalidInput';
 import { type Postgres, startPostgres } from '../helpers/postgres';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
 
@@ -445,6 +448,33 @@ describe('a team store in a real PostgreSQL', function () {
     } finally {
       await snoop.end();
       for (const s of services) s.dispose();
+    }
+  });
+
+  it('events go in through retained_append alone: a transcript written whole in batches, a second refused, an append that finds the run grown keeping nothing', async () => {
+    retained(tempDir(), ['migrate', '--store', pg.url]);
+    const team = new TeamStore(pg.url);
+    try {
+      const events = Array.from({ length: 1201 }, (_, i): TranscriptEvent => ({ type: 'user', text: `m${i}` }));
+      await team.writeTranscript('whole', events);
+      const seqs = async () =>
+        (
+          await pg.sql(
+            "SELECT count(*)::int AS n, min(seq)::int AS lo, max(seq)::int AS hi FROM events WHERE run_id = 'whole'",
+          )
+        )[0];
+      assert.deepEqual(await seqs(), { n: 1201, lo: 0, hi: 1200 }, 'three batches, numbered on');
+      await assert.rejects(team.writeTranscript('whole', events), /run whole has a transcript already/);
+      // As a push that counted 1,000 events while another writer took the run to 1,201.
+      await assert.rejects(
+        team.transaction((client) =>
+          appendEvents(client, 'whole', events.slice(0, 600), 1000, (first) => new InvalidInput(`grown to ${first}`)),
+        ),
+        /grown to 1201/,
+      );
+      assert.deepEqual(await seqs(), { n: 1201, lo: 0, hi: 1200 }, 'neither kept an event');
+    } finally {
+      await team.pool.end();
     }
   });
 

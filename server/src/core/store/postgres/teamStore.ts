@@ -25,7 +25,7 @@ import { schemaVersion } from './migrate';
 import { CHANGES_CHANNEL, SCHEMA_VERSION } from './schema';
 import { TeamIndexes } from './teamIndexes';
 import { TeamValues } from './teamValues';
-import { eventsJson, insertEvents, inTransaction } from './transfer';
+import { appendEvents, eventsJson, inTransaction } from './transfer';
 
 /** Connections one process holds at most. */
 const POOL_MAX = 4;
@@ -198,21 +198,6 @@ export class TeamStore implements RunStore {
   }
 
   /**
-   * In a transaction: the run's row is there and this writer is its only appender until the end;
-   * the next event's number. For a transcript written whole, in batches (`append` adds a few).
-   */
-  async appending(client: ClientBase, runId: string): Promise<number> {
-    await this.query('INSERT INTO runs (run_id, name) VALUES ($1, $1) ON CONFLICT DO NOTHING', [runId], client);
-    await this.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [runId], client);
-    const [row] = await this.query(
-      'SELECT coalesce(max(seq) + 1, 0)::bigint AS next FROM events WHERE run_id = $1',
-      [runId],
-      client,
-    );
-    return Number(row?.next ?? 0);
-  }
-
-  /**
    * Announces that a run changed, after its change is committed: on a statement of its own, the
    * runs of one turn of the event loop together. Never inside the change's transaction: a
    * transaction that notifies takes one lock all such transactions share until its commit is on
@@ -247,10 +232,9 @@ export class TeamStore implements RunStore {
   async writeTranscript(runId: string, events: readonly TranscriptEvent[], replace = false): Promise<void> {
     checkedId(runId, 'run');
     if (replace) return this.replaceTranscript(runId);
-    await this.transaction(async (client) => {
-      if ((await this.appending(client, runId)) > 0) throw new InvalidInput(`run ${runId} has a transcript already`);
-      await insertEvents(client, runId, 0, events);
-    });
+    await this.transaction((client) =>
+      appendEvents(client, runId, events, 0, () => new InvalidInput(`run ${runId} has a transcript already`)),
+    );
     this.changed(runId);
   }
 

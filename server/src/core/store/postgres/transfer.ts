@@ -163,7 +163,13 @@ export async function pushRun(client: ClientBase, store: FolderStore, runId: str
           `run ${runId} in the team store is not this run as it is here (event ${Number(differs?.seq ?? 0) + 1} differs): push it under another id (retained import … --run, or retained run --run)`,
         );
     }
-    await insertEvents(client, runId, have, events.slice(have));
+    await appendEvents(
+      client,
+      runId,
+      events.slice(have),
+      have,
+      () => new InvalidInput(`run ${runId} was appended to in the team store while it was pushed: push it again`),
+    );
     for (const value of values)
       await client.query(
         'INSERT INTO run_values (run_id, value_id, sha256, meta) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING',
@@ -185,18 +191,26 @@ export function eventsJson(events: readonly TranscriptEvent[]): string {
   return `[${events.map(eventText).join(',')}]`;
 }
 
-/** Appends events to a run from sequence number `from` on, a batch per statement. */
-export async function insertEvents(
+/**
+ * Appends a run's events in the caller's transaction, a batch per `retained_append` (the one way
+ * events enter a team store: it makes the run when new, and holds its lock to the commit). The
+ * first must be number `from` (the events the caller found there), else `refusal` is thrown
+ * before more is sent, and the transaction keeps nothing.
+ */
+export async function appendEvents(
   client: ClientBase,
   runId: string,
-  from: number,
   events: readonly TranscriptEvent[],
+  from: number,
+  refusal: (first: number) => Error,
 ): Promise<void> {
-  for (let at = 0; at < events.length; at += EVENTS_PER_BATCH) {
-    const part = events.slice(at, at + EVENTS_PER_BATCH);
-    const params = part.flatMap((event, i) => [runId, from + at + i, eventText(event)]);
-    const rows = part.map((_, i) => `($${i * 3 + 1}, $${i * 3 + 2}, $${i * 3 + 3}::json)`);
-    await client.query(`INSERT INTO events (run_id, seq, event) VALUES ${rows.join(', ')}`, params);
+  for (let at = 0; at === 0 || at < events.length; at += EVENTS_PER_BATCH) {
+    const { rows } = await client.query('SELECT retained_append($1, $2::json) AS first', [
+      runId,
+      eventsJson(events.slice(at, at + EVENTS_PER_BATCH)),
+    ]);
+    const first = Number(rows[0]?.first);
+    if (at === 0 && first !== from) throw refusal(first);
   }
 }
 

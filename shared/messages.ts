@@ -11,7 +11,7 @@ import * as z from 'zod';
 import { check } from './check';
 import { VIEWS } from './history';
 import { ID_MAX, PATH_MAX } from './ids';
-import { InspectQuery, InspectRequest, RunSearchRequest, SearchQuery, UsageQuery, UsageRequest } from './protocol';
+import { PAGE_REQUESTS, type PageRequestMethod } from './protocol';
 import { MAX_QUERY_LENGTH } from './query';
 
 const id = z.string().min(1).max(ID_MAX);
@@ -35,17 +35,6 @@ export const InspectorState = z.object({
 });
 export type InspectorState = z.infer<typeof InspectorState>;
 
-/**
- * The requests the page makes, one row each: the protocol request it becomes (the extension adds
- * the panel's run and store) and the parameters the page may give. The types both sides use, the
- * schema every request message is checked with and the extension's dispatch all come from here.
- */
-export const PAGE_REQUESTS = {
-  inspect: { request: InspectRequest, query: InspectQuery },
-  search: { request: RunSearchRequest, query: SearchQuery },
-  usage: { request: UsageRequest, query: UsageQuery },
-} as const;
-export type PageRequestMethod = keyof typeof PAGE_REQUESTS;
 type ResultOf<T> = T extends RequestType<infer _P, infer R, infer _E> ? R : never;
 /** Each request's parameters (as the page gives them) and result. */
 export type PageRequests = {

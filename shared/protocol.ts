@@ -903,3 +903,19 @@ export const ServerOptions = z.strictObject({
   sessionsRoot: z.string().min(1).max(PATH_MAX).optional(),
 });
 export type ServerOptions = z.infer<typeof ServerOptions>;
+
+// ─── The inspector page's requests ─────────────────────────────────────────────────────────
+
+/**
+ * The requests the inspector page makes, one row each: the protocol request it becomes (the
+ * extension adds the panel's run and store) and the parameters the page may give. The page's
+ * types and the schema its messages are checked with (shared/messages.ts), the extension's
+ * dispatch and the language server's serving all come from here; the inspection method of the
+ * row's name answers it.
+ */
+export const PAGE_REQUESTS = {
+  inspect: { request: InspectRequest, query: InspectQuery },
+  search: { request: RunSearchRequest, query: SearchQuery },
+  usage: { request: UsageRequest, query: UsageQuery },
+} as const;
+export type PageRequestMethod = keyof typeof PAGE_REQUESTS;

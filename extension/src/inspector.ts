@@ -10,12 +10,13 @@ import type { LanguageClient } from 'vscode-languageclient/node';
 import type { TranscriptEvent } from '../../shared/events';
 import { formatBytes } from '../../shared/format';
 import { INSPECT_PAGE_ROWS, INSPECT_VIEW, type View } from '../../shared/history';
-import { type HostToPage, PAGE_REQUESTS, type PageToHost, parsePageMessage, parseState } from '../../shared/messages';
+import { type HostToPage, type PageToHost, parsePageMessage, parseState } from '../../shared/messages';
 import {
   ExportRequest,
   type InspectQuery,
   InspectRequest,
   type InspectResult,
+  PAGE_REQUESTS,
   RunsRequest,
   SessionRequest,
   TranscriptRequest,

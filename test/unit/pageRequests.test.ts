@@ -1,5 +1,5 @@
 /**
- * The inspector page's requests come from one table (shared/messages.ts PAGE_REQUESTS): each
+ * The inspector page's requests come from one table (shared/protocol.ts PAGE_REQUESTS): each
  * request message is checked against its own method's parameters, and each row names a protocol
  * request the language server serves.
  */
@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Inspection } from '../../server/src/core/inspection/inspection';
-import { PAGE_REQUESTS, type PageRequestMethod, parsePageMessage } from '../../shared/messages';
+import { parsePageMessage } from '../../shared/messages';
+import { PAGE_REQUESTS, type PageRequestMethod } from '../../shared/protocol';
 
 const SAMPLES: { [M in PageRequestMethod]: Record<string, unknown> } = {
   inspect: { from: 0, limit: 100, view: 'retained' },

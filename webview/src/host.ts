@@ -2,14 +2,8 @@
  * The webview's side of the message protocol: typed requests with ids, answered by the
  * extension, and a listener for what the extension pushes (init, changed).
  */
-import type {
-  HostToPage,
-  InspectorState,
-  Marks,
-  PageRequestMethod,
-  PageRequests,
-  PageToHost,
-} from '../../shared/messages';
+import type { HostToPage, InspectorState, Marks, PageRequests, PageToHost } from '../../shared/messages';
+import type { PageRequestMethod } from '../../shared/protocol';
 
 /** The object `acquireVsCodeApi()` returns inside a VS Code webview. */
 export interface VsCodeApi {

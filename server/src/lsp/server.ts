@@ -26,7 +26,7 @@ import { TextDocument } from 'vscode-languageserver-textdocument';
 import { check } from '../../../shared/check';
 import { formatBytes, formatCount } from '../../../shared/format';
 import { InvalidInput } from '../../../shared/invalidInput';
-import { PAGE_REQUESTS, type PageRequestMethod, type PageRequests } from '../../../shared/messages';
+import type { PageRequests } from '../../../shared/messages';
 import {
   AppendRequest,
   ChangedNotification,
@@ -36,6 +36,8 @@ import {
   ImportParams,
   ImportRequest,
   MAX_MESSAGE_BYTES,
+  PAGE_REQUESTS,
+  type PageRequestMethod,
   PeekRequest,
   PinRequest,
   ReplayRequest,

@@ -2,7 +2,6 @@
  * The agents Retained Outputs knows, named once: their import formats and the names people
  * read. The core, the extension's views and the inspector all say an agent's name from here.
  */
-
 import { PEEK_TOOL } from './history';
 
 /** The name our MCP server goes by in every agent's configuration. */

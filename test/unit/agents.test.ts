@@ -26,6 +26,7 @@ import { geminiWouldAsk } from '../../server/src/cli/geminiRules';
 import { RetentionService } from '../../server/src/core/service';
 import { sha256Hex } from '../../server/src/core/text/bytes';
 import { claudeScriptCommand, type FileChange, type SetupAgent, setupChanges } from '../../shared/agentSetup';
+import { AGENT_IDS, AGENTS, agentIdOf, IMPORT_FORMATS } from '../../shared/agents';
 import { rewrite } from '../../shared/rewrite';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
 
@@ -43,6 +44,18 @@ describe('agent setup', () => {
   };
   const run = (agent: SetupAgent, files: Record<string, string>, remove = false, with_ = launcher) =>
     setupChanges(agent, { project: '/w', home: '/c' }, with_, (p) => files[p], { remove, sha256: sha256Hex });
+
+  it("the agent table: each import format is one agent's but Copilot Chat's, and a former name means today's agent", () => {
+    const owners = IMPORT_FORMATS.map((format) => AGENT_IDS.filter((id) => AGENTS[id].formats.includes(format)));
+    assert.deepEqual(
+      IMPORT_FORMATS.filter((_, i) => owners[i]!.length !== 1),
+      ['copilot-chat'],
+      'VS Code Copilot Chat replays are an import format of no agent setup knows',
+    );
+    assert.equal(agentIdOf('copilot'), 'copilot-cli');
+    assert.equal(agentIdOf('codex'), 'codex');
+    assert.equal(agentIdOf('toString'), 'toString', 'not a name from the object prototype');
+  });
 
   it('Claude Code: the MCP server in .mcp.json and the hook in .claude/settings.json, beside what is there; a second run changes nothing; --remove gives the files back to the byte', () => {
     const existing: Record<string, string> = {

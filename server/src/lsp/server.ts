@@ -346,7 +346,7 @@ type PageAnswers = {
     params: (typeof PAGE_REQUESTS)[M]['request']['type'] extends RequestType<infer P, infer _R, infer _E> ? P : never,
   ) => Promise<PageRequests[M]['result']>;
 };
-// The inspector page's requests: a row each of its table (shared/messages.ts), each answered by
+// The inspector page's requests: a row each of its table (shared/protocol.ts), each answered by
 // the inspection method of its name.
 for (const method of Object.keys(PAGE_REQUESTS) as PageRequestMethod[])
   serve(PAGE_REQUESTS[method].request as { type: RequestType<unknown, unknown, void> }, (s, p) => {

@@ -392,7 +392,7 @@ export interface Follow<R extends SentRequest> {
 }
 
 /**
- * Yielder requests into events, checking that the replay gives each one back. A request it does
+ * Makes events of the requests, checking that the replay gives each one back. A request it does
  * not give back is marked on its model_call (`rebuilt`, with why); returns how many were exact.
  */
 export async function followRequests<R extends SentRequest>(

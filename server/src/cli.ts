@@ -42,7 +42,8 @@ const SMALL_LEFT_ALONE: Record<string, (v: Input, raw: Buffer) => boolean> = {
     );
   },
 };
-// The name Copilot CLI's hook went by (the hook files setup wrote then run `retained hook copilot`).
+// The name Copilot CLI's hook went by (the hook files setup wrote then run `retained hook copilot`):
+// shared/agents.ts FORMER_AGENT_IDS says so for the bundle; this file loads no agent table, so says it again.
 SMALL_LEFT_ALONE.copilot = SMALL_LEFT_ALONE['copilot-cli']!;
 
 /**

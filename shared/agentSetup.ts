@@ -10,7 +10,10 @@ import { AGENT_IDS, AGENTS, type AgentId, GEMINI_SHELL_TOOL, MCP_SERVER } from '
 import { commandLine, type Launcher, shellQuote } from './launcher';
 import { REWRITE_MAX_BYTES, REWRITE_TAG, rewrite } from './rewrite';
 import { DEFAULT_SETTINGS } from './settings';
+import type { FileChange } from './setupAnswer';
 import { STORE_DIR } from './storeDir';
+
+export type { FileChange };
 
 /** The agents `setup` knows: every row of the agent table. */
 export const SETUP_AGENTS = AGENT_IDS;
@@ -21,24 +24,6 @@ export interface SetupPlaces {
   project?: string | undefined;
   /** The agent's home folder (agentHome: as the agent finds it). */
   home?: string | undefined;
-}
-
-/** Each agent setup knows: its name, and what setup adds (for a picker). */
-export const SETUP_AGENT_INFO: Record<SetupAgent, { name: string; adds: string }> = Object.fromEntries(
-  AGENT_IDS.map((id) => {
-    const { name, home, config, hook } = AGENTS[id];
-    const where = id === 'claude-code' ? 'this project' : `~/${home.folder} ($${home.variable})`;
-    return [id, { name, adds: `The MCP server and ${hook}: ${config.join(', ')} in ${where}` }];
-  }),
-) as Record<SetupAgent, { name: string; adds: string }>;
-
-export interface FileChange {
-  path: string;
-  /** The file's text before (undefined: no file) and after (undefined: the file goes). */
-  before: string | undefined;
-  after: string | undefined;
-  /** A program the agent runs (mode 755). */
-  executable?: boolean;
 }
 
 type Read = (path: string) => string | undefined;

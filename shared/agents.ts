@@ -133,6 +133,13 @@ export function agentHome(agent: AgentId, userHome: string, env: Record<string, 
   return set ? (inside ? `${set}/${inside}` : set) : `${userHome}/${folder}`;
 }
 
+/** What setting an agent up adds, for a picker: its name, and the files, where. */
+export function setupSummary(agent: AgentId): { name: string; adds: string } {
+  const { name, home, config, hook } = AGENTS[agent];
+  const where = agent === 'claude-code' ? 'this project' : `~/${home.folder} ($${home.variable})`;
+  return { name, adds: `The MCP server and ${hook}: ${config.join(', ')} in ${where}` };
+}
+
 /** The names people read, by import format (VS Code's Copilot Chat replays have no row of their own). */
 export const AGENT_NAMES: Record<ImportFormat, string> = {
   'claude-code': AGENTS['claude-code'].name,

@@ -2,17 +2,19 @@
  * Agents outside the extension: the MCP server offered to VS Code itself (so Copilot agent mode
  * lists peek_value, run_command and list_retained with no setup), and "Set Up an Agent…"
  * (each agent of shared/agents.ts), which shows the exact configuration it will add in
- * a read-only preview and writes it only when confirmed. What it writes names the command line's stable copy (cliInstall.ts).
+ * a read-only preview and writes it only when confirmed. Both are `retained setup` (the command
+ * line's stable copy, cliInstall.ts, which is what the configuration then names): `--dry-run
+ * --json` for the preview, `--expect` its digest for the write.
  */
-import { createHash } from 'node:crypto';
+import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import * as vscode from 'vscode';
-import { type FileChange, SETUP_AGENT_INFO, SETUP_AGENTS, setupChanges } from '../../shared/agentSetup';
-import { agentHome } from '../../shared/agents';
+import { AGENT_IDS, type AgentId, agentHome, setupSummary } from '../../shared/agents';
+import { check } from '../../shared/check';
 import type { Launcher } from '../../shared/launcher';
-import { applyChanges, readConfig } from '../../shared/node/setupFiles';
+import { type FileChange, SetupAnswer } from '../../shared/setupAnswer';
 import type { Commands } from './commands';
 import type { Ctx } from './ctx';
 
@@ -53,7 +55,37 @@ export function registerMcpServer(context: vscode.ExtensionContext, storeRoot: (
   );
 }
 
-const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+/** How long a setup may take: it waits up to 10 s for another setup's lock. */
+const SETUP_TIMEOUT_MS = 60_000;
+
+/** `retained setup <agent> --json …` run by `run`, and its answer (a failure's message thrown). */
+function runSetup(
+  run: Launcher,
+  agent: AgentId,
+  flags: string[],
+  cwd: string,
+): Promise<{ changes: FileChange[]; digest: string; written: boolean }> {
+  return new Promise((done, fail) => {
+    execFile(
+      run.node,
+      [run.cli, 'setup', agent, '--json', ...flags],
+      { cwd, env: { ...process.env, ...run.env }, timeout: SETUP_TIMEOUT_MS, maxBuffer: 64 << 20, windowsHide: true },
+      (err, stdout, stderr) => {
+        try {
+          const answer = check(
+            SetupAnswer,
+            JSON.parse(stdout.trim().split('\n').pop() ?? ''),
+            'the answer of retained setup',
+          );
+          if ('error' in answer) fail(new Error(answer.error));
+          else done({ ...answer, changes: answer.changes.map((c) => ({ ...c, before: c.before, after: c.after })) });
+        } catch {
+          fail(new Error(`retained setup gave no answer: ${(stderr || err?.message || stdout).trim().slice(0, 500)}`));
+        }
+      },
+    );
+  });
+}
 
 /** What Set Up (or Remove) will change, as a document to read: each file whole, new, changed or deleted. */
 function previewText(title: string, changes: FileChange[], write: string, moving: boolean): string {
@@ -81,14 +113,13 @@ function previewText(title: string, changes: FileChange[], write: string, moving
  */
 async function change({ extension: context, cli, texts }: Ctx, remove: boolean): Promise<void> {
   const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-  const agents = SETUP_AGENTS.filter((agent) => agent !== 'claude-code' || folder);
+  const agents = AGENT_IDS.filter((agent) => agent !== 'claude-code' || folder);
   const verb = remove ? 'Remove Retained Outputs from' : 'Set Up';
   const picked = await vscode.window.showQuickPick(
-    agents.map((agent) => ({
-      label: SETUP_AGENT_INFO[agent].name,
-      detail: remove ? `Takes out what Set Up added: ${SETUP_AGENT_INFO[agent].adds}` : SETUP_AGENT_INFO[agent].adds,
-      agent,
-    })),
+    agents.map((agent) => {
+      const { name, adds } = setupSummary(agent);
+      return { label: name, detail: remove ? `Takes out what Set Up added: ${adds}` : adds, agent };
+    }),
     {
       title: remove ? 'Remove Retained Outputs from an Agent' : 'Set Up an Agent for Retained Outputs',
       placeHolder: 'Which agent?',
@@ -98,15 +129,21 @@ async function change({ extension: context, cli, texts }: Ctx, remove: boolean):
   const bundled = context.asAbsolutePath('dist/cli.js');
   const stable = await cli.catch(() => bundled);
   const run = launcher(stable);
-  const places = { project: folder, home: agentHome(picked.agent, homedir(), process.env) };
-  const now = () => setupChanges(picked.agent, places, run, readConfig, { remove, sha256 });
-  let changes: FileChange[];
+  const home = agentHome(picked.agent, homedir(), process.env);
+  const flags = [...(remove ? ['--remove'] : []), '--home', home, ...(folder ? ['--project', folder] : [])];
+  const setup = (more: string[]) =>
+    vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Window, title: `Retained Outputs: ${verb} ${picked.label}…` },
+      () => runSetup(run, picked.agent, [...flags, ...more], folder ?? home),
+    );
+  let shown: Awaited<ReturnType<typeof runSetup>>;
   try {
-    changes = now();
+    shown = await setup(['--dry-run']);
   } catch (err) {
     void vscode.window.showErrorMessage(`Retained Outputs: ${(err as Error).message}`);
     return;
   }
+  const { changes } = shown;
   if (changes.length === 0) {
     void vscode.window.showInformationMessage(
       `Retained Outputs: ${remove ? `${picked.label} has nothing of Retained Outputs to remove.` : `${picked.label} is set up already.`}`,
@@ -128,12 +165,8 @@ async function change({ extension: context, cli, texts }: Ctx, remove: boolean):
   await texts.close(uri);
   if (answer?.label !== write) return;
   try {
-    const done = applyChanges(
-      picked.agent === 'claude-code' && folder ? folder : places.home,
-      [places.home, ...(folder ? [folder] : [])],
-      changes,
-      now,
-    );
+    // Written only if the files are still as the preview showed them.
+    const done = await setup(['--expect', shown.digest]);
     if (!done.written) {
       void vscode.window.showWarningMessage(
         `Retained Outputs: the files changed since they were shown (another setup, or an edit): nothing written. Run ${verb} again to see them as they are.`,

@@ -15,6 +15,8 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { check } from '../../shared/check';
+import { SetupAnswer } from '../../shared/setupAnswer';
 import { lockFolder, unlockFolder } from '../helpers/lockFolder';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
 
@@ -368,6 +370,52 @@ describe('the retained command line', function () {
     assert.match(setup('codex', '--remove').stdout, /nothing of Retained Outputs to remove/);
     assert.deepEqual(readdirSync(home), [], 'nothing written in the home folder the agents were moved out of');
     assert.equal(retained(project, ['setup', 'aider']).code, 2);
+  });
+
+  it('setup --json, as VS Code runs it: a dry run answers the changes and their digest, --expect writes only those, a file changed since is not written, a failure is an answer too', () => {
+    const home = tempDir();
+    const env = { PATH: process.env.PATH, HOME: tempDir() };
+    const setup = (...args: string[]) => {
+      const r = retained(home, ['setup', 'gemini', '--json', '--home', home, ...args], undefined, env);
+      return { code: r.code, answer: check(SetupAnswer, JSON.parse(r.stdout), 'the answer'), stderr: r.stderr };
+    };
+    const shown = setup('--dry-run');
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.ok('digest' in shown.answer && shown.answer.written === false);
+    assert.deepEqual(
+      shown.answer.changes.map((c) => [c.path, c.before]),
+      [[join(home, 'settings.json'), undefined]],
+    );
+    assert.deepEqual(readdirSync(home), [], 'a dry run writes nothing');
+    const unasked = setup();
+    assert.equal(unasked.code, 2);
+    assert.ok('error' in unasked.answer);
+    assert.match(unasked.answer.error, /pass --dry-run, --expect DIGEST or --yes/);
+
+    // The user edits the file between the preview and the write: nothing written, the new changes answered.
+    writeFileSync(join(home, 'settings.json'), '{ "theme": "dark" }\n');
+    const stale = setup('--expect', shown.answer.digest);
+    assert.equal(stale.code, 1);
+    assert.ok('written' in stale.answer && !stale.answer.written);
+    assert.notEqual(stale.answer.digest, shown.answer.digest);
+    assert.equal(
+      readFileSync(join(home, 'settings.json'), 'utf8'),
+      '{ "theme": "dark" }\n',
+      'left as the user wrote it',
+    );
+
+    const written = setup('--expect', stale.answer.digest);
+    assert.equal(written.code, 0, written.stderr);
+    assert.ok('written' in written.answer && written.answer.written);
+    assert.equal(readFileSync(join(home, 'settings.json'), 'utf8'), stale.answer.changes[0]!.after);
+    const again = setup('--dry-run');
+    assert.ok('changes' in again.answer && again.answer.changes.length === 0, 'set up already: nothing to change');
+
+    writeFileSync(join(home, 'settings.json'), '{ not json');
+    const broken = setup('--dry-run');
+    assert.equal(broken.code, 1);
+    assert.ok('error' in broken.answer);
+    assert.match(broken.answer.error, /settings\.json is not JSON/);
   });
 
   it("setup's faults: an object it never edited keeps its layout, a dangling link is written through, two setups at once both land, an immutable or huge file is refused in words, and --remove leaves no folder it made", async () => {

@@ -88,10 +88,12 @@ Commands:
                                not sent again).
   pull <run> --store postgres://… [--to DIR]
                                Bring a run of the team store down into a folder store.
-  setup <agent> [--remove] [--dry-run] [--yes] [--project DIR | --home DIR]
+  setup <agent> [--remove] [--dry-run] [--yes | --expect DIGEST] [--project DIR | --home DIR]
                                Write the agent's own configuration, after showing what changes;
-                               --remove takes it out again. Each agent's files, in its home
-                               folder (--home, else the agent's own variable, else ~/…):
+                               --remove takes it out again. --json answers the changes and their
+                               digest; --expect DIGEST writes them only if they are still those.
+                               Each agent's files, in its home folder (--home, else the agent's
+                               own variable, else ~/…):
 ${setupHelp()}
 
 Options:
@@ -155,6 +157,8 @@ export async function main(argv: readonly string[], stdin?: { head: Buffer; ende
         yes: o.yes,
         project: o.project,
         home: o.home,
+        expect: o.expect,
+        json: o.json,
       },
       print,
       (text) => process.stderr.write(`${text}\n`),
@@ -357,6 +361,7 @@ function parse(args: readonly string[]) {
       yes: { type: 'boolean', short: 'y' },
       project: { type: 'string' },
       home: { type: 'string' },
+      expect: { type: 'string' },
       from: { type: 'string' },
       to: { type: 'string' },
     },

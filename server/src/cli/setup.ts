@@ -1,10 +1,12 @@
 /**
  * `retained setup <agent> [--remove]`: writes an agent's own configuration for Retained Outputs
  * (shared/agentSetup.ts says what), after showing exactly what changes. On a terminal it asks
- * first; from a script it writes only with `--yes`; `--dry-run` only shows. Each file is written
- * whole or not at all (a temp file renamed into place). The configuration names this command
- * line where it is now: run it from a path that outlives an upgrade (VS Code's Set Up uses the
- * stable copy in the extension's storage; an npm install is stable too).
+ * first; from a script it writes only with `--yes`, or `--expect` the digest of what it showed;
+ * `--dry-run` only shows. With `--json` it answers a SetupAnswer (VS Code's Set Up runs it so:
+ * `--dry-run` for the preview, then `--expect`). Each file is written whole or not at all (a
+ * temp file renamed into place). The configuration names this command line where it is now: run
+ * it from a path that outlives an upgrade (VS Code's Set Up runs the stable copy in the
+ * extension's storage; an npm install is stable too).
  */
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
@@ -12,6 +14,7 @@ import { createInterface } from 'node:readline/promises';
 import { type FileChange, SETUP_AGENTS, type SetupAgent, setupChanges } from '../../../shared/agentSetup';
 import { agentHome } from '../../../shared/agents';
 import { applyChanges, readConfig as read } from '../../../shared/node/setupFiles';
+import type { SetupAnswer } from '../../../shared/setupAnswer';
 import { sha256Hex as sha256 } from '../core/text/bytes';
 import { selfLauncher } from './commandHooks';
 
@@ -22,7 +25,14 @@ export interface SetupOptions {
   project?: string | undefined;
   /** The agent's home folder, where the agent would not find it from the environment. */
   home?: string | undefined;
+  /** Write only the changes of this digest (the one a `--dry-run --json` answered). */
+  expect?: string | undefined;
+  /** Answer a SetupAnswer on stdout, and nothing else. */
+  json?: boolean | undefined;
 }
+
+/** The digest `--expect` takes: of the changes as `--json` answers them. */
+const digestOf = (changes: readonly FileChange[]) => sha256(JSON.stringify(changes));
 
 /** The lines that differ, between the lines both texts start and end with: `-` before, `+` after. */
 export function lineDiff(before: string, after: string): string {
@@ -63,56 +73,79 @@ export async function setup(
   say: (text: string) => void,
   warn: (text: string) => void,
 ): Promise<number> {
-  if (!agent || !SETUP_AGENTS.includes(agent as SetupAgent)) {
-    warn(
-      `retained: setup takes the agent: ${SETUP_AGENTS.join(' or ')}${agent ? ` (got ${JSON.stringify(agent)})` : ''}`,
+  // With --json, stdout holds one answer, a failure's too.
+  const answer = (a: SetupAnswer) => say(JSON.stringify(a));
+  const fail = (message: string, code: number) => {
+    if (options.json) answer({ error: message });
+    else warn(`retained: ${message}`);
+    return code;
+  };
+  if (!agent || !SETUP_AGENTS.includes(agent as SetupAgent))
+    return fail(
+      `setup takes the agent: ${SETUP_AGENTS.join(' or ')}${agent ? ` (got ${JSON.stringify(agent)})` : ''}`,
+      2,
     );
-    return 2;
-  }
+  if (options.json && !options.dryRun && !options.yes && options.expect === undefined)
+    return fail('--json answers without asking: pass --dry-run, --expect DIGEST or --yes', 2);
   const places = {
     project: resolve(options.project ?? process.cwd()),
     home: resolve(options.home ?? agentHome(agent as SetupAgent, homedir(), process.env)),
   };
+  const now = () => setupChanges(agent as SetupAgent, places, selfLauncher(), read, { remove: options.remove, sha256 });
   let changes: FileChange[];
   try {
-    changes = setupChanges(agent as SetupAgent, places, selfLauncher(), read, { remove: options.remove, sha256 });
+    changes = now();
   } catch (err) {
-    warn(`retained: ${(err as Error).message}`);
-    return 1;
+    return fail((err as Error).message, 1);
   }
-  if (changes.length === 0) {
-    say(options.remove ? `${agent}: nothing of Retained Outputs to remove.` : `${agent}: set up already.`);
+  const digest = digestOf(changes);
+  if (options.json && (options.dryRun || changes.length === 0)) {
+    answer({ changes, digest, written: false });
     return 0;
   }
-  say(changes.map(describe).join('\n\n'));
-  if (options.dryRun) return 0;
-  if (!options.yes) {
-    if (!process.stdin.isTTY) {
-      warn('retained: pass --yes to write this (or --dry-run to only show it).');
-      return 2;
-    }
-    if (!(await confirm(`Write ${changes.length === 1 ? 'this change' : `these ${changes.length} changes`}? [y/N] `)))
-      return 1;
-  }
-  try {
-    // Under the lock the files are read again. Asked first, what is written is what was shown, or
-    // nothing; with --yes, what another writer changed meanwhile is kept, and the change shown again.
-    const now = () =>
-      setupChanges(agent as SetupAgent, places, selfLauncher(), read, { remove: options.remove, sha256 });
-    const folder = agent === 'claude-code' ? places.project : places.home;
-    const done = applyChanges(folder, [places.home, places.project], changes, now, options.yes);
-    if (done.written && JSON.stringify(done.changes) !== JSON.stringify(changes))
-      say(`They changed meanwhile; written instead:\n${done.changes.map(describe).join('\n\n')}`);
-    if (!done.written) {
-      warn(
-        'retained: the files changed since they were shown (another setup, or an edit): nothing written; run it again.',
-      );
-      return 1;
-    }
-  } catch (err) {
-    warn(`retained: could not write the set-up: ${(err as Error).message}`);
+  if (options.json && options.expect !== undefined && options.expect !== digest) {
+    answer({ changes, digest, written: false });
     return 1;
   }
+  if (!options.json) {
+    if (changes.length === 0) {
+      say(options.remove ? `${agent}: nothing of Retained Outputs to remove.` : `${agent}: set up already.`);
+      return 0;
+    }
+    say(changes.map(describe).join('\n\n'));
+    if (options.dryRun) return 0;
+    if (options.expect !== undefined && options.expect !== digest)
+      return fail(
+        'the files changed since they were shown (another setup, or an edit): nothing written; run it again.',
+        1,
+      );
+    if (!options.yes && options.expect === undefined) {
+      if (!process.stdin.isTTY) return fail('pass --yes to write this (or --dry-run to only show it).', 2);
+      if (!(await confirm(`Write ${changes.length === 1 ? 'this change' : `these ${changes.length} changes`}? [y/N] `)))
+        return 1;
+    }
+  }
+  let done: { written: boolean; changes: FileChange[] };
+  try {
+    // Under the lock the files are read again. Asked first, or given a digest, what is written is
+    // what was shown, or nothing; with --yes, what another writer changed meanwhile is kept, and
+    // the change shown again.
+    const folder = agent === 'claude-code' ? places.project : places.home;
+    done = applyChanges(folder, [places.home, places.project], changes, now, options.yes);
+  } catch (err) {
+    return fail(`could not write the set-up: ${(err as Error).message}`, 1);
+  }
+  if (options.json) {
+    answer({ changes: done.changes, digest: digestOf(done.changes), written: done.written });
+    return done.written ? 0 : 1;
+  }
+  if (done.written && JSON.stringify(done.changes) !== JSON.stringify(changes))
+    say(`They changed meanwhile; written instead:\n${done.changes.map(describe).join('\n\n')}`);
+  if (!done.written)
+    return fail(
+      'the files changed since they were shown (another setup, or an edit): nothing written; run it again.',
+      1,
+    );
   say(
     options.remove
       ? `${agent}: Retained Outputs removed.`

@@ -7,7 +7,7 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { EXTENSION_AGENTS, type ExtensionAgent, extensionFiles } from '../shared/agentExtensions';
+import { EXTENSION_AGENTS, type ExtensionAgent, extensionFiles } from '../server/src/cli/agentExtensions';
 import { copyCommandLine } from './packCli';
 import { ROOT } from './tools';
 

@@ -13,7 +13,7 @@ export const GEMINI_SHELL_TOOL = 'run_shell_command';
 /**
  * The one agent table: a row per agent Retained Outputs sets up, naming everything the rest
  * reads of it (setup, the hooks, the command line's flags, imports, the Agent Sessions view).
- * A new agent is a row here and its adapter (its setup in agentSetup.ts, its hook, its converter).
+ * A new agent is a row here, its adapter's row (server/src/cli/agentAdapters.ts: its setup, its hook) and its converter's (core/import/importer.ts).
  */
 export const AGENT_IDS = ['claude-code', 'codex', 'gemini', 'qwen', 'opencode', 'copilot-cli', 'cline'] as const;
 export type AgentId = (typeof AGENT_IDS)[number];

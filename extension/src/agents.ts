@@ -78,6 +78,7 @@ function runSetup(
             'the answer of retained setup',
           );
           if ('error' in answer) fail(new Error(answer.error));
+          // JSON leaves out a file's missing side: a FileChange names both.
           else done({ ...answer, changes: answer.changes.map((c) => ({ ...c, before: c.before, after: c.after })) });
         } catch {
           fail(new Error(`retained setup gave no answer: ${(stderr || err?.message || stdout).trim().slice(0, 500)}`));

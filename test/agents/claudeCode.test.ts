@@ -10,8 +10,8 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { setupChanges } from '../../server/src/cli/setup';
 import { sha256Hex } from '../../server/src/core/text/bytes';
-import { setupChanges } from '../../shared/agentSetup';
 import { claudeBinary, runClaude } from '../helpers/claudeCode';
 import {
   assertDenied,

@@ -10,8 +10,8 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { setupChanges } from '../../server/src/cli/setup';
 import { sha256Hex } from '../../server/src/core/text/bytes';
-import { setupChanges } from '../../shared/agentSetup';
 import { AGENTS } from '../../shared/agents';
 
 const COPILOT_CLI_PEEK_TOOL = AGENTS['copilot-cli'].peekTool;

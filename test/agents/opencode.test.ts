@@ -9,8 +9,8 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { setupChanges } from '../../server/src/cli/setup';
 import { sha256Hex } from '../../server/src/core/text/bytes';
-import { setupChanges } from '../../shared/agentSetup';
 import { agentFile, runAgent } from '../helpers/agents';
 import { assertKept, assertLost, BUILD, CLI, stubId } from '../helpers/buildScenario';
 import {

@@ -10,9 +10,9 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packExtension } from '../../scripts/packExtensions';
+import { EXTENSION_NAME } from '../../server/src/cli/agentExtensions';
+import { setupChanges } from '../../server/src/cli/setup';
 import { sha256Hex } from '../../server/src/core/text/bytes';
-import { EXTENSION_NAME } from '../../shared/agentExtensions';
-import { setupChanges } from '../../shared/agentSetup';
 import { agentFile, filesNaming, runAgent } from '../helpers/agents';
 import { assertKept, assertLost, BUILD, buildOutput, CLI, stubId } from '../helpers/buildScenario';
 import {

@@ -10,9 +10,9 @@
  */
 import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { type SetupPlaces, setupChanges } from '../../server/src/cli/setup';
 import { sha256Hex } from '../../server/src/core/text/bytes';
-import { type SetupAgent, type SetupPlaces, setupChanges } from '../../shared/agentSetup';
-import { GEMINI_SHELL_TOOL } from '../../shared/agents';
+import { type AgentId, GEMINI_SHELL_TOOL } from '../../shared/agents';
 import { agentFile, runAgent } from '../helpers/agents';
 import { CLI } from '../helpers/buildScenario';
 import { type ChatMessage, type ChatRule, ScriptedChat, toolResults } from '../helpers/scriptedChat';
@@ -230,7 +230,7 @@ interface Driver {
 }
 
 /** Writes what `retained setup <agent>` writes, into `home`'s folders, merged with `own` files. */
-function setUp(agent: SetupAgent, places: SetupPlaces, own: Record<string, string> = {}): void {
+function setUp(agent: AgentId, places: SetupPlaces, own: Record<string, string> = {}): void {
   for (const change of setupChanges(agent, places, { node: process.execPath, cli: CLI }, (p) => own[p], {
     sha256: sha256Hex,
   })) {

@@ -6,7 +6,7 @@
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { geminiRewrite } from '../../server/src/cli/geminiHook';
-import { setupChanges } from '../../shared/agentSetup';
+import { setupChanges } from '../../server/src/cli/setup';
 import type { Launcher } from '../../shared/launcher';
 import { type RewriteOptions, rewrite } from '../../shared/rewrite';
 

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { EXTENSION_AGENTS, EXTENSION_NAME, extensionFiles } from '../../server/src/cli/agentExtensions';
+import { setupChanges } from '../../server/src/cli/setup';
 import { sha256Hex } from '../../server/src/core/text/bytes';
-import { EXTENSION_AGENTS, EXTENSION_NAME, extensionFiles } from '../../shared/agentExtensions';
-import { setupChanges } from '../../shared/agentSetup';
 
 const VERSION = JSON.parse(readFileSync(join(__dirname, '../../package.json'), 'utf8')).version as string;
 const MANIFEST = { gemini: 'gemini-extension.json', qwen: 'qwen-extension.json' } as const;

@@ -20,14 +20,16 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parse } from 'jsonc-parser';
 import { claudeCodeDir, findSessions } from '../../extension/src/sessionFiles';
+import { claudeScriptCommand } from '../../server/src/cli/claudeCodeSetup';
 import { codexAnswer } from '../../server/src/cli/commandHooks';
 import { copilotAnswer } from '../../server/src/cli/copilotCliHook';
 import { geminiWouldAsk } from '../../server/src/cli/geminiRules';
+import { setupChanges } from '../../server/src/cli/setup';
 import { RetentionService } from '../../server/src/core/service';
 import { sha256Hex } from '../../server/src/core/text/bytes';
-import { claudeScriptCommand, type FileChange, type SetupAgent, setupChanges } from '../../shared/agentSetup';
-import { AGENT_IDS, AGENTS, agentIdOf, IMPORT_FORMATS } from '../../shared/agents';
+import { AGENT_IDS, AGENTS, type AgentId, agentIdOf, IMPORT_FORMATS } from '../../shared/agents';
 import { rewrite } from '../../shared/rewrite';
+import type { FileChange } from '../../shared/setupAnswer';
 import { removeTempDirs, tempDir } from '../helpers/tmp';
 
 const launcher = { node: '/usr/bin/node', cli: '/ext/cli/cli.js' };
@@ -42,7 +44,7 @@ describe('agent setup', () => {
     }
     return out;
   };
-  const run = (agent: SetupAgent, files: Record<string, string>, remove = false, with_ = launcher) =>
+  const run = (agent: AgentId, files: Record<string, string>, remove = false, with_ = launcher) =>
     setupChanges(agent, { project: '/w', home: '/c' }, with_, (p) => files[p], { remove, sha256: sha256Hex });
 
   it("the agent table: each import format is one agent's but Copilot Chat's, and a former name means today's agent", () => {
@@ -194,8 +196,8 @@ describe('agent setup', () => {
   });
 
   it("Gemini CLI, OpenCode and Qwen Code: the hook or plugin and the MCP server beside the user's settings; --remove gives them back to the byte, and a file it made goes", () => {
-    const homes: Partial<Record<SetupAgent, string>> = { gemini: '/g', opencode: '/o', qwen: '/q' };
-    const go = (agent: SetupAgent, files: Record<string, string>, remove = false) =>
+    const homes: Partial<Record<AgentId, string>> = { gemini: '/g', opencode: '/o', qwen: '/q' };
+    const go = (agent: AgentId, files: Record<string, string>, remove = false) =>
       apply(
         files,
         setupChanges(agent, { home: homes[agent] }, launcher, (p) => files[p], { remove, sha256: sha256Hex }),

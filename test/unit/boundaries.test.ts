@@ -1,7 +1,6 @@
 /**
  * The house rules of the import graph, checked on the tree: `shared/` imports nothing of ours
- * and nothing of Node or VS Code (shared/node is what the server and the extension share that
- * needs Node: the webview never imports it); the core imports no VS Code, no LSP and no front end; the
+ * and nothing of Node or VS Code; the core imports no VS Code, no LSP and no front end; the
  * webview imports no `vscode` and no `node:`, and only types from the shared modules built on
  * zod or the LSP library (a browser page needs neither); the extension imports nothing of the
  * server. A rule is a folder, what it may not import, and why. Inside the core, every import
@@ -45,14 +44,8 @@ const LSP = /^(vscode|vscode-languageserver.*|vscode-languageclient.*|vscode-jso
 const RULES: Rule[] = [
   {
     folder: 'shared',
-    except: 'shared/node',
-    forbidden: /^(vscode|node:.*|shared\/node\/.*|(server|extension|webview|test|scripts)\/.*)$/,
+    forbidden: /^(vscode|node:.*|(server|extension|webview|test|scripts)\/.*)$/,
     why: 'shared is imported by every side',
-  },
-  {
-    folder: 'shared/node',
-    forbidden: /^(vscode|(server|extension|webview|test|scripts)\/.*)$/,
-    why: 'shared/node is imported by the server and the extension',
   },
   {
     folder: 'server/src/core',
@@ -100,7 +93,7 @@ const RULES: Rule[] = [
 const ENTRIES: { entry: string; forbidden: RegExp; why: string }[] = [
   {
     entry: 'server/src/cli/rewriteHooks.ts',
-    forbidden: /^(zod|shared\/settings|shared\/agentSetup)$/,
+    forbidden: /^(zod|shared\/settings|server\/src\/cli\/setupEdits)$/,
     why: 'the hooks that run before every shell command load zod/mini, not zod, and no settings',
   },
 ];
@@ -234,10 +227,9 @@ describe('boundaries of the import graph', () => {
 
   it("the build's references allow what the rules allow and no more", () => {
     assert.deepEqual(references(ROOT, 'shared'), []);
-    assert.deepEqual(references(ROOT, 'shared/node'), ['shared']);
-    assert.deepEqual(references(ROOT, 'server'), ['shared', 'shared/node']);
+    assert.deepEqual(references(ROOT, 'server'), ['shared']);
     assert.deepEqual(references(ROOT, 'webview'), ['shared']);
-    assert.deepEqual(references(ROOT, 'extension'), ['shared', 'shared/node']);
+    assert.deepEqual(references(ROOT, 'extension'), ['shared']);
   });
 
   it('catch a deliberate violation of each rule', () => {
@@ -274,16 +266,15 @@ describe('boundaries of the import graph', () => {
     write('server/src/sdk/h.ts', "import { Store } from '../core/store/folderStore';\n");
     write(
       'shared/i.ts',
-      "import { readFileSync } from 'node:fs';\nimport { applyChanges } from './node/setupFiles';\n",
+      "import { readFileSync } from 'node:fs';\nimport { applyChanges } from '../server/src/cli/setupFiles';\n",
     );
-    write('shared/node/j.ts', "import { readFileSync } from 'node:fs';\nimport * as vscode from 'vscode';\n");
     write('server/src/cli/rewriteHooks.ts', "import { answer } from './commandHooks';\n");
     write(
       'server/src/cli/commandHooks.ts',
       "import * as z from 'zod/mini';\nimport type { Settings } from '../../../shared/settings';\nimport { rule } from './rules';\n",
     );
     write('server/src/cli/rules.ts', "import * as z from 'zod';\n");
-    for (const folder of ['server/src/core', 'shared', 'shared/node', 'webview', 'extension'])
+    for (const folder of ['server/src/core', 'shared', 'webview', 'extension'])
       mkdirSync(join(root, folder), { recursive: true });
     assert.deepEqual(violations(root).sort(), [
       'extension/src/d.ts imports server/src/core/service (the extension is a thin client of the language server)',
@@ -300,8 +291,7 @@ describe('boundaries of the import graph', () => {
       "server/src/sdk/h.ts imports server/src/core/store/folderStore (the Agent SDK helper runs in the user's program: it starts the command line, and imports nothing else)",
       'shared/a.ts imports server/src/core/store/folderStore (shared is imported by every side)',
       'shared/i.ts imports node:fs (shared is imported by every side)',
-      'shared/i.ts imports shared/node/setupFiles (shared is imported by every side)',
-      'shared/node/j.ts imports vscode (shared/node is imported by the server and the extension)',
+      'shared/i.ts imports server/src/cli/setupFiles (shared is imported by every side)',
       'webview/src/c.tsx imports node:fs (the webview is a browser page)',
       'webview/src/c.tsx imports shared/messages (the page checks nothing itself: the extension does)',
     ]);

@@ -15,8 +15,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
-import { claudeScriptCommand } from '../../../shared/agentSetup';
-import { AGENT_IDS, AGENTS, agentIdOf, IMPORT_FORMATS, type ImportFormat } from '../../../shared/agents';
+import { AGENT_IDS, AGENTS, type AgentId, agentIdOf, IMPORT_FORMATS, type ImportFormat } from '../../../shared/agents';
 import { formatBytes, formatCount } from '../../../shared/format';
 import { REPLAY_SHAPES, type ReplayShape, VIEWS, type View } from '../../../shared/history';
 import { InvalidInput } from '../../../shared/invalidInput';
@@ -30,7 +29,9 @@ import { RetentionService } from '../core/service';
 import { inWords } from '../core/store/errorWords';
 import { shownUrl } from '../core/store/open';
 import { isStoreUrl } from '../core/store/storeUrl';
-import { HOOK_AGENTS, type HookAgent, runHook } from './hook';
+import { ADAPTERS, HOOK_AGENTS } from './agentAdapters';
+import { claudeScriptCommand } from './claudeCodeSetup';
+import { runHook } from './hook';
 import { setup } from './setup';
 import { findStore } from './store';
 
@@ -294,9 +295,9 @@ async function runIn(
         return 0;
       case 'hook': {
         const agent = agentIdOf(rest[0] ?? '');
-        if (!(HOOK_AGENTS as readonly string[]).includes(agent))
-          throw new Usage(`hook takes the agent: retained hook ${HOOK_AGENTS.join(', ')}`);
-        return await runHook(service, agent as HookAgent, o.guard === true, given ? handedOver(given) : undefined);
+        const answer = Object.hasOwn(ADAPTERS, agent) ? ADAPTERS[agent as AgentId].hook : undefined;
+        if (!answer) throw new Usage(`hook takes the agent: retained hook ${HOOK_AGENTS.join(', ')}`);
+        return await runHook(service, agent, answer, o.guard === true, given ? handedOver(given) : undefined);
       }
       case 'migrate':
       case 'push':

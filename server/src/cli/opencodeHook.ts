@@ -1,5 +1,5 @@
 /**
- * `retained hook opencode`: what OpenCode's plugin (agentSetup.ts `opencodePlugin`) hands over
+ * `retained hook opencode`: what OpenCode's plugin (opencodeSetup.ts `opencodePlugin`) hands over
  * from `tool.execute.after` of the bash tool, after the command ran as OpenCode runs it (its
  * shell, its permission rules judging the command as the model wrote it: nothing is rewritten).
  *

@@ -1,6 +1,6 @@
 /**
  * `retained setup <agent> [--remove]`: writes an agent's own configuration for Retained Outputs
- * (shared/agentSetup.ts says what), after showing exactly what changes. On a terminal it asks
+ * (each agent's row of agentAdapters.ts says what), after showing exactly what changes. On a terminal it asks
  * first; from a script it writes only with `--yes`, or `--expect` the digest of what it showed;
  * `--dry-run` only shows. With `--json` it answers a SetupAnswer (VS Code's Set Up runs it so:
  * `--dry-run` for the preview, then `--expect`). Each file is written whole or not at all (a
@@ -11,12 +11,42 @@
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
-import { type FileChange, SETUP_AGENTS, type SetupAgent, setupChanges } from '../../../shared/agentSetup';
-import { agentHome } from '../../../shared/agents';
-import { applyChanges, readConfig as read } from '../../../shared/node/setupFiles';
-import type { SetupAnswer } from '../../../shared/setupAnswer';
+import { AGENT_IDS, AGENTS, type AgentId, agentHome } from '../../../shared/agents';
+import type { Launcher } from '../../../shared/launcher';
+import type { FileChange, SetupAnswer } from '../../../shared/setupAnswer';
 import { sha256Hex as sha256 } from '../core/text/bytes';
+import { ADAPTERS } from './agentAdapters';
 import { selfLauncher } from './commandHooks';
+import type { Read, Sha256 } from './setupEdits';
+import { applyChanges, readConfig as read } from './setupFiles';
+
+/** Where setup writes: the project (Claude Code's `.mcp.json` and `.claude/settings.json`), and the agent's home folder. */
+export interface SetupPlaces {
+  project?: string | undefined;
+  /** The agent's home folder (agentHome: as the agent finds it). */
+  home?: string | undefined;
+}
+
+/** What setting up (or, with `remove`, taking out) an agent changes; nothing when there is nothing to do. */
+export function setupChanges(
+  agent: AgentId,
+  places: SetupPlaces,
+  launcher: Launcher,
+  read: Read,
+  { remove = false, sha256 }: { remove?: boolean | undefined; sha256: Sha256 },
+): FileChange[] {
+  // Claude Code's setup writes the project; every other agent's, its home.
+  const folder =
+    agent === 'claude-code'
+      ? required(places.project, 'a project folder')
+      : required(places.home, `${AGENTS[agent].name}'s home folder`);
+  return ADAPTERS[agent].setup(folder, launcher, read, remove, sha256).filter((c) => c.before !== c.after);
+}
+
+function required(value: string | undefined, what: string): string {
+  if (!value) throw new Error(`setting up this agent needs ${what}`);
+  return value;
+}
 
 export interface SetupOptions {
   remove?: boolean | undefined;
@@ -80,18 +110,15 @@ export async function setup(
     else warn(`retained: ${message}`);
     return code;
   };
-  if (!agent || !SETUP_AGENTS.includes(agent as SetupAgent))
-    return fail(
-      `setup takes the agent: ${SETUP_AGENTS.join(' or ')}${agent ? ` (got ${JSON.stringify(agent)})` : ''}`,
-      2,
-    );
+  if (!agent || !AGENT_IDS.includes(agent as AgentId))
+    return fail(`setup takes the agent: ${AGENT_IDS.join(' or ')}${agent ? ` (got ${JSON.stringify(agent)})` : ''}`, 2);
   if (options.json && !options.dryRun && !options.yes && options.expect === undefined)
     return fail('--json answers without asking: pass --dry-run, --expect DIGEST or --yes', 2);
   const places = {
     project: resolve(options.project ?? process.cwd()),
-    home: resolve(options.home ?? agentHome(agent as SetupAgent, homedir(), process.env)),
+    home: resolve(options.home ?? agentHome(agent as AgentId, homedir(), process.env)),
   };
-  const now = () => setupChanges(agent as SetupAgent, places, selfLauncher(), read, { remove: options.remove, sha256 });
+  const now = () => setupChanges(agent as AgentId, places, selfLauncher(), read, { remove: options.remove, sha256 });
   let changes: FileChange[];
   try {
     changes = now();

@@ -6,9 +6,11 @@
  * and the MCP server are the ones setup writes (geminiHooks, qwenHooks, serverOf): one
  * definition for both ways in.
  */
-import { geminiHooks, type HookEntry, qwenHooks, serverOf } from './agentSetup';
-import { MCP_SERVER } from './agents';
-import type { Launcher } from './launcher';
+import { MCP_SERVER } from '../../../shared/agents';
+import type { Launcher } from '../../../shared/launcher';
+import { geminiHooks } from './geminiSetup';
+import { qwenHooks } from './qwenSetup';
+import { type HookEntry, serverOf } from './setupEdits';
 
 export const EXTENSION_AGENTS = ['gemini', 'qwen'] as const;
 export type ExtensionAgent = (typeof EXTENSION_AGENTS)[number];

@@ -1,5 +1,5 @@
 /**
- * Writing what shared/agentSetup.ts computes, for `retained setup` and VS Code's Set Up and
+ * Writing what setup computes (setup.ts), for `retained setup` and VS Code's Set Up and
  * Remove alike: each file read with a size cap, written whole (a temp file renamed into place,
  * through a link to where it points, keeping its mode), under a lock in the folder, and only when
  * the files are still as they were shown.
@@ -20,10 +20,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import type { FileChange } from '../agentSetup';
-
-/** The largest configuration file setup edits: agents' settings are a few KiB. */
-const FILE_MAX_BYTES = 4 << 20;
+import { CONFIG_MAX_BYTES, type FileChange } from '../../../shared/setupAnswer';
 
 /** A configuration file's text, or undefined when it is not there. */
 export function readConfig(path: string): string | undefined {
@@ -34,8 +31,10 @@ export function readConfig(path: string): string | undefined {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw err;
   }
-  if (size > FILE_MAX_BYTES)
-    throw new Error(`${path} is ${size} bytes: setup edits files of at most ${FILE_MAX_BYTES} bytes; edit it by hand`);
+  if (size > CONFIG_MAX_BYTES)
+    throw new Error(
+      `${path} is ${size} bytes: setup edits files of at most ${CONFIG_MAX_BYTES} bytes; edit it by hand`,
+    );
   return readFileSync(path, 'utf8');
 }
 

@@ -52,6 +52,7 @@ interface Shaped {
   door?: Omit<Door, 'peekTool'>;
   replace(stub: string): unknown;
 }
+
 /** `retained hook claude-code`: a tool's result, or a session restarted by a compaction. */
 export const claudeCodeAnswer: HookAnswer = (service, raw) =>
   isSessionStart(raw)
@@ -59,7 +60,7 @@ export const claudeCodeAnswer: HookAnswer = (service, raw) =>
     : hook(service, check(HookInput, raw, 'the hook input'));
 
 /** The hook's answer for one tool result, or undefined to leave it as it is. */
-export async function hook(service: RetentionService, input: HookInput): Promise<unknown> {
+async function hook(service: RetentionService, input: HookInput): Promise<unknown> {
   const { session_id: session, tool_name: tool, tool_use_id: callId } = input;
   const shaped = shapeOf(tool, input.tool_response);
   if (!shaped) return undefined;

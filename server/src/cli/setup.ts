@@ -1,7 +1,7 @@
 /**
  * `retained setup <agent> [--remove]`: writes an agent's own configuration for Retained Outputs
- * (each agent's row of agentAdapters.ts says what), after showing exactly what changes. On a terminal it asks
- * first; from a script it writes only with `--yes`, or `--expect` the digest of what it showed;
+ * (its row of agentAdapters.ts says what), after showing exactly what changes. On a terminal it
+ * asks first; from a script it writes only with `--yes`, or `--expect` the digest of what it showed;
  * `--dry-run` only shows. With `--json` it answers a SetupAnswer (VS Code's Set Up runs it so:
  * `--dry-run` for the preview, then `--expect`). Each file is written whole or not at all (a
  * temp file renamed into place). The configuration names this command line where it is now: run

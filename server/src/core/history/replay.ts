@@ -1,8 +1,8 @@
 /**
  * Replay: the model-facing history rebuilt from a transcript. A pure function of the events,
  * which value files exist, and the view asked for, so a resume sends exactly what the live
- * turns sent: a retained result comes back as the same stub, byte for byte, but only while its
- * value file exists (otherwise the full text goes in: never a stub that points at nothing).
+ * model calls sent: a retained result comes back as the same stub, byte for byte, but only while
+ * its value file exists (otherwise the full text goes in: never a stub that points at nothing).
  *
  * Two views of one run:
  * - `sent`: what the agent sent the model. For a run recorded through Retained Outputs, its
@@ -31,7 +31,7 @@ export interface ReplayInput {
 
 export interface StructuredReplay {
   messages: Message[];
-  /** The last turn's stop reason, when it ended. */
+  /** The last response's stop reason, when it ended. */
   stopReason?: StopReason;
   /**
    * Where each block came from, parallel to `messages[i].content`: the index of its event, and

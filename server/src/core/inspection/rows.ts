@@ -11,7 +11,7 @@
 
 import { blockText, contentText } from '../../../../shared/blocks';
 import type { ModelCallEvent, ToolCallFinishedEvent, TranscriptEvent } from '../../../../shared/events';
-import type { Block, View } from '../../../../shared/history';
+import type { View } from '../../../../shared/history';
 import type {
   CallCell,
   Clip,
@@ -24,12 +24,13 @@ import type {
 import type { HistoryPolicy } from '../../../../shared/settings';
 import { cutOf, responseStarts } from '../history/modelCalls';
 import { type ArchiveNeed, applyHistoryPolicy, resultInfos } from '../history/policy';
-import { replayStructured, resultText, type Segment, type StructuredReplay } from '../history/replay';
+import { replayStructured, resultText, type Segment } from '../history/replay';
 import { countLines, cutToBytes, utf8Bytes } from '../text/bytes';
-import { TOKEN_SAMPLE_CHARS } from '../text/sizes';
-import { bodySizes, countTokens, TOKENIZER } from '../text/tokens';
+import { TOKENIZER } from '../text/tokens';
 import { Yielder } from '../yielder';
 import { countedInputs, onCounted } from './basis';
+import { blockSizes, estimateTokens, fullResultSizes } from './blockSizes';
+import { calledIds, historyStart, keptFrom, olderSegments, roundStartsOf, segmentsOf } from './rounds';
 
 export const CELL_MAX_BYTES = 8192;
 export const CELL_MAX_LINES = 200;
@@ -155,44 +156,6 @@ function resultClip(event: ToolCallFinishedEvent, head: string | undefined): Cli
   return { text: shown.text, bytes, lines, cut: utf8Bytes(shown.text) < bytes };
 }
 
-export function estimateTokens(json: string): number {
-  if (json.length <= TOKEN_SAMPLE_CHARS) return countTokens(json);
-  const sample = json.slice(0, TOKEN_SAMPLE_CHARS);
-  return Math.round((countTokens(sample) * json.length) / sample.length);
-}
-
-/** A result's full body as it would be sent, by event: from the event (a result kept in a value), or measured once. */
-const fullBodies = new WeakMap<TranscriptEvent, { jsonBytes: number; tokens: number }>();
-
-function fullBody(event: ToolCallFinishedEvent): { jsonBytes: number; tokens: number } {
-  if (event.result === undefined)
-    return {
-      jsonBytes: event.jsonBytes ?? (event.bytes ?? 0) + 2,
-      tokens: event.tokens ?? Math.ceil((event.bytes ?? 0) / 4),
-    };
-  let sizes = fullBodies.get(event);
-  if (!sizes) {
-    sizes = bodySizes(event.result);
-    fullBodies.set(event, sizes);
-  }
-  return sizes;
-}
-
-export function blockSizes(block: Block): { bytes: number; tokens: number } {
-  const json = JSON.stringify(block);
-  return { bytes: utf8Bytes(json), tokens: estimateTokens(json) };
-}
-
-/** A tool_result block carrying the event's full result: the block around it, plus the body's known sizes. */
-export function fullResultSizes(
-  block: Extract<Block, { type: 'tool_result' }>,
-  event: ToolCallFinishedEvent,
-): { bytes: number; tokens: number } {
-  const shell = JSON.stringify({ ...block, content: '' });
-  const body = fullBody(event);
-  return { bytes: utf8Bytes(shell) - 2 + body.jsonBytes, tokens: countTokens(shell) + body.tokens };
-}
-
 /**
  * Bytes and tokens per event over histories (a replay's segments), as prefix sums (index i:
  * events before i): the blocks as sent, or (`full`) with every result in full, the same history.
@@ -228,58 +191,6 @@ async function prefixSizes(
     tokens[i]! += tokens[i - 1]!;
   }
   return { bytes, tokens };
-}
-
-export function segmentsOf(replay: StructuredReplay): Segment[] {
-  return [...replay.compacted, { messages: replay.messages, owners: replay.owners }];
-}
-
-/** The histories with every result the policy would ever turn into a reference turned (no round kept): what older rounds are sent as. */
-export function olderSegments(
-  replay: StructuredReplay,
-  events: readonly TranscriptEvent[],
-  existingValues: ReadonlySet<string>,
-  policy: HistoryPolicy,
-): Segment[] {
-  const infos = resultInfos(events, existingValues);
-  return segmentsOf(replay).map((segment) => ({
-    ...segment,
-    messages: applyHistoryPolicy(segment.messages, segment.owners, infos, { ...policy, keepRounds: 0 }).messages,
-  }));
-}
-
-/** Where the newest `keepRounds` rounds before `cut` begin (the policy leaves them intact). */
-export function keptFrom(roundStarts: readonly number[], cut: number, keepRounds: number): number {
-  // How many rounds start before `cut`: a binary search, as this runs once per model call.
-  let lo = 0;
-  let hi = roundStarts.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (roundStarts[mid]! < cut) lo = mid + 1;
-    else hi = mid;
-  }
-  if (lo <= keepRounds) return 0;
-  return keepRounds === 0 ? cut : roundStarts[lo - keepRounds]!;
-}
-
-function calledIds(events: readonly TranscriptEvent[]): Set<string> {
-  return new Set(events.flatMap((e) => (e.type === 'assistant' ? (e.toolCalls ?? []).map((c) => c.id) : [])));
-}
-
-/** Where rounds start: at an assistant event with calls, or at a result no call recorded (replay gives it its own call). */
-export function roundStartsOf(events: readonly TranscriptEvent[], called = calledIds(events)): number[] {
-  return events.flatMap((e, i) =>
-    (e.type === 'assistant' && e.toolCalls?.length) || (e.type === 'tool_call_finished' && !called.has(e.callId))
-      ? [i]
-      : [],
-  );
-}
-
-/** The start of the history the model call at `cut` sent: the last compaction before it, else the run's start. */
-export function historyStart(compactions: readonly number[], cut: number): number {
-  let start = 0;
-  for (const at of compactions) if (at < cut) start = at;
-  return start;
 }
 
 export interface OutlineOptions {

@@ -21,16 +21,8 @@ import { responseStarts } from '../history/modelCalls';
 import { type BlockOwner, replayStructured, type Segment } from '../history/replay';
 import { TOKENIZER } from '../text/tokens';
 import { Yielder } from '../yielder';
-import {
-  blockSizes,
-  estimateTokens,
-  fullResultSizes,
-  historyStart,
-  keptFrom,
-  olderSegments,
-  roundStartsOf,
-  segmentsOf,
-} from './rows';
+import { blockSizes, estimateTokens, fullResultSizes } from './blockSizes';
+import { historyStart, keptFrom, olderSegments, roundStartsOf, segmentsOf } from './rounds';
 
 const ZERO = Object.fromEntries(USAGE_PARTS.map((p) => [p, 0])) as Parts;
 const zero = (): Parts => ({ ...ZERO });

@@ -5,6 +5,7 @@ import type { FileChange } from '../../../shared/setupAnswer';
 import { STORE_DIR } from '../../../shared/storeDir';
 import {
   edit,
+  editedFile,
   finish,
   type HookEntry,
   ownFile,
@@ -83,9 +84,6 @@ ${assign.join('')}exec ${run} --store="$store" --run="$CLAUDE_CODE_SESSION_ID" -
  */
 export function claudeCodeSetup(project: string, launcher: Launcher, read: Read, remove: boolean): FileChange[] {
   const mcpPath = `${project}/.mcp.json`;
-  const mcpBefore = read(mcpPath);
-  const mcp = withServer(mcpBefore ?? '', mcpPath, remove ? undefined : serverOf(launcher));
-
   const settingsPath = `${project}/.claude/settings.json`;
   const prefixPath = `${project}/.claude/${PREFIX_FILE}`;
   const settingsBefore = read(settingsPath);
@@ -126,7 +124,9 @@ export function claudeCodeSetup(project: string, launcher: Launcher, read: Read,
   if (prefix === prefixPath && remove) settings = edit(settings, ['env', SHELL_PREFIX], undefined);
   if (prefix === undefined && !remove) settings = edit(settings, ['env', SHELL_PREFIX], prefixPath);
   return [
-    { path: mcpPath, before: mcpBefore, after: finish(mcpBefore, mcp, mcpPath, remove, [['mcpServers']]) },
+    editedFile(mcpPath, read, remove, [['mcpServers']], (text) =>
+      withServer(text, mcpPath, remove ? undefined : serverOf(launcher)),
+    ),
     {
       path: settingsPath,
       before: settingsBefore,

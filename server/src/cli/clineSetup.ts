@@ -3,7 +3,7 @@ import type { Launcher } from '../../../shared/launcher';
 import { REWRITE_MAX_BYTES, REWRITE_TAG, rewrite } from '../../../shared/rewrite';
 import type { FileChange } from '../../../shared/setupAnswer';
 import { STORE_DIR } from '../../../shared/storeDir';
-import { finish, ownFile, type Read, serverOf, withServer } from './setupEdits';
+import { editedFile, ownFile, type Read, serverOf, withServer } from './setupEdits';
 
 /** The first line of the plugin file setup writes for Cline: a file without it is not ours. */
 const CLINE_PLUGIN_MARK =
@@ -105,10 +105,11 @@ module.exports.default = plugin;
  */
 export function clineSetup(home: string, launcher: Launcher, read: Read, remove: boolean): FileChange[] {
   const mcpPath = `${home}/data/settings/cline_mcp_settings.json`;
-  const mcpBefore = read(mcpPath);
-  const mcp = withServer(mcpBefore ?? '', mcpPath, remove ? undefined : { ...serverOf(launcher), disabled: false });
+  const server = { ...serverOf(launcher), disabled: false };
   return [
-    { path: mcpPath, before: mcpBefore, after: finish(mcpBefore, mcp, mcpPath, remove, [['mcpServers']]) },
+    editedFile(mcpPath, read, remove, [['mcpServers']], (text) =>
+      withServer(text, mcpPath, remove ? undefined : server),
+    ),
     ownFile(
       `${home}/plugins/retained-outputs.js`,
       read,

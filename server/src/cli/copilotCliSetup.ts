@@ -1,7 +1,7 @@
 /** GitHub Copilot CLI's setup: its MCP server, and a hooks file of setup's own. */
 import { commandLine, type Launcher } from '../../../shared/launcher';
 import type { FileChange } from '../../../shared/setupAnswer';
-import { finish, ownFile, type Read, serverOf, withServer } from './setupEdits';
+import { editedFile, ownFile, type Read, serverOf, withServer } from './setupEdits';
 
 /**
  * GitHub Copilot CLI, for the user: `mcp-config.json` in its home gets the MCP server, and
@@ -10,13 +10,13 @@ import { finish, ownFile, type Read, serverOf, withServer } from './setupEdits';
  */
 export function copilotCliSetup(home: string, launcher: Launcher, read: Read, remove: boolean): FileChange[] {
   const mcpPath = `${home}/mcp-config.json`;
-  const mcpBefore = read(mcpPath);
   const server = { type: 'local', ...serverOf(launcher), tools: ['*'] };
-  const mcp = withServer(mcpBefore ?? '', mcpPath, remove ? undefined : server);
   const command = commandLine(launcher, ['hook', 'copilot-cli']);
   const hook = { version: 1, hooks: { postToolUse: [{ type: 'command', bash: command, timeoutSec: 60 }] } };
   return [
-    { path: mcpPath, before: mcpBefore, after: finish(mcpBefore, mcp, mcpPath, remove, [['mcpServers']]) },
+    editedFile(mcpPath, read, remove, [['mcpServers']], (text) =>
+      withServer(text, mcpPath, remove ? undefined : server),
+    ),
     ownFile(
       `${home}/hooks/retained-outputs.json`,
       read,

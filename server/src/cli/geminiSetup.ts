@@ -2,7 +2,7 @@
 import { GEMINI_SHELL_TOOL } from '../../../shared/agents';
 import { commandLine, type Launcher } from '../../../shared/launcher';
 import type { FileChange } from '../../../shared/setupAnswer';
-import { finish, type HookEntry, type Read, serverOf, withHook, withServer } from './setupEdits';
+import { type HookEntry, type Read, serverAndHooks } from './setupEdits';
 
 /** Gemini CLI's hooks, by event: what setup merges into its settings and its extension ships. */
 export function geminiHooks(launcher: Launcher): Record<'BeforeTool' | 'AfterTool', HookEntry> {
@@ -19,16 +19,7 @@ export function geminiHooks(launcher: Launcher): Record<'BeforeTool' | 'AfterToo
  * `retained run` where Gemini CLI's rules allow it whatever it is, else its big output retained after).
  */
 export function geminiSetup(home: string, launcher: Launcher, read: Read, remove: boolean): FileChange[] {
-  const path = `${home}/settings.json`;
-  const before = read(path);
-  let text = withServer(before ?? '', path, remove ? undefined : serverOf(launcher));
-  for (const [event, hook] of Object.entries(geminiHooks(launcher)))
-    text = withHook(text, path, event, /\bhook gemini(\s|$)/, remove ? undefined : hook);
   return [
-    {
-      path,
-      before,
-      after: finish(before, text, path, remove, [['mcpServers'], ['hooks', 'BeforeTool'], ['hooks', 'AfterTool']]),
-    },
+    serverAndHooks(`${home}/settings.json`, read, launcher, remove, geminiHooks(launcher), /\bhook gemini(\s|$)/),
   ];
 }

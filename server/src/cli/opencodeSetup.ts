@@ -3,7 +3,7 @@ import { MCP_SERVER } from '../../../shared/agents';
 import type { Launcher } from '../../../shared/launcher';
 import { DEFAULT_SETTINGS } from '../../../shared/settings';
 import type { FileChange } from '../../../shared/setupAnswer';
-import { finish, ownFile, type Read, withOurs } from './setupEdits';
+import { editedFile, ownFile, type Read, withOurs } from './setupEdits';
 
 /** The first line of the plugin file setup writes for OpenCode: a file without it is not ours. */
 const PLUGIN_MARK =
@@ -103,16 +103,16 @@ export const RetainedOutputs = async ({ directory }) => {
  */
 export function opencodeSetup(dir: string, launcher: Launcher, read: Read, remove: boolean): FileChange[] {
   const configPath = `${dir}/opencode.json`;
-  const configBefore = read(configPath);
   const server = {
     type: 'local',
     command: [launcher.node, launcher.cli, 'mcp'],
     enabled: true,
     ...(launcher.env ? { environment: launcher.env } : {}),
   };
-  const config = withOurs(configBefore ?? '', configPath, ['mcp', MCP_SERVER], remove ? undefined : server);
   return [
-    { path: configPath, before: configBefore, after: finish(configBefore, config, configPath, remove, [['mcp']]) },
+    editedFile(configPath, read, remove, [['mcp']], (text) =>
+      withOurs(text, configPath, ['mcp', MCP_SERVER], remove ? undefined : server),
+    ),
     ownFile(
       `${dir}/plugins/retained-outputs.js`,
       read,

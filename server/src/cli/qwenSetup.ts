@@ -2,7 +2,7 @@
 import { GEMINI_SHELL_TOOL } from '../../../shared/agents';
 import { commandLine, type Launcher } from '../../../shared/launcher';
 import type { FileChange } from '../../../shared/setupAnswer';
-import { finish, type HookEntry, type Read, serverOf, withHook, withServer } from './setupEdits';
+import { type HookEntry, type Read, serverAndHooks } from './setupEdits';
 
 /** Qwen Code's hooks, by event: what setup merges into its settings and its extension ships. */
 export function qwenHooks(
@@ -21,21 +21,5 @@ export function qwenHooks(
  * on `compact` and `resume` that hands the model the index of what was retained before a compaction.
  */
 export function qwenSetup(home: string, launcher: Launcher, read: Read, remove: boolean): FileChange[] {
-  const path = `${home}/settings.json`;
-  const before = read(path);
-  let text = withServer(before ?? '', path, remove ? undefined : serverOf(launcher));
-  for (const [event, hook] of Object.entries(qwenHooks(launcher)))
-    text = withHook(text, path, event, /\bhook qwen(\s|$)/, remove ? undefined : hook);
-  return [
-    {
-      path,
-      before,
-      after: finish(before, text, path, remove, [
-        ['mcpServers'],
-        ['hooks', 'PostToolUse'],
-        ['hooks', 'PostToolUseFailure'],
-        ['hooks', 'SessionStart'],
-      ]),
-    },
-  ];
+  return [serverAndHooks(`${home}/settings.json`, read, launcher, remove, qwenHooks(launcher), /\bhook qwen(\s|$)/)];
 }

@@ -168,6 +168,39 @@ export function finish(before: string | undefined, text: string, file: string, r
 }
 
 /**
+ * A JSON file edited in place: `change` applied to its text ('' when it is not there), then
+ * finished as `finish` says, with `containers` the ones a removal may leave empty.
+ */
+export function editedFile(
+  path: string,
+  read: Read,
+  remove: boolean,
+  containers: JSONPath[],
+  change: (text: string) => string,
+): FileChange {
+  const before = read(path);
+  return { path, before, after: finish(before, change(before ?? ''), path, remove, containers) };
+}
+
+/** A settings file that holds our MCP server and our hooks by event (Gemini CLI's, Qwen Code's). */
+export function serverAndHooks(
+  path: string,
+  read: Read,
+  launcher: Launcher,
+  remove: boolean,
+  hooks: Record<string, HookEntry>,
+  ours: RegExp,
+): FileChange {
+  const containers: JSONPath[] = [['mcpServers'], ...Object.keys(hooks).map((event) => ['hooks', event])];
+  return editedFile(path, read, remove, containers, (text) => {
+    let out = withServer(text, path, remove ? undefined : serverOf(launcher));
+    for (const [event, hook] of Object.entries(hooks))
+      out = withHook(out, path, event, ours, remove ? undefined : hook);
+    return out;
+  });
+}
+
+/**
  * A file of setup's own (a plugin, a hooks file): written whole, and deleted by a removal. A
  * file there that is not setup's (`ours` says) is never overwritten: setup refuses, naming it.
  */

@@ -22,7 +22,7 @@ import { parse } from 'jsonc-parser';
 import { claudeCodeDir, findSessions } from '../../extension/src/sessionFiles';
 import { claudeScriptCommand } from '../../server/src/cli/claudeCodeSetup';
 import { codexAnswer } from '../../server/src/cli/commandHooks';
-import { copilotAnswer } from '../../server/src/cli/copilotCliHook';
+import { copilotCliHook } from '../../server/src/cli/copilotCliHook';
 import { geminiWouldAsk } from '../../server/src/cli/geminiRules';
 import { setupChanges } from '../../server/src/cli/setup';
 import { RetentionService } from '../../server/src/core/service';
@@ -588,7 +588,7 @@ describe("Copilot CLI's hook", () => {
     const whole = `${Array.from({ length: 30000 }, (_, i) => i + 1).join('\n')}\n`;
     writeFileSync(file, whole);
     try {
-      const answer = (await copilotAnswer(s, input(notice(file)))) as {
+      const answer = (await copilotCliHook(s, input(notice(file)))) as {
         modifiedResult: { textResultForLlm: string; resultType: string };
       };
       assert.equal(answer.modifiedResult.resultType, 'success');
@@ -622,9 +622,9 @@ describe("Copilot CLI's hook", () => {
         // A notice a command printed, naming a saved file of another output: its preview is not that file's start.
         notice(other),
       ])
-        assert.equal(await copilotAnswer(s, input(text)), undefined, text.slice(0, 120));
-      assert.equal(await copilotAnswer(s, input('small')), undefined, 'a small result passes');
-      await assert.rejects(copilotAnswer(s, { ...input('x'), toolResult: 'x' }), /toolResult/);
+        assert.equal(await copilotCliHook(s, input(text)), undefined, text.slice(0, 120));
+      assert.equal(await copilotCliHook(s, input('small')), undefined, 'a small result passes');
+      await assert.rejects(copilotCliHook(s, { ...input('x'), toolResult: 'x' }), /toolResult/);
     } finally {
       rmSync(link, { force: true });
       rmSync(other, { force: true });

@@ -4,22 +4,20 @@
  * what those files have the agent send). The agent table (shared/agents.ts) names the agent;
  * its converter (core/import/importer.ts) reads its sessions.
  */
-import { homedir } from 'node:os';
-import { AGENT_IDS, type AgentId, agentHome } from '../../../shared/agents';
-import { check } from '../../../shared/check';
-import { claudeCodeAnswer } from './claudeCodeHook';
+import { AGENT_IDS, type AgentId } from '../../../shared/agents';
+import { claudeCodeHook } from './claudeCodeHook';
 import { claudeCodeSetup } from './claudeCodeSetup';
 import { clineSetup } from './clineSetup';
 import { codexSetup } from './codexSetup';
-import { codexAnswer, selfLauncher } from './commandHooks';
-import { copilotAnswer } from './copilotCliHook';
+import { codexHook } from './commandHooks';
+import { copilotCliHook } from './copilotCliHook';
 import { copilotCliSetup } from './copilotCliSetup';
-import { geminiAnswer } from './geminiHook';
+import { geminiHook } from './geminiHook';
 import { geminiSetup } from './geminiSetup';
-import { afterCompaction, type HookAnswer, isSessionStart, SessionStartInput } from './hook';
-import { isOpencodeCompacted, opencodeAnswer, opencodeCompacted } from './opencodeHook';
+import type { HookAnswer } from './hook';
+import { opencodeHook } from './opencodeHook';
 import { opencodeSetup } from './opencodeSetup';
-import { qwenAnswer } from './qwenHook';
+import { qwenHook } from './qwenHook';
 import { qwenSetup } from './qwenSetup';
 import type { Setup } from './setupEdits';
 
@@ -30,37 +28,13 @@ export interface AgentAdapter {
 }
 
 export const ADAPTERS: Readonly<Record<AgentId, AgentAdapter>> = {
-  'claude-code': { setup: claudeCodeSetup, hook: claudeCodeAnswer },
+  'claude-code': { setup: claudeCodeSetup, hook: claudeCodeHook },
   cline: { setup: clineSetup },
-  codex: {
-    setup: codexSetup,
-    hook: (service, raw, { guard, why }) => codexAnswer(raw, selfLauncher(), service.address, guard, why),
-  },
-  'copilot-cli': { setup: copilotCliSetup, hook: (service, raw) => copilotAnswer(service, raw) },
-  gemini: {
-    setup: geminiSetup,
-    hook: (service, raw, { guard, why }) =>
-      geminiAnswer(service, raw, {
-        launcher: selfLauncher(),
-        guard,
-        geminiHome: agentHome('gemini', homedir(), process.env),
-        why,
-      }),
-  },
-  opencode: {
-    setup: opencodeSetup,
-    hook: async (service, raw) =>
-      isOpencodeCompacted(raw)
-        ? opencodeCompacted(service, raw)
-        : opencodeAnswer(service, raw).then((output) => (output === undefined ? undefined : { output })),
-  },
-  qwen: {
-    setup: qwenSetup,
-    hook: (service, raw) =>
-      isSessionStart(raw)
-        ? afterCompaction(service, check(SessionStartInput, raw, 'the hook input'), 'qwen')
-        : qwenAnswer(service, raw),
-  },
+  codex: { setup: codexSetup, hook: codexHook },
+  'copilot-cli': { setup: copilotCliSetup, hook: copilotCliHook },
+  gemini: { setup: geminiSetup, hook: geminiHook },
+  opencode: { setup: opencodeSetup, hook: opencodeHook },
+  qwen: { setup: qwenSetup, hook: qwenHook },
 };
 
 /** The agents with a `retained hook <agent>`. */

@@ -54,7 +54,7 @@ interface Shaped {
 }
 
 /** `retained hook claude-code`: a tool's result, or a session restarted by a compaction. */
-export const claudeCodeAnswer: HookAnswer = (service, raw) =>
+export const claudeCodeHook: HookAnswer = (service, raw) =>
   isSessionStart(raw)
     ? afterCompaction(service, check(SessionStartInput, raw, 'the hook input'), 'claude-code')
     : hook(service, check(HookInput, raw, 'the hook input'));

@@ -21,6 +21,7 @@ import { ID_MAX, PATH_MAX } from '../../../shared/ids';
 import type { Launcher } from '../../../shared/launcher';
 import { isRewritten, rewrite } from '../../../shared/rewrite';
 import { codexWouldAsk } from './codexRules';
+import type { HookAnswer } from './hook';
 
 /**
  * What Codex sends a PreToolUse hook; loose, as each release adds fields. In zod/mini (the same
@@ -71,6 +72,10 @@ export function codexAnswer(
     },
   };
 }
+
+/** `retained hook codex` as the bundle answers it (when rewriteHooks.ts declined: the same answer, with the reason logged). */
+export const codexHook: HookAnswer = (service, raw, { guard, why }) =>
+  codexAnswer(raw, selfLauncher(), service.address, guard, why);
 
 /** This command line, as the wrapped command starts it again. */
 export function selfLauncher(): Launcher {

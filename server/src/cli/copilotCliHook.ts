@@ -87,7 +87,7 @@ async function readHead(file: string, bytes: number): Promise<string> {
   }
 }
 
-export async function copilotAnswer(service: RetentionService, raw: unknown): Promise<unknown> {
+export async function copilotCliHook(service: RetentionService, raw: unknown): Promise<unknown> {
   const input = check(CopilotHookInput, raw, 'the hook input');
   const { textResultForLlm: whole, resultType } = input.toolResult;
   if (resultType !== 'success') return undefined;

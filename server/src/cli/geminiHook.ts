@@ -11,9 +11,9 @@
  *
  * A hook never breaks the agent: on any failure it prints nothing and exits 0.
  */
-import { constants } from 'node:os';
+import { constants, homedir } from 'node:os';
 import * as z from 'zod/mini';
-import { AGENTS, GEMINI_SHELL_TOOL } from '../../../shared/agents';
+import { AGENTS, agentHome, GEMINI_SHELL_TOOL } from '../../../shared/agents';
 import { check } from '../../../shared/check';
 import { ID_MAX, PATH_MAX } from '../../../shared/ids';
 import type { Launcher } from '../../../shared/launcher';
@@ -21,7 +21,9 @@ import type { Exit } from '../../../shared/protocol';
 import { isRewritten, type RewriteOptions, rewrite } from '../../../shared/rewrite';
 import type { RetentionService } from '../core/service';
 import { utf8Bytes } from '../core/text/bytes';
+import { selfLauncher } from './commandHooks';
 import { geminiWouldAsk } from './geminiRules';
+import type { HookAnswer } from './hook';
 
 /**
  * What Gemini CLI sends its tool hooks (it names no call: a value gets a fresh id); loose, as
@@ -55,7 +57,16 @@ function shellCall(raw: unknown): (z.infer<typeof GeminiHookInput> & { command: 
 }
 
 /** Gemini CLI's answer for one hook call, or undefined to leave the call as it is. */
-export async function geminiAnswer(service: RetentionService, raw: unknown, context: GeminiContext): Promise<unknown> {
+/** `retained hook gemini`: BeforeTool's rewrite, or AfterTool's big output retained. */
+export const geminiHook: HookAnswer = (service, raw, { guard, why }) =>
+  answer(service, raw, {
+    launcher: selfLauncher(),
+    guard,
+    geminiHome: agentHome('gemini', homedir(), process.env),
+    why,
+  });
+
+async function answer(service: RetentionService, raw: unknown, context: GeminiContext): Promise<unknown> {
   const input = shellCall(raw);
   if (!input) return undefined;
   if (input.hook_event_name === 'BeforeTool') return beforeTool(input, service.address, context);

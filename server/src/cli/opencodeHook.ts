@@ -25,6 +25,7 @@ import { isHandedIndex, retainedIndex } from '../../../shared/stubText';
 import { fileChunks } from '../core/retain/fileSource';
 import type { RetentionService } from '../core/service';
 import { utf8Bytes } from '../core/text/bytes';
+import type { HookAnswer } from './hook';
 
 /** What the plugin sends: OpenCode's own fields for the call, as it has them. */
 const OpencodeHookInput = z.strictObject({
@@ -47,7 +48,7 @@ const OpencodeCompacted = z.strictObject({
   auto: z.boolean().optional(),
 });
 
-export const isOpencodeCompacted = (raw: unknown) =>
+const isCompacted = (raw: unknown) =>
   typeof raw === 'object' && raw !== null && (raw as Record<string, unknown>).hook_event_name === 'compacted';
 
 /**
@@ -56,7 +57,7 @@ export const isOpencodeCompacted = (raw: unknown) =>
  * per compaction, under OpenCode's id of it: asked again (each request, a new process, a resumed
  * session), the same text. No value retained: an empty index.
  */
-export async function opencodeCompacted(service: RetentionService, raw: unknown): Promise<{ index: string }> {
+async function compacted(service: RetentionService, raw: unknown): Promise<{ index: string }> {
   const input = check(OpencodeCompacted, raw, 'the hook input');
   const runId = input.session_id;
   if (!(await service.store.runExists(runId))) return { index: '' };
@@ -134,8 +135,14 @@ async function written(file: string, tail: string): Promise<string | undefined> 
   }
 }
 
+/** `retained hook opencode` (its plugin's): a big bash output's stub, or the index after a compaction. */
+export const opencodeHook: HookAnswer = async (service, raw) =>
+  isCompacted(raw)
+    ? compacted(service, raw)
+    : toolAnswer(service, raw).then((output) => (output === undefined ? undefined : { output }));
+
 /** The stub text for the model, or undefined to leave OpenCode's result as it is. */
-export async function opencodeAnswer(service: RetentionService, raw: unknown): Promise<string | undefined> {
+async function toolAnswer(service: RetentionService, raw: unknown): Promise<string | undefined> {
   const input = check(OpencodeHookInput, raw, 'the hook input');
   const notes = METADATA.exec(input.output)?.[0] ?? '';
   const text = input.output.slice(0, input.output.length - notes.length);

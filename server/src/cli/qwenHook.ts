@@ -24,6 +24,7 @@ import { ID_MAX } from '../../../shared/ids';
 import type { Exit } from '../../../shared/protocol';
 import type { RetentionService } from '../core/service';
 import { utf8Bytes } from '../core/text/bytes';
+import { afterCompaction, type HookAnswer, isSessionStart, SessionStartInput } from './hook';
 
 const QwenHookInput = z.looseObject({
   hook_event_name: z.string().max(100),
@@ -55,7 +56,13 @@ const SAVED_MAX_BYTES = 80 << 20;
 /** The line Qwen Code adds to a long output, naming the file it saved it to. */
 const SAVED_NOTE = /\nOutput too long and was saved to: [^\n]*$/;
 
-export async function qwenAnswer(service: RetentionService, raw: unknown): Promise<unknown> {
+/** `retained hook qwen`: a shell tool's result, or a session restarted by a compaction or a resume. */
+export const qwenHook: HookAnswer = (service, raw) =>
+  isSessionStart(raw)
+    ? afterCompaction(service, check(SessionStartInput, raw, 'the hook input'), 'qwen')
+    : toolAnswer(service, raw);
+
+async function toolAnswer(service: RetentionService, raw: unknown): Promise<unknown> {
   const input = check(QwenHookInput, raw, 'the hook input');
   if (input.tool_name !== GEMINI_SHELL_TOOL) return undefined;
   const callId = input.tool_call_id ?? input.tool_use_id;

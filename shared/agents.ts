@@ -45,10 +45,12 @@ export interface AgentRow {
   name: string;
   /**
    * Its home folder: `variable` when set (the folder itself; with `inside`, the folder that holds
-   * it), else `folder` in the user's home. Claude Code's setup writes the project instead.
+   * it), else `folder` in the user's home.
    */
   home: { variable: string; folder: string; inside?: string };
-  /** The files setup writes, in its home (Claude Code: in the project). */
+  /** Where setup writes: the project (its settings are a project's), or its home. */
+  setupIn: 'project' | 'home';
+  /** The files setup writes, there. */
   config: readonly string[];
   /** How Retained Outputs reaches its tool results. */
   hook: string;
@@ -64,6 +66,7 @@ export const AGENTS: Readonly<Record<AgentId, AgentRow>> = {
   'claude-code': {
     name: 'Claude Code',
     home: { variable: 'CLAUDE_CONFIG_DIR', folder: '.claude' },
+    setupIn: 'project',
     config: ['.mcp.json', '.claude/settings.json', '.claude/retained-outputs-prefix.sh'],
     hook: 'a PostToolUse hook, and a shell prefix its Bash tool runs commands through',
     failing: "the stub, after Claude Code's own `Exit code N` line",
@@ -73,6 +76,7 @@ export const AGENTS: Readonly<Record<AgentId, AgentRow>> = {
   codex: {
     name: 'Codex',
     home: { variable: 'CODEX_HOME', folder: '.codex' },
+    setupIn: 'home',
     config: ['config.toml'],
     hook: 'a PreToolUse hook that runs shell commands through `retained run`',
     failing: 'the stub, with its exit status',
@@ -82,6 +86,7 @@ export const AGENTS: Readonly<Record<AgentId, AgentRow>> = {
   gemini: {
     name: 'Gemini CLI',
     home: { variable: 'GEMINI_CLI_HOME', inside: '.gemini', folder: '.gemini' },
+    setupIn: 'home',
     config: ['settings.json'],
     hook: 'BeforeTool and AfterTool hooks: shell commands run through `retained run` where no rule could decide on them, else a big output replaced after',
     failing: 'the stub, with its exit status',
@@ -91,6 +96,7 @@ export const AGENTS: Readonly<Record<AgentId, AgentRow>> = {
   qwen: {
     name: 'Qwen Code',
     home: { variable: 'QWEN_HOME', folder: '.qwen' },
+    setupIn: 'home',
     config: ['settings.json'],
     hook: 'PostToolUse and PostToolUseFailure hooks',
     failing: 'the stub, with its exit status',
@@ -100,6 +106,7 @@ export const AGENTS: Readonly<Record<AgentId, AgentRow>> = {
   opencode: {
     name: 'OpenCode',
     home: { variable: 'XDG_CONFIG_HOME', inside: 'opencode', folder: '.config/opencode' },
+    setupIn: 'home',
     config: ['opencode.json', 'plugins/retained-outputs.js'],
     hook: 'a plugin that keeps a big bash output after it ran (from the file OpenCode saved it to)',
     failing: 'the stub, with the exit status OpenCode itself never shows the model',
@@ -109,6 +116,7 @@ export const AGENTS: Readonly<Record<AgentId, AgentRow>> = {
   'copilot-cli': {
     name: 'GitHub Copilot CLI',
     home: { variable: 'COPILOT_HOME', folder: '.copilot' },
+    setupIn: 'home',
     config: ['mcp-config.json', 'hooks/retained-outputs.json'],
     hook: 'a postToolUse hook',
     failing: 'the stub, after its exit status line',
@@ -118,6 +126,7 @@ export const AGENTS: Readonly<Record<AgentId, AgentRow>> = {
   cline: {
     name: 'Cline',
     home: { variable: 'CLINE_DIR', folder: '.cline' },
+    setupIn: 'home',
     config: ['data/settings/cline_mcp_settings.json', 'plugins/retained-outputs.js'],
     hook: 'a plugin that runs each command of run_commands through `retained run`',
     failing: 'the stub, with its exit status',
@@ -135,23 +144,83 @@ export function agentHome(agent: AgentId, userHome: string, env: Record<string, 
 
 /** What setting an agent up adds, for a picker: its name, and the files, where. */
 export function setupSummary(agent: AgentId): { name: string; adds: string } {
-  const { name, home, config, hook } = AGENTS[agent];
-  const where = agent === 'claude-code' ? 'this project' : `~/${home.folder} ($${home.variable})`;
+  const { name, home, setupIn, config, hook } = AGENTS[agent];
+  const where = setupIn === 'project' ? 'this project' : `~/${home.folder} ($${home.variable})`;
   return { name, adds: `The MCP server and ${hook}: ${config.join(', ')} in ${where}` };
 }
 
-/** The names people read, by import format (VS Code's Copilot Chat replays have no row of their own). */
-export const AGENT_NAMES: Record<ImportFormat, string> = {
-  'claude-code': AGENTS['claude-code'].name,
-  codex: AGENTS.codex.name,
-  'copilot-chat': 'Copilot Chat',
-  'copilot-cli': AGENTS['copilot-cli'].name,
-  cline: AGENTS.cline.name,
-  'gemini-cli': AGENTS.gemini.name,
-  'qwen-code': AGENTS.qwen.name,
+/** A session format: the agent people read as having written it, and what its files do not record. */
+export interface FormatRow {
+  agent: string;
+  /**
+   * What "as the agent sent it" cannot cover: the parts of a request its session files do not
+   * record. A rebuilt request holds everything else, exactly; the inspector, docs/protocol.md and
+   * the tests that compare rebuilt requests with the bodies the real agents sent all read this.
+   */
+  notRecorded: readonly string[];
+}
+
+/** The session formats, a row each (VS Code's Copilot Chat replays have no agent row of their own). */
+export const FORMATS: Readonly<Record<ImportFormat, FormatRow>> = {
+  'claude-code': {
+    agent: AGENTS['claude-code'].name,
+    notRecorded: [
+      'the first system block, `x-anthropic-billing-header: cc_version=…`, a value Claude Code makes for each request',
+      '`metadata.user_id`: it holds the device id (the session id in it is known)',
+      '`stream` (Claude Code streams every model call)',
+      '`safeguards`: the context of its permission checks, sent in a permission mode or with a permission prompt tool (plan mode)',
+      'HTTP headers other than `anthropic-beta` (its betas are recorded)',
+      'whether a message of one text block went as a string or as a list (the same to the API)',
+      "requests the file keeps no record of: a compaction's own summary request, titles and other side calls",
+    ],
+  },
+  codex: {
+    agent: AGENTS.codex.name,
+    notRecorded: [
+      "the first input item, Codex's base instructions: the rollout keeps them as written, before Codex takes out its planning passages",
+      'the tool definitions (`tools`): a rollout records only those loaded through tool_search',
+      '`reasoning`, `text`, `include`, `store`, `stream`, `tool_choice`, `parallel_tool_calls` (from the model catalog and constants, not the rollout)',
+      '`client_metadata` beyond the turn ids',
+    ],
+  },
+  'copilot-chat': {
+    agent: 'Copilot Chat',
+    notRecorded: ['the tool definitions and request options (a chat replay logs messages only)'],
+  },
+  'copilot-cli': {
+    agent: AGENTS['copilot-cli'].name,
+    notRecorded: [
+      'the system message (its `system.message` event keeps it, but not per request) and the tool definitions',
+      'the request options (`temperature`, `top_p`, penalties, `max_tokens`)',
+    ],
+  },
+  cline: {
+    agent: AGENTS.cline.name,
+    notRecorded: [
+      'the system prompt as sent, the tool definitions and the request options',
+      "each result's text as sent: Cline cuts it to about 8,000 characters on the way (its head, a note, its tail)",
+    ],
+  },
+  'gemini-cli': {
+    agent: AGENTS.gemini.name,
+    notRecorded: [
+      '`systemInstruction`, the tool definitions and `generationConfig`: a chat records messages only',
+      "the thoughts' signatures (`thoughtSignature`), which Gemini CLI sends back in place of the thoughts",
+      'how the parts were grouped into contents (Gemini CLI sends its session context and the first prompt as one)',
+      "the call ids as sent (the chat's carry the tool's name before them)",
+    ],
+  },
+  'qwen-code': {
+    agent: AGENTS.qwen.name,
+    notRecorded: [
+      'the system message, the tool definitions and the request options: a chat records messages only',
+      'the reminders Qwen Code adds to user messages (`<system-reminder>`: skills, the date)',
+      'how a result was cut to fit, beyond the text the model got',
+    ],
+  },
 };
 
 /** The name of the agent that wrote a session of this format. */
 export function agentName(format: ImportFormat): string {
-  return AGENT_NAMES[format];
+  return FORMATS[format].agent;
 }

@@ -545,7 +545,7 @@ export const ReplayParams = z.strictObject({
 });
 export type ReplayParams = z.input<typeof ReplayParams>;
 
-/** The parts of a request besides its messages, as a run records them (see shared/fidelity.ts for what it cannot). */
+/** The parts of a request besides its messages, as a run records them (see FORMATS in shared/agents.ts for what it cannot). */
 export interface RequestParts {
   /** The system prompt as sent (Anthropic's `system`, OpenAI's `instructions`). */
   system?: unknown;

@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs';
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
-import { AGENT_NAMES, agentName, IMPORT_FORMATS } from '../../shared/agents';
+import { agentName, IMPORT_FORMATS } from '../../shared/agents';
 import { formatCount } from '../../shared/format';
 import { leftOutSentence } from '../../shared/leftOut';
 import { type IfExists, ImportRequest, type ImportResult } from '../../shared/protocol';
@@ -97,7 +97,7 @@ async function importSession(ctx: Ctx, uri?: vscode.Uri): Promise<void> {
     uri ??
     (
       await vscode.window.showOpenDialog({
-        title: `Import an agent session (${IMPORT_FORMATS.map((f) => AGENT_NAMES[f]).join(', ')})`,
+        title: `Import an agent session (${IMPORT_FORMATS.map((f) => agentName(f)).join(', ')})`,
         openLabel: 'Import',
         canSelectMany: false,
         defaultUri: startFolder(),

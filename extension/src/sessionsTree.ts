@@ -7,7 +7,7 @@
  */
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
-import { AGENT_NAMES } from '../../shared/agents';
+import { agentName } from '../../shared/agents';
 import { formatAge } from '../../shared/format';
 import type { Commands } from './commands';
 import { type AgentSession, type FactsCache, findSessions } from './sessionFiles';
@@ -71,9 +71,9 @@ export class SessionsTree implements vscode.TreeDataProvider<AgentSession>, vsco
     item.id = `session:${session.path}`;
     item.contextValue = 'session';
     item.iconPath = new vscode.ThemeIcon(session.agent === 'claude-code' ? 'comment-discussion' : 'terminal');
-    item.description = `${AGENT_NAMES[session.agent]} · ${formatAge(new Date(session.lastAt).toISOString())}`;
+    item.description = `${agentName(session.agent)} · ${formatAge(new Date(session.lastAt).toISOString())}`;
     item.tooltip = new vscode.MarkdownString(
-      `**${AGENT_NAMES[session.agent]}** session\n\n${session.title}\n\n\`${session.path}\``,
+      `**${agentName(session.agent)}** session\n\n${session.title}\n\n\`${session.path}\``,
     );
     item.command = { command: 'retained.openSession', title: 'Open in Inspector', arguments: [session] };
     if (this.stored.has(session.run ?? basename(session.path, '.jsonl'))) {

@@ -1,8 +1,8 @@
 /**
  * "As the agent sent it", checked whole: every request body a real agent sent a scripted model
  * (logged in a fixture's `requests.jsonl`) against the request the import rebuilds from the
- * agent's own session files. The only differences allowed are the ones `shared/fidelity.ts`
- * lists as what those files do not record, each undone here by name.
+ * agent's own session files. The only differences allowed are the ones its format's row lists
+ * as what those files do not record (`notRecorded`, shared/agents.ts), each undone here by name.
  */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -49,7 +49,7 @@ function asBlocks(messages: readonly { role: string; content: unknown }[]): unkn
   }));
 }
 
-/** A logged Claude Code body less what a session file does not record (shared/fidelity.ts, in its order). */
+/** A logged Claude Code body less what a session file does not record (its format's notRecorded in shared/agents.ts, in its order). */
 export function claudeCodeComparable(body: Logged['body']): Record<string, unknown> {
   const { metadata: _metadata, stream: _stream, safeguards: _safeguards, ...rest } = body;
   const system = Array.isArray(rest.system)
@@ -196,7 +196,7 @@ export async function assertSound(s: RetentionService, result: ImportResult) {
   }
 }
 
-/** A logged Codex body less what a rollout does not record (shared/fidelity.ts): input[0], the base instructions, and the request options. */
+/** A logged Codex body less what a rollout does not record (its format's notRecorded in shared/agents.ts): input[0], the base instructions, and the request options. */
 export function codexComparable(body: Logged['body']): Record<string, unknown> {
   const input = (body.input as { role?: string }[] | undefined) ?? [];
   return {

@@ -2,7 +2,8 @@
  * "As the agent sent it", whole, on every session recorded from a real agent against a scripted
  * model (test/fixtures/claude-code/*): each request body the agent sent equals the request the
  * import rebuilds from the session's own files (system prompt, tools, fields, cache marks and
- * messages), but for what `shared/fidelity.ts` says such files do not record.
+ * messages), but for what its format's `notRecorded` (shared/agents.ts) says such files do not
+ * record.
  */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';

@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
+import { FORMATS } from '../../shared/agents';
 import { CLI_FILES } from '../../shared/cliFiles';
-import { NOT_IN_SESSION_FILES } from '../../shared/fidelity';
 import { PEEK_TOOL, PEEK_TOOL_DESCRIPTION, peekToolJsonSchema } from '../../shared/peekTool';
 import { CLEANUP_BOUNDS, DEFAULT_SETTINGS, HISTORY_BOUNDS, SETTING_BOUNDS } from '../../shared/settings';
 import { VERSION } from '../../shared/version';
@@ -189,13 +189,13 @@ describe('the README and docs/', () => {
     assert.ok(checked >= 30, `checked ${checked} links`);
   });
 
-  it('lists every part of a request a session file cannot know, as shared/fidelity.ts says it', () => {
+  it("lists every part of a request a session file cannot know, as the formats' rows in shared/agents.ts say it", () => {
     const readme = documents()
       .map((d) => d.text)
       .join('\n')
       .replace(/\s+/g, ' ');
-    for (const items of Object.values(NOT_IN_SESSION_FILES))
-      for (const item of items) assert.ok(readme.includes(item), `README lists: ${item}`);
+    for (const { notRecorded } of Object.values(FORMATS))
+      for (const item of notRecorded) assert.ok(readme.includes(item), `README lists: ${item}`);
   });
 
   it("declares exactly the commands the extension's table has (commands.ts): none without a handler, none hidden", () => {

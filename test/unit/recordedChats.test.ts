@@ -3,8 +3,9 @@
  * wrote against a scripted model (test/fixtures/<agent>/; `npm run record:chats`). Their files
  * keep messages only, so a run is a conversation, not exact requests: each logged request's
  * conversation (texts, calls with their arguments, results as the model got them) must equal the
- * history rebuilt for that model call, but for what `shared/fidelity.ts` lists. A cut output's
- * value is the whole output where the agent saved it, and a hooked session enriches its own run.
+ * history rebuilt for that model call, but for what its format's `notRecorded` lists
+ * (shared/agents.ts). A cut output's value is the whole output where the agent saved it, and a
+ * hooked session enriches its own run.
  */
 import assert from 'node:assert/strict';
 import { appendFileSync, cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';

@@ -4,8 +4,9 @@
  * agent's request records), the system prompt and tools of its request_shape, the request's
  * other fields and where it marked its cache breakpoints. Pure: events in, request out.
  */
+
+import { FORMATS } from '../../../../shared/agents';
 import type { RequestShapeEvent, TranscriptEvent } from '../../../../shared/events';
-import { NOT_IN_SESSION_FILES } from '../../../../shared/fidelity';
 import type { RequestParts } from '../../../../shared/protocol';
 import { modelCallEvent } from './modelCalls';
 
@@ -23,7 +24,7 @@ export function requestParts(events: readonly TranscriptEvent[], modelCall: numb
     headers: Array.isArray(betas) ? { 'anthropic-beta': betas.map(String).join(',') } : {},
     cacheControl: call?.cacheControl ?? [],
     ...(call?.rebuilt ? { rebuilt: call.rebuilt } : {}),
-    notRecorded: source ? NOT_IN_SESSION_FILES[source.format] : [],
+    notRecorded: source ? FORMATS[source.format].notRecorded : [],
   };
 }
 

@@ -1,7 +1,7 @@
 /**
  * Retained Outputs as an agent extension (`npm run pack:extensions`, after `npm run build`):
  * dist/extensions/<agent>/ for each agent that installs extensions from a folder, holding the
- * command line (as the npm package does) and the manifest and hooks of shared/agentExtensions.ts.
+ * command line (as the npm package does) and the manifest and hooks of server/src/cli/agentExtensions.ts.
  * Install one with `gemini extensions install dist/extensions/gemini --consent` or
  * `qwen extensions install dist/extensions/qwen --consent`.
  */

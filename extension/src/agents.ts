@@ -11,7 +11,7 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import * as vscode from 'vscode';
-import { AGENT_IDS, type AgentId, agentHome, setupSummary } from '../../shared/agents';
+import { AGENT_IDS, AGENTS, type AgentId, agentHome, setupSummary } from '../../shared/agents';
 import { check } from '../../shared/check';
 import type { Launcher } from '../../shared/launcher';
 import { type FileChange, SetupAnswer } from '../../shared/setupAnswer';
@@ -71,18 +71,31 @@ function runSetup(
       [run.cli, 'setup', agent, '--json', ...flags],
       { cwd, env: { ...process.env, ...run.env }, timeout: SETUP_TIMEOUT_MS, maxBuffer: 64 << 20, windowsHide: true },
       (err, stdout, stderr) => {
+        if (err?.killed)
+          // Each file is written whole or not at all, but some may be and others not.
+          return fail(
+            new Error(
+              `retained setup was stopped after ${SETUP_TIMEOUT_MS / 1000} s; some of the files may be written: run it again to see them as they are`,
+            ),
+          );
+        let answer: SetupAnswer;
         try {
-          const answer = check(
+          answer = check(
             SetupAnswer,
             JSON.parse(stdout.trim().split('\n').pop() ?? ''),
             'the answer of retained setup',
           );
-          if ('error' in answer) fail(new Error(answer.error));
-          // JSON leaves out a file's missing side: a FileChange names both.
-          else done({ ...answer, changes: answer.changes.map((c) => ({ ...c, before: c.before, after: c.after })) });
-        } catch {
-          fail(new Error(`retained setup gave no answer: ${(stderr || err?.message || stdout).trim().slice(0, 500)}`));
+        } catch (bad) {
+          const said = (stderr || err?.message || stdout).trim().slice(0, 500);
+          return fail(
+            new Error(
+              `retained setup gave no answer (${(bad as Error).message.slice(0, 300)})${said ? `: ${said}` : ''}`,
+            ),
+          );
         }
+        if ('error' in answer) fail(new Error(answer.error));
+        // JSON leaves out a file's missing side: a FileChange names both.
+        else done({ ...answer, changes: answer.changes.map((c) => ({ ...c, before: c.before, after: c.after })) });
       },
     );
   });
@@ -114,7 +127,7 @@ function previewText(title: string, changes: FileChange[], write: string, moving
  */
 async function change({ extension: context, cli, texts }: Ctx, remove: boolean): Promise<void> {
   const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-  const agents = AGENT_IDS.filter((agent) => agent !== 'claude-code' || folder);
+  const agents = AGENT_IDS.filter((agent) => AGENTS[agent].setupIn === 'home' || folder);
   const verb = remove ? 'Remove Retained Outputs from' : 'Set Up';
   const picked = await vscode.window.showQuickPick(
     agents.map((agent) => {
@@ -131,11 +144,18 @@ async function change({ extension: context, cli, texts }: Ctx, remove: boolean):
   const stable = await cli.catch(() => bundled);
   const run = launcher(stable);
   const home = agentHome(picked.agent, homedir(), process.env);
-  const flags = [...(remove ? ['--remove'] : []), '--home', home, ...(folder ? ['--project', folder] : [])];
+  const flags = [
+    ...(remove ? ['--remove'] : []),
+    '--home',
+    home,
+    ...(folder ? ['--project', folder] : []),
+    // The Node on PATH as PATH names it (a link, a version manager's shim), not the binary it resolves to.
+    ...(run.env ? [] : ['--node', run.node]),
+  ];
   const setup = (more: string[]) =>
     vscode.window.withProgress(
       { location: vscode.ProgressLocation.Window, title: `Retained Outputs: ${verb} ${picked.label}…` },
-      () => runSetup(run, picked.agent, [...flags, ...more], folder ?? home),
+      () => runSetup(run, picked.agent, [...flags, ...more], folder ?? homedir()),
     );
   let shown: Awaited<ReturnType<typeof runSetup>>;
   try {
@@ -175,7 +195,7 @@ async function change({ extension: context, cli, texts }: Ctx, remove: boolean):
       return;
     }
   } catch (err) {
-    void vscode.window.showErrorMessage(`Retained Outputs: could not write the files: ${(err as Error).message}`);
+    void vscode.window.showErrorMessage(`Retained Outputs: ${(err as Error).message}`);
     return;
   }
   void vscode.window.showInformationMessage(

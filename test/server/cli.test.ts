@@ -418,6 +418,66 @@ describe('the retained command line', function () {
     assert.match(broken.answer.error, /settings\.json is not JSON/);
   });
 
+  it('setup names the Node it is given, else the node on PATH that is this one (a link outlives an upgrade), never a relative one', () => {
+    const home = tempDir();
+    // A version manager's link on PATH, as Homebrew's /opt/homebrew/bin/node is: this process's execPath is its target.
+    const bin = tempDir();
+    symlinkSync(process.execPath, join(bin, 'node'));
+    const written = (env: NodeJS.ProcessEnv, ...args: string[]) => {
+      const r = retained(home, ['setup', 'gemini', '--json', '--dry-run', '--home', home, ...args], undefined, env);
+      const answer = check(SetupAnswer, JSON.parse(r.stdout), 'the answer');
+      assert.ok('changes' in answer, r.stdout);
+      const after = JSON.parse(answer.changes[0]!.after!) as {
+        mcpServers: { retained: { command: string } };
+        hooks: { AfterTool: { hooks: { command: string }[] }[] };
+      };
+      return { server: after.mcpServers.retained.command, hook: after.hooks.AfterTool[0]!.hooks[0]!.command };
+    };
+    const linked = written({ PATH: `${bin}:${process.env.PATH}`, HOME: tempDir() });
+    assert.equal(linked.server, join(bin, 'node'));
+    assert.ok(linked.hook.startsWith(`${join(bin, 'node')} `), linked.hook);
+    // A node on PATH that is not this one, or a relative PATH entry (wherever the agent starts):
+    // never written down; the binary this process runs is named.
+    const other = tempDir();
+    writeFileSync(join(other, 'node'), '#!/bin/sh\n', { mode: 0o755 });
+    mkdirSync(join(home, 'rel'));
+    symlinkSync(process.execPath, join(home, 'rel', 'node'));
+    for (const PATH of [other, 'rel']) {
+      const { server } = written({ PATH, HOME: tempDir() });
+      assert.ok(server !== join(other, 'node') && server !== 'rel/node', server);
+      assert.equal(realpathSync(server), realpathSync(process.execPath));
+    }
+    // Given: that one (VS Code's Set Up gives the node it found on PATH, a shim too).
+    const shim = join(other, 'node');
+    assert.equal(written({ PATH: process.env.PATH, HOME: tempDir() }, '--node', shim).server, shim);
+    for (const bad of ['node', join(other, 'missing'), other]) {
+      const r = retained(home, ['setup', 'gemini', '--json', '--dry-run', '--home', home, '--node', bad]);
+      assert.equal(r.code, 2, bad);
+      assert.match(r.stdout, /--node takes the full path of a Node binary/);
+    }
+    assert.deepEqual(readdirSync(home), ['rel'], 'nothing written');
+  });
+
+  it('setup --expect with a digest gone stale writes nothing and exits 1, also when nothing is left to do', () => {
+    const home = tempDir();
+    const env = { PATH: process.env.PATH, HOME: tempDir() };
+    const setup = (...args: string[]) => retained(home, ['setup', 'qwen', '--home', home, ...args], undefined, env);
+    const shown = check(SetupAnswer, JSON.parse(setup('--json', '--dry-run').stdout), 'the answer');
+    assert.ok('digest' in shown);
+    // Another setup lands first: the preview's changes are no longer the ones to make.
+    assert.equal(setup('--yes').code, 0);
+    const json = setup('--json', '--expect', shown.digest);
+    assert.equal(json.code, 1);
+    assert.deepEqual(JSON.parse(json.stdout), {
+      changes: [],
+      digest: JSON.parse(setup('--json', '--dry-run').stdout).digest,
+      written: false,
+    });
+    const text = setup('--expect', shown.digest);
+    assert.equal(text.code, 1);
+    assert.match(text.stderr, /the files changed since they were shown/);
+  });
+
   it("setup's faults: an object it never edited keeps its layout, a dangling link is written through, two setups at once both land, an immutable or huge file is refused in words, and --remove leaves no folder it made", async () => {
     const env = { PATH: process.env.PATH, HOME: tempDir() };
     const setup = (home: string, ...args: string[]) =>

@@ -90,9 +90,11 @@ Commands:
   pull <run> --store postgres://… [--to DIR]
                                Bring a run of the team store down into a folder store.
   setup <agent> [--remove] [--dry-run] [--yes | --expect DIGEST] [--project DIR | --home DIR]
-                               Write the agent's own configuration, after showing what changes;
+        [--node PATH]          Write the agent's own configuration, after showing what changes;
                                --remove takes it out again. --json answers the changes and their
                                digest; --expect DIGEST writes them only if they are still those.
+                               The configuration starts this command line with --node, else the
+                               node on PATH when it is this one, else this Node.
                                Each agent's files, in its home folder (--home, else the agent's
                                own variable, else ~/…):
 ${setupHelp()}
@@ -112,9 +114,9 @@ Exit codes: 0 done, 1 could not be done (said why on stderr), 2 a wrong command 
 /** The agents setup knows, from the agent table: an id, its files and where they go. */
 function setupHelp(): string {
   return AGENT_IDS.map((id) => {
-    const { config, home } = AGENTS[id];
+    const { config, home, setupIn } = AGENTS[id];
     const variable = `$${home.variable}${home.inside ? `/${home.inside}` : ''}`;
-    const where = id === 'claude-code' ? 'the project (--project DIR)' : `${variable} or ~/${home.folder}`;
+    const where = setupIn === 'project' ? 'the project (--project DIR)' : `${variable} or ~/${home.folder}`;
     return `${' '.repeat(31)}${id}: ${config.join(', ')} in ${where}`;
   }).join('\n');
 }
@@ -160,6 +162,7 @@ export async function main(argv: readonly string[], stdin?: { head: Buffer; ende
         home: o.home,
         expect: o.expect,
         json: o.json,
+        node: o.node,
       },
       print,
       (text) => process.stderr.write(`${text}\n`),
@@ -363,6 +366,7 @@ function parse(args: readonly string[]) {
       project: { type: 'string' },
       home: { type: 'string' },
       expect: { type: 'string' },
+      node: { type: 'string' },
       from: { type: 'string' },
       to: { type: 'string' },
     },

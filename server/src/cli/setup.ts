@@ -8,8 +8,9 @@
  * it from a path that outlives an upgrade (VS Code's Set Up runs the stable copy in the
  * extension's storage; an npm install is stable too).
  */
+import { existsSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { resolve } from 'node:path';
+import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { AGENT_IDS, AGENTS, type AgentId, agentHome } from '../../../shared/agents';
 import type { Launcher } from '../../../shared/launcher';
@@ -20,7 +21,7 @@ import { selfLauncher } from './commandHooks';
 import type { Read, Sha256 } from './setupEdits';
 import { applyChanges, readConfig as read } from './setupFiles';
 
-/** Where setup writes: the project (Claude Code's `.mcp.json` and `.claude/settings.json`), and the agent's home folder. */
+/** The places setup may write: the project, and the agent's home folder (its row's `setupIn` says which). */
 export interface SetupPlaces {
   project?: string | undefined;
   /** The agent's home folder (agentHome: as the agent finds it). */
@@ -35,17 +36,20 @@ export function setupChanges(
   read: Read,
   { remove = false, sha256 }: { remove?: boolean | undefined; sha256: Sha256 },
 ): FileChange[] {
-  // Claude Code's setup writes the project; every other agent's, its home.
-  const folder =
-    agent === 'claude-code'
-      ? required(places.project, 'a project folder')
-      : required(places.home, `${AGENTS[agent].name}'s home folder`);
-  return ADAPTERS[agent].setup(folder, launcher, read, remove, sha256).filter((c) => c.before !== c.after);
+  return ADAPTERS[agent]
+    .setup(setupFolder(agent, places), launcher, read, remove, sha256)
+    .filter((c) => c.before !== c.after);
 }
 
-function required(value: string | undefined, what: string): string {
-  if (!value) throw new Error(`setting up this agent needs ${what}`);
-  return value;
+/** The folder an agent's setup writes: the project or its home, as its row says. */
+function setupFolder(agent: AgentId, places: SetupPlaces): string {
+  const project = AGENTS[agent].setupIn === 'project';
+  const folder = project ? places.project : places.home;
+  if (!folder)
+    throw new Error(
+      `setting up this agent needs ${project ? 'a project folder' : `${AGENTS[agent].name}'s home folder`}`,
+    );
+  return folder;
 }
 
 export interface SetupOptions {
@@ -59,7 +63,43 @@ export interface SetupOptions {
   expect?: string | undefined;
   /** Answer a SetupAnswer on stdout, and nothing else. */
   json?: boolean | undefined;
+  /** The Node the configuration starts the command line with (VS Code's Set Up gives the one on PATH). */
+  node?: string | undefined;
 }
+
+/**
+ * The command line as the configuration names it: under `node` when given, else under the `node`
+ * on PATH when it is this very Node (a link such as Homebrew's outlives an upgrade; the versioned
+ * path it resolves to, which is all this process knows of itself, does not), else this Node.
+ */
+function configLauncher(node: string | undefined): Launcher {
+  const self = selfLauncher();
+  if (node !== undefined) return { ...self, node };
+  if (self.env) return self;
+  const me = realpathSync(process.execPath);
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    // A relative PATH entry names wherever the agent happens to start: never written down.
+    const candidate = join(dir, process.platform === 'win32' ? 'node.exe' : 'node');
+    if (!isAbsolute(dir) || !existsSync(candidate)) continue;
+    try {
+      if (realpathSync(candidate) === me) return { ...self, node: candidate };
+    } catch {
+      // A link that went: not this one.
+    }
+  }
+  return self;
+}
+
+const CHANGED_SINCE =
+  'the files changed since they were shown (another setup, or an edit): nothing written; run it again.';
+
+const isFile = (path: string) => {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+};
 
 /** The digest `--expect` takes: of the changes as `--json` answers them. */
 const digestOf = (changes: readonly FileChange[]) => sha256(JSON.stringify(changes));
@@ -114,11 +154,14 @@ export async function setup(
     return fail(`setup takes the agent: ${AGENT_IDS.join(' or ')}${agent ? ` (got ${JSON.stringify(agent)})` : ''}`, 2);
   if (options.json && !options.dryRun && !options.yes && options.expect === undefined)
     return fail('--json answers without asking: pass --dry-run, --expect DIGEST or --yes', 2);
+  if (options.node !== undefined && !(isAbsolute(options.node) && isFile(options.node)))
+    return fail(`--node takes the full path of a Node binary (got ${JSON.stringify(options.node)})`, 2);
   const places = {
     project: resolve(options.project ?? process.cwd()),
     home: resolve(options.home ?? agentHome(agent as AgentId, homedir(), process.env)),
   };
-  const now = () => setupChanges(agent as AgentId, places, selfLauncher(), read, { remove: options.remove, sha256 });
+  const launcher = configLauncher(options.node);
+  const now = () => setupChanges(agent as AgentId, places, launcher, read, { remove: options.remove, sha256 });
   let changes: FileChange[];
   try {
     changes = now();
@@ -126,26 +169,23 @@ export async function setup(
     return fail((err as Error).message, 1);
   }
   const digest = digestOf(changes);
-  if (options.json && (options.dryRun || changes.length === 0)) {
+  // A digest that is not the changes' now is stale whatever is left to do: nothing is written.
+  const stale = options.expect !== undefined && options.expect !== digest;
+  if (options.json && (stale || options.dryRun || changes.length === 0)) {
     answer({ changes, digest, written: false });
-    return 0;
-  }
-  if (options.json && options.expect !== undefined && options.expect !== digest) {
-    answer({ changes, digest, written: false });
-    return 1;
+    return stale ? 1 : 0;
   }
   if (!options.json) {
+    if (stale) {
+      if (changes.length > 0) say(changes.map(describe).join('\n\n'));
+      return fail(CHANGED_SINCE, 1);
+    }
     if (changes.length === 0) {
       say(options.remove ? `${agent}: nothing of Retained Outputs to remove.` : `${agent}: set up already.`);
       return 0;
     }
     say(changes.map(describe).join('\n\n'));
     if (options.dryRun) return 0;
-    if (options.expect !== undefined && options.expect !== digest)
-      return fail(
-        'the files changed since they were shown (another setup, or an edit): nothing written; run it again.',
-        1,
-      );
     if (!options.yes && options.expect === undefined) {
       if (!process.stdin.isTTY) return fail('pass --yes to write this (or --dry-run to only show it).', 2);
       if (!(await confirm(`Write ${changes.length === 1 ? 'this change' : `these ${changes.length} changes`}? [y/N] `)))
@@ -157,8 +197,13 @@ export async function setup(
     // Under the lock the files are read again. Asked first, or given a digest, what is written is
     // what was shown, or nothing; with --yes, what another writer changed meanwhile is kept, and
     // the change shown again.
-    const folder = agent === 'claude-code' ? places.project : places.home;
-    done = applyChanges(folder, [places.home, places.project], changes, now, options.yes);
+    done = applyChanges(
+      setupFolder(agent as AgentId, places),
+      [places.home, places.project],
+      changes,
+      now,
+      options.yes,
+    );
   } catch (err) {
     return fail(`could not write the set-up: ${(err as Error).message}`, 1);
   }
@@ -168,11 +213,7 @@ export async function setup(
   }
   if (done.written && JSON.stringify(done.changes) !== JSON.stringify(changes))
     say(`They changed meanwhile; written instead:\n${done.changes.map(describe).join('\n\n')}`);
-  if (!done.written)
-    return fail(
-      'the files changed since they were shown (another setup, or an edit): nothing written; run it again.',
-      1,
-    );
+  if (!done.written) return fail(CHANGED_SINCE, 1);
   say(
     options.remove
       ? `${agent}: Retained Outputs removed.`

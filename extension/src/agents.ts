@@ -9,7 +9,7 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { delimiter, isAbsolute, join } from 'node:path';
 import * as vscode from 'vscode';
 import { AGENT_IDS, AGENTS, type AgentId, agentHome, setupSummary } from '../../shared/agents';
 import { check } from '../../shared/check';
@@ -24,7 +24,8 @@ export const MCP_PROVIDER_ID = 'retained.mcp';
 export function launcher(cli: string): Launcher {
   for (const dir of (process.env.PATH ?? '').split(delimiter)) {
     const node = join(dir, process.platform === 'win32' ? 'node.exe' : 'node');
-    if (dir && existsSync(node)) return { node, cli };
+    // A relative entry names wherever the agent starts: never written into its configuration.
+    if (isAbsolute(dir) && existsSync(node)) return { node, cli };
   }
   return { node: process.execPath, cli, env: { ELECTRON_RUN_AS_NODE: '1' } };
 }
@@ -75,7 +76,7 @@ function runSetup(
           // Each file is written whole or not at all, but some may be and others not.
           return fail(
             new Error(
-              `retained setup was stopped after ${SETUP_TIMEOUT_MS / 1000} s; some of the files may be written: run it again to see them as they are`,
+              `retained setup was stopped after ${SETUP_TIMEOUT_MS / 1000} s${flags.includes('--dry-run') ? '' : '; some of the files may be written: run it again to see them as they are'}`,
             ),
           );
         let answer: SetupAnswer;
